@@ -1,0 +1,42 @@
+/**
+ * The error-code registry: every `error.code` the API can answer, with its HTTP status.
+ *
+ * The server maps every failure to one of these codes, the OpenAPI document lists them per
+ * operation, and the SDK derives its error classes from them. A code is part of the public
+ * contract: never rename one; add a new code instead.
+ */
+export const errorCodes = {
+  invalid_json: { status: 400, description: 'The request body is not valid JSON.' },
+  bad_request: { status: 400, description: 'The request is malformed in a way no other code names.' },
+  missing_authorization: { status: 401, description: 'No `Authorization: Bearer` credential was sent.' },
+  invalid_api_key: { status: 401, description: 'The API key is unknown or incorrect.' },
+  revoked_api_key: { status: 401, description: 'The API key was revoked.' },
+  expired_api_key: { status: 401, description: 'The API key expired after a rotation.' },
+  invalid_oauth_token: { status: 401, description: 'The OAuth access token is invalid or expired.' },
+  upgrade_required: { status: 402, description: 'The workspace plan does not include this feature.' },
+  insufficient_scope: { status: 403, description: 'The credential lacks a scope the operation requires.' },
+  not_found: { status: 404, description: 'The resource or route does not exist (or belongs to another workspace).' },
+  method_not_allowed: { status: 405, description: 'The route exists but not with this HTTP method.' },
+  already_responded: { status: 409, description: 'The voter already answered this slide.' },
+  poll_not_published: { status: 409, description: 'The poll is a draft; it takes no answers and cannot be closed.' },
+  poll_closed: { status: 409, description: 'The poll is closed; it takes no answers.' },
+  poll_has_responses: { status: 409, description: 'The poll already has answers, so its slides can no longer change.' },
+  payload_too_large: { status: 413, description: 'The request body is larger than the server accepts.' },
+  unsupported_media_type: { status: 415, description: 'The request body is not `application/json`.' },
+  validation_failed: { status: 422, description: 'The request failed validation; see `details`.' },
+  rate_limited: { status: 429, description: 'Rate limit exceeded; retry after the window resets.' },
+  internal_error: { status: 500, description: 'Unexpected server error.' },
+  service_unavailable: { status: 503, description: 'The server is starting or shutting down.' },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+export const errorCodeList = Object.keys(errorCodes) as ErrorCode[];
+
+export function statusOf(code: ErrorCode): number {
+  return errorCodes[code].status;
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(errorCodes, value);
+}

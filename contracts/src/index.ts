@@ -1,0 +1,25 @@
+import { createPoll, deletePoll, getPoll, listPolls, updatePoll } from './routes/polls.js';
+
+export * from './errors.js';
+export * from './route.js';
+export * from './schemas/common.js';
+export * from './schemas/media.js';
+export * from './schemas/polls.js';
+export * from './scopes.js';
+
+/**
+ * The whole API: `contract.<group>.<operation>`. The server implements every route in it, the
+ * OpenAPI document describes every route in it, and the SDK exposes every route in it as
+ * `client.<group>.<operation>()`.
+ */
+export const contract = {
+  polls: {
+    list: listPolls,
+    create: createPoll,
+    get: getPoll,
+    update: updatePoll,
+    delete: deletePoll,
+  },
+} as const;
+
+export type PollkitContract = typeof contract;

@@ -1,0 +1,67 @@
+import type { z } from 'zod';
+import type { ErrorCode } from './errors.js';
+import type { Plan, Scope } from './scopes.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/**
+ * Who may call a route:
+ * - `workspace`: a workspace credential (API key or OAuth access token);
+ * - `host`: a workspace credential or a live session's host token;
+ * - `participant`: a live-session participant token;
+ * - `none`: anyone.
+ */
+export type RouteAuth = 'workspace' | 'host' | 'participant' | 'none';
+
+/**
+ * One operation of the API as plain data, read by the server (to build the tRPC procedure and its
+ * OpenAPI metadata) and by the SDK (to build the client method). Nothing about an operation is
+ * written anywhere else.
+ *
+ * `input` is one object schema holding path parameters (named like `{id}` in `path`), plus the
+ * query string for GET/DELETE or the JSON body otherwise, the way trpc-to-openapi splits it.
+ */
+export interface RouteDefinition<TInput extends z.ZodType = z.ZodType, TOutput extends z.ZodType = z.ZodType> {
+  method: HttpMethod;
+  path: `/${string}`;
+  summary: string;
+  description?: string;
+  tags: readonly string[];
+  auth: RouteAuth;
+  /** Scope an OAuth token needs; API keys hold every scope. */
+  scope?: Scope;
+  /** Minimum plan beyond the API access every paid plan has; a lesser plan answers 402. */
+  plan?: Exclude<Plan, 'free'>;
+  successStatus: 200 | 201 | 202 | 204;
+  input: TInput;
+  output: TOutput;
+  /** Error codes this operation can answer besides those every authenticated route can. */
+  errors: readonly ErrorCode[];
+}
+
+/** Identity at run time; keeps every literal (`auth: 'workspace'`, the path) in the type. */
+export function defineRoute<const R extends RouteDefinition>(route: R): R {
+  return Object.freeze(route);
+}
+
+/** A group of routes (`contract.polls`) and the whole contract. */
+export type RouteGroup = Record<string, RouteDefinition>;
+export type Contract = Record<string, RouteGroup>;
+
+export type RouteInput<R extends RouteDefinition> = z.input<R['input']>;
+export type RouteOutput<R extends RouteDefinition> = z.output<R['output']>;
+
+/** Path parameter names of a route path, e.g. `/polls/{id}` -> `['id']`. */
+export function pathParams(path: string): string[] {
+  return Array.from(path.matchAll(/\{([^}]+)\}/g), (m) => m[1] as string);
+}
+
+/** Whether the route's non-path input travels in the query string (else in a JSON body). */
+export function inputInQuery(method: HttpMethod): boolean {
+  return method === 'GET' || method === 'DELETE';
+}
+
+/** `polls` + `list` -> `pollsList`: the operationId in the OpenAPI document. */
+export function operationId(group: string, name: string): string {
+  return `${group}${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+}

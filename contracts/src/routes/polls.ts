@@ -1,0 +1,81 @@
+import { defineRoute } from '../route.js';
+import {
+  CreatePollInput,
+  DeletedPoll,
+  GetPollInput,
+  ListPollsInput,
+  Poll,
+  PollList,
+  UpdatePollInput,
+} from '../schemas/polls.js';
+
+export const listPolls = defineRoute({
+  method: 'GET',
+  path: '/polls',
+  tags: ['polls'],
+  summary: 'List polls',
+  description: 'Newest first, cursor-paginated; filter by `status`.',
+  auth: 'workspace',
+  scope: 'polls:read',
+  successStatus: 200,
+  input: ListPollsInput,
+  output: PollList,
+  errors: ['validation_failed'],
+});
+
+export const createPoll = defineRoute({
+  method: 'POST',
+  path: '/polls',
+  tags: ['polls'],
+  summary: 'Create a poll',
+  description: 'Creates a draft poll. Publish it with `PATCH /polls/{id}` and `publish: true`.',
+  auth: 'workspace',
+  scope: 'polls:write',
+  successStatus: 201,
+  input: CreatePollInput,
+  output: Poll,
+  errors: ['validation_failed'],
+});
+
+export const getPoll = defineRoute({
+  method: 'GET',
+  path: '/polls/{id}',
+  tags: ['polls'],
+  summary: 'Get a poll',
+  auth: 'workspace',
+  scope: 'polls:read',
+  successStatus: 200,
+  input: GetPollInput,
+  output: Poll,
+  errors: ['not_found', 'validation_failed'],
+});
+
+export const updatePoll = defineRoute({
+  method: 'PATCH',
+  path: '/polls/{id}',
+  tags: ['polls'],
+  summary: 'Update, publish or close a poll',
+  description:
+    '`publish: true` publishes a draft or reopens a closed poll; `publish: false` returns it to draft; ' +
+    '`closed: true` closes a published poll. `content` replaces every slide and is refused once the poll has answers.',
+  auth: 'workspace',
+  scope: 'polls:write',
+  successStatus: 200,
+  input: UpdatePollInput,
+  output: Poll,
+  errors: ['not_found', 'validation_failed', 'poll_not_published', 'poll_has_responses'],
+});
+
+export const deletePoll = defineRoute({
+  method: 'DELETE',
+  path: '/polls/{id}',
+  tags: ['polls'],
+  summary: 'Delete a poll',
+  description: 'Deletes the poll with its answers and sessions. Cannot be undone.',
+  auth: 'workspace',
+  scope: 'polls:write',
+  successStatus: 200,
+  input: GetPollInput,
+  output: DeletedPoll,
+  errors: ['not_found', 'validation_failed'],
+});

@@ -1,0 +1,295 @@
+import { z } from 'zod';
+import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.js';
+import { Media } from './media.js';
+
+/** Size limits on poll content (the spec leaves them to us; docs/limits.md lists them). */
+export const pollLimits = {
+  titleLength: 200,
+  slides: 100,
+  options: 50,
+  statements: 20,
+  textLength: 1000,
+  labelLength: 300,
+  openEndedMaxLength: 5000,
+  quizTimeLimitSec: { min: 5, max: 600 },
+  scaleSpan: 100,
+} as const;
+
+export const PollId = resourceId('poll', 'Poll id.');
+
+/** Client-chosen ids for slides, options and statements. */
+const ClientId = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, 'Use letters, digits, `_` or `-`');
+
+export const Option = z
+  .strictObject({
+    id: ClientId.describe('Unique within the slide.'),
+    label: z.string().min(1).max(pollLimits.labelLength),
+    media: Media.optional(),
+  })
+  .meta({ id: 'Option' });
+
+export const Statement = z
+  .strictObject({
+    id: ClientId.describe('Unique within the slide.'),
+    text: z.string().min(1).max(pollLimits.textLength),
+  })
+  .meta({ id: 'Statement' });
+
+const slideBase = {
+  id: ClientId.describe('Unique within the poll; used as `slideId` in votes and responses.'),
+  text: z.string().min(1).max(pollLimits.textLength).describe('The question (or heading, for content slides).'),
+  media: Media.optional(),
+};
+
+const Options = z.array(Option).min(2).max(pollLimits.options);
+
+export const MultipleChoiceSlide = z
+  .strictObject({
+    ...slideBase,
+    kind: z.literal('multiple_choice'),
+    type: z
+      .enum(['single', 'multiple'])
+      .default('single')
+      .describe('`single`: one option per vote; `multiple`: one or more.'),
+    options: Options,
+  })
+  .meta({ id: 'MultipleChoiceSlide' });
+
+export const QuizSlide = z
+  .strictObject({
+    ...slideBase,
+    kind: z.literal('quiz'),
+    options: Options,
+    correctOptionIds: z.array(ClientId).min(1).describe('Ids of the correct options.'),
+    timeLimitSec: z
+      .number()
+      .int()
+      .min(pollLimits.quizTimeLimitSec.min)
+      .max(pollLimits.quizTimeLimitSec.max)
+      .default(30),
+    points: z.number().int().min(0).max(10_000).default(1000),
+    speedBonus: z.boolean().default(false).describe('Faster correct answers score up to the full points.'),
+  })
+  .meta({ id: 'QuizSlide' });
+
+export const ScaleSlide = z
+  .strictObject({
+    ...slideBase,
+    kind: z.literal('scale'),
+    min: z.number().int().min(-100).max(100).default(1),
+    max: z.number().int().min(-100).max(100).default(5),
+    minLabel: z.string().max(pollLimits.labelLength).optional(),
+    maxLabel: z.string().max(pollLimits.labelLength).optional(),
+    statements: z
+      .array(Statement)
+      .max(pollLimits.statements)
+      .default([])
+      .describe('Rated separately when present (`scaleValues` in responses).'),
+  })
+  .meta({ id: 'ScaleSlide' });
+
+export const RankingSlide = z
+  .strictObject({ ...slideBase, kind: z.literal('ranking'), options: Options })
+  .meta({ id: 'RankingSlide' });
+
+export const OpenEndedSlide = z
+  .strictObject({
+    ...slideBase,
+    kind: z.literal('open_ended'),
+    maxLength: z.number().int().min(1).max(pollLimits.openEndedMaxLength).default(500),
+    render: z.enum(['list', 'cloud']).default('list'),
+  })
+  .meta({ id: 'OpenEndedSlide' });
+
+export const QaSlide = z
+  .strictObject({
+    ...slideBase,
+    kind: z.literal('qa'),
+    moderated: z.boolean().default(false).describe('Questions stay `pending` until approved.'),
+    allowUpvotes: z.boolean().default(true),
+  })
+  .meta({ id: 'QaSlide' });
+
+export const ContentSlide = z
+  .strictObject({ ...slideBase, kind: z.literal('content') })
+  .meta({ id: 'ContentSlide', description: 'Display-only; takes no answers.' });
+
+export const Slide = z
+  .discriminatedUnion('kind', [
+    MultipleChoiceSlide,
+    QuizSlide,
+    ScaleSlide,
+    RankingSlide,
+    OpenEndedSlide,
+    QaSlide,
+    ContentSlide,
+  ])
+  .meta({ id: 'Slide' });
+
+export type Slide = z.infer<typeof Slide>;
+export type SlideKind = Slide['kind'];
+export const slideKinds = [
+  'multiple_choice',
+  'quiz',
+  'scale',
+  'ranking',
+  'open_ended',
+  'qa',
+  'content',
+] as const satisfies readonly SlideKind[];
+
+function duplicates(ids: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const dup = new Set<string>();
+  for (const id of ids) (seen.has(id) ? dup : seen).add(id);
+  return [...dup];
+}
+
+/**
+ * Rules that span fields: unique ids, quiz answers that name options, scale ranges. Issues carry
+ * their full path so the client can point at the offending slide.
+ */
+export const PollContent = z
+  .strictObject({
+    questions: z.array(Slide).max(pollLimits.slides).default([]),
+  })
+  .superRefine((content, ctx) => {
+    for (const id of duplicates(content.questions.map((q) => q.id))) {
+      ctx.addIssue({ code: 'custom', path: ['questions'], message: `Slide id '${id}' is used more than once` });
+    }
+    content.questions.forEach((slide, index) => {
+      const at = (...rest: (string | number)[]) => ['questions', index, ...rest];
+      if ('options' in slide) {
+        for (const id of duplicates(slide.options.map((o) => o.id))) {
+          ctx.addIssue({ code: 'custom', path: at('options'), message: `Option id '${id}' is used more than once` });
+        }
+      }
+      if (slide.kind === 'quiz') {
+        const optionIds = new Set(slide.options.map((o) => o.id));
+        for (const id of slide.correctOptionIds) {
+          if (!optionIds.has(id)) {
+            ctx.addIssue({
+              code: 'custom',
+              path: at('correctOptionIds'),
+              message: `'${id}' is not an option of this slide`,
+            });
+          }
+        }
+        for (const id of duplicates(slide.correctOptionIds)) {
+          ctx.addIssue({ code: 'custom', path: at('correctOptionIds'), message: `'${id}' is listed more than once` });
+        }
+      }
+      if (slide.kind === 'scale') {
+        if (slide.min >= slide.max) {
+          ctx.addIssue({ code: 'custom', path: at('max'), message: 'max must be greater than min' });
+        } else if (slide.max - slide.min > pollLimits.scaleSpan) {
+          ctx.addIssue({
+            code: 'custom',
+            path: at('max'),
+            message: `A scale spans at most ${pollLimits.scaleSpan} steps`,
+          });
+        }
+        for (const id of duplicates(slide.statements.map((s) => s.id))) {
+          ctx.addIssue({
+            code: 'custom',
+            path: at('statements'),
+            message: `Statement id '${id}' is used more than once`,
+          });
+        }
+      }
+    });
+  })
+  .meta({ id: 'PollContent' });
+
+export type PollContent = z.infer<typeof PollContent>;
+
+export const PollStatus = z
+  .enum(['draft', 'published', 'closed'])
+  .meta({ id: 'PollStatus', description: '`draft` takes no answers; `published` does; `closed` no longer does.' });
+export type PollStatus = z.infer<typeof PollStatus>;
+
+/** Skip logic: evaluated after a voter answers `if.slideId`. Set through the branching feature. */
+export const BranchCondition = z
+  .strictObject({
+    id: ClientId,
+    if: z.strictObject({
+      slideId: ClientId,
+      operator: z.enum(['equals', 'not_equals', 'includes', 'greater_than', 'less_than', 'answered']),
+      value: z.union([z.string(), z.number(), z.array(z.string())]).optional(),
+    }),
+    // biome-ignore lint/suspicious/noThenProperty: `then` is the field name DESIGN.md gives the rule's action.
+    then: z.discriminatedUnion('action', [
+      z.strictObject({ action: z.literal('skip_to'), slideId: ClientId }),
+      z.strictObject({ action: z.literal('end') }),
+    ]),
+  })
+  .meta({ id: 'BranchCondition' });
+
+export const Branching = z.strictObject({ conditions: z.array(BranchCondition).max(200) }).meta({ id: 'Branching' });
+export type Branching = z.infer<typeof Branching>;
+
+export const Poll = z
+  .object({
+    id: PollId,
+    title: z.string(),
+    status: PollStatus,
+    content: PollContent,
+    branching: Branching.nullable(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    publishedAt: Timestamp.nullable(),
+    closedAt: Timestamp.nullable(),
+  })
+  .meta({ id: 'Poll' });
+
+export type Poll = z.infer<typeof Poll>;
+
+const Title = z.string().trim().min(1).max(pollLimits.titleLength);
+
+export const CreatePollInput = z
+  .strictObject({
+    title: Title,
+    content: PollContent.default({ questions: [] }),
+  })
+  .meta({ id: 'CreatePollInput' });
+
+export const GetPollInput = z.strictObject({ id: PollId });
+
+export const UpdatePollInput = z
+  .strictObject({
+    id: PollId,
+    title: Title.optional(),
+    content: PollContent.optional().describe('Replaces every slide. Refused once the poll has answers.'),
+    publish: z
+      .boolean()
+      .optional()
+      .describe('`true` publishes (or reopens a closed poll); `false` returns the poll to draft.'),
+    closed: z.boolean().optional().describe('`true` closes a published poll; `false` reopens a closed one.'),
+  })
+  .superRefine((input, ctx) => {
+    if (input.publish !== undefined && input.closed !== undefined) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'Send either `publish` or `closed`, not both' });
+    }
+    if (
+      input.title === undefined &&
+      input.content === undefined &&
+      input.publish === undefined &&
+      input.closed === undefined
+    ) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'Send at least one field to change' });
+    }
+  });
+
+export const ListPollsInput = z.strictObject({
+  limit: ListLimit,
+  cursor: ListCursor,
+  status: PollStatus.optional().describe('Only polls in this status.'),
+});
+
+export const PollList = pageOf(Poll, 'PollList');
+
+export const DeletedPoll = z.object({ id: PollId, deleted: z.literal(true) }).meta({ id: 'DeletedPoll' });

@@ -1,0 +1,24 @@
+/**
+ * OAuth scopes. API keys hold every scope; an OAuth access token holds the ones its client was
+ * granted, and a route names the one it needs in its contract (`scope`).
+ */
+export const scopes = [
+  'polls:read',
+  'polls:write',
+  'responses:read',
+  'responses:write',
+  'sessions:read',
+  'sessions:write',
+  'media:write',
+  'webhooks:read',
+  'webhooks:write',
+  'export:read',
+  'branching:write',
+  'keys:manage',
+] as const;
+
+export type Scope = (typeof scopes)[number];
+
+/** Workspace plans. `free` has no API access; `pro` and `enterprise` do. */
+export const plans = ['free', 'pro', 'enterprise'] as const;
+export type Plan = (typeof plans)[number];

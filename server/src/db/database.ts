@@ -1,0 +1,129 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import {
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  PGliteDialect,
+  PostgresDialect,
+  type TransactionSettings,
+} from 'kysely';
+import { Migrator } from 'kysely/migration';
+import pg from 'pg';
+import { migrationProvider } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  /** What to print at start-up: driver and location, never credentials. */
+  description: string;
+  driver: 'pglite' | 'postgres';
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** `postgres://…`, `memory://`, or undefined for PGlite persisted under `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  poolSize?: number;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  const url = options.databaseUrl;
+  if (url?.startsWith('postgres://') || url?.startsWith('postgresql://')) {
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 20 });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const { hostname, port, pathname } = new URL(url);
+    return {
+      db,
+      driver: 'postgres',
+      description: `PostgreSQL at ${hostname}:${port || 5432}${pathname}`,
+      close: () => db.destroy(),
+    };
+  }
+  const inMemory = url === 'memory://';
+  const dataDir = resolve(options.dataDir, 'pglite');
+  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  const pglite = inMemory ? new PGlite() : new PGlite(dataDir);
+  const db = new Kysely<Database>({ dialect: new SerializedPGliteDialect({ pglite }) });
+  return {
+    db,
+    driver: 'pglite',
+    description: inMemory ? 'embedded PGlite (in memory)' : `embedded PGlite (${dataDir})`,
+    close: () => db.destroy(),
+  };
+}
+
+export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * `count(*)` and other int8 values come back as strings from `pg` and as numbers from PGlite;
+ * every repository reads them through this.
+ */
+export function toNumber(value: string | number | bigint | null | undefined): number {
+  if (value === null || value === undefined) return 0;
+  return typeof value === 'number' ? value : Number(value);
+}
+
+/**
+ * Kysely's PGlite driver hands the one PGlite connection to every caller at once, so a query from
+ * one request can run inside another request's open transaction, and two transactions overwrite
+ * each other's state. PGlite has a single connection anyway; this driver makes callers take turns
+ * (as Kysely's SQLite driver does), which turns concurrent requests into a queue, not corruption.
+ */
+class SerializedPGliteDialect extends PGliteDialect {
+  override createDriver(): Driver {
+    return new SerializedDriver(super.createDriver());
+  }
+}
+
+class SerializedDriver implements Driver {
+  #tail: Promise<void> = Promise.resolve();
+  #release: (() => void) | undefined;
+
+  constructor(private readonly inner: Driver) {}
+
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const previous = this.#tail;
+    let release!: () => void;
+    this.#tail = new Promise<void>((r) => {
+      release = r;
+    });
+    await previous;
+    this.#release = release;
+    return this.inner.acquireConnection();
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    await this.inner.releaseConnection(connection);
+    const release = this.#release;
+    this.#release = undefined;
+    release?.();
+  }
+
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return this.inner.beginTransaction(connection, settings);
+  }
+
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.commitTransaction(connection);
+  }
+
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.rollbackTransaction(connection);
+  }
+
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
+}

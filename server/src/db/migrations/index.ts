@@ -1,0 +1,14 @@
+import type { Migration, MigrationProvider } from 'kysely/migration';
+import * as initial from './0001_initial.js';
+
+/**
+ * Migrations are registered here, in code, rather than read from a folder at run time: the server
+ * then runs the same way from source, from a bundle and in tests. Append; never edit a shipped one.
+ */
+const migrations: Record<string, Migration> = {
+  '0001_initial': initial,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

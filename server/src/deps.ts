@@ -1,0 +1,69 @@
+import { resolve } from 'node:path';
+import { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.js';
+import type { Database } from './db/schema.js';
+import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from './infra/rate-limit.js';
+import { Authenticator } from './modules/auth/auth.service.js';
+
+/** Everything a request handler may need, built once at start-up and closed once at shutdown. */
+export interface AppDeps {
+  config: Config;
+  database: DatabaseHandle;
+  db: Kysely<Database>;
+  redis: Redis | undefined;
+  authenticator: Authenticator;
+  rateLimits: RateLimitStore;
+  log: Logger;
+  /** Set when shutdown begins: readiness fails so load balancers stop sending traffic. */
+  state: { shuttingDown: boolean };
+}
+
+export async function createDeps(config: Config, log: Logger): Promise<AppDeps> {
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: resolveDataDir(config.DATA_DIR),
+    poolSize: config.DATABASE_POOL_SIZE,
+  });
+  try {
+    const applied = await migrateToLatest(database.db);
+    if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
+    const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL) : undefined;
+    return {
+      config,
+      database,
+      db: database.db,
+      redis,
+      authenticator: new Authenticator(database.db),
+      rateLimits: redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore(),
+      log,
+      state: { shuttingDown: false },
+    };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+/**
+ * A relative DATA_DIR is relative to where the user ran the command: pnpm runs scripts inside the
+ * package folder but records the caller's directory in INIT_CWD.
+ */
+function resolveDataDir(dataDir: string): string {
+  return resolve(process.env.INIT_CWD ?? process.cwd(), dataDir);
+}
+
+async function connectRedis(url: string): Promise<Redis> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+  await redis.connect();
+  await redis.ping();
+  return redis;
+}
+
+export async function closeDeps(deps: AppDeps): Promise<void> {
+  await deps.rateLimits.close();
+  await deps.redis?.quit();
+  await deps.database.close();
+}

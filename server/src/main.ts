@@ -1,0 +1,80 @@
+import { type Config, ConfigError, parseConfig, publicBaseUrl } from './config.js';
+import { API_BASE_PATH } from './http/app.js';
+import { bootstrapDefaultWorkspace } from './modules/workspaces/workspaces.service.js';
+import { type RunningServer, startServer } from './server.js';
+
+/**
+ * Entry point: config -> database (migrated) -> first-run workspace -> listen. SIGTERM/SIGINT stop
+ * accepting connections, let in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), close the
+ * database and exit 0.
+ */
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = parseConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  const server = await startServer(config);
+  const { deps } = server;
+  const base = publicBaseUrl(config, Number(new URL(server.url).port));
+
+  const bootstrap = config.BOOTSTRAP ? await bootstrapDefaultWorkspace(deps.db) : undefined;
+  const lines = [
+    `Pollkit listening on ${server.url}`,
+    `  database:  ${deps.database.description}${deps.redis ? ' + Redis' : ''}`,
+    `  API:       ${base}${API_BASE_PATH}`,
+    `  OpenAPI:   ${base}${API_BASE_PATH}/openapi.json`,
+    '  guides:    docs/ in the repository',
+  ];
+  if (bootstrap) {
+    lines.push(
+      '',
+      `First start: created workspace ${bootstrap.workspace.id} (enterprise plan) and an API key.`,
+      'The key is shown this once and stored only as a hash. Copy this line into your shell:',
+      '',
+      `  export POLLKIT_API_KEY=${bootstrap.secret}`,
+      '',
+    );
+  }
+  // Written to stdout directly, not through the logger: this is the one place a secret is shown.
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  installShutdown(server, config);
+}
+
+function installShutdown(server: RunningServer, config: Config): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    server.deps.log.info({ signal }, 'shutting down: draining in-flight requests');
+    const timer = setTimeout(() => {
+      server.deps.log.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS);
+    timer.unref();
+    server.close().then(
+      () => {
+        server.deps.log.info('shutdown complete');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        server.deps.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  console.error('Pollkit failed to start:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,99 @@
+import type { CreatePollInput, ListPollsInput, Poll, PollStatus, UpdatePollInput } from '@pollkit/contracts';
+import type { Kysely } from 'kysely';
+import type { z } from 'zod';
+import { newId } from '../../db/ids.js';
+import type { Database, PollRow, PollUpdate } from '../../db/schema.js';
+import { ApiError } from '../../http/api-error.js';
+import { decodeCursor, encodeCursor } from '../../http/cursor.js';
+import * as polls from './polls.repository.js';
+
+type Db = Kysely<Database>;
+
+export function toPoll(row: PollRow): Poll {
+  return {
+    id: row.id,
+    title: row.title,
+    status: row.status,
+    content: row.content,
+    branching: row.branching,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    publishedAt: row.published_at?.toISOString() ?? null,
+    closedAt: row.closed_at?.toISOString() ?? null,
+  };
+}
+
+export async function listPolls(db: Db, workspaceId: string, input: z.output<typeof ListPollsInput>) {
+  const beforeId = input.cursor === undefined ? undefined : decodeCursor(input.cursor, 'poll');
+  // One extra row tells whether another page exists without a count query.
+  const rows = await polls.listPolls(db, workspaceId, { limit: input.limit + 1, beforeId, status: input.status });
+  const page = rows.slice(0, input.limit);
+  const last = page.at(-1);
+  return {
+    data: page.map(toPoll),
+    nextCursor: rows.length > input.limit && last ? encodeCursor(last.id) : null,
+  };
+}
+
+export async function createPoll(db: Db, workspaceId: string, input: z.output<typeof CreatePollInput>): Promise<Poll> {
+  const now = new Date();
+  const row = await polls.insertPoll(db, {
+    id: newId('poll'),
+    workspace_id: workspaceId,
+    title: input.title,
+    status: 'draft',
+    content: JSON.stringify(input.content),
+    branching: null,
+    created_at: now,
+    updated_at: now,
+  });
+  return toPoll(row);
+}
+
+export async function getPoll(db: Db, workspaceId: string, id: string): Promise<Poll> {
+  const row = await polls.findPoll(db, workspaceId, id);
+  if (!row) throw ApiError.notFound('Poll');
+  return toPoll(row);
+}
+
+/**
+ * The status machine: draft -(publish)-> published -(close)-> closed; `publish: true` also reopens a
+ * closed poll and `publish: false` returns any poll to draft. Returns the columns to change.
+ */
+function transition(current: PollRow, input: { publish?: boolean; closed?: boolean }, now: Date): PollUpdate {
+  const to = (status: PollStatus): PollUpdate => {
+    if (status === current.status) return {};
+    if (status === 'published') return { status, published_at: now, closed_at: null };
+    if (status === 'closed') return { status, closed_at: now };
+    return { status, published_at: null, closed_at: null };
+  };
+  if (input.publish === true) return to('published');
+  if (input.publish === false) return to('draft');
+  if (input.closed === true) {
+    if (current.status === 'draft') {
+      throw new ApiError('poll_not_published', 'A draft poll cannot be closed; publish it first');
+    }
+    return to('closed');
+  }
+  if (input.closed === false && current.status === 'closed') return to('published');
+  return {};
+}
+
+export async function updatePoll(db: Db, workspaceId: string, input: z.output<typeof UpdatePollInput>): Promise<Poll> {
+  return db.transaction().execute(async (trx) => {
+    const current = await polls.findPollForUpdate(trx, workspaceId, input.id);
+    if (!current) throw ApiError.notFound('Poll');
+    const now = new Date();
+    const changes: PollUpdate = transition(current, input, now);
+    if (input.title !== undefined && input.title !== current.title) changes.title = input.title;
+    if (input.content !== undefined) changes.content = JSON.stringify(input.content);
+    if (Object.keys(changes).length === 0) return toPoll(current);
+    changes.updated_at = now;
+    return toPoll(await polls.updatePoll(trx, workspaceId, input.id, changes));
+  });
+}
+
+export async function deletePoll(db: Db, workspaceId: string, id: string) {
+  if (!(await polls.deletePoll(db, workspaceId, id))) throw ApiError.notFound('Poll');
+  return { id, deleted: true as const };
+}

@@ -1,0 +1,30 @@
+import type { Kysely } from 'kysely';
+import type { Database, NewWorkspace, WorkspaceRow } from '../../db/schema.js';
+
+export function insertWorkspace(db: Kysely<Database>, workspace: NewWorkspace): Promise<WorkspaceRow> {
+  return db.insertInto('workspaces').values(workspace).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findWorkspace(db: Kysely<Database>, id: string): Promise<WorkspaceRow | undefined> {
+  return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function listWorkspaces(db: Kysely<Database>): Promise<WorkspaceRow[]> {
+  return db.selectFrom('workspaces').selectAll().orderBy('id').execute();
+}
+
+export async function countWorkspaces(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('workspaces')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function updateWorkspace(
+  db: Kysely<Database>,
+  id: string,
+  changes: Partial<Pick<WorkspaceRow, 'name' | 'plan' | 'rate_limit_per_minute'>>,
+): Promise<WorkspaceRow | undefined> {
+  return db.updateTable('workspaces').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+}

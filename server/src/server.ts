@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { type AppDeps, closeDeps, createDeps } from './deps.js';
+import { buildApp } from './http/app.js';
+import { createLogger } from './logger.js';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  deps: AppDeps;
+  /** `http://host:port` as bound (the real port when PORT=0). */
+  url: string;
+  /** Stops accepting connections, lets in-flight requests finish, closes the database. */
+  close(): Promise<void>;
+}
+
+/** config -> dependencies (database migrated) -> Fastify app -> listening. Used by main and by tests. */
+export async function startServer(config: Config): Promise<RunningServer> {
+  const log = createLogger(config.LOG_LEVEL);
+  const deps = await createDeps(config, log);
+  let app: FastifyInstance;
+  try {
+    app = await buildApp(deps);
+    await app.listen({ port: config.PORT, host: config.HOST });
+  } catch (error) {
+    await closeDeps(deps);
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    deps,
+    url: `http://${host}:${port}`,
+    close: () => {
+      closing ??= (async () => {
+        deps.state.shuttingDown = true;
+        await app.close();
+        await closeDeps(deps);
+      })();
+      return closing;
+    },
+  };
+}

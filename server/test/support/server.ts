@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import type { Plan } from '@pollkit/contracts';
+import pg from 'pg';
+import { type ConfigInput, parseConfig } from '../../src/config.js';
+import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
+import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
+import { type RunningServer, startServer } from '../../src/server.js';
+
+/**
+ * A real Pollkit server on an ephemeral port for one test file.
+ *
+ * Database: PGlite in memory by default; with TEST_DATABASE_URL=postgres://… a fresh database is
+ * created on that server for this file and dropped afterwards. TEST_REDIS_URL adds Redis.
+ */
+export interface TestServer {
+  url: string;
+  /** `${url}/api/v1` */
+  api: string;
+  server: RunningServer;
+  /** A new workspace with one API key (pro plan unless said otherwise). */
+  workspace(plan?: Plan, options?: { rateLimitPerMinute?: number }): Promise<{ id: string; apiKey: string }>;
+  close(): Promise<void>;
+}
+
+export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
+export async function startTestServer(env: Partial<Record<keyof ConfigInput, string>> = {}): Promise<TestServer> {
+  const database = await testDatabase();
+  const config = parseConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    BOOTSTRAP: 'false',
+    DATABASE_URL: database.url,
+    REDIS_URL: process.env.TEST_REDIS_URL,
+    ...env,
+  });
+  const server = await startServer(config);
+  return {
+    url: server.url,
+    api: `${server.url}/api/v1`,
+    server,
+    async workspace(plan = 'pro', options = {}) {
+      const workspace = await createWorkspace(server.deps.db, {
+        name: `test ${plan}`,
+        plan,
+        rateLimitPerMinute: options.rateLimitPerMinute ?? null,
+      });
+      const { secret } = await createApiKey(server.deps.db, { workspaceId: workspace.id, name: 'test' });
+      return { id: workspace.id, apiKey: secret };
+    },
+    async close() {
+      await server.close();
+      await database.drop();
+    },
+  };
+}
+
+/** A database for one test file: PGlite in memory, or a throw-away database on real PostgreSQL. */
+export async function testDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) return { url: 'memory://', drop: async () => {} };
+  const name = `pollkit_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * One suite for the whole workspace. Integration tests start real servers on ephemeral ports, so
+ * files run in separate processes, two at a time (the CI machine has two cores).
+ * TEST_DATABASE_URL / TEST_REDIS_URL switch the same tests from PGlite to real PostgreSQL and Redis.
+ */
+export default defineConfig({
+  resolve: { conditions: ['@pollkit/source'] },
+  ssr: { resolve: { conditions: ['@pollkit/source'] } },
+  test: {
+    include: ['{contracts,server,sdk,examples}/test/**/*.test.ts'],
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+    reporters: ['default'],
+  },
+});
