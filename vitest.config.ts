@@ -14,6 +14,6 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 20_000,
     hookTimeout: 60_000,
-    reporters: ['default'],
+    reporters: ['default', './vitest.summary-reporter.ts'],
   },
 });

@@ -1,0 +1,56 @@
+import type {
+  PollContent as PollContentSchema,
+  PollkitContract,
+  RouteDefinition,
+  RouteInput,
+  RouteOutput,
+  Slide as SlideSchema,
+} from '@pollkit/contracts';
+import type { z } from 'zod';
+
+export type {
+  Branching,
+  ErrorCode,
+  ErrorEnvelope,
+  Media,
+  Poll,
+  PollContent,
+  PollkitContract,
+  PollStatus,
+  Slide,
+  SlideKind,
+} from '@pollkit/contracts';
+export { type ClientOf, type ClientOptions, createClient, type PollkitClient, type RouteMethod } from './client.js';
+export {
+  type ClientErrorCode,
+  PollkitConnectionError,
+  PollkitError,
+  type PollkitErrorCode,
+  type PollkitErrorDetails,
+} from './core/errors.js';
+export type { FetchLike, HeadersLike, RequestOptions } from './core/request.js';
+
+/** What `client.<group>.<operation>()` takes: `PollkitInput<'polls', 'create'>`. */
+export type PollkitInput<
+  G extends keyof PollkitContract,
+  O extends keyof PollkitContract[G],
+> = PollkitContract[G][O] extends RouteDefinition ? RouteInput<PollkitContract[G][O]> : never;
+
+/** What `client.<group>.<operation>()` resolves to: `PollkitOutput<'polls', 'list'>`. */
+export type PollkitOutput<
+  G extends keyof PollkitContract,
+  O extends keyof PollkitContract[G],
+> = PollkitContract[G][O] extends RouteDefinition ? RouteOutput<PollkitContract[G][O]> : never;
+
+export type ListPollsInput = PollkitInput<'polls', 'list'>;
+export type CreatePollInput = PollkitInput<'polls', 'create'>;
+export type GetPollInput = PollkitInput<'polls', 'get'>;
+export type UpdatePollInput = PollkitInput<'polls', 'update'>;
+export type DeletePollInput = PollkitInput<'polls', 'delete'>;
+export type PollList = PollkitOutput<'polls', 'list'>;
+export type DeletedPoll = PollkitOutput<'polls', 'delete'>;
+
+/** A slide as written in a request: fields with a server default (`type`, `timeLimitSec`…) may be left out. */
+export type SlideInput = z.input<typeof SlideSchema>;
+/** `content` as written in a request. */
+export type PollContentInput = z.input<typeof PollContentSchema>;
