@@ -18,8 +18,39 @@ import { WINDOW_HEADER_VALUE } from './rate-limit-headers.js';
 
 export const API_BASE_PATH = '/api/v1';
 
+/**
+ * Deepest nesting a JSON body may have. Real bodies nest about ten levels; thousands of levels
+ * overflow the stack of recursive code further on (tRPC re-serialises the parsed body), which
+ * would be a 500 instead of a client error.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether `text` opens more than `max` arrays/objects at once. One pass, no recursion. */
+function jsonNestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (inString) {
+      if (char === 0x5c) {
+        i++; // a backslash escapes the next character, quotes included
+      } else if (char === 0x22) {
+        inString = false;
+      }
+    } else if (char === 0x22) {
+      inString = true;
+    } else if (char === 0x7b || char === 0x5b) {
+      if (++depth > max) return true;
+    } else if (char === 0x7d || char === 0x5d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 /** Fastify's own failures (body parsing, limits) -> the spec's codes. */
-function fromFastifyError(error: FastifyError): ApiError {
+function fromFastifyError(error: FastifyError | ApiError): ApiError {
+  if (error instanceof ApiError) return error;
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -49,25 +80,52 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
-    return503OnClosing: true,
+    // Requests that arrive while draining get the 503 from the onRequest hook below, in the
+    // envelope; Fastify's own would be `{ "error": "Service Unavailable", … }`.
+    return503OnClosing: false,
   });
 
   // JSON only: anything else is 415 before any handler runs.
   app.removeContentTypeParser(['text/plain']);
+  // Fastify's secure parser (it rejects `__proto__`/`constructor.prototype` keys), behind a depth check.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, rawBody, done) => {
+    const body = typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8');
+    if (jsonNestsDeeperThan(body, MAX_JSON_DEPTH)) {
+      const message = `The request body nests deeper than ${MAX_JSON_DEPTH} levels`;
+      done(new ApiError('validation_failed', message, { fieldErrors: {}, formErrors: [message] }), undefined);
+      return;
+    }
+    parseJson(request, body, done);
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    if (request.url.startsWith('/api/')) {
+    // Read `originalUrl` here, first: Fastify caches it on first read, and trpc-to-openapi later
+    // strips `/api/v1` from the raw URL, which the access log would otherwise show.
+    if (request.originalUrl.startsWith('/api/')) {
       // Every API response carries the limit, 401s and 404s included; the guard refines these
       // (and adds Remaining/Reset) once it knows the credential.
       reply.header('x-ratelimit-limit', deps.config.RATE_LIMIT_PER_MINUTE);
       reply.header('x-ratelimit-window', WINDOW_HEADER_VALUE);
+    }
+    // `shuttingDown` is set as soon as close() begins (on SIGTERM), before the listener closes:
+    // from then on new work is refused so that clients and load balancers retry elsewhere;
+    // requests already past this hook run to completion.
+    if (deps.state.shuttingDown) {
+      const apiError = new ApiError('service_unavailable', 'The server is shutting down; retry shortly');
+      return reply.code(503).header('connection', 'close').send(apiError.toEnvelope());
     }
   });
 
   // trpc-to-openapi writes its own error body; swap it for the spec's envelope, which the
   // errorFormatter (trpc/init.ts) has already computed as `apiError`.
   app.addHook('onSend', async (_request, reply, payload) => {
+    // A request that was in flight when shutdown began must not leave a keep-alive connection
+    // behind: the server stops only once every connection has closed, and clients keep idle
+    // ones open for longer than the shutdown timeout.
+    if (deps.state.shuttingDown) reply.header('connection', 'close');
     if (reply.statusCode < 400 || typeof payload !== 'string' || !payload.includes('"apiError"')) return payload;
     const body = JSON.parse(payload) as { apiError?: unknown };
     return body.apiError ? JSON.stringify({ error: body.apiError }) : payload;
@@ -75,7 +133,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
-      { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      {
+        method: request.method,
+        url: request.originalUrl,
+        statusCode: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
       'request',
     );
   });
@@ -92,10 +155,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
+  // While shutting down the onRequest hook answers 503 before this runs.
   app.get('/readyz', async (request, reply) => {
-    if (deps.state.shuttingDown) {
-      return reply.code(503).send(new ApiError('service_unavailable', 'Shutting down').toEnvelope());
-    }
     try {
       await sql`select 1`.execute(deps.db);
       if (deps.redis) await deps.redis.ping();

@@ -1,41 +1,66 @@
+import { isDeepStrictEqual } from 'node:util';
 import {
   contract,
   type ErrorCode,
   ErrorEnvelope,
   errorCodes,
-  inputInQuery,
   operationId,
+  pathParams,
   type RouteDefinition,
 } from '@pollkit/contracts';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { z } from 'zod';
+import { createSchema } from 'zod-openapi';
+import { WINDOW_HEADER_VALUE } from '../http/rate-limit-headers.js';
 import { appRouter } from '../trpc/router.js';
 
 export const API_VERSION = '1.0.0';
 
-const rateLimitHeaders = {
+/** Headers the HTTP layer sets on responses under /api (see http/app.ts and http/rate-limit-headers.ts). */
+const responseHeaders = {
   'X-RateLimit-Limit': {
     description: 'Requests allowed per window for this credential (120 unless your plan says otherwise).',
-    schema: { type: 'integer' },
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
   },
   'X-RateLimit-Window': {
     description: 'Length of the fixed rate-limit window.',
-    schema: { type: 'string', example: '60s' },
+    required: true,
+    schema: { type: 'string', const: WINDOW_HEADER_VALUE },
   },
   'X-RateLimit-Remaining': {
-    description: 'Requests left in the current window. Absent when the request was not authenticated.',
-    schema: { type: 'integer' },
+    description:
+      'Requests left in the current window. Sent once the credential is known: absent on 401 and on ' +
+      'requests refused before authentication (malformed or oversized bodies).',
+    schema: { type: 'integer', minimum: 0 },
   },
   'X-RateLimit-Reset': {
-    description: 'When the current window ends, in Unix seconds. Absent when the request was not authenticated.',
-    schema: { type: 'integer' },
+    description: 'When the current window ends, in Unix seconds. Sent whenever `X-RateLimit-Remaining` is.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-Request-Id': {
+    description: 'The `X-Request-Id` the client sent, or one the server assigned; quote it when reporting a problem.',
+    required: true,
+    schema: { type: 'string', minLength: 1 },
   },
 } as const;
 
-const headerRefs = Object.fromEntries(
-  Object.keys(rateLimitHeaders).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
-);
+type HeaderName = keyof typeof responseHeaders;
 
-/** Codes any route of this kind can answer, on top of the route's own `errors`. */
+function headerRefs(names: readonly HeaderName[]) {
+  return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+}
+
+const allHeaders = Object.keys(responseHeaders) as HeaderName[];
+/** What a response under /api carries before (or without) the rate limiter counting it. */
+const baseHeaders: HeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Window', 'X-Request-Id'];
+
+/**
+ * Codes a route can answer besides its own `errors`: the guard's (401, 402, 429) for authenticated
+ * routes, the body parser's on every method Fastify parses a body for (all but GET, so DELETE too),
+ * and the ones any request can meet. OAuth will add `invalid_oauth_token` and `insufficient_scope`
+ * here when it lands; API keys hold every scope, so no route can answer 403 today.
+ */
 function errorCodesOf(route: RouteDefinition): ErrorCode[] {
   const codes = new Set<ErrorCode>(route.errors);
   if (route.auth === 'workspace' || route.auth === 'host') {
@@ -45,16 +70,21 @@ function errorCodesOf(route: RouteDefinition): ErrorCode[] {
     codes.add('upgrade_required');
     codes.add('rate_limited');
   }
-  if (!inputInQuery(route.method)) {
+  if (route.method !== 'GET') {
     codes.add('invalid_json');
     codes.add('payload_too_large');
     codes.add('unsupported_media_type');
   }
+  codes.add('bad_request');
   codes.add('validation_failed');
   codes.add('internal_error');
   return [...codes];
 }
 
+/**
+ * One response per status, each the envelope narrowed to the codes that status can carry for this
+ * route, so a client (and the contract tests) can tell which `error.code` values to expect.
+ */
 function errorResponses(route: RouteDefinition) {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodesOf(route)) {
@@ -68,28 +98,89 @@ function errorResponses(route: RouteDefinition) {
         String(status),
         {
           description: codes.map((code) => `\`${code}\`: ${errorCodes[code].description}`).join(' '),
-          headers: headerRefs,
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+          headers: headerRefs(allHeaders),
+          content: {
+            'application/json': {
+              schema: {
+                allOf: [
+                  { $ref: '#/components/schemas/ErrorEnvelope' },
+                  { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } } } } },
+                ],
+              },
+            },
+          },
         },
       ]),
   );
 }
 
-type Operation = { operationId?: string; responses?: Record<string, Record<string, unknown>> };
+/** The contract's description of an input field, looking through `.optional()` / `.default()` wrappers. */
+function fieldDescription(route: RouteDefinition, name: string): string | undefined {
+  if (!(route.input instanceof z.ZodObject)) return undefined;
+  let schema: z.ZodType | undefined = route.input.shape[name];
+  while (schema) {
+    if (schema.description) return schema.description;
+    schema = (schema._zod.def as { innerType?: z.ZodType }).innerType;
+  }
+  return undefined;
+}
+
+/** `GET /openapi.json` is a plain Fastify route (http/app.ts), so tRPC cannot describe it. */
+const documentPath = {
+  '/openapi.json': {
+    get: {
+      operationId: 'openapiDocument',
+      summary: 'Get this OpenAPI document',
+      description: 'The OpenAPI 3.1 description of this API, generated from the contracts the server runs.',
+      tags: ['meta'],
+      security: [],
+      responses: {
+        '200': {
+          description: 'The OpenAPI document.',
+          headers: {
+            ...headerRefs(baseHeaders),
+            'Cache-Control': { description: 'The document is cacheable.', schema: { type: 'string' } },
+          },
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['openapi', 'info', 'paths'],
+                properties: { openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$' } },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+type Schema = Record<string, unknown>;
+type Operation = {
+  operationId?: string;
+  parameters?: { name: string; description?: string }[];
+  requestBody?: { content: Record<string, { schema: Schema }> };
+  responses?: Record<string, Record<string, unknown>>;
+};
 
 /**
  * The OpenAPI 3.1 document, generated from the contracts by trpc-to-openapi and then completed with
  * what the generator cannot know: the real success status (201), the error envelope and codes per
- * operation, and the rate-limit headers every response carries.
+ * operation, the headers every response carries, and the names and descriptions it drops.
  */
 export function buildOpenApiDocument(): OpenAPIObject {
+  const tags = [...new Set(Object.values(contract).flatMap((group) => Object.values(group).flatMap((r) => r.tags)))];
   const document = generateOpenApiDocument(appRouter, {
     title: 'Pollkit API',
     version: API_VERSION,
     description:
       'Polls as decks of typed slides, votes and responses, results, live sessions. Authenticate with ' +
-      '`Authorization: Bearer <API_KEY>`. Errors answer `{ error: { code, message, details? } }`.',
+      '`Authorization: Bearer <API_KEY>`. Errors answer `{ error: { code, message, details? } }`. Every ' +
+      'response carries `X-RateLimit-Limit` and `X-RateLimit-Window`; authenticated ones also ' +
+      '`X-RateLimit-Remaining` and `X-RateLimit-Reset`.',
     baseUrl: '/api/v1',
+    tags: [...tags, 'meta'],
     securitySchemes: {
       ApiKey: {
         type: 'http',
@@ -97,8 +188,22 @@ export function buildOpenApiDocument(): OpenAPIObject {
         description: 'A workspace API key (`pk_live_…`). Keys act with every scope of their workspace.',
       },
     },
-    defs: { ErrorEnvelope } as never,
+    paths: documentPath as never,
   });
+  const components = document.components ?? {};
+  const schemas = (components.schemas ?? {}) as Record<string, Schema>;
+  components.schemas = schemas;
+
+  // No route outputs the envelope (errors bypass tRPC's output), so the generator never meets it.
+  // Converting it here, as output, names it and ValidationErrorDetails exactly once; the generator's
+  // `defs` option would also emit an orphan input copy and rename the used one to `…Output`.
+  const { components: envelopeSchemas } = createSchema(ErrorEnvelope, { io: 'output' });
+  for (const [name, schema] of Object.entries(envelopeSchemas)) {
+    if (schemas[name] && !isDeepStrictEqual(schemas[name], schema)) {
+      throw new Error(`components.schemas.${name}: the generator and the envelope disagree`);
+    }
+    schemas[name] = schema as Schema;
+  }
 
   const routesByOperation = new Map<string, RouteDefinition>(
     Object.entries(contract).flatMap(([group, routes]) =>
@@ -110,18 +215,42 @@ export function buildOpenApiDocument(): OpenAPIObject {
     for (const operation of Object.values(pathItem as Record<string, Operation>)) {
       const route = operation.operationId ? routesByOperation.get(operation.operationId) : undefined;
       if (!route || !operation.responses) continue;
+
+      // trpc-to-openapi always says 200; the server answers `successStatus` (see responseMeta in http/app.ts).
       const { 200: success, ...rest } = operation.responses;
       operation.responses = {
-        [String(route.successStatus)]: { ...success, headers: headerRefs },
+        [String(route.successStatus)]: { ...success, headers: headerRefs(allHeaders) },
         ...rest,
         ...errorResponses(route),
       };
+
+      // The generator re-wraps optional query fields, which drops the description they carry.
+      for (const parameter of operation.parameters ?? []) {
+        parameter.description ??= fieldDescription(route, parameter.name);
+      }
+
+      // The body schema is rebuilt (path parameters omitted), which drops its `.meta({ id })`; when the
+      // body is the whole input, give it its contract name back as a component.
+      const bodyId = route.input.meta()?.id;
+      const body = operation.requestBody?.content['application/json'];
+      if (bodyId && body && pathParams(route.path).length === 0) {
+        if (schemas[bodyId]) throw new Error(`components.schemas.${bodyId} is already taken`);
+        schemas[bodyId] = body.schema;
+        body.schema = { $ref: `#/components/schemas/${bodyId}` };
+      }
+
       Object.assign(operation, {
-        'x-pollkit-scope': route.scope ?? null,
+        ...(route.scope ? { 'x-pollkit-scope': route.scope } : {}),
         ...(route.plan ? { 'x-pollkit-plan': route.plan } : {}),
       });
     }
   }
-  document.components = { ...document.components, headers: rateLimitHeaders as never };
+  components.headers = responseHeaders as never;
+  document.components = components;
   return document;
+}
+
+/** The document as docs/openapi.json holds it: `write.ts` writes this, the tests compare against it. */
+export function openApiJson(): string {
+  return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
 }

@@ -4,19 +4,25 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { buildOpenApiDocument } from './document.js';
+import { openApiJson } from './document.js';
 
-const target = fileURLToPath(new URL('../../../docs/openapi.json', import.meta.url));
-const generated = `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+export const OPENAPI_JSON_PATH = fileURLToPath(new URL('../../../docs/openapi.json', import.meta.url));
+export const STALE_MESSAGE = 'docs/openapi.json is stale: run `npx -y pnpm@10 openapi:generate` and commit the result.';
 
-if (process.argv.includes('--check')) {
-  const committed = await readFile(target, 'utf8').catch(() => '');
-  if (committed !== generated) {
-    console.error('docs/openapi.json is stale: run `npx pnpm@10 openapi:generate` and commit the result.');
-    process.exit(1);
+async function main(): Promise<void> {
+  const generated = openApiJson();
+  if (process.argv.includes('--check')) {
+    const committed = await readFile(OPENAPI_JSON_PATH, 'utf8').catch(() => '');
+    if (committed !== generated) {
+      console.error(STALE_MESSAGE);
+      process.exit(1);
+    }
+    console.log('docs/openapi.json is up to date.');
+  } else {
+    await writeFile(OPENAPI_JSON_PATH, generated);
+    console.log(`wrote ${OPENAPI_JSON_PATH}`);
   }
-  console.log('docs/openapi.json is up to date.');
-} else {
-  await writeFile(target, generated);
-  console.log(`wrote ${target}`);
 }
+
+// Run only as the script, so the test can import the path and message without writing anything.
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

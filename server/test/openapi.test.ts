@@ -1,0 +1,316 @@
+import { readFile } from 'node:fs/promises';
+import { contract, errorCodes, operationId, pathParams, type RouteDefinition } from '@pollkit/contracts';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { type Document, OpenAPIBackend, SetMatchType } from 'openapi-backend';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openApiJson } from '../src/openapi/document.js';
+import { OPENAPI_JSON_PATH, STALE_MESSAGE } from '../src/openapi/write.js';
+import { call, type JsonResponse, sampleContent } from './support/http.js';
+import { startTestServer, type TestServer } from './support/server.js';
+
+type Json = Record<string, any>;
+
+let t: TestServer;
+let apiKey: string;
+/** The document as the running server serves it. */
+let served: Json;
+/** openapi-backend over the served document: it validates real responses against their operation. */
+let api: OpenAPIBackend;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  ({ apiKey } = await t.workspace('pro'));
+  const res = await call('GET', `${t.api}/openapi.json`);
+  expect(res.status).toBe(200);
+  served = res.body;
+  // `quick` skips openapi-backend's own definition check, which knows only OpenAPI 3.0 (it rejects
+  // `const`); the first test validates the document as 3.1. It dereferences in place: give it a copy.
+  api = new OpenAPIBackend({
+    definition: structuredClone(served) as Document,
+    quick: true,
+    strict: true,
+    customizeAjv: (ajv) => ajv.addFormat('date-time', isDateTime).addFormat('uri', URL.canParse),
+  });
+  await api.init();
+});
+afterAll(() => t?.close());
+
+/** openapi-backend's Ajv knows no `date-time` or `uri`; without these it would skip (and warn about) both. */
+function isDateTime(value: string): boolean {
+  return (
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value) && !Number.isNaN(Date.parse(value))
+  );
+}
+
+const routes = Object.entries(contract).flatMap(([group, members]) =>
+  Object.entries(members).map(([name, route]) => ({ id: operationId(group, name), route: route as RouteDefinition })),
+);
+
+/** Follows a local JSON pointer (`#/components/schemas/Poll`) through the document. */
+function resolvePointer(document: Json, ref: string): unknown {
+  if (!ref.startsWith('#/')) return undefined;
+  return ref
+    .slice(2)
+    .split('/')
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Json)[key] : undefined), document);
+}
+
+function collectRefs(node: unknown, into: string[] = []): string[] {
+  if (Array.isArray(node)) {
+    for (const item of node) collectRefs(item, into);
+  } else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string') into.push(value);
+      else collectRefs(value, into);
+    }
+  }
+  return into;
+}
+
+function operationOf(id: string): Json {
+  const operation = api.getOperation(id);
+  if (!operation) throw new Error(`The document has no operation ${id}`);
+  return operation as Json;
+}
+
+/**
+ * Fails unless `res` is a response the document promises for `id`: a documented status, a body
+ * matching that status's schema, and headers matching theirs. `allHeaders` also requires every
+ * documented header, not only the `required` ones (authenticated responses carry them all).
+ */
+function expectDocumented(id: string, res: JsonResponse, { allHeaders = false } = {}) {
+  const label = `${id} ${res.status}`;
+  const documented = Object.keys(operationOf(id).responses);
+  expect(documented, `${label}: status not in the document`).toContain(String(res.status));
+
+  const body = api.validateResponse(res.body, id, res.status);
+  expect(body.errors ?? [], `${label}: body`).toEqual([]);
+
+  const headers = Object.fromEntries(res.headers);
+  const matched = api.validateResponseHeaders(headers, id, {
+    statusCode: res.status,
+    setMatchType: allHeaders ? SetMatchType.Superset : SetMatchType.Any,
+  });
+  expect(matched.errors ?? [], `${label}: headers`).toEqual([]);
+
+  // openapi-backend ignores a header's `required`; check those by hand (its definition is dereferenced).
+  const documentedHeaders: Json = operationOf(id).responses[String(res.status)].headers ?? {};
+  for (const [name, header] of Object.entries<Json>(documentedHeaders)) {
+    if (header.required) expect(headers, `${label}: header ${name}`).toHaveProperty(name.toLowerCase());
+  }
+}
+
+describe('the OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document whose every $ref resolves', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(served));
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+
+    const refs = collectRefs(served);
+    expect(refs.length).toBeGreaterThan(0);
+    expect(refs.filter((ref) => resolvePointer(served, ref) === undefined)).toEqual([]);
+  });
+
+  it('is what docs/openapi.json holds', async () => {
+    const committed = await readFile(OPENAPI_JSON_PATH, 'utf8').catch(() => '');
+    const generated = openApiJson();
+    expect(committed === generated, STALE_MESSAGE).toBe(true);
+    expect(served, 'the server serves the generated document').toEqual(JSON.parse(generated));
+  });
+
+  it('names the error envelope and validation details once, as output schemas', () => {
+    const schemas: Json = served.components.schemas;
+    expect(schemas.ErrorEnvelope).toMatchObject({
+      type: 'object',
+      required: ['error'],
+      properties: {
+        error: {
+          required: ['code', 'message'],
+          properties: { code: { enum: Object.keys(errorCodes) } },
+        },
+      },
+    });
+    expect(collectRefs(schemas.ErrorEnvelope)).toContain('#/components/schemas/ValidationErrorDetails');
+    expect(schemas.ValidationErrorDetails).toMatchObject({ required: ['fieldErrors', 'formErrors'] });
+    expect(Object.keys(schemas).filter((name) => name.startsWith('ValidationErrorDetails'))).toEqual([
+      'ValidationErrorDetails',
+    ]);
+  });
+
+  it('describes every contract route with its id, summary, tags, security, statuses and headers', () => {
+    for (const { id, route } of routes) {
+      const operation = served.paths[route.path]?.[route.method.toLowerCase()];
+      expect(operation, id).toBeDefined();
+      expect(operation).toMatchObject({ operationId: id, summary: route.summary, tags: [...route.tags] });
+      expect(operation.security, id).toEqual([{ ApiKey: [] }]);
+
+      const statuses = Object.keys(operation.responses);
+      expect(statuses, id).toContain(String(route.successStatus));
+      if (route.successStatus !== 200) expect(statuses, id).not.toContain('200');
+      for (const code of [...route.errors, 'missing_authorization', 'rate_limited'] as const) {
+        const response = operation.responses[String(errorCodes[code].status)];
+        expect(response, `${id} ${code}`).toBeDefined();
+        expect(response.content['application/json'].schema.allOf[1].properties.error.properties.code.enum).toContain(
+          code,
+        );
+      }
+      for (const [status, response] of Object.entries<Json>(operation.responses)) {
+        expect(Object.keys(response.headers ?? {}), `${id} ${status}`).toEqual(
+          expect.arrayContaining([
+            'X-RateLimit-Limit',
+            'X-RateLimit-Window',
+            'X-RateLimit-Remaining',
+            'X-RateLimit-Reset',
+          ]),
+        );
+      }
+
+      const outputId = route.output.meta()?.id;
+      if (outputId) {
+        expect(operation.responses[String(route.successStatus)].content['application/json'].schema).toEqual({
+          $ref: `#/components/schemas/${outputId}`,
+        });
+      }
+      for (const parameter of operation.parameters ?? []) {
+        expect(parameter.description, `${id} ${parameter.in} ${parameter.name}`).toEqual(expect.any(String));
+      }
+      const inPath = (operation.parameters ?? []).filter((p: Json) => p.in === 'path');
+      expect(inPath.map((p: Json) => p.name).sort(), id).toEqual(pathParams(route.path).sort());
+      expect(
+        inPath.every((p: Json) => p.required === true),
+        id,
+      ).toBe(true);
+    }
+  });
+
+  it('documents the list filters and the named request body', () => {
+    const list = served.paths['/polls'].get;
+    expect(list.parameters.map((p: Json) => [p.in, p.name])).toEqual([
+      ['query', 'limit'],
+      ['query', 'cursor'],
+      ['query', 'status'],
+    ]);
+    expect(served.paths['/polls'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/CreatePollInput',
+    });
+    expect(served.components.schemas.CreatePollInput.required).toEqual(['title']);
+  });
+
+  it('describes GET /openapi.json itself, with no credential', () => {
+    const operation = served.paths['/openapi.json'].get;
+    expect(operation).toMatchObject({ operationId: 'openapiDocument', security: [] });
+  });
+});
+
+describe('real responses match the document', () => {
+  const createBody = () => ({ title: 'Contract check', content: sampleContent() });
+
+  it('create, get, list, publish and delete', async () => {
+    const created = await call('POST', `${t.api}/polls`, { apiKey, body: createBody() });
+    expect(created.status).toBe(201);
+    expectDocumented('pollsCreate', created, { allHeaders: true });
+
+    const got = await call('GET', `${t.api}/polls/${created.body.id}`, { apiKey });
+    expect(got.status).toBe(200);
+    expectDocumented('pollsGet', got, { allHeaders: true });
+
+    const listed = await call('GET', `${t.api}/polls?limit=1`, { apiKey });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toHaveLength(1);
+    expectDocumented('pollsList', listed, { allHeaders: true });
+
+    const published = await call('PATCH', `${t.api}/polls/${created.body.id}`, { apiKey, body: { publish: true } });
+    expect(published.status).toBe(200);
+    expect(published.body.status).toBe('published');
+    expectDocumented('pollsUpdate', published, { allHeaders: true });
+
+    const deleted = await call('DELETE', `${t.api}/polls/${created.body.id}`, { apiKey });
+    expect(deleted.status).toBe(200);
+    expectDocumented('pollsDelete', deleted, { allHeaders: true });
+  });
+
+  it('the document itself', async () => {
+    const res = await call('GET', `${t.api}/openapi.json`);
+    expectDocumented('openapiDocument', res);
+  });
+
+  it('errors: 401, 402, 404, 409, 422, 400 and 415', async () => {
+    const unauthenticated = await call('GET', `${t.api}/polls`);
+    expect(unauthenticated.status).toBe(401);
+    expect(unauthenticated.body.error.code).toBe('missing_authorization');
+    expectDocumented('pollsList', unauthenticated);
+
+    const { apiKey: freeKey } = await t.workspace('free');
+    const freePlan = await call('GET', `${t.api}/polls`, { apiKey: freeKey });
+    expect(freePlan.status).toBe(402);
+    expectDocumented('pollsList', freePlan, { allHeaders: true });
+
+    const missing = await call('GET', `${t.api}/polls/poll_01AAAAAAAAAAAAAAAAAAAAAAAA`, { apiKey });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('not_found');
+    expectDocumented('pollsGet', missing, { allHeaders: true });
+
+    const draft = await call('POST', `${t.api}/polls`, { apiKey, body: createBody() });
+    const closeDraft = await call('PATCH', `${t.api}/polls/${draft.body.id}`, { apiKey, body: { closed: true } });
+    expect(closeDraft.status).toBe(409);
+    expect(closeDraft.body.error.code).toBe('poll_not_published');
+    expectDocumented('pollsUpdate', closeDraft, { allHeaders: true });
+
+    const invalid = await call('POST', `${t.api}/polls`, { apiKey, body: { title: '', extra: 1 } });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.error.code).toBe('validation_failed');
+    expect(invalid.body.error.details.fieldErrors).toHaveProperty('title');
+    expectDocumented('pollsCreate', invalid, { allHeaders: true });
+
+    const badQuery = await call('GET', `${t.api}/polls?limit=0`, { apiKey });
+    expect(badQuery.status).toBe(422);
+    expectDocumented('pollsList', badQuery, { allHeaders: true });
+
+    const malformed = await call('POST', `${t.api}/polls`, {
+      apiKey,
+      rawBody: '{"title":',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.code).toBe('invalid_json');
+    expectDocumented('pollsCreate', malformed);
+
+    const notJson = await call('POST', `${t.api}/polls`, {
+      apiKey,
+      rawBody: 'title=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(notJson.status).toBe(415);
+    expectDocumented('pollsCreate', notJson);
+  });
+
+  it('are checked for real: wrong bodies and headers are rejected', async () => {
+    const created = await call('POST', `${t.api}/polls`, { apiKey, body: createBody() });
+    expect(api.validateResponse(created.body, 'pollsCreate', 201).valid).toBe(true);
+
+    const { id: _id, ...withoutId } = created.body;
+    expect(api.validateResponse(withoutId, 'pollsCreate', 201).valid).toBe(false);
+    expect(api.validateResponse({ ...created.body, status: 'archived' }, 'pollsCreate', 201).valid).toBe(false);
+
+    // Each status admits only its own codes: a 404 cannot say `validation_failed`.
+    const wrongCode = { error: { code: 'validation_failed', message: 'Poll not found' } };
+    expect(api.validateResponse(wrongCode, 'pollsGet', 404).valid).toBe(false);
+    expect(
+      api.validateResponse({ error: { code: 'not_found', message: 'Poll not found' } }, 'pollsGet', 404).valid,
+    ).toBe(true);
+    expect(api.validateResponse({ message: 'Poll not found', code: 'NOT_FOUND' }, 'pollsGet', 404).valid).toBe(false);
+
+    const headers = Object.fromEntries(created.headers);
+    const checkHeaders = (candidate: Record<string, string>) =>
+      api.validateResponseHeaders(candidate, 'pollsCreate', { statusCode: 201, setMatchType: SetMatchType.Superset })
+        .valid;
+    expect(checkHeaders(headers)).toBe(true);
+    expect(checkHeaders({ ...headers, 'x-ratelimit-window': '30s' })).toBe(false);
+    expect(checkHeaders({ ...headers, 'x-ratelimit-remaining': 'many' })).toBe(false);
+    const { 'x-ratelimit-reset': _reset, ...withoutReset } = headers;
+    expect(checkHeaders(withoutReset)).toBe(false);
+  });
+});

@@ -1,0 +1,354 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConfigInput } from '../src/config.js';
+import { call } from './support/http.js';
+import { startTestServer, type TestServer, testDatabase } from './support/server.js';
+
+/**
+ * How Pollkit runs as a process: health endpoints, the real entry point (`src/main.ts`) started as
+ * a child process with its start-up output, refusal of bad configuration, and graceful shutdown.
+ */
+
+const SERVER_DIR = resolve(fileURLToPath(import.meta.url), '../..');
+const TSX = resolve(SERVER_DIR, '../node_modules/.bin/tsx');
+/** Generous upper bounds for a child to start or stop on a busy machine; never asserted on. */
+const CHILD_TEST_TIMEOUT_MS = 90_000;
+
+describe('health endpoints', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(() => t?.close());
+
+  it('answers /healthz and /readyz with 200 while the database is up', async () => {
+    const health = await call('GET', `${t.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({ status: 'ok' });
+    const ready = await call('GET', `${t.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ok' });
+  });
+
+  it('answers every request with a 503 envelope and Connection: close once draining has begun', async () => {
+    // `shuttingDown` is the flag close() sets first, before the listener closes; set alone it holds
+    // the server in the draining state long enough to look at the responses.
+    const { apiKey } = await t.workspace('pro');
+    t.server.deps.state.shuttingDown = true;
+    try {
+      for (const [url, key] of [
+        [`${t.url}/readyz`, undefined],
+        [`${t.api}/polls`, apiKey],
+      ] as const) {
+        const res = await call('GET', url, { apiKey: key });
+        expect(res.status, url).toBe(503);
+        expect(res.body.error.code).toBe('service_unavailable');
+        expect(res.headers.get('connection')).toBe('close');
+      }
+    } finally {
+      t.server.deps.state.shuttingDown = false;
+    }
+    expect((await call('GET', `${t.url}/readyz`)).status).toBe(200);
+  });
+});
+
+/** Every variable the server reads, so a child never inherits one from the test runner's shell. */
+const CONFIG_VARIABLES: Record<keyof ConfigInput, true> = {
+  PORT: true,
+  HOST: true,
+  PUBLIC_BASE_URL: true,
+  DATABASE_URL: true,
+  DATA_DIR: true,
+  DATABASE_POOL_SIZE: true,
+  REDIS_URL: true,
+  LOG_LEVEL: true,
+  BODY_LIMIT_BYTES: true,
+  RATE_LIMIT_PER_MINUTE: true,
+  SHUTDOWN_TIMEOUT_MS: true,
+  BOOTSTRAP: true,
+};
+
+interface Child {
+  process: ChildProcess;
+  /** Everything written to stdout and stderr so far. */
+  output(): string;
+  stderr(): string;
+  /** Resolves with the first match of `pattern` in the output; rejects if the process ends first. */
+  waitFor(pattern: RegExp): Promise<RegExpMatchArray>;
+  /** Resolves once the process has exited and its output streams are drained. */
+  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `src/main.ts` the way `pnpm start` does: tsx with the source condition, in server/. */
+function startChild(env: Record<string, string>): Child {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !(name in CONFIG_VARIABLES) && name !== 'INIT_CWD'),
+  );
+  const child = spawn(TSX, ['--conditions=@pollkit/source', 'src/main.ts'], {
+    cwd: SERVER_DIR,
+    env: { ...inherited, HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let stderr = '';
+  let exited = false;
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    for (const listener of listeners) listener();
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+    onData(chunk);
+  });
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveClosed) => {
+    child.on('close', (code, signal) => {
+      exited = true;
+      for (const listener of listeners) listener();
+      resolveClosed({ code, signal });
+    });
+  });
+  return {
+    process: child,
+    output: () => output,
+    stderr: () => stderr,
+    closed,
+    waitFor(pattern) {
+      return new Promise((resolveMatch, reject) => {
+        const check = () => {
+          const match = pattern.exec(output);
+          if (match) {
+            listeners.delete(check);
+            resolveMatch(match);
+          } else if (exited) {
+            listeners.delete(check);
+            reject(new Error(`process exited before printing ${pattern}:\n${output}`));
+          }
+        };
+        listeners.add(check);
+        check();
+      });
+    },
+  };
+}
+
+/** A port nothing listens on right now (PORT=0 would leave the printed URL to be parsed back). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolveClose) => server.close(() => resolveClose()));
+  return port;
+}
+
+/** Sends SIGTERM and waits for the process to finish, however long the drain takes. */
+async function stop(child: Child) {
+  child.process.kill('SIGTERM');
+  return child.closed;
+}
+
+/** One request on a fresh connection: the status, or the network error code when refused. */
+function probe(port: number, path: string): Promise<{ status: number; body: string } | { error: string }> {
+  return new Promise((resolveProbe) => {
+    const req = http.get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      res.on('end', () => resolveProbe({ status: res.statusCode ?? 0, body }));
+      res.on('error', (error: NodeJS.ErrnoException) => resolveProbe({ error: error.code ?? error.message }));
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => resolveProbe({ error: error.code ?? error.message }));
+  });
+}
+
+/** A refused connection, or a 503 in the envelope: what a client may see from a draining server. */
+function expectDraining(result: Awaited<ReturnType<typeof probe>>) {
+  if ('error' in result) {
+    expect(['ECONNREFUSED', 'ECONNRESET']).toContain(result.error);
+  } else {
+    expect(result.status).toBe(503);
+    expect(JSON.parse(result.body).error.code).toBe('service_unavailable');
+  }
+}
+
+const NO_STACK = /^\s+at\s/m;
+
+describe('the entry point', () => {
+  let database: { url: string; drop(): Promise<void> };
+  let dataDir: string;
+  beforeAll(async () => {
+    database = await testDatabase();
+    dataDir = await mkdtemp(join(tmpdir(), 'pollkit-ops-'));
+  });
+  afterAll(async () => {
+    await database?.drop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it(
+    'prints the URL, database, OpenAPI address and a working one-time key, and drains in-flight requests on SIGTERM',
+    async () => {
+      const port = await freePort();
+      const redisUrl = process.env.TEST_REDIS_URL;
+      const child = startChild({
+        PORT: String(port),
+        DATABASE_URL: database.url,
+        ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+      });
+      try {
+        const [, apiKey] = (await child.waitFor(/export POLLKIT_API_KEY=(pk_live_[A-Za-z0-9_-]+)\n/)) as [
+          string,
+          string,
+        ];
+        const base = `http://127.0.0.1:${port}`;
+        const output = child.output();
+        expect(output).toContain(`Pollkit listening on ${base}\n`);
+        const dbUrl = new URL(database.url);
+        const expectedDatabase =
+          dbUrl.protocol === 'memory:'
+            ? 'embedded PGlite (in memory)'
+            : `PostgreSQL at ${dbUrl.hostname}:${dbUrl.port || 5432}${dbUrl.pathname}`;
+        expect(output).toContain(`database:  ${expectedDatabase}${redisUrl ? ' + Redis' : ''}\n`);
+        expect(output).toContain(`OpenAPI:   ${base}/api/v1/openapi.json\n`);
+
+        const openapi = await call('GET', `${base}/api/v1/openapi.json`);
+        expect(openapi.status).toBe(200);
+        expect(openapi.body.openapi).toMatch(/^3\.1\./);
+        const list = await call('GET', `${base}/api/v1/polls`, { apiKey });
+        expect(list.status).toBe(200);
+        expect(list.body).toEqual({ data: [], nextCursor: null });
+
+        // A keep-alive client, as SDKs are: the drained response must still let the process exit.
+        const agent = new http.Agent({ keepAlive: true });
+        const body = JSON.stringify({ title: 'In flight' });
+        const inFlight = http.request({
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/api/v1/polls',
+          agent,
+          headers: {
+            authorization: `Bearer ${apiKey}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            // The server answers 100 Continue when it dispatches the request, which tells this
+            // test the request is in flight, past routing and its hooks, before SIGTERM is sent.
+            expect: '100-continue',
+          },
+        });
+        const response = new Promise<{ status: number; connection: string | undefined; body: string }>(
+          (resolveResponse, reject) => {
+            inFlight.on('response', (res) => {
+              let text = '';
+              res.setEncoding('utf8');
+              res.on('data', (chunk: string) => {
+                text += chunk;
+              });
+              res.on('end', () =>
+                resolveResponse({ status: res.statusCode ?? 0, connection: res.headers.connection, body: text }),
+              );
+            });
+            inFlight.on('error', reject);
+          },
+        );
+        const continued = new Promise<void>((resolveContinue) => inFlight.once('continue', resolveContinue));
+        inFlight.flushHeaders();
+        await continued;
+        inFlight.write(body.slice(0, body.length / 2));
+
+        child.process.kill('SIGTERM');
+        // Poll fresh connections until the server has noticed the signal. A 200 only means the
+        // signal has not arrived yet; the first other answer must be a refusal or a 503.
+        let ready = await probe(port, '/readyz');
+        for (let attempt = 0; 'status' in ready && ready.status === 200 && attempt < 2000; attempt++) {
+          await new Promise((resolveTick) => setTimeout(resolveTick, 10));
+          ready = await probe(port, '/readyz');
+        }
+        expectDraining(ready);
+        expectDraining(await probe(port, '/api/v1/polls'));
+
+        inFlight.end(body.slice(body.length / 2));
+        const completed = await response;
+        expect(completed.status).toBe(201);
+        expect(JSON.parse(completed.body)).toMatchObject({ title: 'In flight', status: 'draft' });
+        expect(completed.connection).toBe('close');
+        agent.destroy();
+
+        const { code } = await child.closed;
+        expect(code, child.output()).toBe(0);
+        // Logged only after the listener and the database have both been closed.
+        expect(child.output()).toContain('"msg":"shutdown complete"');
+        expect(child.output()).not.toMatch(NO_STACK);
+      } finally {
+        child.process.kill('SIGKILL');
+      }
+    },
+    CHILD_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'shows the key on the first start of an on-disk database only, and keeps data across restarts',
+    async () => {
+      const env = { DATA_DIR: dataDir };
+      const first = startChild({ ...env, PORT: String(await freePort()) });
+      let apiKey: string;
+      let pollId: string;
+      try {
+        const [, key] = (await first.waitFor(/export POLLKIT_API_KEY=(pk_live_[A-Za-z0-9_-]+)\n/)) as [string, string];
+        apiKey = key;
+        expect(first.output()).toContain(`database:  embedded PGlite (${join(dataDir, 'pglite')})\n`);
+        const [, url] = (await first.waitFor(/Pollkit listening on (\S+)\n/)) as [string, string];
+        const created = await call('POST', `${url}/api/v1/polls`, { apiKey, body: { title: 'Survives restarts' } });
+        expect(created.status).toBe(201);
+        pollId = created.body.id;
+        expect((await stop(first)).code, first.output()).toBe(0);
+      } finally {
+        first.process.kill('SIGKILL');
+      }
+
+      const second = startChild({ ...env, PORT: String(await freePort()) });
+      try {
+        const [, url] = (await second.waitFor(/Pollkit listening on (\S+)\n/)) as [string, string];
+        await second.waitFor(/guides:.*\n/);
+        const list = await call('GET', `${url}/api/v1/polls`, { apiKey });
+        expect(list.status).toBe(200);
+        expect(list.body.data.map((p: { id: string; title: string }) => [p.id, p.title])).toEqual([
+          [pollId, 'Survives restarts'],
+        ]);
+        expect((await stop(second)).code, second.output()).toBe(0);
+        expect(second.output()).not.toContain('POLLKIT_API_KEY');
+        expect(second.output()).not.toContain('pk_live_');
+      } finally {
+        second.process.kill('SIGKILL');
+      }
+    },
+    CHILD_TEST_TIMEOUT_MS,
+  );
+
+  it.each([
+    ['PORT', { PORT: 'abc', DATABASE_URL: 'memory://' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
+    ['BODY_LIMIT_BYTES', { BODY_LIMIT_BYTES: '12', DATABASE_URL: 'memory://' }],
+  ])(
+    'refuses a bad %s with exit code 1 and a message naming it, without a stack trace',
+    async (variable, env) => {
+      const child = startChild(env);
+      const { code } = await child.closed;
+      expect(code).toBe(1);
+      expect(child.stderr()).toContain('Invalid configuration');
+      expect(child.stderr()).toMatch(new RegExp(`^\\s*${variable}: `, 'm'));
+      expect(child.output()).not.toMatch(NO_STACK);
+      expect(child.output()).not.toContain('listening');
+    },
+    CHILD_TEST_TIMEOUT_MS,
+  );
+});
