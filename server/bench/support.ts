@@ -79,6 +79,14 @@ export async function load(options: {
   };
 }
 
+/** The round with the median throughput. */
+export function median(rounds: LoadResult[]): LoadResult {
+  const sorted = [...rounds].sort((a, b) => a.requestsPerSec - b.requestsPerSec);
+  const middle = sorted[Math.floor(sorted.length / 2)];
+  if (!middle) throw new Error('no rounds measured');
+  return middle;
+}
+
 export function machine(): string {
   const cpu = cpus();
   return `${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, ${process.platform}/${process.arch}`;

@@ -27,6 +27,11 @@ const ConfigSchema = z.object({
     .default(1024 * 1024),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Check every response against its contract schema. On in tests; off by default (see docs/architecture.md). */
+  RESPONSE_VALIDATION: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   BOOTSTRAP: z
     .enum(['true', 'false'])
     .default('true')

@@ -5,8 +5,10 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.js';
 import type { Database } from './db/schema.js';
+import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './infra/invalidation.js';
 import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from './infra/rate-limit.js';
 import { Authenticator } from './modules/auth/auth.service.js';
+import { PollCache } from './modules/polls/poll-cache.js';
 
 /** Everything a request handler may need, built once at start-up and closed once at shutdown. */
 export interface AppDeps {
@@ -16,6 +18,9 @@ export interface AppDeps {
   redis: Redis | undefined;
   authenticator: Authenticator;
   rateLimits: RateLimitStore;
+  /** Cross-process cache invalidation (Redis pub/sub, or in-process). */
+  invalidation: InvalidationBus;
+  pollCache: PollCache;
   log: Logger;
   /** Set when shutdown begins: readiness fails so load balancers stop sending traffic. */
   state: { shuttingDown: boolean };
@@ -31,6 +36,9 @@ export async function createDeps(config: Config, log: Logger): Promise<AppDeps> 
     const applied = await migrateToLatest(database.db);
     if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
     const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL) : undefined;
+    const invalidation: InvalidationBus = redis
+      ? await RedisInvalidationBus.connect(redis)
+      : new LocalInvalidationBus();
     return {
       config,
       database,
@@ -38,6 +46,8 @@ export async function createDeps(config: Config, log: Logger): Promise<AppDeps> 
       redis,
       authenticator: new Authenticator(database.db),
       rateLimits: redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore(),
+      invalidation,
+      pollCache: new PollCache(invalidation),
       log,
       state: { shuttingDown: false },
     };
@@ -51,7 +61,7 @@ export async function createDeps(config: Config, log: Logger): Promise<AppDeps> 
  * A relative DATA_DIR is relative to where the user ran the command: pnpm runs scripts inside the
  * package folder but records the caller's directory in INIT_CWD.
  */
-function resolveDataDir(dataDir: string): string {
+export function resolveDataDir(dataDir: string): string {
   return resolve(process.env.INIT_CWD ?? process.cwd(), dataDir);
 }
 
@@ -64,6 +74,7 @@ async function connectRedis(url: string): Promise<Redis> {
 
 export async function closeDeps(deps: AppDeps): Promise<void> {
   await deps.rateLimits.close();
+  await deps.invalidation.close();
   await deps.redis?.quit();
   await deps.database.close();
 }

@@ -162,7 +162,7 @@ describe('402 upgrade_required', () => {
     const free = await t.workspace('free');
     // A poll the free workspace owns, so the routes that take an id point at something real.
     const poll = await insertPoll(
-      t.server.deps.db,
+      t.server.deps,
       free.id,
       CreatePollInput.parse({ title: 'Owned', content: sampleContent() }),
     );
@@ -207,19 +207,19 @@ describe('404 not_found', () => {
     }
   });
 
-  it('answers a wrong method on a known path with 404 or 405 in the envelope, never 500', async () => {
+  it('answers a wrong method on a known path with 405 method_not_allowed and Allow, and changes nothing', async () => {
     const { id, apiKey } = await t.workspace('pro');
     const { body: poll } = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Stays' } });
-    for (const [method, path] of [
-      ['PUT', '/polls'],
-      ['DELETE', '/polls'],
-      ['PATCH', '/polls'],
-      ['PUT', `/polls/${poll.id}`],
-      ['POST', `/polls/${poll.id}`],
+    for (const [method, path, allow] of [
+      ['PUT', '/polls', 'GET, POST, HEAD'],
+      ['DELETE', '/polls', 'GET, POST, HEAD'],
+      ['PATCH', '/polls', 'GET, POST, HEAD'],
+      ['PUT', `/polls/${poll.id}`, 'GET, PATCH, DELETE, HEAD'],
+      ['POST', `/polls/${poll.id}`, 'GET, PATCH, DELETE, HEAD'],
     ] as const) {
       const res = await call(method, `${t.api}${path}`, { apiKey, body: { title: 'Replaced' } });
-      expect([404, 405], `${method} ${path}: ${res.text}`).toContain(res.status);
-      expectError(res, res.status, res.status === 405 ? 'method_not_allowed' : 'not_found');
+      expectError(res, 405, 'method_not_allowed');
+      expect(res.headers.get('allow'), `${method} ${path}`).toBe(allow);
     }
     const stored = await storedPolls(t, id);
     expect(stored.map((p) => [p.id, p.title])).toEqual([[poll.id, 'Stays']]);

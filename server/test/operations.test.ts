@@ -71,6 +71,7 @@ const CONFIG_VARIABLES: Record<keyof ConfigInput, true> = {
   BODY_LIMIT_BYTES: true,
   RATE_LIMIT_PER_MINUTE: true,
   SHUTDOWN_TIMEOUT_MS: true,
+  RESPONSE_VALIDATION: true,
   BOOTSTRAP: true,
 };
 

@@ -21,8 +21,8 @@ const server = await startServer(config);
 const db = server.deps.db;
 const workspace = await createWorkspace(db, { name: 'bench', plan: 'enterprise', rateLimitPerMinute: 1_000_000 });
 const { secret } = await createApiKey(db, { workspaceId: workspace.id, name: 'bench' });
-const poll = await createPoll(db, workspace.id, { title: 'Bench poll', content: benchPollContent });
-await updatePoll(db, workspace.id, { id: poll.id, publish: true });
+const poll = await createPoll(server.deps, workspace.id, { title: 'Bench poll', content: benchPollContent });
+await updatePoll(server.deps, workspace.id, { id: poll.id, publish: true });
 
 process.stdout.write(
   `${JSON.stringify({ url: server.url, apiKey: secret, pollId: poll.id, database: server.deps.database.description })}\n`,

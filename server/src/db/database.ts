@@ -11,6 +11,7 @@ import {
 } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
+import { acquireDataDirLock } from './data-dir-lock.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 
@@ -44,14 +45,30 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   }
   const inMemory = url === 'memory://';
   const dataDir = resolve(options.dataDir, 'pglite');
-  if (!inMemory) mkdirSync(dataDir, { recursive: true });
-  const pglite = inMemory ? new PGlite() : new PGlite(dataDir);
+  // Taken before PGlite touches the folder: a second process must not even open it.
+  const lock = inMemory ? undefined : acquireDataDirLock(resolve(options.dataDir));
+  let pglite: PGlite;
+  try {
+    if (!inMemory) mkdirSync(dataDir, { recursive: true });
+    pglite = inMemory ? new PGlite() : new PGlite(dataDir);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const db = new Kysely<Database>({ dialect: new SerializedPGliteDialect({ pglite }) });
   return {
     db,
     driver: 'pglite',
     description: inMemory ? 'embedded PGlite (in memory)' : `embedded PGlite (${dataDir})`,
-    close: () => db.destroy(),
+    close: async () => {
+      try {
+        await db.destroy();
+        // Kysely closes PGlite only if a query ever ran; the lock must outlive PGlite either way.
+        if (!pglite.closed) await pglite.close();
+      } finally {
+        lock?.release();
+      }
+    },
   };
 }
 

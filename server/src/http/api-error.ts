@@ -77,41 +77,18 @@ function isZodError(value: unknown): value is { issues: z.core.$ZodIssue[] } {
   return value instanceof Error && value.name === 'ZodError' && Array.isArray((value as { issues?: unknown }).issues);
 }
 
-const trpcCodeToErrorCode: Partial<Record<TRPCError['code'], ErrorCode>> = {
-  PARSE_ERROR: 'invalid_json',
-  BAD_REQUEST: 'bad_request',
-  NOT_FOUND: 'not_found',
-  METHOD_NOT_SUPPORTED: 'method_not_allowed',
-  PAYLOAD_TOO_LARGE: 'payload_too_large',
-  UNSUPPORTED_MEDIA_TYPE: 'unsupported_media_type',
-  TOO_MANY_REQUESTS: 'rate_limited',
-  INTERNAL_SERVER_ERROR: 'internal_error',
-};
-
 /**
- * Any error out of tRPC -> the ApiError the client sees. Domain errors travel as the TRPCError's
- * `cause`; input validation becomes 422; tRPC's own codes keep tRPC's status (never a blanket 500).
- * An unexpected error becomes `internal_error` with a generic message: nothing internal leaks.
+ * Anything thrown while serving a route -> the ApiError the client sees. Domain errors travel as the
+ * TRPCError's `cause`; input validation becomes 422; other tRPC client errors keep a 4xx
+ * (`bad_request`), never a blanket 500. An unexpected error becomes `internal_error` with a generic
+ * message: nothing internal leaks.
  */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  if (!(error instanceof TRPCError)) return new ApiError('internal_error', 'Internal server error');
-  if (error.cause instanceof ApiError) return error.cause;
-  if (error.code === 'BAD_REQUEST' && isZodError(error.cause)) return validationError(error.cause.issues);
-  const code = trpcCodeToErrorCode[error.code];
-  if (!code || code === 'internal_error') {
-    if (code === 'internal_error' || getHTTPStatusCodeFromError(error) >= 500) {
-      return new ApiError('internal_error', 'Internal server error');
-    }
-    return new ApiError('bad_request', error.message);
+  if (error instanceof TRPCError) {
+    if (error.cause instanceof ApiError) return error.cause;
+    if (error.code === 'BAD_REQUEST' && isZodError(error.cause)) return validationError(error.cause.issues);
+    if (getHTTPStatusCodeFromError(error) < 500) return new ApiError('bad_request', error.message);
   }
-  const message =
-    code === 'invalid_json'
-      ? 'Request body is not valid JSON'
-      : code === 'unsupported_media_type'
-        ? 'Send the request body as application/json'
-        : code === 'not_found'
-          ? 'No such route'
-          : error.message;
-  return new ApiError(code, message);
+  return new ApiError('internal_error', 'Internal server error');
 }

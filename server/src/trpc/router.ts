@@ -1,17 +1,18 @@
-import { contract, type RouteDefinition } from '@pollkit/contracts';
-import { pollsRouter } from '../modules/polls/polls.router.js';
+import type { contract } from '@pollkit/contracts';
+import { polls } from '../modules/polls/polls.router.js';
+import type { Operation } from './implement.js';
 import { t } from './init.js';
 
 /** Every group of `contract`, implemented. A group added to the contract is added here. */
-export const appRouter = t.router({
-  polls: pollsRouter,
-} satisfies Record<keyof typeof contract, unknown>);
+const groups = { polls } satisfies Record<keyof typeof contract, { router: unknown; operations: Operation[] }>;
 
+/** The tRPC router: what trpc-to-openapi generates the OpenAPI document from. */
+export const appRouter = t.router(
+  Object.fromEntries(Object.entries(groups).map(([name, group]) => [name, group.router])) as {
+    [G in keyof typeof groups]: (typeof groups)[G]['router'];
+  },
+);
 export type AppRouter = typeof appRouter;
 
-/** tRPC procedure path (`polls.create`) -> its route object, for status codes and docs. */
-export const routesByProcedure: ReadonlyMap<string, RouteDefinition> = new Map(
-  Object.entries(contract).flatMap(([group, routes]) =>
-    Object.entries(routes).map(([name, route]) => [`${group}.${name}`, route as RouteDefinition] as const),
-  ),
-);
+/** Every implemented operation, as the HTTP layer serves them. */
+export const operations: readonly Operation[] = Object.values(groups).flatMap((group) => group.operations);

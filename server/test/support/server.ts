@@ -16,6 +16,8 @@ export interface TestServer {
   url: string;
   /** `${url}/api/v1` */
   api: string;
+  /** The database this server uses (`memory://` or a postgres URL), to start a second server on it. */
+  databaseUrl: string;
   server: RunningServer;
   /** A new workspace with one API key (pro plan unless said otherwise). */
   workspace(plan?: Plan, options?: { rateLimitPerMinute?: number }): Promise<{ id: string; apiKey: string }>;
@@ -31,6 +33,8 @@ export async function startTestServer(env: Partial<Record<keyof ConfigInput, str
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     BOOTSTRAP: 'false',
+    // Every test checks every response against the contract's output schema.
+    RESPONSE_VALIDATION: 'true',
     DATABASE_URL: database.url,
     REDIS_URL: process.env.TEST_REDIS_URL,
     ...env,
@@ -39,6 +43,7 @@ export async function startTestServer(env: Partial<Record<keyof ConfigInput, str
   return {
     url: server.url,
     api: `${server.url}/api/v1`,
+    databaseUrl: config.DATABASE_URL ?? 'memory://',
     server,
     async workspace(plan = 'pro', options = {}) {
       const workspace = await createWorkspace(server.deps.db, {

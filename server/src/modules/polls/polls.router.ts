@@ -1,11 +1,11 @@
 import { contract } from '@pollkit/contracts';
 import { implementGroup } from '../../trpc/implement.js';
-import * as polls from './polls.service.js';
+import * as service from './polls.service.js';
 
-export const pollsRouter = implementGroup('polls', contract.polls, {
-  list: ({ ctx, input }) => polls.listPolls(ctx.deps.db, ctx.credential.workspaceId, input),
-  create: ({ ctx, input }) => polls.createPoll(ctx.deps.db, ctx.credential.workspaceId, input),
-  get: ({ ctx, input }) => polls.getPoll(ctx.deps.db, ctx.credential.workspaceId, input.id),
-  update: ({ ctx, input }) => polls.updatePoll(ctx.deps.db, ctx.credential.workspaceId, input),
-  delete: ({ ctx, input }) => polls.deletePoll(ctx.deps.db, ctx.credential.workspaceId, input.id),
+export const polls = implementGroup('polls', contract.polls, {
+  list: ({ ctx, input }) => service.listPolls(ctx.deps, ctx.credential.workspaceId, input),
+  create: ({ ctx, input }) => service.createPoll(ctx.deps, ctx.credential.workspaceId, input),
+  get: ({ ctx, input }) => service.getPoll(ctx.deps, ctx.credential.workspaceId, input.id),
+  update: ({ ctx, input }) => service.updatePoll(ctx.deps, ctx.credential.workspaceId, input),
+  delete: ({ ctx, input }) => service.deletePoll(ctx.deps, ctx.credential.workspaceId, input.id),
 });

@@ -5,9 +5,16 @@ import { newId } from '../../db/ids.js';
 import type { Database, PollRow, PollUpdate } from '../../db/schema.js';
 import { ApiError } from '../../http/api-error.js';
 import { decodeCursor, encodeCursor } from '../../http/cursor.js';
+import type { PollCache } from './poll-cache.js';
 import * as polls from './polls.repository.js';
 
 type Db = Kysely<Database>;
+
+/** What the poll use cases need: the database and the read cache in front of it. */
+export interface PollsDeps {
+  db: Db;
+  pollCache: PollCache;
+}
 
 export function toPoll(row: PollRow): Poll {
   return {
@@ -23,7 +30,7 @@ export function toPoll(row: PollRow): Poll {
   };
 }
 
-export async function listPolls(db: Db, workspaceId: string, input: z.output<typeof ListPollsInput>) {
+export async function listPolls({ db }: PollsDeps, workspaceId: string, input: z.output<typeof ListPollsInput>) {
   const beforeId = input.cursor === undefined ? undefined : decodeCursor(input.cursor, 'poll');
   // One extra row tells whether another page exists without a count query.
   const rows = await polls.listPolls(db, workspaceId, { limit: input.limit + 1, beforeId, status: input.status });
@@ -35,7 +42,11 @@ export async function listPolls(db: Db, workspaceId: string, input: z.output<typ
   };
 }
 
-export async function createPoll(db: Db, workspaceId: string, input: z.output<typeof CreatePollInput>): Promise<Poll> {
+export async function createPoll(
+  { db }: PollsDeps,
+  workspaceId: string,
+  input: z.output<typeof CreatePollInput>,
+): Promise<Poll> {
   const now = new Date();
   const row = await polls.insertPoll(db, {
     id: newId('poll'),
@@ -50,10 +61,13 @@ export async function createPoll(db: Db, workspaceId: string, input: z.output<ty
   return toPoll(row);
 }
 
-export async function getPoll(db: Db, workspaceId: string, id: string): Promise<Poll> {
-  const row = await polls.findPoll(db, workspaceId, id);
-  if (!row) throw ApiError.notFound('Poll');
-  return toPoll(row);
+export async function getPoll({ db, pollCache }: PollsDeps, workspaceId: string, id: string): Promise<Poll> {
+  const poll = await pollCache.get(workspaceId, id, async () => {
+    const row = await polls.findPoll(db, workspaceId, id);
+    return row && toPoll(row);
+  });
+  if (!poll) throw ApiError.notFound('Poll');
+  return poll;
 }
 
 /**
@@ -79,8 +93,12 @@ function transition(current: PollRow, input: { publish?: boolean; closed?: boole
   return {};
 }
 
-export async function updatePoll(db: Db, workspaceId: string, input: z.output<typeof UpdatePollInput>): Promise<Poll> {
-  return db.transaction().execute(async (trx) => {
+export async function updatePoll(
+  { db, pollCache }: PollsDeps,
+  workspaceId: string,
+  input: z.output<typeof UpdatePollInput>,
+): Promise<Poll> {
+  const updated = await db.transaction().execute(async (trx) => {
     const current = await polls.findPollForUpdate(trx, workspaceId, input.id);
     if (!current) throw ApiError.notFound('Poll');
     const now = new Date();
@@ -91,9 +109,13 @@ export async function updatePoll(db: Db, workspaceId: string, input: z.output<ty
     changes.updated_at = now;
     return toPoll(await polls.updatePoll(trx, workspaceId, input.id, changes));
   });
+  await pollCache.invalidate(workspaceId, input.id);
+  return updated;
 }
 
-export async function deletePoll(db: Db, workspaceId: string, id: string) {
-  if (!(await polls.deletePoll(db, workspaceId, id))) throw ApiError.notFound('Poll');
+export async function deletePoll({ db, pollCache }: PollsDeps, workspaceId: string, id: string) {
+  const deleted = await polls.deletePoll(db, workspaceId, id);
+  await pollCache.invalidate(workspaceId, id);
+  if (!deleted) throw ApiError.notFound('Poll');
   return { id, deleted: true as const };
 }

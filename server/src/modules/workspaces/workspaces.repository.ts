@@ -9,6 +9,11 @@ export function findWorkspace(db: Kysely<Database>, id: string): Promise<Workspa
   return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Locks the row for the rest of the transaction, so a check-then-update sees no concurrent change. */
+export function findWorkspaceForUpdate(db: Kysely<Database>, id: string): Promise<WorkspaceRow | undefined> {
+  return db.selectFrom('workspaces').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
 export function listWorkspaces(db: Kysely<Database>): Promise<WorkspaceRow[]> {
   return db.selectFrom('workspaces').selectAll().orderBy('id').execute();
 }

@@ -2,18 +2,132 @@ import type { Plan } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import { newId } from '../../db/ids.js';
 import type { Database, WorkspaceRow } from '../../db/schema.js';
+import { ApiError } from '../../http/api-error.js';
 import { createApiKey } from '../api-keys/api-keys.service.js';
 import * as workspaces from './workspaces.repository.js';
 
+type Db = Kysely<Database>;
+
+export const WORKSPACE_NAME_MAX_LENGTH = 200;
+/** Far above any real need, and well inside the `integer` column. */
+export const RATE_LIMIT_OVERRIDE_MAX = 1_000_000;
+
+/** A workspace as admin tools show it (camelCase, ISO dates). */
+export interface WorkspaceSummary {
+  id: string;
+  name: string;
+  plan: Plan;
+  /** Requests per minute per credential; null = the server's default (RATE_LIMIT_PER_MINUTE). */
+  rateLimitPerMinute: number | null;
+  createdAt: string;
+}
+
+export function toWorkspaceSummary(row: WorkspaceRow): WorkspaceSummary {
+  return {
+    id: row.id,
+    name: row.name,
+    plan: row.plan,
+    rateLimitPerMinute: row.rate_limit_per_minute,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+/**
+ * Rules every workspace obeys, checked on create and on update: a non-blank name, and a rate-limit
+ * override only on the Enterprise plan (the spec: "Enterprise customers can request higher limits").
+ */
+function checkWorkspace(workspace: { id?: string; name: string; plan: Plan; rateLimitPerMinute: number | null }) {
+  if (workspace.name.trim().length === 0) throw invalid('name', 'The workspace name must not be blank');
+  if (workspace.name.length > WORKSPACE_NAME_MAX_LENGTH) {
+    throw invalid('name', `The workspace name is longer than ${WORKSPACE_NAME_MAX_LENGTH} characters`);
+  }
+  const limit = workspace.rateLimitPerMinute;
+  if (limit === null) return;
+  if (!Number.isInteger(limit) || limit < 1 || limit > RATE_LIMIT_OVERRIDE_MAX) {
+    throw invalid(
+      'rateLimitPerMinute',
+      `The rate limit must be a whole number of requests per minute from 1 to ${RATE_LIMIT_OVERRIDE_MAX}`,
+    );
+  }
+  if (workspace.plan !== 'enterprise') {
+    const which = workspace.id ? `workspace ${workspace.id}` : 'the workspace';
+    throw invalid(
+      'rateLimitPerMinute',
+      `Rate-limit overrides are an Enterprise feature, and ${which} is on the ${workspace.plan} plan`,
+    );
+  }
+}
+
+function invalid(field: string, message: string): ApiError {
+  return new ApiError('validation_failed', message, { fieldErrors: { [field]: [message] }, formErrors: [] });
+}
+
 export function createWorkspace(
-  db: Kysely<Database>,
+  db: Db,
   input: { name: string; plan: Plan; rateLimitPerMinute?: number | null },
 ): Promise<WorkspaceRow> {
+  const rateLimitPerMinute = input.rateLimitPerMinute ?? null;
+  checkWorkspace({ name: input.name, plan: input.plan, rateLimitPerMinute });
   return workspaces.insertWorkspace(db, {
     id: newId('workspace'),
     name: input.name,
     plan: input.plan,
-    rate_limit_per_minute: input.rateLimitPerMinute ?? null,
+    rate_limit_per_minute: rateLimitPerMinute,
+  });
+}
+
+/** Oldest first (ids sort by creation time). */
+export function listWorkspaces(db: Db): Promise<WorkspaceRow[]> {
+  return workspaces.listWorkspaces(db);
+}
+
+export async function getWorkspace(db: Db, id: string): Promise<WorkspaceRow> {
+  const row = await workspaces.findWorkspace(db, id);
+  if (!row) throw workspaceNotFound(id);
+  return row;
+}
+
+export function workspaceNotFound(id: string): ApiError {
+  return new ApiError('not_found', `Workspace ${id} not found`);
+}
+
+/**
+ * Changes any of name, plan and rate-limit override (`null` returns to the server default). The
+ * result must obey the workspace rules, so moving an Enterprise workspace with an override to
+ * another plan is refused unless the override is dropped in the same update: silently keeping or
+ * dropping a limit someone asked for would both surprise. Running servers cache a key's workspace
+ * plan and limit for up to 5 seconds, so a change reaches them within that time.
+ */
+export function updateWorkspace(
+  db: Db,
+  id: string,
+  changes: { name?: string; plan?: Plan; rateLimitPerMinute?: number | null },
+): Promise<WorkspaceRow> {
+  return db.transaction().execute(async (trx) => {
+    const current = await workspaces.findWorkspaceForUpdate(trx, id);
+    if (!current) throw workspaceNotFound(id);
+    const next = {
+      id,
+      name: changes.name ?? current.name,
+      plan: changes.plan ?? current.plan,
+      rateLimitPerMinute:
+        changes.rateLimitPerMinute === undefined ? current.rate_limit_per_minute : changes.rateLimitPerMinute,
+    };
+    if (changes.rateLimitPerMinute === undefined && next.rateLimitPerMinute !== null && next.plan !== 'enterprise') {
+      throw invalid(
+        'plan',
+        `Workspace ${id} has a rate-limit override of ${next.rateLimitPerMinute} requests per minute, which only ` +
+          `Enterprise workspaces may have; drop the override in the same update to move it to the ${next.plan} plan`,
+      );
+    }
+    checkWorkspace(next);
+    const updated = await workspaces.updateWorkspace(trx, id, {
+      name: next.name,
+      plan: next.plan,
+      rate_limit_per_minute: next.rateLimitPerMinute,
+    });
+    if (!updated) throw workspaceNotFound(id);
+    return updated;
   });
 }
 
@@ -23,7 +137,7 @@ export function createWorkspace(
  * display, or undefined when the database already had a workspace.
  */
 export async function bootstrapDefaultWorkspace(
-  db: Kysely<Database>,
+  db: Db,
 ): Promise<{ workspace: WorkspaceRow; secret: string } | undefined> {
   return db.transaction().execute(async (trx) => {
     if ((await workspaces.countWorkspaces(trx)) > 0) return undefined;

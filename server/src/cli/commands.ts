@@ -1,0 +1,208 @@
+import type { Plan } from '@pollkit/contracts';
+import type { Kysely } from 'kysely';
+import { ConfigError } from '../config.js';
+import { DataDirInUseError } from '../db/data-dir-lock.js';
+import type { DatabaseHandle } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import { ApiError } from '../http/api-error.js';
+import {
+  type ApiKeySummary,
+  createApiKey,
+  listApiKeys,
+  revokeApiKeyById,
+  toApiKeySummary,
+} from '../modules/api-keys/api-keys.service.js';
+import {
+  createWorkspace,
+  listWorkspaces,
+  toWorkspaceSummary,
+  updateWorkspace,
+  type WorkspaceSummary,
+} from '../modules/workspaces/workspaces.service.js';
+import { withDatabase } from './database.js';
+import { type CliIo, type CliOutput, createOutput, formatTable, formatTime, printable } from './output.js';
+import { CREDENTIAL_CACHE_SECONDS, EXIT_FAILURE, EXIT_OK } from './program.js';
+
+/**
+ * What each command does, once its command line has parsed. Loaded only when a command runs, so
+ * `--help` and usage errors do not pay for loading the database drivers.
+ */
+
+export interface CommandContext {
+  db: Kysely<Database>;
+  database: DatabaseHandle;
+  out: CliOutput;
+}
+
+/**
+ * Runs one command against the database and returns its exit code: 0, or 1 with the reason on
+ * stderr (as `{ error: { code, message } }` with --json). Errors no command expects propagate with
+ * their stack: they are bugs, and a one-line message would hide where.
+ */
+export async function execute(
+  io: CliIo,
+  json: boolean,
+  work: (context: CommandContext) => Promise<void>,
+): Promise<number> {
+  const out = createOutput(json, io.stdout);
+  try {
+    await withDatabase(
+      io.env,
+      (db, database) => work({ db, database, out }),
+      (migrations) => io.stderr.write(`Database schema updated: ${migrations.join(', ')}\n`),
+    );
+    return EXIT_OK;
+  } catch (error) {
+    const failure = describeFailure(error);
+    if (!failure) throw error;
+    io.stderr.write(json ? `${JSON.stringify({ error: failure })}\n` : `error: ${failure.message}\n`);
+    return EXIT_FAILURE;
+  }
+}
+
+export async function createWorkspaceCommand(
+  { db, out }: CommandContext,
+  options: { name: string; plan: Plan; rateLimit?: number },
+): Promise<void> {
+  const workspace = toWorkspaceSummary(
+    await createWorkspace(db, { name: options.name, plan: options.plan, rateLimitPerMinute: options.rateLimit }),
+  );
+  out.result(workspace);
+  out.line(`Created workspace ${workspace.id}: ${describeWorkspace(workspace)}.`);
+  out.line('Give it an API key with:');
+  out.line(`  pollkit keys create --workspace ${workspace.id}`);
+}
+
+export async function listWorkspacesCommand({ db, database, out }: CommandContext): Promise<void> {
+  const workspaces = (await listWorkspaces(db)).map(toWorkspaceSummary);
+  out.result(workspaces);
+  if (workspaces.length === 0) {
+    // Naming the database answers the usual surprise: a different DATA_DIR or DATABASE_URL.
+    out.line(`No workspaces in ${database.description}.`);
+    out.line('Create one with: pollkit workspaces create --name <name> --plan pro');
+    return;
+  }
+  out.line(
+    formatTable(
+      ['ID', 'NAME', 'PLAN', 'RATE LIMIT', 'CREATED'],
+      workspaces.map((w) => [w.id, printable(w.name), w.plan, describeRateLimit(w), formatTime(w.createdAt)]),
+    ),
+  );
+}
+
+export async function updateWorkspaceCommand(
+  { db, out }: CommandContext,
+  workspaceId: string,
+  options: { name?: string; plan?: Plan; rateLimit?: number | 'default' },
+): Promise<void> {
+  const workspace = toWorkspaceSummary(
+    await updateWorkspace(db, workspaceId, {
+      name: options.name,
+      plan: options.plan,
+      rateLimitPerMinute: options.rateLimit === 'default' ? null : options.rateLimit,
+    }),
+  );
+  out.result(workspace);
+  out.line(`Updated workspace ${workspace.id}: ${describeWorkspace(workspace)}.`);
+  out.line(`Running servers apply the change within ${CREDENTIAL_CACHE_SECONDS} seconds (they cache credentials).`);
+}
+
+export async function createKeyCommand(
+  { db, out }: CommandContext,
+  options: { workspace: string; name: string },
+): Promise<void> {
+  const { key, secret } = await createApiKey(db, { workspaceId: options.workspace, name: options.name });
+  const summary = toApiKeySummary(key);
+  out.result({ ...summary, secret });
+  out.line(`Created API key ${summary.id} "${printable(summary.name)}" for workspace ${summary.workspaceId}.`);
+  out.line();
+  out.line(`  ${secret}`);
+  out.line();
+  out.line('This secret is shown once: copy it now. Pollkit stores only its hash and cannot show it again;');
+  out.line('if it is lost, revoke the key and create another. Send it as `Authorization: Bearer <secret>`.');
+}
+
+export async function listKeysCommand({ db, out }: CommandContext, options: { workspace: string }): Promise<void> {
+  const keys = (await listApiKeys(db, options.workspace)).map((key) => toApiKeySummary(key));
+  out.result(keys);
+  if (keys.length === 0) {
+    out.line(`Workspace ${options.workspace} has no API keys.`);
+    out.line(`Create one with: pollkit keys create --workspace ${options.workspace}`);
+    return;
+  }
+  out.line(
+    formatTable(
+      ['ID', 'NAME', 'PREFIX', 'CREATED', 'STATUS'],
+      keys.map((k) => [k.id, printable(k.name), `${k.prefix}…`, formatTime(k.createdAt), describeStatus(k)]),
+    ),
+  );
+}
+
+export async function revokeKeyCommand({ db, out }: CommandContext, keyId: string): Promise<void> {
+  const { key, alreadyRevoked } = await revokeApiKeyById(db, keyId);
+  const summary = toApiKeySummary(key);
+  out.result({ ...summary, alreadyRevoked, credentialCacheSeconds: CREDENTIAL_CACHE_SECONDS });
+  if (alreadyRevoked) {
+    out.line(`API key ${summary.id} was already revoked (${formatTime(summary.revokedAt ?? '')}); nothing changed.`);
+    return;
+  }
+  out.line(`Revoked API key ${summary.id} "${printable(summary.name)}" of workspace ${summary.workspaceId}.`);
+  out.line(
+    `Running servers may accept it for up to ${CREDENTIAL_CACHE_SECONDS} more seconds (they cache credentials); ` +
+      'after that it answers 401 revoked_api_key.',
+  );
+}
+
+function describeRateLimit(workspace: WorkspaceSummary): string {
+  return workspace.rateLimitPerMinute === null ? 'default' : `${workspace.rateLimitPerMinute}/min`;
+}
+
+function describeWorkspace(workspace: WorkspaceSummary): string {
+  const limit =
+    workspace.rateLimitPerMinute === null
+      ? 'the server’s default rate limit'
+      : `a rate limit of ${workspace.rateLimitPerMinute} requests per minute`;
+  return `"${printable(workspace.name)}", ${workspace.plan} plan, ${limit}`;
+}
+
+function describeStatus(key: ApiKeySummary): string {
+  if (key.status === 'active' && key.expiresAt) return `active (expires ${formatTime(key.expiresAt)})`;
+  return key.status;
+}
+
+/** The failures a command reports as a message (code + text); undefined for anything else. */
+function describeFailure(error: unknown): { code: string; message: string } | undefined {
+  if (error instanceof ApiError) return { code: error.code, message: error.message };
+  if (error instanceof ConfigError) return { code: 'invalid_config', message: error.message };
+  if (error instanceof DataDirInUseError) return { code: 'database_in_use', message: error.message };
+  if (isConnectionError(error)) {
+    return { code: 'database_unavailable', message: `Cannot reach the database: ${connectionErrorText(error)}` };
+  }
+  return undefined;
+}
+
+type ErrnoLike = Error & { code?: string; errors?: unknown[] };
+
+/** Network failures, and PostgreSQL's "wrong password" and "no such database". */
+const connectionErrorCodes = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  '28P01',
+  '28000',
+  '3D000',
+]);
+
+function isConnectionError(error: unknown): error is ErrnoLike {
+  return error instanceof Error && connectionErrorCodes.has((error as ErrnoLike).code ?? '');
+}
+
+/** Node reports a refused connection to a dual-stack host as an AggregateError with no message. */
+function connectionErrorText(error: ErrnoLike): string {
+  if (error.message) return error.message;
+  const inner = (error.errors ?? []).map((e) => (e instanceof Error ? e.message : String(e))).filter(Boolean);
+  return inner.length > 0 ? inner.join('; ') : (error.code ?? 'connection failed');
+}

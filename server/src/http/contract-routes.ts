@@ -1,0 +1,115 @@
+import { type HttpMethod, inputInQuery, type RouteDefinition } from '@pollkit/contracts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import type { AppDeps } from '../deps.js';
+import { operations } from '../trpc/router.js';
+import { ApiError, toApiError } from './api-error.js';
+
+const ALL_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
+
+/**
+ * Serves every implemented operation as a Fastify route under `basePath`.
+ *
+ * This is the runtime half of trpc-to-openapi's job, done natively: Fastify's router (a radix tree)
+ * matches the path and decodes its parameters, Fastify's parsers own the body, and the spec's status
+ * codes and envelope are written directly. trpc-to-openapi still generates the OpenAPI document from
+ * the tRPC procedures of the same operations. See docs/architecture.md ("Serving the contract").
+ *
+ * The input object is assembled exactly as the OpenAPI document (and the SDK) describe it: path
+ * parameters, plus the query string for GET/DELETE or the JSON body otherwise.
+ */
+export function registerContractRoutes(app: FastifyInstance, deps: AppDeps, basePath: string): void {
+  const methodsByPath = new Map<string, HttpMethod[]>();
+
+  for (const operation of operations) {
+    const { route } = operation;
+    const url = `${basePath}${route.path.replace(/\{(\w+)\}/g, ':$1')}`;
+    methodsByPath.set(url, [...(methodsByPath.get(url) ?? []), route.method]);
+    const readInput = inputReader(route);
+
+    app.route({
+      method: route.method,
+      url,
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        try {
+          const output = await operation.run({ req: request, reply, deps }, readInput(request));
+          return reply.code(route.successStatus).send(output);
+        } catch (error) {
+          const apiError = toApiError(error);
+          if (apiError.status >= 500) request.log.error({ err: error, path: operation.path }, 'operation failed');
+          return reply.code(apiError.status).send(apiError.toEnvelope());
+        }
+      },
+    });
+  }
+
+  // A known path with a method it does not have is a 405 with `Allow`, not a 404.
+  for (const [url, methods] of methodsByPath) {
+    const others = ALL_METHODS.filter((m) => !methods.includes(m));
+    if (others.length === 0) continue;
+    const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', ');
+    app.route({
+      method: others,
+      url,
+      handler: async (request, reply) =>
+        reply
+          .code(405)
+          .header('allow', allow)
+          .send(new ApiError('method_not_allowed', `${request.method} is not allowed here; use ${allow}`).toEnvelope()),
+    });
+  }
+}
+
+/** Builds, once per route, the function that turns a request into the procedure's raw input. */
+function inputReader(route: RouteDefinition): (request: FastifyRequest) => Record<string, unknown> {
+  if (inputInQuery(route.method)) {
+    const coerce = queryCoercer(route.input);
+    return (request) => ({ ...coerce(request.query as Record<string, unknown>), ...(request.params as object) });
+  }
+  return (request) => {
+    const body = request.body ?? {};
+    if (typeof body !== 'object' || Array.isArray(body)) {
+      throw new ApiError('validation_failed', 'The request body must be a JSON object', {
+        fieldErrors: {},
+        formErrors: ['The request body must be a JSON object'],
+      });
+    }
+    return { ...(body as object), ...(request.params as object) };
+  };
+}
+
+type Scalar = 'number' | 'boolean';
+
+/** The scalar kind a query field must be converted to from text, looking through optional/default. */
+function scalarKind(schema: z.core.$ZodType): Scalar | undefined {
+  const def = schema._zod.def as { type: string; innerType?: z.core.$ZodType };
+  if (def.type === 'number' || def.type === 'int') return 'number';
+  if (def.type === 'boolean') return 'boolean';
+  if ((def.type === 'optional' || def.type === 'default' || def.type === 'nullable') && def.innerType) {
+    return scalarKind(def.innerType);
+  }
+  return undefined;
+}
+
+/**
+ * Query strings carry only text, so numeric and boolean query fields are converted before
+ * validation — strictly: `"20"` becomes 20, `"abc"` stays text and fails validation with a clear
+ * message, `"true"`/`"false"` become booleans and nothing else does. JSON bodies are never coerced.
+ */
+function queryCoercer(input: z.core.$ZodType): (query: Record<string, unknown>) => Record<string, unknown> {
+  const shape = (input._zod.def as { shape?: Record<string, z.core.$ZodType> }).shape ?? {};
+  const conversions = Object.entries(shape)
+    .map(([key, schema]) => [key, scalarKind(schema)] as const)
+    .filter((entry): entry is readonly [string, Scalar] => entry[1] !== undefined);
+  if (conversions.length === 0) return (query) => query;
+  return (query) => {
+    const out = { ...query };
+    for (const [key, kind] of conversions) {
+      const value = out[key];
+      if (typeof value !== 'string') continue;
+      if (kind === 'number' && /^-?\d+(\.\d+)?$/.test(value)) out[key] = Number(value);
+      if (kind === 'boolean' && (value === 'true' || value === 'false')) out[key] = value === 'true';
+    }
+    return out;
+  };
+}

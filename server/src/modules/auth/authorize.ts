@@ -1,0 +1,46 @@
+import type { RouteDefinition } from '@pollkit/contracts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppDeps } from '../../deps.js';
+import { ApiError } from '../../http/api-error.js';
+import { applyRateLimit } from '../../http/rate-limit-headers.js';
+import type { WorkspaceCredential } from './auth.service.js';
+
+/**
+ * The gate in front of every workspace route, in this order: who is calling (401), how often (429),
+ * whether their plan has the feature (402), whether the credential holds the route's scope (403).
+ * It runs before input validation, so an unauthenticated caller learns nothing about its input.
+ */
+export async function authorize(
+  route: RouteDefinition,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: AppDeps,
+): Promise<WorkspaceCredential | undefined> {
+  if (route.auth === 'none') return undefined;
+  const credential = await deps.authenticator.authenticate(request.headers.authorization);
+  await applyRateLimit(deps, reply, {
+    key: `cred:${credential.id}`,
+    limit: credential.rateLimitPerMinute ?? deps.config.RATE_LIMIT_PER_MINUTE,
+  });
+  assertPlan(route, credential);
+  if (route.scope && credential.scopes !== 'all' && !credential.scopes.has(route.scope)) {
+    throw new ApiError('insufficient_scope', `This credential lacks the \`${route.scope}\` scope`, {
+      requiredScope: route.scope,
+    });
+  }
+  return credential;
+}
+
+function assertPlan(route: RouteDefinition, credential: WorkspaceCredential): void {
+  if (credential.plan === 'free') {
+    throw new ApiError('upgrade_required', 'The API is available on the Pro and Enterprise plans', {
+      plan: credential.plan,
+    });
+  }
+  if (route.plan === 'enterprise' && credential.plan !== 'enterprise') {
+    throw new ApiError('upgrade_required', 'This feature is available on the Enterprise plan', {
+      plan: credential.plan,
+      requiredPlan: 'enterprise',
+    });
+  }
+}

@@ -1,0 +1,395 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/cli/program.js';
+import { parseConfig } from '../src/config.js';
+import { acquireDataDirLock, DataDirInUseError, LOCK_FILE_NAME } from '../src/db/data-dir-lock.js';
+import { migrateToLatest, openDatabase } from '../src/db/database.js';
+import { type RunningServer, startServer } from '../src/server.js';
+import { call } from './support/http.js';
+import { testDatabase, usingPostgres } from './support/server.js';
+
+/**
+ * The admin CLI as an operator runs it: a separate Node process on the same database as the
+ * server (an on-disk PGlite DATA_DIR, or PostgreSQL with TEST_DATABASE_URL). A process start costs
+ * one to three seconds on a busy machine, so the main flows are spawned and the many help, usage
+ * and refusal cases call the same `runCli` in this process.
+ */
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const secretPattern = /pk_live_[A-Za-z0-9_-]{43}/g;
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let scratch: string;
+let database: { url: string; drop(): Promise<void> } | undefined;
+/** Where the CLI and the server find the database under test. */
+let databaseEnv: { DATA_DIR: string } | { DATABASE_URL: string };
+
+/** Settles once the database under test exists with its schema; the first test to use it waits. */
+let databaseReady: Promise<void>;
+
+beforeAll(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'pollkit-cli-'));
+  if (usingPostgres) {
+    database = await testDatabase();
+    databaseEnv = { DATABASE_URL: database.url };
+  } else {
+    databaseEnv = { DATA_DIR: join(scratch, 'data') };
+  }
+  // Creating an embedded database takes seconds; it runs here while the tests that need no
+  // database spawn their processes.
+  databaseReady = createSchema();
+  databaseReady.catch(() => {});
+});
+
+afterAll(async () => {
+  await database?.drop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Runs `pollkit <args>` in its own process with only the environment given here. */
+function cli(args: string[], env: Record<string, string> = databaseEnv): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--conditions=@pollkit/source', 'server/src/cli/main.ts', ...args],
+      {
+        cwd: repoRoot,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? scratch, TMPDIR: tmpdir(), ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function json(result: CliResult) {
+  expect(result, result.stderr).toMatchObject({ code: 0 });
+  return JSON.parse(result.stdout);
+}
+
+async function createSchema(): Promise<void> {
+  const handle = await openDatabase({
+    databaseUrl: 'DATABASE_URL' in databaseEnv ? databaseEnv.DATABASE_URL : undefined,
+    dataDir: 'DATA_DIR' in databaseEnv ? databaseEnv.DATA_DIR : scratch,
+  });
+  try {
+    await migrateToLatest(handle.db);
+  } finally {
+    await handle.close();
+  }
+}
+
+function startServerOnTestDatabase(): Promise<RunningServer> {
+  return startServer(
+    parseConfig({
+      ...databaseEnv,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      BOOTSTRAP: 'false',
+      REDIS_URL: process.env.TEST_REDIS_URL,
+    }),
+  );
+}
+
+/**
+ * The same entry as main.ts (which only adds `process.exitCode =`), in this process. The spawned
+ * cases check that exit codes and output reach the shell the same way.
+ */
+async function cliInProcess(
+  args: string[],
+  env: Record<string, string> = { DATA_DIR: join(scratch, 'never-created') },
+): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (text: string) => void) =>
+    new Writable({
+      write(chunk, _encoding, done) {
+        append(String(chunk));
+        done();
+      },
+    });
+  const code = await runCli(args, {
+    env,
+    stdout: sink((text) => {
+      stdout += text;
+    }),
+    stderr: sink((text) => {
+      stderr += text;
+    }),
+  });
+  return { code, stdout, stderr };
+}
+
+describe('pollkit CLI: command line', () => {
+  it('prints help with examples for the program and every command', async () => {
+    const commands = [
+      [],
+      ['workspaces'],
+      ['workspaces', 'create'],
+      ['workspaces', 'list'],
+      ['workspaces', 'update'],
+      ['keys'],
+      ['keys', 'create'],
+      ['keys', 'list'],
+      ['keys', 'revoke'],
+    ];
+    const results = await Promise.all(commands.map((command) => cliInProcess([...command, '--help'])));
+    results.forEach((result, index) => {
+      const command = (commands[index] ?? []).join(' ');
+      expect(result.code, `${command} --help: ${result.stderr}`).toBe(0);
+      expect(result.stdout).toContain(`Usage: pollkit${command ? ` ${command}` : ''}`);
+      expect(result.stdout).toContain('Examples:\n  $ pollkit ');
+      if (command.includes(' ')) expect(result.stdout).toContain('--json');
+    });
+    const [program, , , , update, , , , revoke] = results;
+    expect(program?.stdout).toContain('npx -y pnpm@10 pollkit');
+    expect(program?.stdout).toContain('DATA_DIR');
+    expect(update?.stdout).toContain('--rate-limit <n|default>');
+    expect(revoke?.stdout).toContain('5 more seconds');
+    expect(existsSync(join(scratch, 'never-created'))).toBe(false);
+
+    // And as a process: the exit code and the text reach the shell.
+    const spawned = await cli(['keys', 'create', '--help'], { DATA_DIR: join(scratch, 'never-created') });
+    expect(spawned).toEqual(results[6]);
+  });
+
+  it('refuses bad values with exit code 1 and bad usage with exit code 2, before opening a database', async () => {
+    const cases: Array<[string[], number, RegExp]> = [
+      [['workspaces', 'create', '--name', 'X', '--plan', 'gold'], 1, /Allowed choices are free, pro, enterprise/],
+      [['workspaces', 'create', '--name', 'X', '--plan', 'enterprise', '--rate-limit', '1e3'], 1, /whole number/],
+      [['workspaces', 'update', 'ws_x', '--rate-limit', 'unlimited'], 1, /whole number .*or "default"/],
+      [['workspaces', 'create', '--plan', 'pro'], 2, /required option '--name <name>' not specified/],
+      [['workspaces', 'update', 'ws_x'], 2, /nothing to change: pass --name, --plan or --rate-limit/],
+      [['keys', 'revoke'], 2, /missing required argument 'keyId'/],
+      [['keys', 'list', '--workspace', 'ws_x', '--verbose'], 2, /unknown option '--verbose'/],
+      [['workspace', 'list'], 2, /unknown command 'workspace'/],
+      [[], 2, /Usage: pollkit/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => cliInProcess(args)));
+    results.forEach((result, index) => {
+      const [args, code, message] = cases[index] as [string[], number, RegExp];
+      expect({ args, code: result.code }).toEqual({ args, code });
+      expect(result.stderr).toMatch(message);
+      expect(result.stdout).toBe('');
+    });
+    expect(existsSync(join(scratch, 'never-created'))).toBe(false);
+
+    const spawned = await Promise.all([cases[0], cases[7]].map((c) => cli(c?.[0] ?? [], { DATA_DIR: scratch })));
+    expect(spawned).toEqual([results[0], results[7]]);
+  });
+});
+
+describe('pollkit CLI: workspaces and keys', () => {
+  let pro: { id: string };
+  let enterprise: { id: string };
+
+  // Every step is a process start (a second or two on a busy machine), hence the generous timeouts.
+  it('creates, updates and lists workspaces, enforcing the enterprise-only rate-limit override', {
+    timeout: 90_000,
+  }, async () => {
+    await databaseReady;
+    pro = json(await cli(['workspaces', 'create', '--name', 'Acme', '--plan', 'pro', '--json']));
+    expect(pro).toMatchObject({
+      id: expect.stringMatching(/^ws_/),
+      name: 'Acme',
+      plan: 'pro',
+      rateLimitPerMinute: null,
+    });
+
+    const created = await cli([
+      'workspaces',
+      'create',
+      '--name',
+      'Big Co',
+      '--plan',
+      'enterprise',
+      '--rate-limit',
+      '600',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(
+      /^Created workspace ws_\w+: "Big Co", enterprise plan, a rate limit of 600 requests per minute\./,
+    );
+    enterprise = { id: /Created workspace (ws_\w+)/.exec(created.stdout)?.[1] ?? '' };
+
+    // Refusals run in this process (the same runCli as main.ts) to spare three process starts.
+    const refused = await cliInProcess(['workspaces', 'update', pro.id, '--rate-limit', '500'], databaseEnv);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `error: Rate-limit overrides are an Enterprise feature, and workspace ${pro.id} is on the pro plan\n`,
+    );
+
+    const downgrade = await cliInProcess(
+      ['workspaces', 'update', enterprise.id, '--plan', 'pro', '--json'],
+      databaseEnv,
+    );
+    expect(downgrade.code).toBe(1);
+    expect(JSON.parse(downgrade.stderr)).toEqual({
+      error: { code: 'validation_failed', message: expect.stringContaining('drop the override in the same update') },
+    });
+
+    const missing = await cliInProcess(
+      ['workspaces', 'update', 'ws_01AAAAAAAAAAAAAAAAAAAAAAAA', '--name', 'Nobody'],
+      databaseEnv,
+    );
+    expect(missing).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'error: Workspace ws_01AAAAAAAAAAAAAAAAAAAAAAAA not found\n',
+    });
+
+    const renamed = json(
+      await cli([
+        'workspaces',
+        'update',
+        pro.id,
+        '--name',
+        'Acme Inc',
+        '--plan',
+        'enterprise',
+        '--rate-limit',
+        '900',
+        '--json',
+      ]),
+    );
+    expect(renamed).toMatchObject({ id: pro.id, name: 'Acme Inc', plan: 'enterprise', rateLimitPerMinute: 900 });
+
+    const listed = json(await cli(['workspaces', 'list', '--json']));
+    expect(listed).toEqual([
+      { ...pro, name: 'Acme Inc', plan: 'enterprise', rateLimitPerMinute: 900 },
+      { id: enterprise.id, name: 'Big Co', plan: 'enterprise', rateLimitPerMinute: 600, createdAt: expect.any(String) },
+    ]);
+  });
+
+  it('creates a key whose secret (shown once) authenticates on a server; list never shows it; revoke answers 401', {
+    timeout: 90_000,
+  }, async () => {
+    const created = await cli(['keys', 'create', '--workspace', pro.id, '--name', 'CI']);
+    expect(created.code, created.stderr).toBe(0);
+    const [secret, ...others] = created.stdout.match(secretPattern) ?? [];
+    expect(secret).toBeDefined();
+    expect(others).toEqual([]);
+    expect(created.stdout).toContain('This secret is shown once');
+    const keyId = /Created API key (key_\w+)/.exec(created.stdout)?.[1] ?? '';
+
+    const second = json(await cli(['keys', 'create', '--workspace', pro.id, '--json']));
+    expect(second).toMatchObject({
+      workspaceId: pro.id,
+      name: 'CLI key',
+      status: 'active',
+      secret: expect.stringMatching(secretPattern),
+    });
+    expect(second.prefix).toBe(second.secret.slice(0, second.prefix.length));
+
+    let server = await startServerOnTestDatabase();
+    try {
+      expect((await call('GET', `${server.url}/api/v1/polls`, { apiKey: secret })).status).toBe(200);
+      if (!usingPostgres) {
+        // The server holds the embedded database: a second process must not open it.
+        const blocked = await cli(['keys', 'revoke', keyId]);
+        expect(blocked.code).toBe(1);
+        expect(blocked.stderr).toContain(
+          `The embedded database at ${(databaseEnv as { DATA_DIR: string }).DATA_DIR} is in use by process ${process.pid} (is the server running?). Stop it first, or use DATABASE_URL=postgres://… to share a database.`,
+        );
+      }
+    } finally {
+      await server.close();
+    }
+
+    // Closing the server released the lock, so the CLI can open the database now.
+    const revoked = await cli(['keys', 'revoke', keyId]);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout).toContain(`Revoked API key ${keyId}`);
+    expect(revoked.stdout).toContain('up to 5 more seconds');
+
+    // A fresh server has no cached credential, so it shows what a running one shows 5 s later.
+    server = await startServerOnTestDatabase();
+    try {
+      const rejected = await call('GET', `${server.url}/api/v1/polls`, { apiKey: secret });
+      expect(rejected.status).toBe(401);
+      expect(rejected.body.error.code).toBe('revoked_api_key');
+      expect((await call('GET', `${server.url}/api/v1/polls`, { apiKey: second.secret })).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+
+    const again = json(await cliInProcess(['keys', 'revoke', keyId, '--json'], databaseEnv));
+    expect(again).toMatchObject({ id: keyId, status: 'revoked', alreadyRevoked: true, revokedAt: expect.any(String) });
+
+    const listed = await cli(['keys', 'list', '--workspace', pro.id]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const rows = listed.stdout.trimEnd().split('\n');
+    expect(rows[0]).toMatch(/^ID\s+NAME\s+PREFIX\s+CREATED\s+STATUS$/);
+    expect(rows.slice(1)).toEqual([
+      expect.stringMatching(new RegExp(`^${keyId}\\s+CI\\s+${secret?.slice(0, 14)}…\\s+\\S+ \\S+Z\\s+revoked$`)),
+      expect.stringMatching(new RegExp(`^${second.id}\\s+CLI key\\s+${second.prefix}…\\s+\\S+ \\S+Z\\s+active$`)),
+    ]);
+    // Neither secret, nor any part of it past the prefix the listing is for.
+    expect(listed.stdout.match(secretPattern)).toBeNull();
+    expect(listed.stdout).not.toContain(second.secret.slice(14, 24));
+    expect(listed.stdout).not.toContain(secret?.slice(14, 24));
+
+    // The JSON listing (in this process): the same objects, and no secret field.
+    const listedJson = await cliInProcess(['keys', 'list', '--workspace', pro.id, '--json'], databaseEnv);
+    expect(listedJson.code, listedJson.stderr).toBe(0);
+    expect(JSON.parse(listedJson.stdout)).toEqual([
+      { ...again, alreadyRevoked: undefined, credentialCacheSeconds: undefined },
+      { ...second, secret: undefined },
+    ]);
+  });
+});
+
+describe('embedded database lock', () => {
+  it('refuses a second opener while the lock is held, and is released on release', () => {
+    const dataDir = join(scratch, 'locked');
+    const lock = acquireDataDirLock(dataDir);
+    expect(readFileSync(join(dataDir, LOCK_FILE_NAME), 'utf8').split('\n')[0]).toBe(String(process.pid));
+    expect(() => acquireDataDirLock(dataDir)).toThrow(DataDirInUseError);
+    expect(() => acquireDataDirLock(dataDir)).toThrow(
+      `The embedded database at ${dataDir} is in use by process ${process.pid} (is the server running?). Stop it first, or use DATABASE_URL=postgres://… to share a database.`,
+    );
+    lock.release();
+    expect(existsSync(join(dataDir, LOCK_FILE_NAME))).toBe(false);
+    const again = acquireDataDirLock(dataDir);
+    again.release();
+  });
+
+  it('takes over a lock left by a process that is gone, and honours one whose process is alive', async () => {
+    const dataDir = join(scratch, 'stale');
+    const lockPath = join(dataDir, LOCK_FILE_NAME);
+    const gone = spawn(process.execPath, ['-e', '']);
+    const gonePid = gone.pid ?? 0;
+    await new Promise((resolve) => gone.on('close', resolve));
+    acquireDataDirLock(dataDir).release();
+
+    writeFileSync(lockPath, `${gonePid}\n`);
+    const lock = acquireDataDirLock(dataDir);
+    expect(readFileSync(lockPath, 'utf8').split('\n')[0]).toBe(String(process.pid));
+    lock.release();
+
+    // The parent of this test process is certainly running.
+    writeFileSync(lockPath, `${process.ppid}\n`);
+    expect(() => acquireDataDirLock(dataDir)).toThrow(`in use by process ${process.ppid}`);
+    expect(readFileSync(lockPath, 'utf8')).toBe(`${process.ppid}\n`);
+  });
+});
