@@ -18,6 +18,8 @@ export const errorCodes = {
   not_found: { status: 404, description: 'The resource or route does not exist (or belongs to another workspace).' },
   method_not_allowed: { status: 405, description: 'The route exists but not with this HTTP method.' },
   already_responded: { status: 409, description: 'The voter already answered this slide.' },
+  already_upvoted: { status: 409, description: 'The voter already upvoted this question.' },
+  upvotes_disabled: { status: 409, description: 'The Q&A slide does not take upvotes.' },
   poll_not_published: { status: 409, description: 'The poll is a draft; it takes no answers and cannot be closed.' },
   poll_closed: { status: 409, description: 'The poll is closed; it takes no answers.' },
   poll_has_responses: { status: 409, description: 'The poll already has answers, so its slides can no longer change.' },

@@ -1,10 +1,23 @@
+import {
+  castVote,
+  createResponse,
+  exportResults,
+  getResults,
+  listQuestions,
+  listResponses,
+  listVotes,
+  moderateQuestion,
+  upvoteQuestion,
+} from './routes/answers.js';
 import { createPoll, deletePoll, getPoll, listPolls, updatePoll } from './routes/polls.js';
 
 export * from './errors.js';
 export * from './route.js';
+export * from './schemas/answers.js';
 export * from './schemas/common.js';
 export * from './schemas/media.js';
 export * from './schemas/polls.js';
+export * from './schemas/results.js';
 export * from './scopes.js';
 
 /**
@@ -19,6 +32,23 @@ export const contract = {
     get: getPoll,
     update: updatePoll,
     delete: deletePoll,
+  },
+  votes: {
+    cast: castVote,
+    list: listVotes,
+  },
+  responses: {
+    create: createResponse,
+    list: listResponses,
+  },
+  results: {
+    get: getResults,
+    export: exportResults,
+  },
+  questions: {
+    list: listQuestions,
+    moderate: moderateQuestion,
+    upvote: upvoteQuestion,
   },
 } as const;
 

@@ -33,6 +33,11 @@ export interface RouteDefinition<TInput extends z.ZodType = z.ZodType, TOutput e
   /** Minimum plan beyond the API access every paid plan has; a lesser plan answers 402. */
   plan?: Exclude<Plan, 'free'>;
   successStatus: 200 | 201 | 202 | 204;
+  /**
+   * What the success body is: JSON matching `output` (the default), or a CSV download, which the
+   * server streams and the SDK returns as text.
+   */
+  format?: 'json' | 'csv';
   input: TInput;
   output: TOutput;
   /** Error codes this operation can answer besides those every authenticated route can. */

@@ -7,6 +7,7 @@ import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/databas
 import type { Database } from './db/schema.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './infra/invalidation.js';
 import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from './infra/rate-limit.js';
+import { AnswerWriter } from './modules/answers/answer-writer.js';
 import { Authenticator } from './modules/auth/auth.service.js';
 import { PollCache } from './modules/polls/poll-cache.js';
 
@@ -21,6 +22,7 @@ export interface AppDeps {
   /** Cross-process cache invalidation (Redis pub/sub, or in-process). */
   invalidation: InvalidationBus;
   pollCache: PollCache;
+  answerWriter: AnswerWriter;
   log: Logger;
   /** Set when shutdown begins: readiness fails so load balancers stop sending traffic. */
   state: { shuttingDown: boolean };
@@ -48,6 +50,12 @@ export async function createDeps(config: Config, log: Logger): Promise<AppDeps> 
       rateLimits: redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore(),
       invalidation,
       pollCache: new PollCache(invalidation),
+      // PGlite has one connection: one flush at a time. PostgreSQL: a few in parallel, leaving most
+      // of the pool to reads.
+      answerWriter: new AnswerWriter(database.db, {
+        maxConcurrentFlushes:
+          database.driver === 'pglite' ? 1 : Math.max(1, Math.min(4, config.DATABASE_POOL_SIZE >> 2)),
+      }),
       log,
       state: { shuttingDown: false },
     };
@@ -73,6 +81,7 @@ async function connectRedis(url: string): Promise<Redis> {
 }
 
 export async function closeDeps(deps: AppDeps): Promise<void> {
+  await deps.answerWriter.drained();
   await deps.rateLimits.close();
   await deps.invalidation.close();
   await deps.redis?.quit();

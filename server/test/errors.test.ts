@@ -553,7 +553,7 @@ describe('500 internal_error', () => {
 
   it('answers a real database fault with a generic envelope that leaks nothing, and stays up', async () => {
     const { apiKey } = await broken.workspace('pro');
-    await sql`drop table polls`.execute(broken.server.deps.db);
+    await sql`drop table polls cascade`.execute(broken.server.deps.db);
 
     const responses = [
       await call('GET', `${broken.api}/polls`, { apiKey }),

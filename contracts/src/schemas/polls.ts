@@ -18,7 +18,7 @@ export const pollLimits = {
 export const PollId = resourceId('poll', 'Poll id.');
 
 /** Client-chosen ids for slides, options and statements. */
-const ClientId = z
+export const ClientId = z
   .string()
   .min(1)
   .max(64)

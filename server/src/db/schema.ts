@@ -1,4 +1,4 @@
-import type { Branching, Plan, PollContent, PollStatus } from '@pollkit/contracts';
+import type { Branching, Plan, PollContent, PollStatus, QuestionStatus, SlideKind } from '@pollkit/contracts';
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
 
 /** Timestamps: written as Date (or defaulted by the database), read as Date on both drivers. */
@@ -42,11 +42,86 @@ export interface PollsTable {
   closed_at: NullableTimestamp;
 }
 
+/** `value` holds the one answer field of the slide's kind, as sent (normalised). */
+export interface AnswerValue {
+  optionIds?: string[];
+  scaleValue?: number;
+  scaleValues?: Record<string, number>;
+  rankingOrder?: string[];
+  text?: string;
+}
+
+export interface AnswersTable {
+  id: string;
+  poll_id: string;
+  slide_id: string;
+  voter_id: string;
+  kind: 'vote' | 'response';
+  slide_kind: SlideKind;
+  value: ColumnType<AnswerValue, string, string>;
+  status: QuestionStatus | null;
+  upvotes: ColumnType<number, number | undefined, number>;
+  created_at: CreatedAt;
+}
+
+export interface QuestionUpvotesTable {
+  question_id: string;
+  voter_id: string;
+  created_at: CreatedAt;
+}
+
+export interface PollVotersTable {
+  poll_id: string;
+  voter_id: string;
+}
+
+/** int8 columns: strings from `pg`, numbers from PGlite; read them through `toNumber`. */
+type Int8 = ColumnType<string | number, number, number>;
+
+export interface PollStatsTable {
+  poll_id: string;
+  voters: Int8;
+  answers: Int8;
+}
+
+export interface SlideTalliesTable {
+  poll_id: string;
+  slide_id: string;
+  key: string;
+  count: Int8;
+  total: number;
+}
+
+export interface OpenTextCountsTable {
+  poll_id: string;
+  slide_id: string;
+  text_hash: string;
+  text: string;
+  count: Int8;
+}
+
+export interface WordCountsTable {
+  poll_id: string;
+  slide_id: string;
+  word: string;
+  count: Int8;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
   polls: PollsTable;
+  answers: AnswersTable;
+  question_upvotes: QuestionUpvotesTable;
+  poll_voters: PollVotersTable;
+  poll_stats: PollStatsTable;
+  slide_tallies: SlideTalliesTable;
+  open_text_counts: OpenTextCountsTable;
+  word_counts: WordCountsTable;
 }
+
+export type AnswerRow = Selectable<AnswersTable>;
+export type NewAnswer = Insertable<AnswersTable>;
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
 export type NewWorkspace = Insertable<WorkspacesTable>;

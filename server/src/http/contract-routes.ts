@@ -1,7 +1,9 @@
+import { Readable } from 'node:stream';
 import { type HttpMethod, inputInQuery, type RouteDefinition } from '@pollkit/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { AppDeps } from '../deps.js';
+import type { CsvDownload } from '../trpc/implement.js';
 import { operations } from '../trpc/router.js';
 import { ApiError, toApiError } from './api-error.js';
 
@@ -33,6 +35,16 @@ export function registerContractRoutes(app: FastifyInstance, deps: AppDeps, base
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         try {
           const output = await operation.run({ req: request, reply, deps }, readInput(request));
+          if (route.format === 'csv') {
+            const { filename, chunks } = output as CsvDownload;
+            // Streamed: rows are produced as the client reads them, so memory stays flat however
+            // large the export.
+            return reply
+              .code(route.successStatus)
+              .header('content-type', 'text/csv; charset=utf-8')
+              .header('content-disposition', `attachment; filename="${filename}"`)
+              .send(Readable.from(chunks));
+          }
           return reply.code(route.successStatus).send(output);
         } catch (error) {
           const apiError = toApiError(error);

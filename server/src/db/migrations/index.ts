@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import * as initial from './0001_initial.js';
+import * as answers from './0002_answers.js';
 
 /**
  * Migrations are registered here, in code, rather than read from a folder at run time: the server
@@ -7,6 +8,7 @@ import * as initial from './0001_initial.js';
  */
 const migrations: Record<string, Migration> = {
   '0001_initial': initial,
+  '0002_answers': answers,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -5,6 +5,7 @@ import { newId } from '../../db/ids.js';
 import type { Database, PollRow, PollUpdate } from '../../db/schema.js';
 import { ApiError } from '../../http/api-error.js';
 import { decodeCursor, encodeCursor } from '../../http/cursor.js';
+import { pollHasAnswers } from '../answers/answers.repository.js';
 import type { PollCache } from './poll-cache.js';
 import * as polls from './polls.repository.js';
 
@@ -104,7 +105,13 @@ export async function updatePoll(
     const now = new Date();
     const changes: PollUpdate = transition(current, input, now);
     if (input.title !== undefined && input.title !== current.title) changes.title = input.title;
-    if (input.content !== undefined) changes.content = JSON.stringify(input.content);
+    if (input.content !== undefined) {
+      // Answers refer to slides and options by id; changing the deck under them would corrupt results.
+      if (await pollHasAnswers(trx, input.id)) {
+        throw new ApiError('poll_has_responses', 'This poll already has answers, so its slides can no longer change');
+      }
+      changes.content = JSON.stringify(input.content);
+    }
     if (Object.keys(changes).length === 0) return toPoll(current);
     changes.updated_at = now;
     return toPoll(await polls.updatePoll(trx, workspaceId, input.id, changes));

@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import { ListCursor, ListLimit, pageOf, Timestamp } from './common.js';
+import { ClientId, PollId } from './polls.js';
+
+/** The caller's own identifier for a respondent: an email hash, a user id, a session id… */
+export const VoterId = z
+  .string()
+  .min(1)
+  .max(200)
+  .describe('Your identifier for the respondent. One answer per voter per slide (Q&A excepted).');
+
+export const SlideId = ClientId.describe('The `id` of a slide of the poll.');
+
+export const VoteId = z.string().regex(/^vote_[0-9A-HJKMNP-TV-Z]{26}$/, 'Must be a vote_… id');
+export const ResponseId = z.string().regex(/^rsp_[0-9A-HJKMNP-TV-Z]{26}$/, 'Must be a rsp_… id');
+
+/** What `POST /polls/{id}/votes` and `POST /polls/{id}/responses` answer with 201. */
+export const AnswerReceipt = z
+  .object({
+    id: z.string().describe('`vote_…` for votes, `rsp_…` for responses.'),
+    pollId: PollId,
+    slideId: SlideId,
+    voterId: VoterId,
+    createdAt: Timestamp,
+  })
+  .meta({ id: 'AnswerReceipt' });
+export type AnswerReceipt = z.infer<typeof AnswerReceipt>;
+
+export const CastVoteInput = z
+  .strictObject({
+    id: PollId,
+    voterId: VoterId,
+    slideId: SlideId,
+    optionIds: z
+      .array(ClientId)
+      .min(1)
+      .max(50)
+      .describe('Exactly one option for a `single` slide; one or more distinct options for `multiple`.'),
+  })
+  .meta({ id: 'CastVoteInput' });
+
+const answerFields = ['scaleValue', 'scaleValues', 'rankingOrder', 'text', 'optionIds'] as const;
+
+export const CreateResponseInput = z
+  .strictObject({
+    id: PollId,
+    voterId: VoterId,
+    slideId: SlideId,
+    scaleValue: z.number().int().optional().describe('`scale` slides without statements: the rating.'),
+    scaleValues: z
+      .record(ClientId, z.number().int())
+      .optional()
+      .describe('`scale` slides with statements: a rating per statement id.'),
+    rankingOrder: z
+      .array(ClientId)
+      .max(50)
+      .optional()
+      .describe('`ranking` slides: every option id, most preferred first.'),
+    text: z.string().trim().min(1).max(5000).optional().describe('`open_ended` answers and `qa` questions.'),
+    optionIds: z.array(ClientId).min(1).max(50).optional().describe('`quiz` slides: the chosen options.'),
+  })
+  .superRefine((input, ctx) => {
+    const sent = answerFields.filter((field) => input[field] !== undefined);
+    if (sent.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message:
+          sent.length === 0
+            ? `Send the answer field that matches the slide's kind: one of ${answerFields.join(', ')}`
+            : `Send exactly one answer field, not ${sent.join(' and ')}`,
+      });
+    }
+  })
+  .meta({ id: 'CreateResponseInput' });
+
+export const Vote = z
+  .object({
+    id: z.string(),
+    pollId: PollId,
+    slideId: SlideId,
+    voterId: VoterId,
+    optionIds: z.array(z.string()),
+    createdAt: Timestamp,
+  })
+  .meta({ id: 'Vote' });
+export type Vote = z.infer<typeof Vote>;
+
+export const QuestionStatus = z
+  .enum(['pending', 'approved', 'dismissed'])
+  .meta({ id: 'QuestionStatus', description: 'Q&A questions on a moderated slide start `pending`.' });
+export type QuestionStatus = z.infer<typeof QuestionStatus>;
+
+/** A stored response (named PollResponse so it does not shadow fetch's global `Response`). */
+export const PollResponse = z
+  .object({
+    id: z.string(),
+    pollId: PollId,
+    slideId: SlideId,
+    voterId: VoterId,
+    kind: z.enum(['quiz', 'scale', 'ranking', 'open_ended', 'qa']),
+    scaleValue: z.number().optional(),
+    scaleValues: z.record(z.string(), z.number()).optional(),
+    rankingOrder: z.array(z.string()).optional(),
+    text: z.string().optional(),
+    optionIds: z.array(z.string()).optional(),
+    /** Q&A questions only. */
+    status: QuestionStatus.optional(),
+    upvotes: z.number().int().optional(),
+    createdAt: Timestamp,
+  })
+  .meta({ id: 'Response' });
+export type PollResponse = z.infer<typeof PollResponse>;
+
+export const ListAnswersInput = z.strictObject({
+  id: PollId,
+  limit: ListLimit,
+  cursor: ListCursor,
+  slideId: SlideId.optional().describe('Only answers to this slide.'),
+  voterId: VoterId.optional().describe("Only this voter's answers."),
+});
+
+export const VoteList = pageOf(Vote, 'VoteList');
+export const ResponseList = pageOf(PollResponse, 'ResponseList');
+
+export const Question = z
+  .object({
+    id: ResponseId,
+    pollId: PollId,
+    slideId: SlideId,
+    voterId: VoterId,
+    text: z.string(),
+    status: QuestionStatus,
+    upvotes: z.number().int(),
+    createdAt: Timestamp,
+  })
+  .meta({ id: 'Question' });
+export type Question = z.infer<typeof Question>;
+
+export const ModerateQuestionInput = z.strictObject({
+  id: PollId,
+  questionId: ResponseId,
+  status: QuestionStatus.describe('`approved` shows the question; `dismissed` hides it.'),
+});
+
+export const UpvoteQuestionInput = z.strictObject({
+  id: PollId,
+  questionId: ResponseId,
+  voterId: VoterId,
+});
+
+export const ListQuestionsInput = z.strictObject({
+  id: PollId,
+  limit: ListLimit,
+  cursor: ListCursor,
+  slideId: SlideId.optional(),
+  status: QuestionStatus.optional(),
+});
+export const QuestionList = pageOf(Question, 'QuestionList');

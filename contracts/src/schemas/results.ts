@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { PollId } from './polls.js';
+
+const base = { slideId: z.string(), text: z.string() };
+const Percentage = z.number().min(0).max(100).describe('Share of the slide’s answers, 0–100, two decimals.');
+
+const OptionResult = z.object({ id: z.string(), label: z.string(), count: z.number().int(), percentage: Percentage });
+
+const Distribution = z
+  .array(z.object({ value: z.number().int(), count: z.number().int() }))
+  .describe('Every rating from min to max with its count.');
+
+export const MultipleChoiceResult = z
+  .object({
+    ...base,
+    kind: z.literal('multiple_choice'),
+    totalAnswers: z.number().int(),
+    options: z.array(OptionResult),
+  })
+  .meta({ id: 'MultipleChoiceResult' });
+
+export const QuizResult = z
+  .object({
+    ...base,
+    kind: z.literal('quiz'),
+    totalAnswers: z.number().int(),
+    correctAnswers: z.number().int().describe('Answers that chose exactly the correct options.'),
+    correctRate: Percentage.describe('correctAnswers / totalAnswers × 100.'),
+    options: z.array(OptionResult.extend({ correct: z.boolean() })),
+  })
+  .meta({ id: 'QuizResult' });
+
+export const ScaleResult = z
+  .object({
+    ...base,
+    kind: z.literal('scale'),
+    totalAnswers: z.number().int(),
+    average: z.number().nullable().describe('Null until someone answers.'),
+    distribution: Distribution,
+    statements: z.array(
+      z.object({
+        id: z.string(),
+        text: z.string(),
+        totalAnswers: z.number().int(),
+        average: z.number().nullable(),
+        distribution: Distribution,
+      }),
+    ),
+  })
+  .meta({ id: 'ScaleResult' });
+
+export const RankingResult = z
+  .object({
+    ...base,
+    kind: z.literal('ranking'),
+    totalAnswers: z.number().int(),
+    options: z.array(
+      z.object({
+        id: z.string(),
+        label: z.string(),
+        averageRank: z.number().nullable().describe('1 = first place; null until someone answers.'),
+        score: z.number().int().describe('Borda count: n − position summed over answers (n = number of options).'),
+      }),
+    ),
+  })
+  .meta({ id: 'RankingResult' });
+
+export const OpenEndedResult = z
+  .object({
+    ...base,
+    kind: z.literal('open_ended'),
+    totalAnswers: z.number().int(),
+    recent: z.array(z.object({ text: z.string(), createdAt: z.string() })).describe('The 20 newest answers.'),
+    words: z
+      .array(z.object({ word: z.string(), count: z.number().int() }))
+      .describe('The 50 most frequent words, for a word cloud.'),
+  })
+  .meta({ id: 'OpenEndedResult' });
+
+export const QaResult = z
+  .object({
+    ...base,
+    kind: z.literal('qa'),
+    totalQuestions: z.number().int().describe('Every question asked, pending and dismissed included.'),
+    questions: z
+      .array(z.object({ id: z.string(), text: z.string(), upvotes: z.number().int(), createdAt: z.string() }))
+      .describe('The 50 most upvoted approved questions.'),
+  })
+  .meta({ id: 'QaResult' });
+
+export const ContentResult = z.object({ ...base, kind: z.literal('content') }).meta({ id: 'ContentResult' });
+
+export const SlideResult = z
+  .discriminatedUnion('kind', [
+    MultipleChoiceResult,
+    QuizResult,
+    ScaleResult,
+    RankingResult,
+    OpenEndedResult,
+    QaResult,
+    ContentResult,
+  ])
+  .meta({ id: 'SlideResult' });
+
+export const PollResults = z
+  .object({
+    pollId: PollId,
+    totalVoters: z.number().int().describe('Distinct voters who answered at least one slide.'),
+    slides: z.array(SlideResult).describe('One entry per slide, in deck order.'),
+  })
+  .meta({ id: 'PollResults' });
+
+export type PollResults = z.infer<typeof PollResults>;
+export type SlideResult = z.infer<typeof SlideResult>;

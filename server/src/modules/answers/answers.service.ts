@@ -1,0 +1,131 @@
+import type { CastVoteInput, CreateResponseInput, ListAnswersInput, PollResponse, Vote } from '@pollkit/contracts';
+import type { z } from 'zod';
+import { newId } from '../../db/ids.js';
+import type { AnswerRow } from '../../db/schema.js';
+import { ApiError } from '../../http/api-error.js';
+import { decodeCursor, encodeCursor } from '../../http/cursor.js';
+import { getPoll, type PollsDeps } from '../polls/polls.service.js';
+import { assertTakesAnswers, findSlide, responseValue, voteValue } from './answer-rules.js';
+import type { AnswerWriter } from './answer-writer.js';
+import * as answers from './answers.repository.js';
+import { deltasFor } from './tallies.js';
+
+export interface AnswersDeps extends PollsDeps {
+  answerWriter: AnswerWriter;
+}
+
+function receipt(row: { id: string; poll_id: string; slide_id: string; voter_id: string }, createdAt: Date) {
+  return {
+    id: row.id,
+    pollId: row.poll_id,
+    slideId: row.slide_id,
+    voterId: row.voter_id,
+    createdAt: createdAt.toISOString(),
+  };
+}
+
+const alreadyResponded = (slideId: string) =>
+  new ApiError('already_responded', `This voter already answered slide '${slideId}'`);
+
+export async function castVote(deps: AnswersDeps, workspaceId: string, input: z.output<typeof CastVoteInput>) {
+  const poll = await getPoll(deps, workspaceId, input.id);
+  assertTakesAnswers(poll);
+  const slide = findSlide(poll, input.slideId);
+  const value = voteValue(slide, input.optionIds);
+  const createdAt = new Date();
+  const row = {
+    id: newId('vote'),
+    poll_id: poll.id,
+    slide_id: slide.id,
+    voter_id: input.voterId,
+    kind: 'vote' as const,
+    slide_kind: slide.kind,
+    value: JSON.stringify(value),
+    status: null,
+    created_at: createdAt,
+  };
+  if (!(await deps.answerWriter.write({ row, deltas: deltasFor(slide, value) }))) throw alreadyResponded(slide.id);
+  return receipt(row, createdAt);
+}
+
+export async function createResponse(
+  deps: AnswersDeps,
+  workspaceId: string,
+  input: z.output<typeof CreateResponseInput>,
+) {
+  const poll = await getPoll(deps, workspaceId, input.id);
+  assertTakesAnswers(poll);
+  const slide = findSlide(poll, input.slideId);
+  const value = responseValue(slide, input);
+  const createdAt = new Date();
+  const row = {
+    id: newId('response'),
+    poll_id: poll.id,
+    slide_id: slide.id,
+    voter_id: input.voterId,
+    kind: 'response' as const,
+    slide_kind: slide.kind,
+    value: JSON.stringify(value),
+    // Q&A questions on a moderated slide wait for approval; elsewhere they show at once.
+    status: slide.kind === 'qa' ? (slide.moderated ? ('pending' as const) : ('approved' as const)) : null,
+    created_at: createdAt,
+  };
+  if (!(await deps.answerWriter.write({ row, deltas: deltasFor(slide, value) }))) throw alreadyResponded(slide.id);
+  return receipt(row, createdAt);
+}
+
+function toVote(row: AnswerRow): Vote {
+  return {
+    id: row.id,
+    pollId: row.poll_id,
+    slideId: row.slide_id,
+    voterId: row.voter_id,
+    optionIds: row.value.optionIds ?? [],
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+export function toResponse(row: AnswerRow): PollResponse {
+  return {
+    id: row.id,
+    pollId: row.poll_id,
+    slideId: row.slide_id,
+    voterId: row.voter_id,
+    kind: row.slide_kind as PollResponse['kind'],
+    ...row.value,
+    ...(row.slide_kind === 'qa' ? { status: row.status ?? 'approved', upvotes: row.upvotes } : {}),
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+async function listPage<T>(
+  deps: AnswersDeps,
+  workspaceId: string,
+  input: z.output<typeof ListAnswersInput>,
+  kind: 'vote' | 'response',
+  map: (row: AnswerRow) => T,
+) {
+  // Resolving the poll first keeps workspaces apart: another workspace's poll id is a 404.
+  const poll = await getPoll(deps, workspaceId, input.id);
+  const beforeId =
+    input.cursor === undefined ? undefined : decodeCursor(input.cursor, kind === 'vote' ? 'vote' : 'rsp');
+  const rows = await answers.listAnswers(deps.db, {
+    pollId: poll.id,
+    kind,
+    slideId: input.slideId,
+    voterId: input.voterId,
+    beforeId,
+    limit: input.limit + 1,
+  });
+  const page = rows.slice(0, input.limit);
+  const last = page.at(-1);
+  return { data: page.map(map), nextCursor: rows.length > input.limit && last ? encodeCursor(last.id) : null };
+}
+
+export function listVotes(deps: AnswersDeps, workspaceId: string, input: z.output<typeof ListAnswersInput>) {
+  return listPage(deps, workspaceId, input, 'vote', toVote);
+}
+
+export function listResponses(deps: AnswersDeps, workspaceId: string, input: z.output<typeof ListAnswersInput>) {
+  return listPage(deps, workspaceId, input, 'response', toResponse);
+}
