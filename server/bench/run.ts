@@ -1,41 +1,87 @@
 /**
  * Runs the benchmarks and prints a Markdown section for RESULTS.md.
- *   npx -y pnpm@10 bench                       # all scenarios, embedded PGlite
- *   BENCH_DATABASE_URL=postgres://… npx -y pnpm@10 bench
- *   BENCH_DURATION=20 BENCH_CONNECTIONS=100 BENCH_ROUNDS=5 npx -y pnpm@10 bench
+ *   npx -y pnpm@10 bench                                   # every scenario, embedded PGlite
+ *   BENCH_DATABASE_URL=postgres://… npx -y pnpm@10 bench   # on PostgreSQL
+ *   BENCH_SCENARIOS=get-poll,vote-ingestion BENCH_DURATION=20 BENCH_CONNECTIONS=100 BENCH_ROUNDS=5 npx -y pnpm@10 bench
  */
 import { getPollScenario } from './get-poll.js';
+import { resultsAndExportScenario } from './results-and-export.js';
 import { machine } from './support.js';
+import { voteIngestionScenario } from './vote-ingestion.js';
 
 const durationSec = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const selected = new Set(
+  (
+    process.env.BENCH_SCENARIOS ??
+    (process.env.BENCH_DATABASE_URL ? 'get-poll,vote-ingestion,results-export' : 'get-poll,vote-ingestion')
+  ).split(','),
+);
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 const lines: string[] = [];
-lines.push(`### ${new Date().toISOString().slice(0, 10)} — ${machine()}`);
-lines.push('');
-lines.push(
-  `autocannon, ${connections} connections, ${durationSec} s per measurement after a 2 s warm-up; targets alternate over ${rounds} rounds and the median round is shown.`,
-);
-lines.push('');
+const print = (...more: string[]) => {
+  lines.push(...more);
+  process.stdout.write(`${more.join('\n')}\n`);
+};
 
-const getPoll = await getPollScenario({ durationSec, connections, rounds });
-lines.push(`#### GET /api/v1/polls/{id} (${getPoll.database}, ${getPoll.bodyBytes}-byte body)`);
-lines.push('');
-lines.push('| target | req/s | p50 ms | p99 ms | non-2xx | errors |');
-lines.push('|---|---:|---:|---:|---:|---:|');
-for (const [name, r] of [
-  ['bare Fastify route, same JSON', getPoll.bare],
-  ['Pollkit (auth, rate limit, validation, database)', getPoll.pollkit],
-] as const) {
-  lines.push(`| ${name} | ${fmt(r.requestsPerSec)} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.errors} |`);
+print(`### ${new Date().toISOString().slice(0, 10)} — ${machine()}`, '');
+
+if (selected.has('get-poll')) {
+  const r = await getPollScenario({ durationSec, connections, rounds });
+  print(
+    `#### GET /api/v1/polls/{id} (${r.database}, ${r.bodyBytes}-byte body)`,
+    '',
+    `autocannon, ${connections} connections, ${durationSec} s per measurement after a 2 s warm-up; targets alternate over ${rounds} rounds and the median round is shown.`,
+    '',
+    '| target | req/s | p50 ms | p99 ms | non-2xx | errors |',
+    '|---|---:|---:|---:|---:|---:|',
+    `| bare Fastify route, same JSON | ${fmt(r.bare.requestsPerSec)} | ${r.bare.p50Ms} | ${r.bare.p99Ms} | ${r.bare.non2xx} | ${r.bare.errors} |`,
+    `| Pollkit (auth, rate limit, validation, cache) | ${fmt(r.pollkit.requestsPerSec)} | ${r.pollkit.p50Ms} | ${r.pollkit.p99Ms} | ${r.pollkit.non2xx} | ${r.pollkit.errors} |`,
+    '',
+    `Ratio Pollkit / bare: **${r.ratio.toFixed(2)}** (target ≥ 0.50).`,
+    `Rounds (req/s): bare ${r.rounds.bare.map(fmt).join(' / ')}; Pollkit ${r.rounds.pollkit.map(fmt).join(' / ')}.`,
+    '',
+  );
 }
-lines.push('');
-lines.push(`Ratio Pollkit / bare: **${getPoll.ratio.toFixed(2)}** (target ≥ 0.50).`);
-lines.push(
-  `Rounds (req/s): bare ${getPoll.rounds.bare.map(fmt).join(' / ')}; Pollkit ${getPoll.rounds.pollkit.map(fmt).join(' / ')}.`,
-);
-lines.push('');
 
-process.stdout.write(`${lines.join('\n')}\n`);
+if (selected.has('vote-ingestion')) {
+  const r = await voteIngestionScenario({ durationSec, connections });
+  print(
+    `#### POST /api/v1/polls/{id}/votes, a new voter per request (${r.database})`,
+    '',
+    `autocannon, ${connections} connections, ${durationSec} s after a 2 s warm-up each.`,
+    '',
+    '| target | accepted votes/s | p50 ms | p99 ms | non-2xx | errors |',
+    '|---|---:|---:|---:|---:|---:|',
+    `| naive baseline: one INSERT per request, same pool | ${fmt(r.baseline.acceptedPerSec)} | ${r.baseline.p50Ms} | ${r.baseline.p99Ms} | ${r.baseline.non2xx} | ${r.baseline.errors} |`,
+    `| Pollkit (auth, validation, answer + aggregates, group commit) | ${fmt(r.pollkit.acceptedPerSec)} | ${r.pollkit.p50Ms} | ${r.pollkit.p99Ms} | ${r.pollkit.non2xx} | ${r.pollkit.errors} |`,
+    '',
+    `Pollkit / baseline: **${(r.pollkit.acceptedPerSec / r.baseline.acceptedPerSec).toFixed(2)}** (target ≥ 1.00 with p99 < 50 ms).`,
+    '',
+  );
+}
+
+if (selected.has('results-export')) {
+  const r = await resultsAndExportScenario({ durationSec, connections });
+  print(
+    `#### GET /api/v1/polls/{id}/results and /export on seeded polls (${r.database})`,
+    '',
+    `Seeding (bench/seed.ts, the writer's batch statement without HTTP): ${r.seeding.map((s) => `${fmt(s.answers)} answers in ${s.seconds.toFixed(0)} s`).join('; ')}.`,
+    '',
+    '| stored answers | p50 ms (1 connection) | p99 ms (1 connection) | req/s (' +
+      connections +
+      ' connections) | p99 ms (' +
+      connections +
+      ' connections) |',
+    '|---:|---:|---:|---:|---:|',
+    ...r.results.map(
+      (x) =>
+        `| ${fmt(x.answers)} | ${x.latency.p50Ms} | ${x.latency.p99Ms} | ${fmt(x.throughput.requestsPerSec)} | ${x.throughput.p99Ms} |`,
+    ),
+    '',
+    `Export of ${fmt(r.export.answers)} answers (${fmt(r.export.distinctTexts)} distinct open-ended texts): ${fmt(r.export.rows)} CSV lines, ${(r.export.bytes / 2 ** 20).toFixed(1)} MiB in ${r.export.seconds.toFixed(1)} s; server RSS ${r.export.rssBeforeMb.toFixed(0)} MB before, peak (VmHWM) ${r.export.peakMb.toFixed(0)} MB (target < 200 MB).`,
+    '',
+  );
+}

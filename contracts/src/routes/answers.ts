@@ -22,6 +22,7 @@ const answerErrors = [
   'already_responded',
   'poll_not_published',
   'poll_closed',
+  'service_unavailable',
 ] as const;
 
 export const castVote = defineRoute({

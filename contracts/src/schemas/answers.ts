@@ -137,15 +137,17 @@ export const Question = z
   .meta({ id: 'Question' });
 export type Question = z.infer<typeof Question>;
 
+const QuestionIdParam = ResponseId.describe('The question: the `id` its `POST /polls/{id}/responses` answered.');
+
 export const ModerateQuestionInput = z.strictObject({
   id: PollId,
-  questionId: ResponseId,
+  questionId: QuestionIdParam,
   status: QuestionStatus.describe('`approved` shows the question; `dismissed` hides it.'),
 });
 
 export const UpvoteQuestionInput = z.strictObject({
   id: PollId,
-  questionId: ResponseId,
+  questionId: QuestionIdParam,
   voterId: VoterId,
 });
 

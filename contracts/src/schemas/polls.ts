@@ -22,7 +22,9 @@ export const ClientId = z
   .string()
   .min(1)
   .max(64)
-  .regex(/^[A-Za-z0-9_-]+$/, 'Use letters, digits, `_` or `-`');
+  .regex(/^[A-Za-z0-9_-]+$/, 'Use letters, digits, `_` or `-`')
+  // Ids become object keys (`scaleValues`); `__proto__` would be dropped there, so it is refused here.
+  .refine((id) => id !== '__proto__', '`__proto__` is reserved');
 
 export const Option = z
   .strictObject({

@@ -92,7 +92,7 @@ export function prepareRequest(
   let body: string | undefined;
   const headers = new Headers(config.headers);
   for (const [name, value] of new Headers(options.headers)) headers.set(name, value);
-  headers.set('accept', 'application/json');
+  headers.set('accept', route.format === 'csv' ? 'text/csv' : 'application/json');
 
   if (inputInQuery(route.method)) {
     const params = new URLSearchParams();
@@ -147,7 +147,12 @@ export async function sendOnce(
  * The body of a 2xx response; any other status becomes a {@link PollkitError}. The body can still
  * fail to arrive after the status line did: that is a connection error too.
  */
-export async function readResponse(config: RequestConfig, response: Response, signal?: AbortSignal): Promise<unknown> {
+export async function readResponse(
+  config: RequestConfig,
+  response: Response,
+  signal?: AbortSignal,
+  format: RouteDefinition['format'] = 'json',
+): Promise<unknown> {
   let text: string;
   try {
     text = await response.text();
@@ -157,6 +162,8 @@ export async function readResponse(config: RequestConfig, response: Response, si
   if (!response.ok) {
     throw PollkitError.from({ status: response.status, headers: response.headers, text });
   }
+  // A CSV download (`client.results.export()`) is returned as the document's text.
+  if (format === 'csv') return text;
   if (response.status === 204 || text === '') return undefined;
   try {
     return JSON.parse(text);
@@ -184,5 +191,5 @@ export async function request(
 ): Promise<unknown> {
   const prepared = prepareRequest(config, route, input, options);
   const response = await sendOnce(config, prepared, options.signal);
-  return readResponse(config, response, options.signal);
+  return readResponse(config, response, options.signal, route.format);
 }

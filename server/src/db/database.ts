@@ -40,7 +40,22 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       db,
       driver: 'postgres',
       description: `PostgreSQL at ${hostname}:${port || 5432}${pathname}`,
-      close: () => db.destroy(),
+      close: async () => {
+        // pg-pool's end() resolves before its sockets have closed; wait for every client to be
+        // removed, so "closed" really means no connection is left (a dropped test database or a
+        // restarting PostgreSQL then cannot kill a connection we still hold).
+        const open = pool.totalCount;
+        const removed = new Promise<void>((resolve) => {
+          let left = open;
+          if (left === 0) resolve();
+          pool.on('remove', () => {
+            left -= 1;
+            if (left <= 0) resolve();
+          });
+        });
+        await db.destroy();
+        await removed;
+      },
     };
   }
   const inMemory = url === 'memory://';

@@ -37,13 +37,13 @@ export function registerContractRoutes(app: FastifyInstance, deps: AppDeps, base
           const output = await operation.run({ req: request, reply, deps }, readInput(request));
           if (route.format === 'csv') {
             const { filename, chunks } = output as CsvDownload;
-            // Streamed: rows are produced as the client reads them, so memory stays flat however
-            // large the export.
+            // Streamed: rows are produced as the client reads them (one chunk of read-ahead), so
+            // memory stays flat however large the export.
             return reply
               .code(route.successStatus)
               .header('content-type', 'text/csv; charset=utf-8')
               .header('content-disposition', `attachment; filename="${filename}"`)
-              .send(Readable.from(chunks));
+              .send(Readable.from(chunks, { highWaterMark: 1 }));
           }
           return reply.code(route.successStatus).send(output);
         } catch (error) {

@@ -53,7 +53,7 @@ export class GroupCommit<T, R> {
   async #run(batch: Entry<T, R>[]): Promise<void> {
     try {
       const results = await this.flush(batch.map((entry) => entry.item));
-      batch.forEach((entry, index) => entry.resolve(results[index] as R));
+      for (const [index, entry] of batch.entries()) entry.resolve(results[index] as R);
     } catch (error) {
       if (batch.length === 1) {
         batch[0]?.reject(error);

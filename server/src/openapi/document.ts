@@ -156,6 +156,25 @@ const documentPath = {
   },
 };
 
+/**
+ * A `format: 'csv'` route answers a streamed CSV file (http/contract-routes.ts), not the JSON the
+ * generator assumes from its `output` schema.
+ */
+function csvResponse(route: RouteDefinition) {
+  return {
+    description: route.output.description ?? 'The CSV document.',
+    headers: {
+      ...headerRefs(allHeaders),
+      'Content-Disposition': {
+        description: 'Downloads the document as a file: `attachment; filename="…"`.',
+        required: true,
+        schema: { type: 'string', pattern: '^attachment; filename="[^"]+"$' },
+      },
+    },
+    content: { 'text/csv': { schema: { type: 'string', description: 'UTF-8, RFC 4180 (CRLF line ends).' } } },
+  };
+}
+
 type Schema = Record<string, unknown>;
 type Operation = {
   operationId?: string;
@@ -219,7 +238,8 @@ export function buildOpenApiDocument(): OpenAPIObject {
       // trpc-to-openapi always says 200; the server answers `successStatus` (see responseMeta in http/app.ts).
       const { 200: success, ...rest } = operation.responses;
       operation.responses = {
-        [String(route.successStatus)]: { ...success, headers: headerRefs(allHeaders) },
+        [String(route.successStatus)]:
+          route.format === 'csv' ? csvResponse(route) : { ...success, headers: headerRefs(allHeaders) },
         ...rest,
         ...errorResponses(route),
       };

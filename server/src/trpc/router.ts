@@ -1,13 +1,15 @@
 import type { contract } from '@pollkit/contracts';
 import { responses, votes } from '../modules/answers/answers.router.js';
 import { polls } from '../modules/polls/polls.router.js';
+import { questions } from '../modules/questions/questions.router.js';
+import { results } from '../modules/results/results.router.js';
 import type { Operation } from './implement.js';
 import { t } from './init.js';
 
 /** Every group of `contract`, implemented. A group added to the contract is added here. */
-// TODO(lead): back to `Record<…>` (every group required) once results and questions land.
-const groups = { polls, votes, responses } satisfies Partial<
-  Record<keyof typeof contract, { router: unknown; operations: Operation[] }>
+const groups = { polls, votes, responses, results, questions } satisfies Record<
+  keyof typeof contract,
+  { router: unknown; operations: Operation[] }
 >;
 
 /** The tRPC router: what trpc-to-openapi generates the OpenAPI document from. */

@@ -39,6 +39,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     db,
   );
 
+  // Approved questions in the order asked, for the export's keyset pages.
+  await sql`create index answers_approved_questions on answers (poll_id, slide_id, id) where slide_kind = 'qa' and status = 'approved'`.execute(
+    db,
+  );
+
   await db.schema
     .createTable('question_upvotes')
     .addColumn('question_id', 'text', (c) => c.notNull().references('answers.id').onDelete('cascade'))

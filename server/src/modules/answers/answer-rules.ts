@@ -25,13 +25,20 @@ function invalid(field: string, message: string): ApiError {
   return new ApiError('validation_failed', message, { fieldErrors: { [field]: [message] }, formErrors: [] });
 }
 
-const fieldFor: Record<Exclude<Slide['kind'], 'multiple_choice' | 'content'>, string> = {
-  quiz: 'optionIds',
-  scale: 'scaleValue',
-  ranking: 'rankingOrder',
-  open_ended: 'text',
-  qa: 'text',
-};
+/** The one field a response to this slide carries (multiple_choice and content slides take none). */
+function responseFieldOf(slide: Exclude<Slide, { kind: 'multiple_choice' | 'content' }>): keyof ResponseFields {
+  switch (slide.kind) {
+    case 'quiz':
+      return 'optionIds';
+    case 'scale':
+      return slide.statements.length > 0 ? 'scaleValues' : 'scaleValue';
+    case 'ranking':
+      return 'rankingOrder';
+    case 'open_ended':
+    case 'qa':
+      return 'text';
+  }
+}
 
 function assertKnownDistinctOptions(slide: Slide & { options: { id: string }[] }, optionIds: string[]): void {
   const known = new Set(slide.options.map((o) => o.id));
@@ -48,7 +55,7 @@ export function voteValue(slide: Slide, optionIds: string[]): AnswerValue {
       'slideId',
       slide.kind === 'content'
         ? `Slide '${slide.id}' is a content slide and takes no answers`
-        : `Slide '${slide.id}' is a ${slide.kind} slide: send its answer to POST /polls/{id}/responses as \`${fieldFor[slide.kind]}\``,
+        : `Slide '${slide.id}' is a ${slide.kind} slide: send its answer to POST /polls/{id}/responses as \`${responseFieldOf(slide)}\``,
     );
   }
   assertKnownDistinctOptions(slide, optionIds);
@@ -74,16 +81,14 @@ export function responseValue(slide: Slide, input: ResponseFields): AnswerValue 
     throw invalid('slideId', `Slide '${slide.id}' is multiple_choice: send votes to POST /polls/{id}/votes`);
   }
   if (slide.kind === 'content') throw invalid('slideId', `Slide '${slide.id}' is a content slide and takes no answers`);
-  const expect = (field: keyof ResponseFields) => {
-    const sent = answerFields.find((k) => input[k] !== undefined);
-    if (sent && sent !== field) {
-      throw invalid(sent, `Slide '${slide.id}' (${slide.kind}) takes \`${field}\`, not \`${sent}\``);
-    }
-  };
+  const expected = responseFieldOf(slide);
+  const sent = answerFields.find((field) => input[field] !== undefined);
+  if (sent !== undefined && sent !== expected) {
+    throw invalid(sent, `Slide '${slide.id}' (${slide.kind}) takes \`${expected}\`, not \`${sent}\``);
+  }
 
   switch (slide.kind) {
     case 'quiz': {
-      expect('optionIds');
       const optionIds = input.optionIds ?? [];
       assertKnownDistinctOptions(slide, optionIds);
       return { optionIds };
@@ -95,7 +100,6 @@ export function responseValue(slide: Slide, input: ResponseFields): AnswerValue 
         }
       };
       if (slide.statements.length > 0) {
-        expect('scaleValues');
         const values = input.scaleValues;
         if (!values) throw invalid('scaleValues', `Slide '${slide.id}' has statements: send \`scaleValues\``);
         const statementIds = new Set(slide.statements.map((s) => s.id));
@@ -104,17 +108,16 @@ export function responseValue(slide: Slide, input: ResponseFields): AnswerValue 
             throw invalid(`scaleValues.${id}`, `'${id}' is not a statement of slide '${slide.id}'`);
           inRange(`scaleValues.${id}`, value);
         }
-        const missing = [...statementIds].filter((id) => values[id] === undefined);
+        // Own keys only: a statement id such as `constructor` must not find Object.prototype's member.
+        const missing = [...statementIds].filter((id) => !Object.hasOwn(values, id));
         if (missing.length > 0) throw invalid('scaleValues', `Rate every statement; missing: ${missing.join(', ')}`);
         return { scaleValues: values };
       }
-      expect('scaleValue');
       if (input.scaleValue === undefined) throw invalid('scaleValue', `Slide '${slide.id}' takes \`scaleValue\``);
       inRange('scaleValue', input.scaleValue);
       return { scaleValue: input.scaleValue };
     }
     case 'ranking': {
-      expect('rankingOrder');
       const order = input.rankingOrder ?? [];
       const optionIds = slide.options.map((o) => o.id);
       const isPermutation =
@@ -128,7 +131,6 @@ export function responseValue(slide: Slide, input: ResponseFields): AnswerValue 
     }
     case 'open_ended':
     case 'qa': {
-      expect('text');
       const text = normaliseText(input.text ?? '');
       const max = slide.kind === 'open_ended' ? slide.maxLength : pollLimits.textLength;
       if (text.length === 0) throw invalid('text', 'The answer is empty');

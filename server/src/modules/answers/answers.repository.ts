@@ -1,96 +1,27 @@
-import { type Kysely, sql } from 'kysely';
-import type { AnswerRow, Database, NewAnswer } from '../../db/schema.js';
+import type { PollStatus } from '@pollkit/contracts';
+import type { Kysely } from 'kysely';
+import type { AnswerRow, Database } from '../../db/schema.js';
 
 type Db = Kysely<Database>;
 
-/** Inserts the answers; a second answer by the same voter to the same slide is skipped. Returns the ids inserted. */
-export async function insertAnswersSkippingDuplicates(db: Db, rows: NewAnswer[]): Promise<Set<string>> {
-  if (rows.length === 0) return new Set();
-  const inserted = await db
-    .insertInto('answers')
-    .values(rows)
-    .onConflict((oc) => oc.columns(['poll_id', 'slide_id', 'voter_id']).where('slide_kind', '<>', 'qa').doNothing())
-    .returning('id')
-    .execute();
-  return new Set(inserted.map((row) => row.id));
-}
-
-export async function addToTallies(
+/**
+ * The status and version (`updated_at`) of the polls a batch answers, locked FOR SHARE until the batch
+ * commits: a PATCH or DELETE of one of these polls waits for the batch, and the batch, if it came
+ * second, reads what the PATCH wrote. Sorted by id so concurrent batches take the locks in one order.
+ */
+export async function lockPollVersions(
   db: Db,
-  rows: { poll_id: string; slide_id: string; key: string; count: number; total: number }[],
-): Promise<void> {
-  if (rows.length === 0) return;
-  await db
-    .insertInto('slide_tallies')
-    .values(rows)
-    .onConflict((oc) =>
-      oc.columns(['poll_id', 'slide_id', 'key']).doUpdateSet({
-        count: sql`slide_tallies.count + excluded.count`,
-        total: sql`slide_tallies.total + excluded.total`,
-      }),
-    )
+  pollIds: string[],
+): Promise<Map<string, { status: PollStatus; version: string }>> {
+  if (pollIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('polls')
+    .select(['id', 'status', 'updated_at'])
+    .where('id', 'in', [...pollIds].sort())
+    .orderBy('id')
+    .forShare()
     .execute();
-}
-
-export async function addToOpenTexts(
-  db: Db,
-  rows: { poll_id: string; slide_id: string; text_hash: string; text: string; count: number }[],
-): Promise<void> {
-  if (rows.length === 0) return;
-  await db
-    .insertInto('open_text_counts')
-    .values(rows)
-    .onConflict((oc) =>
-      oc
-        .columns(['poll_id', 'slide_id', 'text_hash'])
-        .doUpdateSet({ count: sql`open_text_counts.count + excluded.count` }),
-    )
-    .execute();
-}
-
-export async function addToWordCounts(
-  db: Db,
-  rows: { poll_id: string; slide_id: string; word: string; count: number }[],
-): Promise<void> {
-  if (rows.length === 0) return;
-  await db
-    .insertInto('word_counts')
-    .values(rows)
-    .onConflict((oc) =>
-      oc.columns(['poll_id', 'slide_id', 'word']).doUpdateSet({ count: sql`word_counts.count + excluded.count` }),
-    )
-    .execute();
-}
-
-/** Records who answered; returns the (poll, voter) pairs seen for the first time. */
-export async function insertNewVoters(
-  db: Db,
-  rows: { poll_id: string; voter_id: string }[],
-): Promise<{ poll_id: string }[]> {
-  if (rows.length === 0) return [];
-  return db
-    .insertInto('poll_voters')
-    .values(rows)
-    .onConflict((oc) => oc.columns(['poll_id', 'voter_id']).doNothing())
-    .returning('poll_id')
-    .execute();
-}
-
-export async function addToPollStats(
-  db: Db,
-  rows: { poll_id: string; voters: number; answers: number }[],
-): Promise<void> {
-  if (rows.length === 0) return;
-  await db
-    .insertInto('poll_stats')
-    .values(rows)
-    .onConflict((oc) =>
-      oc.column('poll_id').doUpdateSet({
-        voters: sql`poll_stats.voters + excluded.voters`,
-        answers: sql`poll_stats.answers + excluded.answers`,
-      }),
-    )
-    .execute();
+  return new Map(rows.map((row) => [row.id, { status: row.status, version: row.updated_at.toISOString() }]));
 }
 
 /** Newest first, keyset-paginated on the time-ordered id, using the (poll_id, kind, …, id) indexes. */

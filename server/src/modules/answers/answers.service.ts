@@ -1,7 +1,14 @@
-import type { CastVoteInput, CreateResponseInput, ListAnswersInput, PollResponse, Vote } from '@pollkit/contracts';
+import type {
+  CastVoteInput,
+  CreateResponseInput,
+  ListAnswersInput,
+  PollResponse,
+  Slide,
+  Vote,
+} from '@pollkit/contracts';
 import type { z } from 'zod';
 import { newId } from '../../db/ids.js';
-import type { AnswerRow } from '../../db/schema.js';
+import type { AnswerRow, AnswerValue } from '../../db/schema.js';
 import { ApiError } from '../../http/api-error.js';
 import { decodeCursor, encodeCursor } from '../../http/cursor.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
@@ -27,51 +34,55 @@ function receipt(row: { id: string; poll_id: string; slide_id: string; voter_id:
 const alreadyResponded = (slideId: string) =>
   new ApiError('already_responded', `This voter already answered slide '${slideId}'`);
 
-export async function castVote(deps: AnswersDeps, workspaceId: string, input: z.output<typeof CastVoteInput>) {
-  const poll = await getPoll(deps, workspaceId, input.id);
-  assertTakesAnswers(poll);
-  const slide = findSlide(poll, input.slideId);
-  const value = voteValue(slide, input.optionIds);
-  const createdAt = new Date();
-  const row = {
-    id: newId('vote'),
-    poll_id: poll.id,
-    slide_id: slide.id,
-    voter_id: input.voterId,
-    kind: 'vote' as const,
-    slide_kind: slide.kind,
-    value: JSON.stringify(value),
-    status: null,
-    created_at: createdAt,
-  };
-  if (!(await deps.answerWriter.write({ row, deltas: deltasFor(slide, value) }))) throw alreadyResponded(slide.id);
-  return receipt(row, createdAt);
-}
+/** A poll changing under every attempt means someone is editing it in a loop; the client may retry. */
+const MAX_ATTEMPTS = 3;
 
-export async function createResponse(
+/**
+ * Judges an answer against its poll, then writes it. If the poll changed in between (the writer saw
+ * a newer version under lock), the cached copy is dropped and the answer is judged again against the
+ * poll as it now is: a deck change can make it a 422, a close a 409, a delete a 404.
+ */
+async function recordAnswer(
   deps: AnswersDeps,
   workspaceId: string,
-  input: z.output<typeof CreateResponseInput>,
+  input: { id: string; slideId: string; voterId: string },
+  kind: 'vote' | 'response',
+  judge: (slide: Slide) => AnswerValue,
 ) {
-  const poll = await getPoll(deps, workspaceId, input.id);
-  assertTakesAnswers(poll);
-  const slide = findSlide(poll, input.slideId);
-  const value = responseValue(slide, input);
-  const createdAt = new Date();
-  const row = {
-    id: newId('response'),
-    poll_id: poll.id,
-    slide_id: slide.id,
-    voter_id: input.voterId,
-    kind: 'response' as const,
-    slide_kind: slide.kind,
-    value: JSON.stringify(value),
-    // Q&A questions on a moderated slide wait for approval; elsewhere they show at once.
-    status: slide.kind === 'qa' ? (slide.moderated ? ('pending' as const) : ('approved' as const)) : null,
-    created_at: createdAt,
-  };
-  if (!(await deps.answerWriter.write({ row, deltas: deltasFor(slide, value) }))) throw alreadyResponded(slide.id);
-  return receipt(row, createdAt);
+  for (let attempt = 1; ; attempt++) {
+    const poll = await getPoll(deps, workspaceId, input.id);
+    assertTakesAnswers(poll);
+    const slide = findSlide(poll, input.slideId);
+    const value = judge(slide);
+    const createdAt = new Date();
+    const row = {
+      id: newId(kind),
+      poll_id: poll.id,
+      slide_id: slide.id,
+      voter_id: input.voterId,
+      kind,
+      slide_kind: slide.kind,
+      value: JSON.stringify(value),
+      // Q&A questions on a moderated slide wait for approval; elsewhere they show at once.
+      status: slide.kind === 'qa' ? (slide.moderated ? ('pending' as const) : ('approved' as const)) : null,
+      created_at: createdAt,
+    };
+    const outcome = await deps.answerWriter.write({ row, deltas: deltasFor(slide, value) }, poll.updatedAt);
+    if (outcome === 'accepted') return receipt(row, createdAt);
+    if (outcome === 'duplicate') throw alreadyResponded(slide.id);
+    if (attempt >= MAX_ATTEMPTS) {
+      throw new ApiError('service_unavailable', 'The poll changed while the answer was being recorded; try again');
+    }
+    await deps.pollCache.invalidate(workspaceId, poll.id);
+  }
+}
+
+export function castVote(deps: AnswersDeps, workspaceId: string, input: z.output<typeof CastVoteInput>) {
+  return recordAnswer(deps, workspaceId, input, 'vote', (slide) => voteValue(slide, input.optionIds));
+}
+
+export function createResponse(deps: AnswersDeps, workspaceId: string, input: z.output<typeof CreateResponseInput>) {
+  return recordAnswer(deps, workspaceId, input, 'response', (slide) => responseValue(slide, input));
 }
 
 function toVote(row: AnswerRow): Vote {

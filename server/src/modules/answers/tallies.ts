@@ -71,7 +71,7 @@ export function deltasFor(slide: Slide, value: AnswerValue): AnswerDeltas {
       return { tallies };
     case 'ranking':
       add(tallyKey.answers);
-      (value.rankingOrder ?? []).forEach((id, index) => add(tallyKey.rank(id), index + 1));
+      for (const [index, id] of (value.rankingOrder ?? []).entries()) add(tallyKey.rank(id), index + 1);
       return { tallies };
     case 'open_ended': {
       add(tallyKey.answers);

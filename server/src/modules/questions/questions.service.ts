@@ -1,0 +1,108 @@
+import type {
+  ListQuestionsInput,
+  ModerateQuestionInput,
+  Poll,
+  Question,
+  Slide,
+  UpvoteQuestionInput,
+} from '@pollkit/contracts';
+import type { z } from 'zod';
+import type { AnswerRow } from '../../db/schema.js';
+import { ApiError } from '../../http/api-error.js';
+import { decodeCursor, encodeCursor } from '../../http/cursor.js';
+import { assertTakesAnswers } from '../answers/answer-rules.js';
+import { getPoll, type PollsDeps } from '../polls/polls.service.js';
+import * as questions from './questions.repository.js';
+
+/**
+ * Q&A questions: audience questions asked with `POST /polls/{id}/responses` on a `qa` slide, listed,
+ * moderated and upvoted here. Every use case resolves the poll with getPoll first, so another
+ * workspace's poll (and so its questions) is a 404.
+ */
+
+export function toQuestion(row: AnswerRow): Question {
+  return {
+    id: row.id,
+    pollId: row.poll_id,
+    slideId: row.slide_id,
+    voterId: row.voter_id,
+    text: row.value.text ?? '',
+    status: row.status ?? 'approved',
+    upvotes: row.upvotes,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+const questionNotFound = () => ApiError.notFound('Question');
+
+export async function listQuestions(deps: PollsDeps, workspaceId: string, input: z.output<typeof ListQuestionsInput>) {
+  const poll = await getPoll(deps, workspaceId, input.id);
+  const beforeId = input.cursor === undefined ? undefined : decodeCursor(input.cursor, 'rsp');
+  // One extra row tells whether another page exists without a count query.
+  const rows = await questions.listQuestions(deps.db, {
+    pollId: poll.id,
+    slideId: input.slideId,
+    status: input.status,
+    beforeId,
+    limit: input.limit + 1,
+  });
+  const page = rows.slice(0, input.limit);
+  const last = page.at(-1);
+  return { data: page.map(toQuestion), nextCursor: rows.length > input.limit && last ? encodeCursor(last.id) : null };
+}
+
+/**
+ * Approve, dismiss, or send back to pending. Allowed whatever the poll's status: hosts tidy up the
+ * questions of a closed poll too, and moderating is not answering. The results list approved
+ * questions through a partial index on `status`, so they follow without further bookkeeping.
+ */
+export async function moderateQuestion(
+  deps: PollsDeps,
+  workspaceId: string,
+  input: z.output<typeof ModerateQuestionInput>,
+): Promise<Question> {
+  const poll = await getPoll(deps, workspaceId, input.id);
+  const row = await questions.setQuestionStatus(deps.db, poll.id, input.questionId, input.status);
+  if (!row) throw questionNotFound();
+  return toQuestion(row);
+}
+
+function qaSlide(poll: Poll, slideId: string): Extract<Slide, { kind: 'qa' }> | undefined {
+  const slide = poll.content.questions.find((s) => s.id === slideId);
+  return slide?.kind === 'qa' ? slide : undefined;
+}
+
+/**
+ * One upvote per voter per question, decided by the primary key of `question_upvotes`: the upvote
+ * row and the counter change commit together or not at all, so racing upvotes by one voter give one
+ * 201 and one 409, and racing voters all count. Only approved questions take upvotes: a pending or
+ * dismissed one is not visible to the audience, so it answers 404 like an unknown id.
+ */
+export async function upvoteQuestion(
+  deps: PollsDeps,
+  workspaceId: string,
+  input: z.output<typeof UpvoteQuestionInput>,
+): Promise<Question> {
+  const poll = await getPoll(deps, workspaceId, input.id);
+  assertTakesAnswers(poll);
+  const question = await questions.findQuestion(deps.db, poll.id, input.questionId);
+  if (question?.status !== 'approved') throw questionNotFound();
+  // Slides cannot change once the poll has answers, so a question's slide is still there; a
+  // missing one is treated as a missing question all the same.
+  const slide = qaSlide(poll, question.slide_id);
+  if (!slide) throw questionNotFound();
+  if (!slide.allowUpvotes) {
+    throw new ApiError('upvotes_disabled', `Slide '${slide.id}' does not take upvotes`);
+  }
+
+  const row = await deps.db.transaction().execute(async (trx) => {
+    if (!(await questions.insertUpvote(trx, question.id, input.voterId))) {
+      throw new ApiError('already_upvoted', 'This voter already upvoted this question');
+    }
+    const updated = await questions.incrementApprovedUpvotes(trx, poll.id, question.id);
+    // Dismissed (or sent back to pending) since it was read: throwing rolls the upvote row back.
+    if (!updated) throw questionNotFound();
+    return updated;
+  });
+  return toQuestion(row);
+}

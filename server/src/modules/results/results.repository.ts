@@ -1,0 +1,152 @@
+import { type Kysely, sql } from 'kysely';
+import { toNumber } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+
+/**
+ * Reads for results and export. Every query here is bounded and served by an index: the aggregate
+ * tables by their primary keys, the top-N lists by the indexes made for them in migration 0002.
+ * None scans the answers of a poll.
+ */
+
+type Db = Kysely<Database>;
+
+export interface PollTotals {
+  voters: number;
+  answers: number;
+}
+
+/** poll_stats' one row; a poll nobody answered has none yet. */
+export async function findPollTotals(db: Db, pollId: string): Promise<PollTotals> {
+  const row = await db
+    .selectFrom('poll_stats')
+    .select(['voters', 'answers'])
+    .where('poll_id', '=', pollId)
+    .executeTakeFirst();
+  return { voters: toNumber(row?.voters), answers: toNumber(row?.answers) };
+}
+
+export interface TallyRow {
+  slideId: string;
+  key: string;
+  count: number;
+  total: number;
+}
+
+/** Every counter of the poll: a few rows per slide (options, ratings, statements), read through the primary key. */
+export async function listTallies(db: Db, pollId: string): Promise<TallyRow[]> {
+  const rows = await db
+    .selectFrom('slide_tallies')
+    .select(['slide_id', 'key', 'count', 'total'])
+    .where('poll_id', '=', pollId)
+    .execute();
+  return rows.map((row) => ({ slideId: row.slide_id, key: row.key, count: toNumber(row.count), total: row.total }));
+}
+
+/** The newest open-ended answers of a slide, from the (poll_id, kind, slide_id, id) index read backwards. */
+export async function listRecentTexts(
+  db: Db,
+  pollId: string,
+  slideId: string,
+  limit: number,
+): Promise<{ text: string; createdAt: Date }[]> {
+  const rows = await db
+    .selectFrom('answers')
+    .select([sql<string>`value->>'text'`.as('text'), 'created_at'])
+    .where('poll_id', '=', pollId)
+    .where('kind', '=', 'response')
+    .where('slide_id', '=', slideId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ text: row.text, createdAt: row.created_at }));
+}
+
+/** The most frequent words of a slide, from the word_counts_top index; ties alphabetically. */
+export async function listTopWords(
+  db: Db,
+  pollId: string,
+  slideId: string,
+  limit: number,
+): Promise<{ word: string; count: number }[]> {
+  const rows = await db
+    .selectFrom('word_counts')
+    .select(['word', 'count'])
+    .where('poll_id', '=', pollId)
+    .where('slide_id', '=', slideId)
+    .orderBy('count', 'desc')
+    .orderBy('word', 'asc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ word: row.word, count: toNumber(row.count) }));
+}
+
+export interface QuestionRow {
+  id: string;
+  text: string;
+  upvotes: number;
+  createdAt: Date;
+}
+
+/**
+ * The filter of the partial index answers_top_questions, written as literals (not parameters) so the
+ * planner can prove a query matches the index whatever plan it caches.
+ */
+const approvedQuestion = sql<boolean>`slide_kind = ${sql.lit('qa')} and status = ${sql.lit('approved')}`;
+
+/** The most upvoted approved questions of a Q&A slide (oldest first among equals), from answers_top_questions. */
+export async function listTopQuestions(db: Db, pollId: string, slideId: string, limit: number): Promise<QuestionRow[]> {
+  const rows = await db
+    .selectFrom('answers')
+    .select(['id', sql<string>`value->>'text'`.as('text'), 'upvotes', 'created_at'])
+    .where('poll_id', '=', pollId)
+    .where('slide_id', '=', slideId)
+    .where(approvedQuestion)
+    .orderBy('upvotes', 'desc')
+    .orderBy('id', 'asc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ id: row.id, text: row.text, upvotes: row.upvotes, createdAt: row.created_at }));
+}
+
+/**
+ * One page of a slide's approved questions in the order they were asked, after `afterId`. Keyed by
+ * the immutable id (the (poll_id, kind, slide_id, id) index), not by upvotes: an upvote landing during
+ * an export cannot move a question past the cursor, so every question is exported exactly once.
+ */
+export async function listApprovedQuestionsPage(
+  db: Db,
+  pollId: string,
+  slideId: string,
+  page: { afterId: string | undefined; limit: number },
+): Promise<QuestionRow[]> {
+  let query = db
+    .selectFrom('answers')
+    .select(['id', sql<string>`value->>'text'`.as('text'), 'upvotes', 'created_at'])
+    .where('poll_id', '=', pollId)
+    .where('kind', '=', 'response')
+    .where('slide_id', '=', slideId)
+    .where(approvedQuestion);
+  if (page.afterId !== undefined) query = query.where('id', '>', page.afterId);
+  const rows = await query.orderBy('id', 'asc').limit(page.limit).execute();
+  return rows.map((row) => ({ id: row.id, text: row.text, upvotes: row.upvotes, createdAt: row.created_at }));
+}
+
+/**
+ * One page of a slide's distinct open-ended answers with their counts, after `afterHash`, in primary
+ * key order. The hash is fixed per text, so concurrent answers only change counts, never the order.
+ */
+export async function listOpenTextCountsPage(
+  db: Db,
+  pollId: string,
+  slideId: string,
+  page: { afterHash: string | undefined; limit: number },
+): Promise<{ hash: string; text: string; count: number }[]> {
+  let query = db
+    .selectFrom('open_text_counts')
+    .select(['text_hash', 'text', 'count'])
+    .where('poll_id', '=', pollId)
+    .where('slide_id', '=', slideId);
+  if (page.afterHash !== undefined) query = query.where('text_hash', '>', page.afterHash);
+  const rows = await query.orderBy('text_hash', 'asc').limit(page.limit).execute();
+  return rows.map((row) => ({ hash: row.text_hash, text: row.text, count: toNumber(row.count) }));
+}
