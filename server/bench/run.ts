@@ -47,11 +47,11 @@ if (selected.has('get-poll')) {
 }
 
 if (selected.has('vote-ingestion')) {
-  const r = await voteIngestionScenario({ durationSec, connections });
+  const r = await voteIngestionScenario({ durationSec, connections, rounds });
   print(
     `#### POST /api/v1/polls/{id}/votes, a new voter per request (${r.database})`,
     '',
-    `autocannon, ${connections} connections, ${durationSec} s after a 2 s warm-up each.`,
+    `autocannon, ${connections} connections, ${durationSec} s per measurement after a 2 s warm-up; targets alternate over ${rounds} rounds and the median round is shown.`,
     '',
     '| target | accepted votes/s | p50 ms | p99 ms | non-2xx | errors |',
     '|---|---:|---:|---:|---:|---:|',
@@ -59,6 +59,7 @@ if (selected.has('vote-ingestion')) {
     `| Pollkit (auth, validation, answer + aggregates, group commit) | ${fmt(r.pollkit.acceptedPerSec)} | ${r.pollkit.p50Ms} | ${r.pollkit.p99Ms} | ${r.pollkit.non2xx} | ${r.pollkit.errors} |`,
     '',
     `Pollkit / baseline: **${(r.pollkit.acceptedPerSec / r.baseline.acceptedPerSec).toFixed(2)}** (target ≥ 1.00 with p99 < 50 ms).`,
+    `Rounds (accepted votes/s): baseline ${r.rounds.baseline.map(fmt).join(' / ')}; Pollkit ${r.rounds.pollkit.map(fmt).join(' / ')}.`,
     '',
   );
 }

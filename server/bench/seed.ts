@@ -13,7 +13,7 @@ import { newId } from '../src/db/ids.js';
 import type { Database } from '../src/db/schema.js';
 import { type AppDeps, closeDeps, createDeps } from '../src/deps.js';
 import { createLogger } from '../src/logger.js';
-import { insertAnswerBatch } from '../src/modules/answers/answer-batch.repository.js';
+import { insertAnswerBatch, type VersionedAnswer } from '../src/modules/answers/answer-batch.repository.js';
 import type { PendingAnswer } from '../src/modules/answers/answer-writer.js';
 import { deltasFor } from '../src/modules/answers/tallies.js';
 import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
@@ -85,13 +85,15 @@ export async function seedPoll(
   const workspace = await createWorkspace(db, { name: 'bench', plan: 'enterprise', rateLimitPerMinute: 1_000_000 });
   const { secret } = await createApiKey(db, { workspaceId: workspace.id, name: 'bench' });
   const poll = await createPoll(deps, workspace.id, { title: `Seeded ${options.answers}`, content: seededContent });
-  await updatePoll(deps, workspace.id, { id: poll.id, publish: true });
+  const published = await updatePoll(deps, workspace.id, { id: poll.id, publish: true });
   const voters = Math.ceil(options.answers / seededContent.questions.length);
   const votersPerBatch = 500;
   for (let first = 0; first < voters; first += votersPerBatch) {
-    const batch: PendingAnswer[] = [];
+    const batch: VersionedAnswer[] = [];
     for (let n = first; n < Math.min(voters, first + votersPerBatch); n++) {
-      batch.push(...answersOf(poll.id, n, options.distinctTexts));
+      for (const answer of answersOf(poll.id, n, options.distinctTexts)) {
+        batch.push({ answer, pollVersion: published.updatedAt });
+      }
     }
     await insertAnswerBatch(db, batch);
     options.onProgress?.(Math.min(voters, first + votersPerBatch) * seededContent.questions.length);

@@ -55,7 +55,7 @@ async function hammer(options: {
   };
 }
 
-export async function voteIngestionScenario(options: { durationSec: number; connections: number }) {
+export async function voteIngestionScenario(options: { durationSec: number; connections: number; rounds: number }) {
   const target = await startTarget(fileURLToPath(new URL('./targets/ingestion.ts', import.meta.url)));
   const info = target.info as {
     url: string;
@@ -85,9 +85,28 @@ export async function voteIngestionScenario(options: { durationSec: number; conn
       connections: options.connections,
       durationSec: 2,
     });
-    const baseline = await hammer({ url: baselineUrl, headers, slideId: info.slideId, prefix: 'b', ...options });
-    const pollkit = await hammer({ url: pollkitUrl, headers, slideId: info.slideId, prefix: 'p', ...options });
-    return { database: info.database, baseline, pollkit };
+    // Alternating rounds, median of each, as in get-poll.ts.
+    const baselineRounds: IngestionResult[] = [];
+    const pollkitRounds: IngestionResult[] = [];
+    for (let round = 0; round < options.rounds; round++) {
+      baselineRounds.push(
+        await hammer({ url: baselineUrl, headers, slideId: info.slideId, prefix: `b${round}`, ...options }),
+      );
+      pollkitRounds.push(
+        await hammer({ url: pollkitUrl, headers, slideId: info.slideId, prefix: `p${round}`, ...options }),
+      );
+    }
+    const median = (rounds: IngestionResult[]) =>
+      [...rounds].sort((a, b) => a.acceptedPerSec - b.acceptedPerSec)[Math.floor(rounds.length / 2)] as IngestionResult;
+    return {
+      database: info.database,
+      baseline: median(baselineRounds),
+      pollkit: median(pollkitRounds),
+      rounds: {
+        baseline: baselineRounds.map((r) => r.acceptedPerSec),
+        pollkit: pollkitRounds.map((r) => r.acceptedPerSec),
+      },
+    };
   } finally {
     await target.stop();
   }

@@ -1,110 +1,160 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { PendingAnswer } from './answer-writer.js';
 
-const values = (rows: RawBuilder<unknown>[]) => sql.join(rows);
-const tuple = (...cells: unknown[]) => sql`(${sql.join(cells)})`;
-
-/**
- * Writes a batch of answers and everything they add to the aggregates in ONE statement (one round
- * trip, atomic on its own): data-modifying CTEs insert the answers (a voter's second answer to a
- * slide is skipped by the unique index), and only the answers actually inserted — the `inserted`
- * CTE's RETURNING — feed the counters, voters and per-poll stats. Deltas arrive pre-computed per
- * answer (see tallies.ts) and are summed per counter row in SQL, so each row is written once.
- *
- * Returns the ids that were inserted.
- */
-export async function insertAnswerBatch(db: Kysely<Database>, items: PendingAnswer[]): Promise<Set<string>> {
-  if (items.length === 0) return new Set();
-  // Fixed order, so concurrent batches take row locks in the same order.
-  const sorted = [...items].sort(
-    (a, b) =>
-      compare(a.row.poll_id, b.row.poll_id) ||
-      compare(a.row.slide_id, b.row.slide_id) ||
-      compare(a.row.voter_id, b.row.voter_id),
-  );
-
-  const answerRows = sorted.map(({ row }) =>
-    tuple(
-      row.id,
-      row.poll_id,
-      row.slide_id,
-      row.voter_id,
-      row.kind,
-      row.slide_kind,
-      sql`${row.value}::jsonb`,
-      row.status ?? null,
-      row.created_at ?? new Date(),
-    ),
-  );
-  const tallyRows = sorted.flatMap(({ row, deltas }) =>
-    deltas.tallies.map((d) =>
-      tuple(row.id, row.poll_id, row.slide_id, d.key, sql`${d.count}::bigint`, sql`${d.total}::float8`),
-    ),
-  );
-  const textRows = sorted.flatMap(({ row, deltas }) =>
-    deltas.text ? [tuple(row.id, row.poll_id, row.slide_id, deltas.text.hash, deltas.text.text)] : [],
-  );
-  const wordRows = sorted.flatMap(({ row, deltas }) =>
-    (deltas.words ?? []).map((word) => tuple(row.id, row.poll_id, row.slide_id, word)),
-  );
-
-  const ctes: RawBuilder<unknown>[] = [
-    sql`inserted as (
-      insert into answers (id, poll_id, slide_id, voter_id, kind, slide_kind, value, status, created_at)
-      values ${values(answerRows)}
-      on conflict (poll_id, slide_id, voter_id) where slide_kind <> 'qa' do nothing
-      returning id, poll_id, voter_id)`,
-  ];
-  if (tallyRows.length > 0) {
-    ctes.push(sql`tally_deltas (answer_id, poll_id, slide_id, key, count, total) as (values ${values(tallyRows)})`);
-    ctes.push(sql`tallied as (
-      insert into slide_tallies (poll_id, slide_id, key, count, total)
-      select d.poll_id, d.slide_id, d.key, sum(d.count), sum(d.total)
-      from tally_deltas d join inserted i on i.id = d.answer_id
-      group by d.poll_id, d.slide_id, d.key
-      order by d.poll_id, d.slide_id, d.key
-      on conflict (poll_id, slide_id, key) do update
-        set count = slide_tallies.count + excluded.count, total = slide_tallies.total + excluded.total)`);
-  }
-  if (textRows.length > 0) {
-    ctes.push(sql`text_deltas (answer_id, poll_id, slide_id, text_hash, text) as (values ${values(textRows)})`);
-    ctes.push(sql`texted as (
-      insert into open_text_counts (poll_id, slide_id, text_hash, text, count)
-      select d.poll_id, d.slide_id, d.text_hash, min(d.text), count(*)
-      from text_deltas d join inserted i on i.id = d.answer_id
-      group by d.poll_id, d.slide_id, d.text_hash
-      order by d.poll_id, d.slide_id, d.text_hash
-      on conflict (poll_id, slide_id, text_hash) do update set count = open_text_counts.count + excluded.count)`);
-  }
-  if (wordRows.length > 0) {
-    ctes.push(sql`word_deltas (answer_id, poll_id, slide_id, word) as (values ${values(wordRows)})`);
-    ctes.push(sql`worded as (
-      insert into word_counts (poll_id, slide_id, word, count)
-      select d.poll_id, d.slide_id, d.word, count(*)
-      from word_deltas d join inserted i on i.id = d.answer_id
-      group by d.poll_id, d.slide_id, d.word
-      order by d.poll_id, d.slide_id, d.word
-      on conflict (poll_id, slide_id, word) do update set count = word_counts.count + excluded.count)`);
-  }
-  ctes.push(sql`new_voters as (
-    insert into poll_voters (poll_id, voter_id)
-    select distinct poll_id, voter_id from inserted order by poll_id, voter_id
-    on conflict (poll_id, voter_id) do nothing
-    returning poll_id)`);
-  ctes.push(sql`stats as (
-    insert into poll_stats (poll_id, voters, answers)
-    select a.poll_id, coalesce(v.voters, 0), a.answers
-    from (select poll_id, count(*) as answers from inserted group by poll_id) a
-    left join (select poll_id, count(*) as voters from new_voters group by poll_id) v on v.poll_id = a.poll_id
-    order by a.poll_id
-    on conflict (poll_id) do update
-      set voters = poll_stats.voters + excluded.voters, answers = poll_stats.answers + excluded.answers)`);
-
-  const result = await sql<{ id: string }>`with ${sql.join(ctes)} select id from inserted`.execute(db);
-  return new Set(result.rows.map((row) => row.id));
+/** An answer and the poll version (`updatedAt`) it was judged against. */
+export interface VersionedAnswer {
+  answer: PendingAnswer;
+  pollVersion: string;
 }
 
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+export interface BatchOutcome {
+  /** Answers stored, with their aggregates. */
+  inserted: Set<string>;
+  /** Answers whose poll was still published and unchanged (stored, or skipped as duplicates). */
+  current: Set<string>;
+}
+
+/**
+ * Writes a batch of answers and everything they add to the aggregates in ONE statement — one round
+ * trip, atomic on its own, with a fixed SQL text whatever the batch size (every column travels as one
+ * array parameter and is unnested), so the statement stays cheap to build, send and plan.
+ *
+ * 1. `locked`: the answered polls, locked FOR SHARE. A concurrent PATCH/DELETE of one of them either
+ *    waits for this statement, or commits first and this statement then reads its new version.
+ * 2. `current`: the answers whose poll is still published at the version they were judged against.
+ * 3. `inserted`: those answers, minus a voter's second answer to a slide (the unique index).
+ * 4. From `inserted` only: the counters (`slide_tallies`), open-ended texts and words, first-time
+ *    voters and per-poll stats, each row summed first and written once, in sorted order so
+ *    concurrent statements lock rows in the same order.
+ */
+export async function insertAnswerBatch(db: Kysely<Database>, batch: VersionedAnswer[]): Promise<BatchOutcome> {
+  if (batch.length === 0) return { inserted: new Set(), current: new Set() };
+
+  const answers = {
+    id: [] as string[],
+    pollId: [] as string[],
+    slideId: [] as string[],
+    voterId: [] as string[],
+    kind: [] as string[],
+    slideKind: [] as string[],
+    value: [] as string[],
+    status: [] as (string | null)[],
+    createdAt: [] as string[],
+    pollVersion: [] as string[],
+  };
+  const tallies = { answerId: [] as string[], key: [] as string[], count: [] as number[], total: [] as number[] };
+  const texts = { answerId: [] as string[], hash: [] as string[], text: [] as string[] };
+  const words = { answerId: [] as string[], word: [] as string[] };
+
+  for (const { answer, pollVersion } of batch) {
+    const { row, deltas } = answer;
+    answers.id.push(row.id);
+    answers.pollId.push(row.poll_id);
+    answers.slideId.push(row.slide_id);
+    answers.voterId.push(row.voter_id);
+    answers.kind.push(row.kind);
+    answers.slideKind.push(row.slide_kind);
+    answers.value.push(row.value);
+    answers.status.push(row.status ?? null);
+    answers.createdAt.push((row.created_at ?? new Date()).toISOString());
+    answers.pollVersion.push(pollVersion);
+    for (const delta of deltas.tallies) {
+      tallies.answerId.push(row.id);
+      tallies.key.push(delta.key);
+      tallies.count.push(delta.count);
+      tallies.total.push(delta.total);
+    }
+    if (deltas.text) {
+      texts.answerId.push(row.id);
+      texts.hash.push(deltas.text.hash);
+      texts.text.push(deltas.text.text);
+    }
+    for (const word of deltas.words ?? []) {
+      words.answerId.push(row.id);
+      words.word.push(word);
+    }
+  }
+
+  const result = await sql<{ outcome: 'inserted' | 'current'; id: string }>`
+    with locked as (
+      select id, status, updated_at from polls
+      where id = any(${[...new Set(answers.pollId)].sort()}::text[])
+      order by id
+      for share
+    ),
+    candidates (id, poll_id, slide_id, voter_id, kind, slide_kind, value, status, created_at, poll_version) as (
+      select * from unnest(
+        ${answers.id}::text[], ${answers.pollId}::text[], ${answers.slideId}::text[], ${answers.voterId}::text[],
+        ${answers.kind}::text[], ${answers.slideKind}::text[], ${answers.value}::text[], ${answers.status}::text[],
+        ${answers.createdAt}::timestamptz[], ${answers.pollVersion}::timestamptz[])
+    ),
+    current as (
+      select c.* from candidates c
+      join locked l on l.id = c.poll_id and l.status = 'published' and l.updated_at = c.poll_version
+    ),
+    inserted as (
+      insert into answers (id, poll_id, slide_id, voter_id, kind, slide_kind, value, status, created_at)
+      select id, poll_id, slide_id, voter_id, kind, slide_kind, value::jsonb, status, created_at
+      from current
+      order by poll_id, slide_id, voter_id, id
+      on conflict (poll_id, slide_id, voter_id) where slide_kind <> 'qa' do nothing
+      returning id, poll_id, slide_id, voter_id
+    ),
+    tally_deltas (answer_id, key, count, total) as (
+      select * from unnest(${tallies.answerId}::text[], ${tallies.key}::text[], ${tallies.count}::bigint[], ${tallies.total}::float8[])
+    ),
+    tallied as (
+      insert into slide_tallies (poll_id, slide_id, key, count, total)
+      select i.poll_id, i.slide_id, d.key, sum(d.count), sum(d.total)
+      from tally_deltas d join inserted i on i.id = d.answer_id
+      group by i.poll_id, i.slide_id, d.key
+      order by i.poll_id, i.slide_id, d.key
+      on conflict (poll_id, slide_id, key) do update
+        set count = slide_tallies.count + excluded.count, total = slide_tallies.total + excluded.total
+    ),
+    text_deltas (answer_id, text_hash, text) as (
+      select * from unnest(${texts.answerId}::text[], ${texts.hash}::text[], ${texts.text}::text[])
+    ),
+    texted as (
+      insert into open_text_counts (poll_id, slide_id, text_hash, text, count)
+      select i.poll_id, i.slide_id, d.text_hash, min(d.text), count(*)
+      from text_deltas d join inserted i on i.id = d.answer_id
+      group by i.poll_id, i.slide_id, d.text_hash
+      order by i.poll_id, i.slide_id, d.text_hash
+      on conflict (poll_id, slide_id, text_hash) do update set count = open_text_counts.count + excluded.count
+    ),
+    word_deltas (answer_id, word) as (
+      select * from unnest(${words.answerId}::text[], ${words.word}::text[])
+    ),
+    worded as (
+      insert into word_counts (poll_id, slide_id, word, count)
+      select i.poll_id, i.slide_id, d.word, count(*)
+      from word_deltas d join inserted i on i.id = d.answer_id
+      group by i.poll_id, i.slide_id, d.word
+      order by i.poll_id, i.slide_id, d.word
+      on conflict (poll_id, slide_id, word) do update set count = word_counts.count + excluded.count
+    ),
+    new_voters as (
+      insert into poll_voters (poll_id, voter_id)
+      select distinct poll_id, voter_id from inserted order by poll_id, voter_id
+      on conflict (poll_id, voter_id) do nothing
+      returning poll_id
+    ),
+    stats as (
+      insert into poll_stats (poll_id, voters, answers)
+      select a.poll_id, coalesce(v.voters, 0), a.answers
+      from (select poll_id, count(*) as answers from inserted group by poll_id) a
+      left join (select poll_id, count(*) as voters from new_voters group by poll_id) v on v.poll_id = a.poll_id
+      order by a.poll_id
+      on conflict (poll_id) do update
+        set voters = poll_stats.voters + excluded.voters, answers = poll_stats.answers + excluded.answers
+    )
+    select 'inserted' as outcome, id from inserted
+    union all
+    select 'current' as outcome, id from current`.execute(db);
+
+  const outcome: BatchOutcome = { inserted: new Set(), current: new Set() };
+  for (const row of result.rows) outcome[row.outcome].add(row.id);
+  return outcome;
 }

@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, NewAnswer } from '../../db/schema.js';
 import { GroupCommit } from '../../infra/group-commit.js';
-import { insertAnswerBatch } from './answer-batch.repository.js';
-import { lockPollVersions } from './answers.repository.js';
+import { insertAnswerBatch, type VersionedAnswer } from './answer-batch.repository.js';
 import type { AnswerDeltas } from './tallies.js';
 
 export interface PendingAnswer {
@@ -11,10 +10,7 @@ export interface PendingAnswer {
 }
 
 /** An answer waiting for its flush, with the poll version (`updatedAt`) it was judged against. */
-interface QueuedAnswer {
-  answer: PendingAnswer;
-  pollVersion: string;
-}
+type QueuedAnswer = VersionedAnswer;
 
 /**
  * - `accepted`: stored, with its aggregates.
@@ -67,7 +63,7 @@ export class AnswerWriter {
   async #flushWithRetry(items: QueuedAnswer[]): Promise<WriteOutcome[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.db.transaction().execute((trx) => flush(trx, items));
+        return await flush(this.db, items);
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         if (attempt >= 3 || typeof code !== 'string' || !RETRYABLE.has(code)) throw error;
@@ -77,24 +73,11 @@ export class AnswerWriter {
   }
 }
 
-/**
- * One transaction, two statements: lock the polls' versions, then write the answers to unchanged
- * polls with all their aggregates in one statement (answer-batch.repository.ts). The poll check must
- * stay in the same transaction as the insert: it is what makes "the deck has no answers" (PATCH
- * content) and "this answer fits the deck" agree.
- */
-async function flush(trx: Kysely<Database>, queued: QueuedAnswer[]): Promise<WriteOutcome[]> {
-  const polls = await lockPollVersions(trx, [...new Set(queued.map((q) => q.answer.row.poll_id))]);
-  const isCurrent = ({ answer, pollVersion }: QueuedAnswer) => {
-    const poll = polls.get(answer.row.poll_id);
-    return poll !== undefined && poll.status === 'published' && poll.version === pollVersion;
-  };
-  const inserted = await insertAnswerBatch(
-    trx,
-    queued.filter(isCurrent).map((q) => q.answer),
-  );
-  return queued.map((q) => {
-    if (inserted.has(q.answer.row.id)) return 'accepted';
-    return isCurrent(q) ? 'duplicate' : 'poll_changed';
+/** One statement per batch (answer-batch.repository.ts): the poll check, the answers, the aggregates. */
+async function flush(db: Kysely<Database>, queued: QueuedAnswer[]): Promise<WriteOutcome[]> {
+  const { inserted, current } = await insertAnswerBatch(db, queued);
+  return queued.map(({ answer }) => {
+    if (inserted.has(answer.row.id)) return 'accepted';
+    return current.has(answer.row.id) ? 'duplicate' : 'poll_changed';
   });
 }

@@ -1,28 +1,7 @@
-import type { PollStatus } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { AnswerRow, Database } from '../../db/schema.js';
 
 type Db = Kysely<Database>;
-
-/**
- * The status and version (`updated_at`) of the polls a batch answers, locked FOR SHARE until the batch
- * commits: a PATCH or DELETE of one of these polls waits for the batch, and the batch, if it came
- * second, reads what the PATCH wrote. Sorted by id so concurrent batches take the locks in one order.
- */
-export async function lockPollVersions(
-  db: Db,
-  pollIds: string[],
-): Promise<Map<string, { status: PollStatus; version: string }>> {
-  if (pollIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('polls')
-    .select(['id', 'status', 'updated_at'])
-    .where('id', 'in', [...pollIds].sort())
-    .orderBy('id')
-    .forShare()
-    .execute();
-  return new Map(rows.map((row) => [row.id, { status: row.status, version: row.updated_at.toISOString() }]));
-}
 
 /** Newest first, keyset-paginated on the time-ordered id, using the (poll_id, kind, …, id) indexes. */
 export function listAnswers(
