@@ -9,6 +9,7 @@ import type {
 import type { z } from 'zod';
 
 export type {
+  AnswerReceipt,
   Branching,
   ErrorCode,
   ErrorEnvelope,
@@ -16,9 +17,15 @@ export type {
   Poll,
   PollContent,
   PollkitContract,
+  PollResponse,
+  PollResults,
   PollStatus,
+  Question,
+  QuestionStatus,
   Slide,
   SlideKind,
+  SlideResult,
+  Vote,
 } from '@pollkit/contracts';
 export { type ClientOf, type ClientOptions, createClient, type PollkitClient, type RouteMethod } from './client.js';
 export {
@@ -49,6 +56,12 @@ export type UpdatePollInput = PollkitInput<'polls', 'update'>;
 export type DeletePollInput = PollkitInput<'polls', 'delete'>;
 export type PollList = PollkitOutput<'polls', 'list'>;
 export type DeletedPoll = PollkitOutput<'polls', 'delete'>;
+export type CastVoteInput = PollkitInput<'votes', 'cast'>;
+export type CreateResponseInput = PollkitInput<'responses', 'create'>;
+export type ListAnswersInput = PollkitInput<'votes', 'list'>;
+export type VoteList = PollkitOutput<'votes', 'list'>;
+export type ResponseList = PollkitOutput<'responses', 'list'>;
+export type QuestionList = PollkitOutput<'questions', 'list'>;
 
 /** A slide as written in a request: fields with a server default (`type`, `timeLimitSec`…) may be left out. */
 export type SlideInput = z.input<typeof SlideSchema>;

@@ -62,10 +62,11 @@ export async function resultsAndExportScenario(options: {
     throw new Error('results/export benchmarks need BENCH_DATABASE_URL (PostgreSQL)');
   const small = await seed(1_000, 200);
   const large = await seed(1_000_000, 200_000);
-  const target = await startTarget(fileURLToPath(new URL('./targets/plain.ts', import.meta.url)));
-  const { url, pid, database } = target.info as { url: string; pid: number; database: string };
+  const results: ResultsAndExport['results'] = [];
+  let target = await startTarget(fileURLToPath(new URL('./targets/plain.ts', import.meta.url)));
+  const database = String(target.info.database);
   try {
-    const results: ResultsAndExport['results'] = [];
+    const { url } = target.info;
     for (const [answers, seeded] of [
       [1_000, small],
       [1_000_000, large],
@@ -82,7 +83,15 @@ export async function resultsAndExportScenario(options: {
       });
       results.push({ answers, latency, throughput });
     }
+  } finally {
+    await target.stop();
+  }
 
+  // The export runs in a fresh server process, so its peak RSS is the export's, not the heap the
+  // results load above grew.
+  target = await startTarget(fileURLToPath(new URL('./targets/plain.ts', import.meta.url)));
+  try {
+    const { url, pid } = target.info as { url: string; pid: number };
     const before = await memoryOf(pid);
     const started = Date.now();
     const response = await fetch(`${url}/api/v1/polls/${large.pollId}/export`, {

@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
+import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { build } from 'tsup';
 
 const serverDir = fileURLToPath(new URL('..', import.meta.url));
-const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
 
 export interface BenchTarget {
   process: ChildProcess;
@@ -14,11 +15,35 @@ export interface BenchTarget {
 }
 
 /**
+ * Bundles a target script the way the server ships (tsup, as in `pnpm start`), so benchmarks
+ * measure `node` running built code, not `tsx` compiling on the fly.
+ */
+async function bundle(script: string): Promise<string> {
+  const outDir = fileURLToPath(new URL('./.tmp/targets/', import.meta.url));
+  const name = basename(script, '.ts');
+  await build({
+    entry: { [name]: script },
+    format: ['esm'],
+    platform: 'node',
+    target: 'node20',
+    outDir,
+    sourcemap: true,
+    silent: true,
+    noExternal: ['@pollkit/contracts'],
+    esbuildOptions(options) {
+      options.conditions = ['@pollkit/source'];
+    },
+  });
+  return `${outDir}${name}.js`;
+}
+
+/**
  * Starts a bench target in its own process, so the load generator (this process) and the server
  * under test do not share an event loop. The child prints one JSON line when it is ready.
  */
 export async function startTarget(script: string, env: Record<string, string> = {}): Promise<BenchTarget> {
-  const child = spawn(tsx, ['--conditions=@pollkit/source', script], {
+  const bundled = await bundle(script);
+  const child = spawn(process.execPath, ['--enable-source-maps', bundled], {
     cwd: serverDir,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

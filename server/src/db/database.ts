@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import {
   type DatabaseConnection,
   type Driver,
@@ -65,6 +65,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   let pglite: PGlite;
   try {
     if (!inMemory) mkdirSync(dataDir, { recursive: true });
+    // Imported on demand: PGlite's module costs ~40 MB of memory a PostgreSQL deployment should
+    // not carry.
+    const { PGlite } = await import('@electric-sql/pglite');
     pglite = inMemory ? new PGlite() : new PGlite(dataDir);
   } catch (error) {
     lock?.release();

@@ -1,3 +1,5 @@
+import type { Slide } from '@pollkit/contracts';
+import type { z } from 'zod';
 /** Raw HTTP helpers for tests: fetch against the test server, JSON in and out. */
 export interface JsonResponse<T = any> {
   status: number;
@@ -40,7 +42,7 @@ export async function call<T = any>(
 }
 
 /** A small valid deck with one slide of every kind. */
-export function sampleContent() {
+export function sampleContent(): { questions: z.input<typeof Slide>[] } {
   return {
     questions: [
       {

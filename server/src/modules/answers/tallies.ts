@@ -102,12 +102,13 @@ const STOPWORDS = new Set(
   ).split(' '),
 );
 
-/** Distinct lower-case words of an answer for the word cloud: letters and digits, two or more long. */
+/** Distinct lower-case words of an answer for the word cloud: two or more letters/digits, at least one letter. */
 export function wordsOf(text: string): string[] {
   const words = new Set<string>();
   for (const match of text.toLowerCase().matchAll(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu)) {
     const word = match[0].replace(/['’-]+$/u, '');
-    if (word.length >= 2 && word.length <= 64 && !STOPWORDS.has(word)) words.add(word);
+    // Numbers ("#42", "2026") say little in a word cloud: a word needs a letter.
+    if (word.length >= 2 && word.length <= 64 && /\p{L}/u.test(word) && !STOPWORDS.has(word)) words.add(word);
   }
   return [...words];
 }
