@@ -18,3 +18,20 @@ export function decodeCursor(cursor: string, idPrefix: string): string {
   }
   return id;
 }
+
+/**
+ * One page of a newest-first keyset list. `fetchRows` is asked for one row more than the page holds:
+ * that extra row tells whether another page exists, without a count query.
+ */
+export async function keysetPage<Row extends { id: string }, Item>(
+  input: { limit: number; cursor?: string | undefined },
+  idPrefix: string,
+  fetchRows: (query: { beforeId: string | undefined; limit: number }) => Promise<Row[]>,
+  toItem: (row: Row) => Item,
+): Promise<{ data: Item[]; nextCursor: string | null }> {
+  const beforeId = input.cursor === undefined ? undefined : decodeCursor(input.cursor, idPrefix);
+  const rows = await fetchRows({ beforeId, limit: input.limit + 1 });
+  const page = rows.slice(0, input.limit);
+  const last = page.at(-1);
+  return { data: page.map(toItem), nextCursor: rows.length > input.limit && last ? encodeCursor(last.id) : null };
+}

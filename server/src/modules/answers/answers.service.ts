@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import { newId } from '../../db/ids.js';
 import type { AnswerRow, AnswerValue } from '../../db/schema.js';
 import { ApiError } from '../../http/api-error.js';
-import { decodeCursor, encodeCursor } from '../../http/cursor.js';
+import { keysetPage } from '../../http/cursor.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { assertTakesAnswers, findSlide, responseValue, voteValue } from './answer-rules.js';
 import type { AnswerWriter } from './answer-writer.js';
@@ -118,19 +118,20 @@ async function listPage<T>(
 ) {
   // Resolving the poll first keeps workspaces apart: another workspace's poll id is a 404.
   const poll = await getPoll(deps, workspaceId, input.id);
-  const beforeId =
-    input.cursor === undefined ? undefined : decodeCursor(input.cursor, kind === 'vote' ? 'vote' : 'rsp');
-  const rows = await answers.listAnswers(deps.db, {
-    pollId: poll.id,
-    kind,
-    slideId: input.slideId,
-    voterId: input.voterId,
-    beforeId,
-    limit: input.limit + 1,
-  });
-  const page = rows.slice(0, input.limit);
-  const last = page.at(-1);
-  return { data: page.map(map), nextCursor: rows.length > input.limit && last ? encodeCursor(last.id) : null };
+  return keysetPage(
+    input,
+    kind === 'vote' ? 'vote' : 'rsp',
+    ({ beforeId, limit }) =>
+      answers.listAnswers(deps.db, {
+        pollId: poll.id,
+        kind,
+        slideId: input.slideId,
+        voterId: input.voterId,
+        beforeId,
+        limit,
+      }),
+    map,
+  );
 }
 
 export function listVotes(deps: AnswersDeps, workspaceId: string, input: z.output<typeof ListAnswersInput>) {

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { newId } from '../../db/ids.js';
 import type { Database, PollRow, PollUpdate } from '../../db/schema.js';
 import { ApiError } from '../../http/api-error.js';
-import { decodeCursor, encodeCursor } from '../../http/cursor.js';
+import { keysetPage } from '../../http/cursor.js';
 import { pollHasAnswers } from '../answers/answers.repository.js';
 import type { PollCache } from './poll-cache.js';
 import * as polls from './polls.repository.js';
@@ -32,15 +32,12 @@ export function toPoll(row: PollRow): Poll {
 }
 
 export async function listPolls({ db }: PollsDeps, workspaceId: string, input: z.output<typeof ListPollsInput>) {
-  const beforeId = input.cursor === undefined ? undefined : decodeCursor(input.cursor, 'poll');
-  // One extra row tells whether another page exists without a count query.
-  const rows = await polls.listPolls(db, workspaceId, { limit: input.limit + 1, beforeId, status: input.status });
-  const page = rows.slice(0, input.limit);
-  const last = page.at(-1);
-  return {
-    data: page.map(toPoll),
-    nextCursor: rows.length > input.limit && last ? encodeCursor(last.id) : null,
-  };
+  return keysetPage(
+    input,
+    'poll',
+    ({ beforeId, limit }) => polls.listPolls(db, workspaceId, { limit, beforeId, status: input.status }),
+    toPoll,
+  );
 }
 
 export async function createPoll(

@@ -9,7 +9,7 @@ import type {
 import type { z } from 'zod';
 import type { AnswerRow } from '../../db/schema.js';
 import { ApiError } from '../../http/api-error.js';
-import { decodeCursor, encodeCursor } from '../../http/cursor.js';
+import { keysetPage } from '../../http/cursor.js';
 import { assertTakesAnswers } from '../answers/answer-rules.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import * as questions from './questions.repository.js';
@@ -37,18 +37,19 @@ const questionNotFound = () => ApiError.notFound('Question');
 
 export async function listQuestions(deps: PollsDeps, workspaceId: string, input: z.output<typeof ListQuestionsInput>) {
   const poll = await getPoll(deps, workspaceId, input.id);
-  const beforeId = input.cursor === undefined ? undefined : decodeCursor(input.cursor, 'rsp');
-  // One extra row tells whether another page exists without a count query.
-  const rows = await questions.listQuestions(deps.db, {
-    pollId: poll.id,
-    slideId: input.slideId,
-    status: input.status,
-    beforeId,
-    limit: input.limit + 1,
-  });
-  const page = rows.slice(0, input.limit);
-  const last = page.at(-1);
-  return { data: page.map(toQuestion), nextCursor: rows.length > input.limit && last ? encodeCursor(last.id) : null };
+  return keysetPage(
+    input,
+    'rsp',
+    ({ beforeId, limit }) =>
+      questions.listQuestions(deps.db, {
+        pollId: poll.id,
+        slideId: input.slideId,
+        status: input.status,
+        beforeId,
+        limit,
+      }),
+    toQuestion,
+  );
 }
 
 /**
