@@ -23,9 +23,17 @@ export const errorCodes = {
   poll_not_published: { status: 409, description: 'The poll is a draft; it takes no answers and cannot be closed.' },
   poll_closed: { status: 409, description: 'The poll is closed; it takes no answers.' },
   poll_has_responses: { status: 409, description: 'The poll already has answers, so its slides can no longer change.' },
+  idempotency_key_in_use: {
+    status: 409,
+    description: 'Another request with this `Idempotency-Key` is still being processed; retry shortly.',
+  },
   payload_too_large: { status: 413, description: 'The request body is larger than the server accepts.' },
   unsupported_media_type: { status: 415, description: 'The request body is not `application/json`.' },
   validation_failed: { status: 422, description: 'The request failed validation; see `details`.' },
+  idempotency_key_reused: {
+    status: 422,
+    description: 'This `Idempotency-Key` was already used with a different request (route, parameters or body).',
+  },
   rate_limited: { status: 429, description: 'Rate limit exceeded; retry after the window resets.' },
   internal_error: { status: 500, description: 'Unexpected server error.' },
   service_unavailable: { status: 503, description: 'The server is starting or shutting down.' },

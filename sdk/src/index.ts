@@ -27,15 +27,45 @@ export type {
   SlideResult,
   Vote,
 } from '@pollkit/contracts';
-export { type ClientOf, type ClientOptions, createClient, type PollkitClient, type RouteMethod } from './client.js';
 export {
+  type ClientOf,
+  type ClientOptions,
+  type ClientOverrides,
+  createClient,
+  type PageItemOf,
+  type PollkitClient,
+  type RouteMethod,
+  type RouteResult,
+} from './client.js';
+export {
+  AuthenticationError,
   type ClientErrorCode,
+  type CodeOfStatus,
+  ConflictError,
+  ConnectionError,
+  type ErrorResponse,
+  InternalServerError,
+  NotFoundError,
+  PermissionDeniedError,
   PollkitConnectionError,
   PollkitError,
   type PollkitErrorCode,
   type PollkitErrorDetails,
+  RateLimitError,
+  type ServerErrorCode,
+  TimeoutError,
+  UpgradeRequiredError,
+  ValidationError,
 } from './core/errors.js';
-export type { FetchLike, HeadersLike, RequestOptions } from './core/request.js';
+export { Page, type PageData, PagePromise } from './core/pagination.js';
+export type {
+  FetchLike,
+  HeadersLike,
+  PollkitLogger,
+  RequestLogRecord,
+  RequestOptions,
+} from './core/request.js';
+export type { BackoffOptions } from './core/retry.js';
 
 /** What `client.<group>.<operation>()` takes: `PollkitInput<'polls', 'create'>`. */
 export type PollkitInput<

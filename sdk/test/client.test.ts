@@ -5,16 +5,16 @@ import { inspect } from 'node:util';
 import { contract, defineRoute, GetPollInput, operationId, Poll as PollSchema } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/support/server.js';
-import { buildClient } from '../src/client.js';
-import { prepareRequest, type RequestConfig } from '../src/core/request.js';
+import { buildClient, resolveConfig } from '../src/client.js';
+import { prepareRequest } from '../src/core/request.js';
 import {
   createClient,
   type DeletedPoll,
+  type Page,
   type Poll,
   type PollContentInput,
   PollkitConnectionError,
   PollkitError,
-  type PollList,
 } from '../src/index.js';
 
 let t: TestServer;
@@ -133,7 +133,7 @@ describe('polls through the SDK', () => {
     let pages = 0;
     do {
       const page = await client.polls.list({ limit: 2, cursor });
-      expectTypeOf(page).toEqualTypeOf<PollList>();
+      expectTypeOf(page).toEqualTypeOf<Page<Poll>>();
       expect(page.data.length).toBeLessThanOrEqual(2);
       seen.push(...page.data.map((p) => p.id));
       cursor = page.nextCursor ?? undefined;
@@ -164,7 +164,7 @@ describe('errors', () => {
     const { client } = recordingClient('pk_not_a_real_key');
     const error = await pollkitError(client.polls.list());
     expect(error).toMatchObject({ status: 401, code: 'invalid_api_key' });
-    expect(error.name).toBe('PollkitError');
+    expect(error.name).toBe('AuthenticationError');
   });
 
   it('throws PollkitConnectionError, with the cause, when nothing listens on the port', async () => {
@@ -174,10 +174,10 @@ describe('errors', () => {
     const { port } = probe.address() as AddressInfo;
     await new Promise((resolve) => probe.close(resolve));
 
-    const client = createClient({ apiKey, baseUrl: `http://127.0.0.1:${port}` });
+    const client = createClient({ apiKey, baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 });
     const error = await pollkitError(client.polls.list());
     expect(error).toBeInstanceOf(PollkitConnectionError);
-    expect(error).toMatchObject({ status: undefined, code: 'connection_error', name: 'PollkitConnectionError' });
+    expect(error).toMatchObject({ status: undefined, code: 'connection_error', name: 'ConnectionError' });
     expect(error.cause).toBeInstanceOf(Error);
     expect(error.message).toMatch(
       new RegExp(`^Could not reach the Pollkit API at http://127\\.0\\.0\\.1:${port}/api/v1: .*ECONNREFUSED`),
@@ -217,7 +217,7 @@ describe('errors', () => {
     afterAll(() => new Promise((resolve) => proxy.close(resolve)));
 
     it('turns a non-JSON 5xx into internal_error with the text', async () => {
-      const client = createClient({ apiKey, baseUrl: proxyUrl });
+      const client = createClient({ apiKey, baseUrl: proxyUrl, maxRetries: 0 });
       const error = await pollkitError(client.polls.list());
       expect(error).toMatchObject({
         status: 502,
@@ -229,20 +229,20 @@ describe('errors', () => {
     });
 
     it('turns an empty 404 into not_found', async () => {
-      const client = createClient({ apiKey, baseUrl: proxyUrl });
+      const client = createClient({ apiKey, baseUrl: proxyUrl, maxRetries: 0 });
       const error = await pollkitError(client.polls.get({ id: 'poll_01AAAAAAAAAAAAAAAAAAAAAAAA' }));
       expect(error).toMatchObject({ status: 404, code: 'not_found', message: 'HTTP 404' });
     });
 
     it('throws PollkitConnectionError when the connection drops while the body arrives', async () => {
-      const client = createClient({ apiKey, baseUrl: proxyUrl });
+      const client = createClient({ apiKey, baseUrl: proxyUrl, maxRetries: 0 });
       const error = await pollkitError(client.polls.delete({ id: 'poll_01AAAAAAAAAAAAAAAAAAAAAAAA' }));
       expect(error).toBeInstanceOf(PollkitConnectionError);
       expect(error.cause).toBeInstanceOf(Error);
     });
 
     it('turns a 2xx that is not JSON into invalid_response', async () => {
-      const client = createClient({ apiKey, baseUrl: proxyUrl });
+      const client = createClient({ apiKey, baseUrl: proxyUrl, maxRetries: 0 });
       const error = await pollkitError(client.polls.create({ title: 'x' }));
       expect(error).toMatchObject({ status: 201, code: 'invalid_response', body: 'created' });
     });
@@ -286,7 +286,7 @@ describe('requests', () => {
   });
 
   it('splits input into path, query string and JSON body the way the server reads it', () => {
-    const config: RequestConfig = { apiUrl: 'https://polls.test/api/v1', apiKey: 'pk_x', fetch, headers: undefined };
+    const config = resolveConfig({ apiKey: 'pk_x', baseUrl: 'https://polls.test' });
     const search = defineRoute({
       method: 'GET',
       path: '/things/{id}/items',
@@ -339,8 +339,7 @@ describe('the client', () => {
       summary: 'A poll title',
       output: PollSchema.pick({ id: true, title: true }),
     });
-    const config: RequestConfig = { apiUrl: t.api, apiKey, fetch, headers: undefined };
-    const client = buildClient({ drafts: { title: titleOnly } }, config);
+    const client = buildClient({ drafts: { title: titleOnly } }, { apiKey, baseUrl: t.url });
     const { id } = await createClient({ apiKey, baseUrl: t.url }).polls.create({ title: 'Derived' });
     const result = await client.drafts.title({ id });
     expectTypeOf(result).toEqualTypeOf<{ id: string; title: string }>();

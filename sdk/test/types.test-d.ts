@@ -5,14 +5,19 @@
  */
 import { expectTypeOf } from 'vitest';
 import {
+  type ConflictError,
   type CreatePollInput,
   createClient,
   type DeletedPoll,
+  type Page,
+  type PagePromise,
   type Poll,
   type PollkitClient,
   type PollkitError,
   type PollList,
   type RequestOptions,
+  type ValidationError,
+  type Vote,
 } from '../src/index.js';
 
 declare const client: PollkitClient;
@@ -50,7 +55,12 @@ client.polls.delete();
 // list: every field is optional, so is the input; the result is a page of polls.
 client.polls.list();
 client.polls.list({ limit: 2, cursor: 'abc', status: 'published' });
-expectTypeOf(client.polls.list).returns.resolves.toEqualTypeOf<PollList>();
+expectTypeOf(client.polls.list).returns.toEqualTypeOf<PagePromise<Poll>>();
+expectTypeOf(client.polls.list).returns.resolves.toEqualTypeOf<Page<Poll>>();
+expectTypeOf<Page<Poll>>().toExtend<PollList>();
+expectTypeOf(client.votes.list).returns.resolves.toHaveProperty('data').toEqualTypeOf<Vote[]>();
+// Only list routes page: a route answering anything else resolves to its plain output.
+expectTypeOf(client.polls.get).returns.toEqualTypeOf<Promise<Poll>>();
 expectTypeOf<PollList['data']>().toEqualTypeOf<Poll[]>();
 expectTypeOf<PollList['nextCursor']>().toEqualTypeOf<string | null>();
 // @ts-expect-error `status` is one of the poll statuses
@@ -75,3 +85,16 @@ expectTypeOf<'not_found'>().toExtend<typeof error.code>();
 expectTypeOf<'some_future_code'>().toExtend<typeof error.code>();
 expectTypeOf(error.status).toEqualTypeOf<number | undefined>();
 expectTypeOf(error.details?.fieldErrors).toEqualTypeOf<Record<string, string[]> | undefined>();
+
+// Family classes narrow `code` to the registry's codes of their status, still open to newer ones.
+declare const conflict: ConflictError;
+expectTypeOf<'already_responded'>().toExtend<typeof conflict.code>();
+expectTypeOf<'poll_closed'>().toExtend<typeof conflict.code>();
+declare const invalid: ValidationError;
+expectTypeOf(invalid.fieldErrors).toEqualTypeOf<Record<string, string[]>>();
+expectTypeOf(invalid.formErrors).toEqualTypeOf<string[]>();
+
+// Per-call options: timeout, retries, idempotency key, validation.
+client.polls.create({ title: 'x' }, { timeout: 5_000, maxRetries: 0, idempotencyKey: 'k', validateResponse: true });
+// withOptions derives a client of the same type.
+expectTypeOf(client.withOptions({ maxRetries: 5 })).toEqualTypeOf<PollkitClient>();

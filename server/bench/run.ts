@@ -3,15 +3,19 @@
  *   npx -y pnpm@10 bench                                   # every scenario, embedded PGlite
  *   BENCH_DATABASE_URL=postgres://… npx -y pnpm@10 bench   # on PostgreSQL
  *   BENCH_SCENARIOS=get-poll,vote-ingestion BENCH_DURATION=20 BENCH_CONNECTIONS=100 BENCH_ROUNDS=5 npx -y pnpm@10 bench
+ *   BENCH_SCENARIOS=sdk-overhead BENCH_SDK_CALLS=1000 BENCH_SDK_CONCURRENCY=16 BENCH_ROUNDS=5 npx -y pnpm@10 bench
  */
 import { getPollScenario } from './get-poll.js';
 import { resultsAndExportScenario } from './results-and-export.js';
+import { sdkOverheadScenario } from './sdk-overhead.js';
 import { machine } from './support.js';
 import { voteIngestionScenario } from './vote-ingestion.js';
 
 const durationSec = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const sdkCalls = Number(process.env.BENCH_SDK_CALLS ?? 1000);
+const sdkConcurrency = Number(process.env.BENCH_SDK_CONCURRENCY ?? 16);
 const selected = new Set(
   (
     process.env.BENCH_SCENARIOS ??
@@ -83,6 +87,25 @@ if (selected.has('results-export')) {
     ),
     '',
     `Export of ${fmt(r.export.answers)} answers (${fmt(r.export.distinctTexts)} distinct open-ended texts): ${fmt(r.export.rows)} CSV lines, ${(r.export.bytes / 2 ** 20).toFixed(1)} MiB in ${r.export.seconds.toFixed(1)} s; server RSS ${r.export.rssBeforeMb.toFixed(0)} MB before, peak (VmHWM) ${r.export.peakMb.toFixed(0)} MB (target < 200 MB).`,
+    '',
+  );
+}
+
+if (selected.has('sdk-overhead')) {
+  const r = await sdkOverheadScenario({ rounds, calls: sdkCalls, concurrency: sdkConcurrency });
+  const us = (n: number) => n.toFixed(0);
+  print(
+    `#### @pollkit/sdk against a raw fetch, same calls, same server (${r.database})`,
+    '',
+    `${sdkCalls} calls per measurement after a 200-call warm-up, 1 and ${sdkConcurrency} in flight; SDK and raw fetch alternate over ${rounds} rounds and the median is shown. ` +
+      `µs per call; CPU is this (client) process's user + system time. The raw POST ${r.sdkSendsIdempotencyKey ? 'sends an Idempotency-Key as the SDK does' : 'sends no Idempotency-Key (nor does the SDK)'}.`,
+    '',
+    '| call | in flight | raw wall µs | SDK wall µs | overhead wall µs | raw CPU µs | SDK CPU µs | overhead CPU µs |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.rows.map(
+      (row) =>
+        `| ${row.operation} | ${row.concurrency} | ${us(row.raw.wallUs)} | ${us(row.sdk.wallUs)} | ${us(row.overhead.wallUs)} | ${us(row.raw.cpuUs)} | ${us(row.sdk.cpuUs)} | ${us(row.overhead.cpuUs)} |`,
+    ),
     '',
   );
 }

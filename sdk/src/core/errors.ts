@@ -1,16 +1,26 @@
-import type { ErrorCode } from '@pollkit/contracts';
+import { type ErrorCode, errorCodeList, errorCodes, isErrorCode } from '@pollkit/contracts';
 
 /**
  * Codes the SDK itself reports when there is no usable server answer. They never collide with the
  * server's registry (`@pollkit/contracts` `errorCodes`).
  */
-export type ClientErrorCode = 'connection_error' | 'invalid_response';
+export type ClientErrorCode = 'connection_error' | 'timeout' | 'invalid_response';
 
 /**
  * `error.code` of a {@link PollkitError}: a code of the contracts' registry, a client-side code, or
  * (`string & {}`) a code added by a newer server than this SDK knows, still readable as a string.
  */
 export type PollkitErrorCode = ErrorCode | ClientErrorCode | (string & {});
+
+/** The registry's codes answered with HTTP status `S`: `CodeOfStatus<409>` is `'already_responded' | 'poll_closed' | …`. */
+export type CodeOfStatus<S extends number> = {
+  [K in ErrorCode]: (typeof errorCodes)[K]['status'] extends S ? K : never;
+}[ErrorCode];
+
+/** The registry's codes answered with a 5xx status. */
+export type ServerErrorCode = {
+  [K in ErrorCode]: `${(typeof errorCodes)[K]['status']}` extends `5${string}` ? K : never;
+}[ErrorCode];
 
 /** `error.details`: field and form errors on `validation_failed`, free-form on other codes. */
 export interface PollkitErrorDetails {
@@ -21,7 +31,7 @@ export interface PollkitErrorDetails {
   readonly [key: string]: unknown;
 }
 
-/** What {@link PollkitError.from} needs of a non-2xx response, already read. */
+/** A non-2xx (or unreadable 2xx) response as it arrived, already read: what {@link PollkitError.from} needs. */
 export interface ErrorResponse {
   status: number;
   headers: Headers;
@@ -29,28 +39,26 @@ export interface ErrorResponse {
   text: string;
 }
 
-interface PollkitErrorInit {
+export interface PollkitErrorInit {
   status: number | undefined;
   code: PollkitErrorCode;
   message: string;
   details?: PollkitErrorDetails | undefined;
   headers?: Headers | undefined;
   body?: unknown;
+  /** The response as it arrived; absent when none did. */
+  response?: ErrorResponse | undefined;
   cause?: unknown;
 }
 
-/** Used when a non-2xx body is not the API's envelope (a proxy's HTML page, an empty body…). */
-const fallbackCodeByStatus: Readonly<Record<number, ErrorCode>> = {
-  404: 'not_found',
-  405: 'method_not_allowed',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-  429: 'rate_limited',
-  503: 'service_unavailable',
-};
-
+/**
+ * The code for a non-2xx body that is not the API's envelope (a proxy's HTML page, an empty body…),
+ * read off the registry: the one code answered with that status, else the generic code of its class.
+ */
 function fallbackCode(status: number): ErrorCode {
-  return fallbackCodeByStatus[status] ?? (status >= 500 ? 'internal_error' : 'bad_request');
+  const candidates = errorCodeList.filter((code) => errorCodes[code].status === status);
+  if (candidates.length === 1) return candidates[0] as ErrorCode;
+  return status >= 500 ? 'internal_error' : 'bad_request';
 }
 
 const MAX_TEXT_MESSAGE_LENGTH = 500;
@@ -69,8 +77,9 @@ function parseJson(text: string): unknown {
 }
 
 /**
- * Every failed call throws a `PollkitError` (or a subclass): any non-2xx answer, a response the SDK
- * cannot read, and (as {@link PollkitConnectionError}) a request that never got an answer.
+ * Every failed call throws a `PollkitError`: any non-2xx answer (as the subclass of its family:
+ * {@link NotFoundError}, {@link ConflictError}…), a response the SDK cannot read, and (as
+ * {@link ConnectionError} / {@link TimeoutError}) a request that never got an answer.
  *
  * `code` is the stable field to branch on; `message` is for people.
  */
@@ -81,8 +90,10 @@ export class PollkitError extends Error {
   readonly details: PollkitErrorDetails | undefined;
   /** Response headers (`x-request-id`, `x-ratelimit-*`); empty when no response arrived. */
   readonly headers: Headers;
-  /** The raw error body: the parsed JSON, or the text when it was not JSON. */
+  /** The error body: the parsed JSON, or the text when it was not JSON. */
   readonly body: unknown;
+  /** The response exactly as it arrived (status, headers, body text); `undefined` when none did. */
+  readonly response: ErrorResponse | undefined;
 
   constructor(init: PollkitErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -90,8 +101,9 @@ export class PollkitError extends Error {
     this.status = init.status;
     this.code = init.code;
     this.details = init.details;
-    this.headers = init.headers ?? new Headers();
+    this.headers = init.headers ?? init.response?.headers ?? new Headers();
     this.body = init.body;
+    this.response = init.response;
   }
 
   /** The server's `x-request-id`, worth quoting in a support request. */
@@ -101,23 +113,25 @@ export class PollkitError extends Error {
 
   /**
    * Builds the error for a non-2xx response from the spec's envelope
-   * `{ error: { code, message, details? } }`, or from the status and text when the body is not one.
+   * `{ error: { code, message, details? } }`, or from the status and text when the body is not one,
+   * as the class of its family ({@link errorClassFor}).
    *
-   * The one place a response becomes an error, so that status- or code-specific subclasses can be
-   * chosen here without touching the request path.
+   * The one place a response becomes an error.
    */
   static from(response: ErrorResponse): PollkitError {
     const { status, headers, text } = response;
     const json = parseJson(text);
     const envelope = isRecord(json) && isRecord(json.error) ? json.error : undefined;
     if (envelope && typeof envelope.code === 'string') {
-      return new PollkitError({
+      const ErrorClass = errorClassFor(status, envelope.code);
+      return new ErrorClass({
         status,
         code: envelope.code,
         message: typeof envelope.message === 'string' ? envelope.message : `HTTP ${status}`,
         details: isRecord(envelope.details) ? (envelope.details as PollkitErrorDetails) : undefined,
         headers,
         body: json,
+        response,
       });
     }
     const trimmed = text.trim();
@@ -127,19 +141,108 @@ export class PollkitError extends Error {
         : trimmed
           ? trimmed.slice(0, MAX_TEXT_MESSAGE_LENGTH)
           : `HTTP ${status}`;
-    return new PollkitError({
-      status,
-      code: fallbackCode(status),
-      message,
-      headers,
-      body: json ?? text,
-    });
+    const code = fallbackCode(status);
+    // The family comes from the status alone: the fallback code may be a generic one of another status.
+    const ErrorClass = errorClassFor(status);
+    return new ErrorClass({ status, code, message, headers, body: json ?? text, response });
   }
 }
 
-/** The request got no HTTP answer: DNS failure, refused or reset connection, TLS error. `cause` holds why. */
-export class PollkitConnectionError extends PollkitError {
-  constructor(message: string, cause: unknown) {
-    super({ status: undefined, code: 'connection_error', message, cause });
+/** 401: the credential is missing, unknown, revoked or expired. */
+export class AuthenticationError extends PollkitError {
+  declare readonly code: CodeOfStatus<401> | (string & {});
+}
+
+/** 402: the workspace's plan does not include the feature. */
+export class UpgradeRequiredError extends PollkitError {
+  declare readonly code: CodeOfStatus<402> | (string & {});
+}
+
+/** 403: the credential lacks a scope the operation requires. */
+export class PermissionDeniedError extends PollkitError {
+  declare readonly code: CodeOfStatus<403> | (string & {});
+}
+
+/** 404: the resource does not exist, or belongs to another workspace. */
+export class NotFoundError extends PollkitError {
+  declare readonly code: CodeOfStatus<404> | (string & {});
+}
+
+/** 409: the request conflicts with the resource's state; `code` says how (`already_responded`, `poll_closed`…). */
+export class ConflictError extends PollkitError {
+  declare readonly code: CodeOfStatus<409> | (string & {});
+}
+
+/** 422: the request failed validation; the messages are in {@link fieldErrors} and {@link formErrors}. */
+export class ValidationError extends PollkitError {
+  declare readonly code: CodeOfStatus<422> | (string & {});
+
+  /** Messages per field; nested fields use dotted paths such as `content.questions.0.options`. */
+  get fieldErrors(): Record<string, string[]> {
+    return this.details?.fieldErrors ?? {};
   }
+
+  /** Messages about the request as a whole. */
+  get formErrors(): string[] {
+    return this.details?.formErrors ?? [];
+  }
+}
+
+/** 429: the rate limit's window is used up. The SDK retries these with backoff before throwing one. */
+export class RateLimitError extends PollkitError {
+  declare readonly code: CodeOfStatus<429> | (string & {});
+}
+
+/** 5xx: the server failed or is unavailable. The SDK retries these with backoff before throwing one. */
+export class InternalServerError extends PollkitError {
+  declare readonly code: ServerErrorCode | (string & {});
+}
+
+/**
+ * The request got no HTTP answer, or the answer broke off: DNS failure, refused or reset connection,
+ * TLS error. `cause` holds why. Retried with backoff before being thrown.
+ */
+export class ConnectionError extends PollkitError {
+  declare readonly code: 'connection_error' | 'timeout';
+
+  constructor(message: string, cause?: unknown, code: 'connection_error' | 'timeout' = 'connection_error') {
+    super({ status: undefined, code, message, cause });
+  }
+}
+
+/** The former name of {@link ConnectionError}; both name the same class. */
+export const PollkitConnectionError = ConnectionError;
+export type PollkitConnectionError = ConnectionError;
+
+/** No complete answer arrived within the call's `timeout`. A kind of {@link ConnectionError}, retried like one. */
+export class TimeoutError extends ConnectionError {
+  declare readonly code: 'timeout';
+
+  constructor(message: string) {
+    super(message, undefined, 'timeout');
+  }
+}
+
+type ErrorClass = new (init: PollkitErrorInit) => PollkitError;
+
+/** The error family of each HTTP status the registry assigns a family to. */
+const familyByStatus: Readonly<Record<number, ErrorClass>> = {
+  401: AuthenticationError,
+  402: UpgradeRequiredError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: ValidationError,
+  429: RateLimitError,
+};
+
+/**
+ * The class for an answer: the family of the status the registry gives a known `code` (they agree
+ * for every answer of this API), else of the HTTP status itself (a code from a newer server). A
+ * status without a family (400, 405, 413, 415) is a plain {@link PollkitError}.
+ */
+export function errorClassFor(status: number, code?: string): ErrorClass {
+  const familyStatus = isErrorCode(code) ? errorCodes[code].status : status;
+  if (familyStatus >= 500) return InternalServerError;
+  return familyByStatus[familyStatus] ?? PollkitError;
 }

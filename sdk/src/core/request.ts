@@ -1,5 +1,7 @@
 import { inputInQuery, pathParams, type RouteDefinition } from '@pollkit/contracts';
-import { PollkitConnectionError, PollkitError } from './errors.js';
+import type { z } from 'zod';
+import { ConnectionError, PollkitError, type PollkitErrorDetails, TimeoutError } from './errors.js';
+import { type BackoffOptions, backoffDelay, retryReasonOf, sleep } from './retry.js';
 
 /** Header values accepted wherever the SDK takes headers. */
 export type HeadersLike = Headers | Record<string, string>;
@@ -9,19 +11,65 @@ export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
 /** Options of one call, the optional last argument of every client method. */
 export interface RequestOptions {
-  /** Aborts the call; the promise then rejects with the signal's reason (an `AbortError`). */
+  /**
+   * Aborts the call, in flight or between retries; the promise then rejects with the signal's reason
+   * (an `AbortError` by default). An aborted call is never retried.
+   */
   signal?: AbortSignal;
   /** Extra headers for this call; they override the client's `headers`. `Authorization` cannot be overridden. */
   headers?: HeadersLike;
+  /** Milliseconds each attempt may take, response body included; overrides the client's `timeout`. */
+  timeout?: number;
+  /** Retries after a 429, a 5xx or a connection failure; overrides the client's `maxRetries`. */
+  maxRetries?: number;
+  /** The `Idempotency-Key` of a POST; by default a random UUID per call, the same across its retries. */
+  idempotencyKey?: string;
+  /** Check the response against the route's output schema; overrides the client's `validateResponses`. */
+  validateResponse?: boolean;
+}
+
+/** What the SDK reports of one exchange to a {@link PollkitLogger}. Never the API key. */
+export interface RequestLogRecord {
+  method: string;
+  url: string;
+  /** 1 for the first try, 2 for the first retry… */
+  attempt: number;
+  /** Request headers, with `Authorization` redacted. */
+  headers?: Record<string, string>;
+  /** The HTTP status; absent when no response arrived. */
+  status?: number;
+  /** Milliseconds from sending to the end of the response body (or the failure). */
+  durationMs?: number;
+  /** The server's `x-request-id`. */
+  requestId?: string;
+  /** Why the attempt failed, when it did. */
+  error?: string;
+  /** On a retry: how long the SDK waits before it. */
+  retryInMs?: number;
+}
+
+/**
+ * Where the SDK reports its traffic; `console` fits. `debug`: each request as sent; `info`: each
+ * response; `warn`: each failed attempt about to be retried. Every method is optional.
+ */
+export interface PollkitLogger {
+  debug?(message: string, record: RequestLogRecord): void;
+  info?(message: string, record: RequestLogRecord): void;
+  warn?(message: string, record: RequestLogRecord): void;
 }
 
 /** What every request of one client shares. The API key lives here and nowhere else. */
-export interface RequestConfig {
+export interface RequestConfig extends BackoffOptions {
   /** The API root, `<origin>[/prefix]/api/v1`, without a trailing slash. */
   readonly apiUrl: string;
   readonly apiKey: string;
   readonly fetch: FetchLike;
   readonly headers: HeadersLike | undefined;
+  /** Milliseconds each attempt may take. */
+  readonly timeout: number;
+  readonly maxRetries: number;
+  readonly validateResponses: boolean;
+  readonly logger: PollkitLogger | undefined;
 }
 
 /** One HTTP request, fully built: a retry sends the same one again. */
@@ -104,6 +152,12 @@ export function prepareRequest(
     headers.set('content-type', 'application/json');
   }
   headers.set('authorization', `Bearer ${config.apiKey}`);
+  // One key per call, set here so that every retry of the prepared request repeats it: the server
+  // then answers a retry of a POST whose response was lost with the stored response.
+  if (route.method === 'POST') {
+    if (options.idempotencyKey !== undefined) headers.set('idempotency-key', options.idempotencyKey);
+    else if (!headers.has('idempotency-key')) headers.set('idempotency-key', globalThis.crypto.randomUUID());
+  }
 
   return { method: route.method, url, headers, body };
 }
@@ -115,73 +169,157 @@ function rootCause(error: unknown): string {
   return current instanceof Error ? current.message : String(error);
 }
 
-function connectionFailure(config: RequestConfig, error: unknown, signal: AbortSignal | undefined): unknown {
-  if (signal?.aborted) return signal.reason;
-  return new PollkitConnectionError(`Could not reach the Pollkit API at ${config.apiUrl}: ${rootCause(error)}`, error);
+/** Headers that carry credentials: logged as `[redacted]`, never by value. */
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
+
+function redactedHeaders(headers: Headers): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (const [name, value] of headers) {
+    record[name] = name === 'authorization' ? 'Bearer [redacted]' : SECRET_HEADERS.has(name) ? '[redacted]' : value;
+  }
+  return record;
+}
+
+/** Reports to the user's logger; a logger that throws must not fail or retry the call it reports on. */
+function log(config: RequestConfig, level: 'debug' | 'info' | 'warn', message: string, record: RequestLogRecord): void {
+  try {
+    config.logger?.[level]?.(message, record);
+  } catch {
+    // Logging is best effort.
+  }
+}
+
+interface Attempt {
+  number: number;
+  timeout: number;
+  signal: AbortSignal | undefined;
+}
+
+/** A response read to its end within the attempt's timeout. */
+interface ReadResponse {
+  status: number;
+  ok: boolean;
+  headers: Headers;
+  text: string;
 }
 
 /**
- * Sends a prepared request once. A request that gets no answer rejects with a
- * {@link PollkitConnectionError}; an abort by the caller rejects with the signal's reason.
+ * Sends a prepared request once and reads the whole body, within `attempt.timeout`. No answer is a
+ * {@link ConnectionError}, no answer in time a {@link TimeoutError}, and a caller's abort rejects
+ * with the signal's reason.
  */
 export async function sendOnce(
   config: RequestConfig,
-  request: PreparedRequest,
-  signal?: AbortSignal,
-): Promise<Response> {
+  prepared: PreparedRequest,
+  attempt: Attempt,
+): Promise<ReadResponse> {
+  const { signal } = attempt;
+  signal?.throwIfAborted();
+  // One controller for the caller's abort and the timeout, so either stops the exchange, body included.
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, attempt.timeout);
+  const onAbort = () => controller.abort(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+
+  const started = performance.now();
+  const record: RequestLogRecord = { method: prepared.method, url: prepared.url, attempt: attempt.number };
+  log(config, 'debug', 'pollkit request', { ...record, headers: redactedHeaders(prepared.headers) });
   // Called detached, so a user's fetch is not invoked with `this` set to the config.
   const fetchImpl = config.fetch;
   try {
-    return await fetchImpl(request.url, {
-      method: request.method,
-      headers: request.headers,
-      body: request.body,
-      signal,
+    const response = await fetchImpl(prepared.url, {
+      method: prepared.method,
+      headers: prepared.headers,
+      body: prepared.body,
+      signal: controller.signal,
     });
+    const text = await response.text();
+    log(config, 'info', 'pollkit response', {
+      ...record,
+      status: response.status,
+      durationMs: Math.round(performance.now() - started),
+      requestId: response.headers.get('x-request-id') ?? undefined,
+    });
+    return { status: response.status, ok: response.ok, headers: response.headers, text };
   } catch (error) {
-    throw connectionFailure(config, error, signal);
+    if (signal?.aborted) throw signal.reason;
+    if (timedOut) {
+      throw new TimeoutError(
+        `No complete answer from the Pollkit API within ${attempt.timeout} ms (${prepared.method} ${prepared.url})`,
+      );
+    }
+    throw new ConnectionError(`Could not reach the Pollkit API at ${config.apiUrl}: ${rootCause(error)}`, error);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
   }
 }
 
-/**
- * The body of a 2xx response; any other status becomes a {@link PollkitError}. The body can still
- * fail to arrive after the status line did: that is a connection error too.
- */
-export async function readResponse(
-  config: RequestConfig,
-  response: Response,
-  signal?: AbortSignal,
-  format: RouteDefinition['format'] = 'json',
-): Promise<unknown> {
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (error) {
-    throw connectionFailure(config, error, signal);
+/** `z.ZodError` issues as the API's own `{ fieldErrors, formErrors }`, paths dotted. */
+function issuesAsDetails(error: z.ZodError): PollkitErrorDetails {
+  const fieldErrors: Record<string, string[]> = {};
+  const formErrors: string[] = [];
+  for (const issue of error.issues) {
+    if (issue.path.length === 0) formErrors.push(issue.message);
+    else {
+      const path = issue.path.map(String).join('.');
+      fieldErrors[path] = [...(fieldErrors[path] ?? []), issue.message];
+    }
   }
-  if (!response.ok) {
-    throw PollkitError.from({ status: response.status, headers: response.headers, text });
-  }
-  // A CSV download (`client.results.export()`) is returned as the document's text.
-  if (format === 'csv') return text;
-  if (response.status === 204 || text === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch (cause) {
-    throw new PollkitError({
+  return { fieldErrors, formErrors };
+}
+
+/** The value of a 2xx response; any other status becomes the {@link PollkitError} of its family. */
+export function interpretResponse(route: RouteDefinition, response: ReadResponse, validate: boolean): unknown {
+  if (!response.ok)
+    throw PollkitError.from({ status: response.status, headers: response.headers, text: response.text });
+  const invalid = (message: string, details?: PollkitErrorDetails, cause?: unknown) =>
+    new PollkitError({
       status: response.status,
       code: 'invalid_response',
-      message: `Expected a JSON body in the ${response.status} response`,
+      message,
+      details,
       headers: response.headers,
-      body: text,
+      body: response.text,
+      response: { status: response.status, headers: response.headers, text: response.text },
       cause,
     });
+  let value: unknown;
+  // A CSV download (`client.results.export()`) is returned as the document's text.
+  if (route.format === 'csv') value = response.text;
+  else if (response.status === 204 || response.text === '') value = undefined;
+  else {
+    try {
+      value = JSON.parse(response.text);
+    } catch (cause) {
+      throw invalid(`Expected a JSON body in the ${response.status} response`, undefined, cause);
+    }
   }
+  if (!validate) return value;
+  const parsed = route.output.safeParse(value);
+  if (!parsed.success) {
+    throw invalid(
+      `The ${response.status} response of ${route.method} ${route.path} does not match its schema`,
+      issuesAsDetails(parsed.error),
+      parsed.error,
+    );
+  }
+  return parsed.data;
+}
+
+export function checkCount(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 0) throw new TypeError(`${name} must be a whole number of 0 or more`);
+  return value;
 }
 
 /**
- * One call of one route: prepare, send, read. Retries, timeouts and idempotency keys wrap
- * `sendOnce` + `readResponse` here, around the same prepared request.
+ * One call of one route: prepare the request once, then send it until it succeeds, fails in a way
+ * that is not retried, or runs out of retries. Every retry resends the same prepared request, so the
+ * body and the `Idempotency-Key` stay the same.
  */
 export async function request(
   config: RequestConfig,
@@ -190,6 +328,36 @@ export async function request(
   options: RequestOptions = {},
 ): Promise<unknown> {
   const prepared = prepareRequest(config, route, input, options);
-  const response = await sendOnce(config, prepared, options.signal);
-  return readResponse(config, response, options.signal, route.format);
+  const maxRetries = checkCount('maxRetries', options.maxRetries ?? config.maxRetries);
+  const timeout = checkTimeout(options.timeout ?? config.timeout);
+  const validate = options.validateResponse ?? config.validateResponses;
+  for (let number = 1; ; number++) {
+    try {
+      const response = await sendOnce(config, prepared, { number, timeout, signal: options.signal });
+      return interpretResponse(route, response, validate);
+    } catch (error) {
+      const reason = retryReasonOf(error);
+      if (reason === undefined || number > maxRetries) throw error;
+      const delay = backoffDelay(reason, number - 1, config);
+      log(config, 'warn', 'pollkit retry', {
+        method: prepared.method,
+        url: prepared.url,
+        attempt: number,
+        status: error instanceof PollkitError ? error.status : undefined,
+        error: error instanceof Error ? error.message : String(error),
+        retryInMs: delay,
+      });
+      await sleep(delay, options.signal);
+    }
+  }
+}
+
+/** `setTimeout` fires at once for delays past 2^31-1 ms, which would turn a long timeout into none. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+export function checkTimeout(value: number): number {
+  if (typeof value !== 'number' || !(value > 0) || value > MAX_TIMEOUT_MS) {
+    throw new TypeError(`timeout must be a number of milliseconds between 1 and ${MAX_TIMEOUT_MS}`);
+  }
+  return value;
 }

@@ -107,6 +107,23 @@ export interface WordCountsTable {
   count: Int8;
 }
 
+/** A claimed `Idempotency-Key` (docs/idempotency.md). */
+export interface IdempotencyKeysTable {
+  workspace_id: string;
+  key: string;
+  /** SHA-256 (hex) of method, route, path parameters and the canonical JSON body. */
+  fingerprint: string;
+  state: 'in_progress' | 'completed';
+  claim_token: string;
+  request_id: string;
+  response_status: number | null;
+  /** The JSON response body exactly as first sent. */
+  response_body: string | null;
+  created_at: Timestamp;
+  /** In progress: the end of the claim's lease; completed: 24 h after the claim. */
+  expires_at: Timestamp;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -118,6 +135,7 @@ export interface Database {
   slide_tallies: SlideTalliesTable;
   open_text_counts: OpenTextCountsTable;
   word_counts: WordCountsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type AnswerRow = Selectable<AnswersTable>;
@@ -129,3 +147,5 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type PollRow = Selectable<PollsTable>;
 export type NewPoll = Insertable<PollsTable>;
 export type PollUpdate = Updateable<PollsTable>;
+
+export type IdempotencyKeyRow = Selectable<IdempotencyKeysTable>;

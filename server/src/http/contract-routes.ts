@@ -3,9 +3,19 @@ import { type HttpMethod, inputInQuery, type RouteDefinition } from '@pollkit/co
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { AppDeps } from '../deps.js';
-import type { CsvDownload } from '../trpc/implement.js';
+import type { CsvDownload, Operation } from '../trpc/implement.js';
+import type { RequestContext } from '../trpc/init.js';
 import { operations } from '../trpc/router.js';
 import { ApiError, toApiError } from './api-error.js';
+import {
+  completeIdempotentRequest,
+  IDEMPOTENCY_KEY_HEADER,
+  parseIdempotencyKey,
+  releaseIdempotentRequest,
+  requestFingerprint,
+  startIdempotentRequest,
+  takesIdempotencyKey,
+} from './idempotency.js';
 
 const ALL_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
 
@@ -28,12 +38,17 @@ export function registerContractRoutes(app: FastifyInstance, deps: AppDeps, base
     const url = `${basePath}${route.path.replace(/\{(\w+)\}/g, ':$1')}`;
     methodsByPath.set(url, [...(methodsByPath.get(url) ?? []), route.method]);
     const readInput = inputReader(route);
+    const idempotent = takesIdempotencyKey(route);
 
     app.route({
       method: route.method,
       url,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         try {
+          const idempotencyKey = idempotent ? request.headers[IDEMPOTENCY_KEY_HEADER] : undefined;
+          if (idempotencyKey !== undefined) {
+            return await serveIdempotently(operation, { req: request, reply, deps }, idempotencyKey, readInput);
+          }
           const output = await operation.run({ req: request, reply, deps }, readInput(request));
           if (route.format === 'csv') {
             const { filename, chunks } = output as CsvDownload;
@@ -70,6 +85,70 @@ export function registerContractRoutes(app: FastifyInstance, deps: AppDeps, base
           .send(new ApiError('method_not_allowed', `${request.method} is not allowed here; use ${allow}`).toEnvelope()),
     });
   }
+}
+
+/**
+ * A POST carrying `Idempotency-Key` (docs/idempotency.md). The gate runs first — the key belongs to
+ * the caller's workspace, and a request refused at the gate (401/429/402/403) leaves no trace — then
+ * the key is claimed or answered from what it holds, and only a claimed request does the work. 2xx
+ * and 4xx outcomes are kept for replay; a 5xx or an exception releases the key so a retry runs again.
+ */
+async function serveIdempotently(
+  operation: Operation,
+  ctx: RequestContext,
+  header: string | string[],
+  readInput: (request: FastifyRequest) => Record<string, unknown>,
+): Promise<FastifyReply> {
+  const { req: request, reply, deps } = ctx;
+  const { route } = operation;
+  const credential = await operation.authorize(ctx);
+  // A route open to callers without a workspace has nowhere to keep the key: it runs as usual.
+  if (!credential) {
+    return reply.code(route.successStatus).send(await operation.execute(ctx, credential, readInput(request)));
+  }
+
+  const key = parseIdempotencyKey(header);
+  const start = await startIdempotentRequest(deps.db, {
+    workspaceId: credential.workspaceId,
+    key,
+    fingerprint: requestFingerprint(route, request.params, request.body),
+    requestId: request.id,
+  });
+  if (start.kind === 'replay') {
+    return reply
+      .code(start.response.status)
+      .header('idempotent-replayed', 'true')
+      .header('original-request', start.response.originalRequestId)
+      .type('application/json; charset=utf-8')
+      .send(start.response.body);
+  }
+
+  const { claim } = start;
+  let status: number;
+  let body: string;
+  try {
+    const output = await operation.execute(ctx, credential, readInput(request));
+    status = route.successStatus;
+    body = JSON.stringify(output) ?? '';
+  } catch (error) {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) {
+      await releaseIdempotentRequest(deps.db, claim).catch((releaseError: unknown) =>
+        request.log.error({ err: releaseError }, 'could not release an idempotency key'),
+      );
+      throw error;
+    }
+    status = apiError.status;
+    body = JSON.stringify(apiError.toEnvelope());
+  }
+  // The work is done: whatever happens to the bookkeeping, the client gets its answer.
+  try {
+    const kept = await completeIdempotentRequest(deps.db, claim, { status, body });
+    if (!kept) request.log.warn({ path: operation.path }, 'idempotency claim was taken over before completion');
+  } catch (error) {
+    request.log.error({ err: error }, 'could not store an idempotent response');
+  }
+  return reply.code(status).type('application/json; charset=utf-8').send(body);
 }
 
 /** Builds, once per route, the function that turns a request into the procedure's raw input. */

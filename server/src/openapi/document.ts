@@ -47,6 +47,27 @@ const responseHeaders = {
 
 type HeaderName = keyof typeof responseHeaders;
 
+/**
+ * The optional request header every POST operation takes (docs/idempotency.md). Inlined in each
+ * operation, so generators show it with its description. A replay's own response headers
+ * (`Idempotent-Replayed`, `Original-Request`) are described here rather than on every response:
+ * a documented response header reads as one every such response carries.
+ */
+const idempotencyKeyParameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the request safe to retry. The first request with a key does the work; for 24 hours a request ' +
+    'with the same key, route, path parameters and body answers that same status and body again (with ' +
+    "`Idempotent-Replayed: true` and `Original-Request: <the first request's X-Request-Id>`) without " +
+    'doing it twice. The same key with a different request answers ' +
+    '422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_use`. Keys ' +
+    'are scoped to the workspace. 1–255 printable ASCII characters (a UUID v4 is a good choice); ' +
+    'anything else is 400 `bad_request`.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+} as const;
+
 function headerRefs(names: readonly HeaderName[]) {
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
@@ -69,6 +90,10 @@ function errorCodesOf(route: RouteDefinition): ErrorCode[] {
     }
     codes.add('upgrade_required');
     codes.add('rate_limited');
+  }
+  if (route.method === 'POST') {
+    codes.add('idempotency_key_reused');
+    codes.add('idempotency_key_in_use');
   }
   if (route.method !== 'GET') {
     codes.add('invalid_json');
@@ -247,6 +272,10 @@ export function buildOpenApiDocument(): OpenAPIObject {
       // The generator re-wraps optional query fields, which drops the description they carry.
       for (const parameter of operation.parameters ?? []) {
         parameter.description ??= fieldDescription(route, parameter.name);
+      }
+
+      if (route.method === 'POST') {
+        operation.parameters = [...(operation.parameters ?? []), { ...idempotencyKeyParameter }];
       }
 
       // The body schema is rebuilt (path parameters omitted), which drops its `.meta({ id })`; when the

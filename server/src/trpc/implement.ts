@@ -30,7 +30,15 @@ export interface Operation {
   path: string;
   operationId: string;
   route: RouteDefinition;
+  /** The whole call: `authorize`, then `execute`. */
   run(ctx: RequestContext, rawInput: unknown): Promise<unknown>;
+  /**
+   * The gate alone (401/429/402/403), counted once against the rate limit. The HTTP layer calls it
+   * separately when it needs the workspace before the work runs (an `Idempotency-Key`).
+   */
+  authorize(ctx: RequestContext): Promise<WorkspaceCredential | undefined>;
+  /** Everything after the gate, for a credential `authorize` returned. */
+  execute(ctx: RequestContext, credential: WorkspaceCredential | undefined, rawInput: unknown): Promise<unknown>;
 }
 
 /**
@@ -45,12 +53,17 @@ function operationOf(
   handler: Handler<RouteDefinition>,
 ): Operation {
   const path = `${group}.${name}`;
-  return {
+  const operation: Operation = {
     path,
     operationId: operationId(group, name),
     route,
     async run(ctx, rawInput) {
-      const credential = await authorize(route, ctx.req, ctx.reply, ctx.deps);
+      return operation.execute(ctx, await operation.authorize(ctx), rawInput);
+    },
+    authorize(ctx) {
+      return authorize(route, ctx.req, ctx.reply, ctx.deps);
+    },
+    async execute(ctx, credential, rawInput) {
       const parsed = route.input.safeParse(rawInput);
       if (!parsed.success) throw validationError(parsed.error.issues);
       const output = await handler({
@@ -67,6 +80,7 @@ function operationOf(
       return output;
     },
   };
+  return operation;
 }
 
 /**

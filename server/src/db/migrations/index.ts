@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import * as initial from './0001_initial.js';
 import * as answers from './0002_answers.js';
+import * as idempotency from './0003_idempotency.js';
 
 /**
  * Migrations are registered here, in code, rather than read from a folder at run time: the server
@@ -9,6 +10,7 @@ import * as answers from './0002_answers.js';
 const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_answers': answers,
+  '0003_idempotency': idempotency,
 };
 
 export const migrationProvider: MigrationProvider = {

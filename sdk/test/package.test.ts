@@ -1,0 +1,133 @@
+/**
+ * The published packages as a user gets them: build `@pollkit/contracts` and `@pollkit/sdk` with
+ * tsup, `pnpm pack` them (as `changeset publish` does, so `workspace:^` becomes a version range),
+ * install the tarballs with npm into a scratch project outside the workspace, and call a real server
+ * from plain `node` through both `import` (ESM) and `require` (CommonJS).
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../server/test/support/server.js';
+
+const run = promisify(execFile);
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const packageDirs = ['contracts', 'sdk'].map((name) => join(repoRoot, name));
+
+// What each scratch program prints as its one JSON line.
+interface ScratchReport {
+  resolved: string;
+  created: { id: string; title: string; status: string };
+  fetched: { id: string; title: string; slideIds: string[] };
+  missing: { isPollkitError: boolean; status: number; code: string };
+}
+
+/** Calls shared by the ESM and CJS programs; `createClient` and `PollkitError` come from the package. */
+const scratchBody = `
+const client = createClient({ apiKey: process.env.POLLKIT_API_KEY, baseUrl: process.env.POLLKIT_BASE_URL });
+const created = await client.polls.create({
+  title: 'Packaged ' + process.env.SCRATCH_FORMAT,
+  content: { questions: [{ id: 'lunch', kind: 'multiple_choice', text: 'Lunch?', options: [{ id: 'pizza', label: 'Pizza' }, { id: 'sushi', label: 'Sushi' }] }] },
+});
+const fetched = await client.polls.get({ id: created.id });
+let missing;
+try {
+  await client.polls.get({ id: 'poll_00000000000000000000000000' });
+} catch (error) {
+  missing = { isPollkitError: error instanceof PollkitError, status: error.status, code: error.code };
+}
+console.log(JSON.stringify({
+  resolved,
+  created: { id: created.id, title: created.title, status: created.status },
+  fetched: { id: fetched.id, title: fetched.title, slideIds: fetched.content.questions.map((q) => q.id) },
+  missing,
+}));
+`;
+
+const esmProgram = `import { createClient, PollkitError } from '@pollkit/sdk';
+const resolved = import.meta.resolve('@pollkit/sdk');
+${scratchBody}`;
+
+// CommonJS has no top-level await: the shared body runs inside an async function.
+const cjsProgram = `const { createClient, PollkitError } = require('@pollkit/sdk');
+const resolved = require.resolve('@pollkit/sdk');
+(async () => {
+${scratchBody}
+})().catch((error) => { console.error(error); process.exit(1); });`;
+
+let server: TestServer;
+let apiKey: string;
+let scratchDir: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ({ apiKey } = await server.workspace('pro'));
+
+  const workDir = await mkdtemp(join(tmpdir(), 'pollkit-package-'));
+  const tarballDir = join(workDir, 'tarballs');
+  scratchDir = join(workDir, 'scratch');
+  await mkdir(tarballDir);
+  await mkdir(scratchDir);
+
+  // Contracts first: the SDK's declaration build reads the contracts' types.
+  for (const dir of packageDirs) {
+    await run('npx', ['tsup', '--silent'], { cwd: dir });
+    await run('npx', ['-y', 'pnpm@10', 'pack', '--pack-destination', tarballDir], { cwd: dir });
+  }
+  const tarballs = (await readdir(tarballDir)).filter((file) => file.endsWith('.tgz'));
+  const tarballOf = (prefix: string) => {
+    const file = tarballs.find((name) => name.startsWith(prefix));
+    if (!file) throw new Error(`no ${prefix}*.tgz among ${tarballs.join(', ')}`);
+    return `file:${join(tarballDir, file)}`;
+  };
+
+  await writeFile(
+    join(scratchDir, 'package.json'),
+    JSON.stringify({
+      name: 'pollkit-scratch',
+      private: true,
+      dependencies: {
+        '@pollkit/contracts': tarballOf('pollkit-contracts-'),
+        '@pollkit/sdk': tarballOf('pollkit-sdk-'),
+      },
+    }),
+  );
+  // npm, not pnpm: the scratch project must not see the workspace; only zod comes from the registry.
+  await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline', '--loglevel=error'], {
+    cwd: scratchDir,
+  });
+  await writeFile(join(scratchDir, 'esm.mjs'), esmProgram);
+  await writeFile(join(scratchDir, 'cjs.cjs'), cjsProgram);
+  return async () => {
+    await rm(workDir, { recursive: true, force: true });
+  };
+}, 120_000);
+afterAll(() => server?.close());
+
+async function runScratch(file: string, format: string): Promise<ScratchReport> {
+  const { stdout } = await run(process.execPath, [file], {
+    cwd: scratchDir,
+    env: { PATH: process.env.PATH, POLLKIT_BASE_URL: server.url, POLLKIT_API_KEY: apiKey, SCRATCH_FORMAT: format },
+  });
+  return JSON.parse(stdout.trim()) as ScratchReport;
+}
+
+describe('the packed @pollkit/sdk in a scratch npm project', () => {
+  it.each([
+    { format: 'ESM', file: 'esm.mjs', entry: /\/node_modules\/@pollkit\/sdk\/dist\/index\.js$/ },
+    { format: 'CJS', file: 'cjs.cjs', entry: /\/node_modules\/@pollkit\/sdk\/dist\/index\.cjs$/ },
+  ])('$format: loads the built entry under plain node and calls the server', async ({ format, file, entry }) => {
+    const report = await runScratch(file, format);
+    expect(report.resolved).toMatch(entry);
+    expect(report.created).toEqual({
+      id: expect.stringMatching(/^poll_/),
+      title: `Packaged ${format}`,
+      status: 'draft',
+    });
+    expect(report.fetched).toEqual({ id: report.created.id, title: `Packaged ${format}`, slideIds: ['lunch'] });
+    expect(report.missing).toEqual({ isPollkitError: true, status: 404, code: 'not_found' });
+  });
+});
