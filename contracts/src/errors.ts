@@ -27,6 +27,10 @@ export const errorCodes = {
     status: 409,
     description: 'Another request with this `Idempotency-Key` is still being processed; retry shortly.',
   },
+  key_not_active: {
+    status: 409,
+    description: 'Only an active API key can be rotated; this one is revoked or was already rotated.',
+  },
   payload_too_large: { status: 413, description: 'The request body is larger than the server accepts.' },
   unsupported_media_type: { status: 415, description: 'The request body is not `application/json`.' },
   validation_failed: { status: 422, description: 'The request failed validation; see `details`.' },

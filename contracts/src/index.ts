@@ -9,12 +9,14 @@ import {
   moderateQuestion,
   upvoteQuestion,
 } from './routes/answers.js';
+import { createKey, listKeys, revokeKey, rotateKey } from './routes/keys.js';
 import { createPoll, deletePoll, getPoll, listPolls, updatePoll } from './routes/polls.js';
 
 export * from './errors.js';
 export * from './route.js';
 export * from './schemas/answers.js';
 export * from './schemas/common.js';
+export * from './schemas/keys.js';
 export * from './schemas/media.js';
 export * from './schemas/polls.js';
 export * from './schemas/results.js';
@@ -49,6 +51,12 @@ export const contract = {
     list: listQuestions,
     moderate: moderateQuestion,
     upvote: upvoteQuestion,
+  },
+  keys: {
+    list: listKeys,
+    create: createKey,
+    revoke: revokeKey,
+    rotate: rotateKey,
   },
 } as const;
 

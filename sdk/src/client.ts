@@ -7,8 +7,10 @@ import {
   type RouteInput,
   type RouteOutput,
 } from '@pollkit/contracts';
+import { ClientCredentialsTokens, type OAuthClientCredentials, tokenUrlOf } from './core/oauth.js';
 import { isPageRoute, Page, type PageData, PagePromise } from './core/pagination.js';
 import {
+  type Credential,
   checkCount,
   checkTimeout,
   type FetchLike,
@@ -20,9 +22,35 @@ import {
 } from './core/request.js';
 import { type BackoffOptions, defaultBackoff } from './core/retry.js';
 
-export interface ClientOptions extends Partial<BackoffOptions> {
+/** Authenticate with a workspace API key. */
+export interface ApiKeyAuth {
   /** A workspace API key (`pk_live_…`). Sent only in the `Authorization: Bearer` header. */
   apiKey: string;
+  clientId?: never;
+  clientSecret?: never;
+  scope?: never;
+}
+
+/**
+ * Authenticate as an OAuth client (enterprise workspaces with OAuth enabled): the client exchanges
+ * the id and secret for access tokens at `POST /api/oauth/token` (client credentials grant, HTTP Basic
+ * client authentication), caches them and gets a new one shortly before each expires.
+ */
+export interface OAuthClientAuth {
+  apiKey?: never;
+  /** The OAuth client's id. */
+  clientId: string;
+  /** The OAuth client's secret. Sent only to the token endpoint, in the `Authorization: Basic` header. */
+  clientSecret: string;
+  /**
+   * The scopes to ask for (`'polls:read polls:write'` or `['polls:read', 'polls:write']`), narrowed
+   * from the ones the client is allowed; all of those when absent.
+   */
+  scope?: string | readonly string[];
+}
+
+/** Options of every client, whichever way it authenticates. */
+export interface CommonClientOptions extends Partial<BackoffOptions> {
   /**
    * Where the API lives: the server's origin (`https://polls.example.com`) or the API root itself
    * (`https://polls.example.com/api/v1`); both work. A path other than `/api/v1`
@@ -45,7 +73,15 @@ export interface ClientOptions extends Partial<BackoffOptions> {
    * mismatch. Off by default, so that fields a newer server adds cannot break an older client.
    */
   validateResponses?: boolean;
+  /**
+   * The clock OAuth token expiry is measured with, in milliseconds since the epoch; `Date.now` by
+   * default. Tests pass their own to expire tokens without waiting.
+   */
+  now?: () => number;
 }
+
+/** Exactly one credential: `apiKey`, or `clientId` with `clientSecret`. */
+export type ClientOptions = CommonClientOptions & (ApiKeyAuth | OAuthClientAuth);
 
 /** The item type of a route answering `{ data, nextCursor }` pages; `never` for any other route. */
 export type PageItemOf<R extends RouteDefinition> =
@@ -65,8 +101,11 @@ export type RouteMethod<R extends RouteDefinition> =
     ? (input?: RouteInput<R>, options?: RequestOptions) => RouteResult<R>
     : (input: RouteInput<R>, options?: RequestOptions) => RouteResult<R>;
 
-/** Options `withOptions()` can change: any of the client's. `headers` are merged into the current ones. */
-export type ClientOverrides = Partial<ClientOptions>;
+/**
+ * Options `withOptions()` can change: any of the client's. `headers` are merged into the current ones;
+ * a new `apiKey` replaces OAuth client credentials and the other way round.
+ */
+export type ClientOverrides = Partial<CommonClientOptions> & (Partial<ApiKeyAuth> | Partial<OAuthClientAuth>);
 
 /** `contract.<group>.<operation>` -> `client.<group>.<operation>()`, plus `withOptions()`. */
 export type ClientOf<C extends Contract> = {
@@ -101,29 +140,92 @@ function apiUrlOf(baseUrl: string | URL): string {
   return `${url.origin}${path.endsWith(API_PATH) ? path : `${path}${API_PATH}`}`;
 }
 
+/** A value sent in a header: printable ASCII, no whitespace. */
+const TOKEN_CHARACTERS = /^[\x21-\x7e]+$/;
+
 function checkApiKey(apiKey: unknown): string {
   // The key is never part of a message: errors get logged.
   if (typeof apiKey !== 'string' || apiKey === '') {
-    throw new TypeError('apiKey is required: a workspace API key');
+    throw new TypeError('apiKey is required: a workspace API key (or clientId and clientSecret of an OAuth client)');
   }
   // `Headers` would throw on other characters, quoting the header value and with it the key.
-  if (!/^[\x21-\x7e]+$/.test(apiKey)) {
+  if (!TOKEN_CHARACTERS.test(apiKey)) {
     throw new TypeError('apiKey contains characters an API key never has (whitespace or non-ASCII)');
   }
   return apiKey;
+}
+
+/** `scope` as the space-separated list the token endpoint takes. */
+function scopeOf(scope: unknown): string | undefined {
+  if (scope === undefined) return undefined;
+  const scopes = typeof scope === 'string' ? scope.split(' ').filter(Boolean) : scope;
+  // RFC 6749 §3.3: each scope is printable ASCII without space, `"` or `\`.
+  if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string' && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s))) {
+    throw new TypeError('scope must be scope names such as "polls:read", as a space-separated string or an array');
+  }
+  return scopes.length === 0 ? undefined : scopes.join(' ');
+}
+
+/** Checks the OAuth client credentials; neither value is ever part of a message, since errors get logged. */
+function oauthCredentialsOf(options: Record<string, unknown>, apiUrl: string): OAuthClientCredentials {
+  const { clientId, clientSecret } = options;
+  if (typeof clientId !== 'string' || clientId === '' || !TOKEN_CHARACTERS.test(clientId)) {
+    throw new TypeError('clientId must be an OAuth client id: printable ASCII, no whitespace');
+  }
+  if (typeof clientSecret !== 'string' || clientSecret === '') {
+    throw new TypeError('clientSecret is required with clientId: the OAuth client secret');
+  }
+  return { clientId, clientSecret, scope: scopeOf(options.scope), tokenUrl: tokenUrlOf(apiUrl) };
+}
+
+/**
+ * The one credential the options carry. A token cache from `inherited` (the client `withOptions()` was
+ * called on) is reused when it serves the same OAuth client, scope, endpoint and clock, so derived
+ * clients share its tokens.
+ */
+function credentialOf(
+  options: ClientOptions,
+  apiUrl: string,
+  inherited: ClientCredentialsTokens | undefined,
+): { credential: Credential; tokens: ClientCredentialsTokens | undefined } {
+  const fields = options as unknown as Record<string, unknown>;
+  const hasApiKey = fields.apiKey !== undefined;
+  const hasOAuth = fields.clientId !== undefined || fields.clientSecret !== undefined;
+  if (hasApiKey && hasOAuth) {
+    throw new TypeError('Pass either apiKey or clientId and clientSecret, not both');
+  }
+  if (!hasOAuth) {
+    if (fields.scope !== undefined) throw new TypeError('scope applies to OAuth client credentials, not to an apiKey');
+    return { credential: { apiKey: checkApiKey(fields.apiKey) }, tokens: undefined };
+  }
+  const credentials = oauthCredentialsOf(fields, apiUrl);
+  if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('now must be a function');
+  const tokens = inherited?.serves(credentials, options.now)
+    ? inherited
+    : new ClientCredentialsTokens(credentials, options.now);
+  return { credential: { tokens }, tokens };
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_RETRIES = 2;
 
 /** Checks client options and fills in the defaults: what every call of the client shares. */
-export function resolveConfig(options: ClientOptions): RequestConfig {
+export function resolveConfig(options: ClientOptions, inheritedTokens?: ClientCredentialsTokens): RequestConfig {
+  return resolveClient(options, inheritedTokens).config;
+}
+
+function resolveClient(
+  options: ClientOptions,
+  inheritedTokens: ClientCredentialsTokens | undefined,
+): { config: RequestConfig; tokens: ClientCredentialsTokens | undefined } {
   if (options.fetch === undefined && typeof globalThis.fetch !== 'function') {
     throw new TypeError('No global fetch: use Node 20 or later, or pass a fetch implementation as `fetch`');
   }
-  return Object.freeze({
-    apiUrl: apiUrlOf(options.baseUrl),
-    apiKey: checkApiKey(options.apiKey),
+  const apiUrl = apiUrlOf(options.baseUrl);
+  const { credential, tokens } = credentialOf(options, apiUrl, inheritedTokens);
+  const config: RequestConfig = Object.freeze({
+    apiUrl,
+    credential,
     // Looked up per call, so a fetch instrumented after the client was created is still used.
     fetch: options.fetch ?? ((url: string, init: RequestInit) => globalThis.fetch(url, init)),
     headers: options.headers,
@@ -138,12 +240,22 @@ export function resolveConfig(options: ClientOptions): RequestConfig {
     validateResponses: options.validateResponses ?? false,
     logger: options.logger,
   });
+  return { config, tokens };
 }
 
 function mergeOptions(base: ClientOptions, overrides: ClientOverrides): ClientOptions {
   const headers = new Headers(base.headers);
   for (const [name, value] of new Headers(overrides.headers)) headers.set(name, value);
-  return { ...base, ...overrides, headers };
+  const merged: Record<string, unknown> = { ...base, ...overrides, headers };
+  // A credential of the other kind replaces the current one instead of clashing with it.
+  if (overrides.apiKey !== undefined) {
+    delete merged.clientId;
+    delete merged.clientSecret;
+    delete merged.scope;
+  } else if (overrides.clientId !== undefined || overrides.clientSecret !== undefined) {
+    delete merged.apiKey;
+  }
+  return merged as unknown as ClientOptions;
 }
 
 /** The method of a route answering pages: each call's page knows how to fetch the one after it. */
@@ -157,11 +269,15 @@ function pagedMethod(config: RequestConfig, route: RouteDefinition) {
 }
 
 /**
- * A client for every route of `routes`, named and typed after them. The key stays in closures:
+ * A client for every route of `routes`, named and typed after them. The credential stays in closures:
  * the client holds only functions, so printing or serialising it shows no secret.
  */
-export function buildClient<C extends Contract>(routes: C, options: ClientOptions): ClientOf<C> {
-  const config = resolveConfig(options);
+export function buildClient<C extends Contract>(
+  routes: C,
+  options: ClientOptions,
+  inheritedTokens?: ClientCredentialsTokens,
+): ClientOf<C> {
+  const { config, tokens } = resolveClient(options, inheritedTokens);
   const client: Record<string, unknown> = Object.fromEntries(
     Object.entries(routes).map(([group, operations]) => {
       const methods = Object.fromEntries(
@@ -176,7 +292,7 @@ export function buildClient<C extends Contract>(routes: C, options: ClientOption
       return [group, Object.freeze(methods)];
     }),
   );
-  client.withOptions = (overrides: ClientOverrides) => buildClient(routes, mergeOptions(options, overrides));
+  client.withOptions = (overrides: ClientOverrides) => buildClient(routes, mergeOptions(options, overrides), tokens);
   return Object.freeze(client) as ClientOf<C>;
 }
 
@@ -187,6 +303,12 @@ export function buildClient<C extends Contract>(routes: C, options: ClientOption
  * const pollkit = createClient({ apiKey: process.env.POLLKIT_API_KEY!, baseUrl: 'https://polls.example.com' });
  * const poll = await pollkit.polls.create({ title: 'Team lunch' });
  * for await (const poll of pollkit.polls.list()) console.log(poll.title);
+ * ```
+ *
+ * Or, as an OAuth client (the SDK gets, caches and renews the access tokens):
+ *
+ * ```ts
+ * const pollkit = createClient({ clientId, clientSecret, baseUrl: 'https://polls.example.com', scope: 'polls:read' });
  * ```
  *
  * Every failed call throws a `PollkitError`, as the subclass of its family (`NotFoundError`…).

@@ -28,10 +28,13 @@ export type {
   Vote,
 } from '@pollkit/contracts';
 export {
+  type ApiKeyAuth,
   type ClientOf,
   type ClientOptions,
   type ClientOverrides,
+  type CommonClientOptions,
   createClient,
+  type OAuthClientAuth,
   type PageItemOf,
   type PollkitClient,
   type RouteMethod,
@@ -57,6 +60,7 @@ export {
   UpgradeRequiredError,
   ValidationError,
 } from './core/errors.js';
+export type { OAuthErrorCode } from './core/oauth.js';
 export { Page, type PageData, PagePromise } from './core/pagination.js';
 export type {
   FetchLike,

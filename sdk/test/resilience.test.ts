@@ -4,7 +4,7 @@ import { sampleContent } from '../../server/test/support/http.js';
 import { startTestServer, type TestServer } from '../../server/test/support/server.js';
 import { backoffDelay } from '../src/core/retry.js';
 import {
-  type ClientOptions,
+  type CommonClientOptions,
   ConflictError,
   ConnectionError,
   createClient,
@@ -35,7 +35,7 @@ beforeEach(() => proxy.reset());
 const tinyBackoff = { retryBaseDelayMs: 1, retryMaxDelayMs: 4, rateLimitMaxDelayMs: 4 } as const;
 
 /** A client of a new workspace that talks to the server through the fault proxy. */
-async function proxiedClient(options: Partial<ClientOptions> = {}) {
+async function proxiedClient(options: Partial<CommonClientOptions> = {}) {
   const { apiKey } = await t.workspace('pro');
   const client = createClient({ apiKey, baseUrl: proxy.url, ...tinyBackoff, ...options });
   const direct = createClient({ apiKey, baseUrl: t.url });

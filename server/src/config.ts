@@ -26,6 +26,13 @@ const ConfigSchema = z.object({
     .max(50 * 1024 * 1024)
     .default(1024 * 1024),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  /** Lifetime of an OAuth access token (`expires_in`). */
+  OAUTH_TOKEN_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(24 * 3600)
+    .default(3600),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   /** Check every response against its contract schema. On in tests; off by default (see docs/architecture.md). */
   RESPONSE_VALIDATION: z

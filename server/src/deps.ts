@@ -8,6 +8,7 @@ import type { Database } from './db/schema.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './infra/invalidation.js';
 import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from './infra/rate-limit.js';
 import { AnswerWriter } from './modules/answers/answer-writer.js';
+import { CREDENTIALS_TOPIC } from './modules/api-keys/api-keys.service.js';
 import { Authenticator } from './modules/auth/auth.service.js';
 import { PollCache } from './modules/polls/poll-cache.js';
 
@@ -41,12 +42,15 @@ export async function createDeps(config: Config, log: Logger): Promise<AppDeps> 
     const invalidation: InvalidationBus = redis
       ? await RedisInvalidationBus.connect(redis)
       : new LocalInvalidationBus();
+    const authenticator = new Authenticator(database.db);
+    // A key revoked or rotated in any process (API or CLI) drops every cached credential here.
+    invalidation.subscribe(CREDENTIALS_TOPIC, () => authenticator.invalidate());
     return {
       config,
       database,
       db: database.db,
       redis,
-      authenticator: new Authenticator(database.db),
+      authenticator,
       rateLimits: redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore(),
       invalidation,
       pollCache: new PollCache(invalidation),

@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { contract, errorCodes, operationId, pathParams, type RouteDefinition } from '@pollkit/contracts';
+import { contract, errorCodes, operationId, pathParams, type RouteDefinition, scopes } from '@pollkit/contracts';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { type Document, OpenAPIBackend, SetMatchType } from 'openapi-backend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, enableOAuth } from '../src/modules/oauth/oauth.service.js';
 import { openApiJson } from '../src/openapi/document.js';
 import { OPENAPI_JSON_PATH, STALE_MESSAGE } from '../src/openapi/write.js';
 import { call, type JsonResponse, sampleContent } from './support/http.js';
@@ -145,12 +146,18 @@ describe('the OpenAPI document', () => {
       const operation = served.paths[route.path]?.[route.method.toLowerCase()];
       expect(operation, id).toBeDefined();
       expect(operation).toMatchObject({ operationId: id, summary: route.summary, tags: [...route.tags] });
-      expect(operation.security, id).toEqual([{ ApiKey: [] }]);
+      expect(operation.security, id).toEqual([{ ApiKey: [] }, { OAuth2: [route.scope] }]);
 
       const statuses = Object.keys(operation.responses);
       expect(statuses, id).toContain(String(route.successStatus));
       if (route.successStatus !== 200) expect(statuses, id).not.toContain('200');
-      for (const code of [...route.errors, 'missing_authorization', 'rate_limited'] as const) {
+      for (const code of [
+        ...route.errors,
+        'missing_authorization',
+        'invalid_oauth_token',
+        'insufficient_scope',
+        'rate_limited',
+      ] as const) {
         const response = operation.responses[String(errorCodes[code].status)];
         expect(response, `${id} ${code}`).toBeDefined();
         expect(response.content['application/json'].schema.allOf[1].properties.error.properties.code.enum).toContain(
@@ -197,6 +204,31 @@ describe('the OpenAPI document', () => {
       $ref: '#/components/schemas/CreatePollInput',
     });
     expect(served.components.schemas.CreatePollInput.required).toEqual(['title']);
+  });
+
+  it('has the bearer API key and the OAuth2 client-credentials scheme with every scope', () => {
+    const schemes: Json = served.components.securitySchemes;
+    expect(schemes.ApiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const flow = schemes.OAuth2.flows.clientCredentials;
+    expect(schemes.OAuth2.type).toBe('oauth2');
+    expect(flow.tokenUrl).toBe('/api/oauth/token');
+    expect(Object.keys(flow.scopes)).toEqual([...scopes]);
+    for (const scope of scopes) expect(flow.scopes[scope], scope).toMatch(/\S/);
+  });
+
+  it('describes POST /api/oauth/token: form and JSON bodies, RFC 6749 errors, no-store', () => {
+    const pathItem = served.paths['/oauth/token'];
+    expect(pathItem.servers).toEqual([expect.objectContaining({ url: '/api' })]);
+    const operation = pathItem.post;
+    expect(operation.operationId).toBe('oauthToken');
+    expect(Object.keys(operation.requestBody.content).sort()).toEqual([
+      'application/json',
+      'application/x-www-form-urlencoded',
+    ]);
+    expect(Object.keys(operation.responses)).toEqual(['200', '400', '401', '429', '500']);
+    expect(operation.responses['200'].headers['Cache-Control'].schema.const).toBe('no-store');
+    expect(operation.responses['401'].headers).toHaveProperty('WWW-Authenticate');
+    expect(served.components.schemas.OAuthError.required).toEqual(['error', 'error_description']);
   });
 
   it('describes GET /openapi.json itself, with no credential', () => {
@@ -285,6 +317,46 @@ describe('real responses match the document', () => {
     });
     expect(notJson.status).toBe(415);
     expectDocumented('pollsCreate', notJson);
+  });
+
+  it('OAuth: the token endpoint, its errors, and a token outside its scope or unknown', async () => {
+    const { id: workspaceId } = await t.workspace('enterprise');
+    await enableOAuth(t.server.deps.db, workspaceId);
+    const { client, secret } = await createClient(t.server.deps.db, { workspaceId, name: 'doc', scopes: 'polls:read' });
+    const tokenUrl = `${t.url}/api/oauth/token`;
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+
+    const issued = await call('POST', tokenUrl, {
+      rawBody: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: client.id,
+        client_secret: secret,
+      }).toString(),
+      headers: form,
+    });
+    expect(issued.status).toBe(200);
+    expectDocumented('oauthToken', issued, { allHeaders: true });
+
+    const unsupported = await call('POST', tokenUrl, { rawBody: 'grant_type=password', headers: form });
+    expect(unsupported.status).toBe(400);
+    expectDocumented('oauthToken', unsupported);
+
+    const wrongSecret = await call('POST', tokenUrl, {
+      body: { grant_type: 'client_credentials' },
+      headers: { authorization: `Basic ${Buffer.from(`${client.id}:nope`).toString('base64')}` },
+    });
+    expect(wrongSecret.status).toBe(401);
+    expectDocumented('oauthToken', wrongSecret);
+
+    const outOfScope = await call('POST', `${t.api}/polls`, { apiKey: issued.body.access_token, body: { title: 'x' } });
+    expect(outOfScope.status).toBe(403);
+    expect(outOfScope.body.error.code).toBe('insufficient_scope');
+    expectDocumented('pollsCreate', outOfScope, { allHeaders: true });
+
+    const unknown = await call('GET', `${t.api}/polls`, { apiKey: 'oat_unknown' });
+    expect(unknown.status).toBe(401);
+    expect(unknown.body.error.code).toBe('invalid_oauth_token');
+    expectDocumented('pollsList', unknown);
   });
 
   it('are checked for real: wrong bodies and headers are rejected', async () => {

@@ -70,6 +70,7 @@ const CONFIG_VARIABLES: Record<keyof ConfigInput, true> = {
   LOG_LEVEL: true,
   BODY_LIMIT_BYTES: true,
   RATE_LIMIT_PER_MINUTE: true,
+  OAUTH_TOKEN_TTL_SECONDS: true,
   SHUTDOWN_TIMEOUT_MS: true,
   RESPONSE_VALIDATION: true,
   BOOTSTRAP: true,

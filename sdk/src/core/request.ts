@@ -1,6 +1,12 @@
 import { inputInQuery, pathParams, type RouteDefinition } from '@pollkit/contracts';
 import type { z } from 'zod';
-import { ConnectionError, PollkitError, type PollkitErrorDetails, TimeoutError } from './errors.js';
+import {
+  AuthenticationError,
+  ConnectionError,
+  PollkitError,
+  type PollkitErrorDetails,
+  TimeoutError,
+} from './errors.js';
 import { type BackoffOptions, backoffDelay, retryReasonOf, sleep } from './retry.js';
 
 /** Header values accepted wherever the SDK takes headers. */
@@ -58,11 +64,25 @@ export interface PollkitLogger {
   warn?(message: string, record: RequestLogRecord): void;
 }
 
-/** What every request of one client shares. The API key lives here and nowhere else. */
+/**
+ * Where a client's OAuth access tokens come from (`ClientCredentialsTokens`): a valid token for each
+ * attempt, and a way to drop one the API has rejected.
+ */
+export interface AccessTokenSource {
+  /** A token valid for a while yet: the cached one, or a new one when none is cached or it is about to expire. */
+  token(config: RequestConfig, signal: AbortSignal | undefined): Promise<string>;
+  /** Forgets `accessToken` after the API answered `invalid_oauth_token` to it, so the next `token()` asks for another. */
+  reject(accessToken: string): void;
+}
+
+/** How a client proves who it is: an API key sent as is, or OAuth access tokens obtained per attempt. */
+export type Credential = { readonly apiKey: string } | { readonly tokens: AccessTokenSource };
+
+/** What every request of one client shares. The credential lives here and nowhere else. */
 export interface RequestConfig extends BackoffOptions {
   /** The API root, `<origin>[/prefix]/api/v1`, without a trailing slash. */
   readonly apiUrl: string;
-  readonly apiKey: string;
+  readonly credential: Credential;
   readonly fetch: FetchLike;
   readonly headers: HeadersLike | undefined;
   /** Milliseconds each attempt may take. */
@@ -151,7 +171,9 @@ export function prepareRequest(
     body = JSON.stringify(rest);
     headers.set('content-type', 'application/json');
   }
-  headers.set('authorization', `Bearer ${config.apiKey}`);
+  // An OAuth token is set per attempt (`request`), since a retry may need a new one.
+  if ('apiKey' in config.credential) headers.set('authorization', `Bearer ${config.credential.apiKey}`);
+  else headers.delete('authorization');
   // One key per call, set here so that every retry of the prepared request repeats it: the server
   // then answers a retry of a POST whose response was lost with the stored response.
   if (route.method === 'POST') {
@@ -175,7 +197,9 @@ const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie'
 function redactedHeaders(headers: Headers): Record<string, string> {
   const record: Record<string, string> = {};
   for (const [name, value] of headers) {
-    record[name] = name === 'authorization' ? 'Bearer [redacted]' : SECRET_HEADERS.has(name) ? '[redacted]' : value;
+    // The scheme (`Bearer`, `Basic`) says which credential went out; the rest is the secret.
+    const scheme = name === 'authorization' ? /^[A-Za-z]+ /.exec(value)?.[0] : undefined;
+    record[name] = SECRET_HEADERS.has(name) ? `${scheme ?? ''}[redacted]` : value;
   }
   return record;
 }
@@ -331,14 +355,37 @@ export async function request(
   const maxRetries = checkCount('maxRetries', options.maxRetries ?? config.maxRetries);
   const timeout = checkTimeout(options.timeout ?? config.timeout);
   const validate = options.validateResponse ?? config.validateResponses;
-  for (let number = 1; ; number++) {
+  const tokens = 'tokens' in config.credential ? config.credential.tokens : undefined;
+  let renewedToken = false;
+  for (let number = 1, retries = 0; ; number++) {
+    let accessToken: string | undefined;
     try {
-      const response = await sendOnce(config, prepared, { number, timeout, signal: options.signal });
+      let attempt = prepared;
+      if (tokens) {
+        accessToken = await tokens.token(config, options.signal);
+        const headers = new Headers(prepared.headers);
+        headers.set('authorization', `Bearer ${accessToken}`);
+        attempt = { ...prepared, headers };
+      }
+      const response = await sendOnce(config, attempt, { number, timeout, signal: options.signal });
       return interpretResponse(route, response, validate);
     } catch (error) {
+      // A token the API no longer takes (revoked, or expired early): one new token, one new attempt,
+      // outside the retry budget; a second rejection is the caller's to see.
+      if (
+        tokens &&
+        accessToken !== undefined &&
+        !renewedToken &&
+        error instanceof AuthenticationError &&
+        error.code === 'invalid_oauth_token'
+      ) {
+        renewedToken = true;
+        tokens.reject(accessToken);
+        continue;
+      }
       const reason = retryReasonOf(error);
-      if (reason === undefined || number > maxRetries) throw error;
-      const delay = backoffDelay(reason, number - 1, config);
+      if (reason === undefined || retries >= maxRetries) throw error;
+      const delay = backoffDelay(reason, retries++, config);
       log(config, 'warn', 'pollkit retry', {
         method: prepared.method,
         url: prepared.url,

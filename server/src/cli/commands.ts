@@ -7,9 +7,11 @@ import type { Database } from '../db/schema.js';
 import { ApiError } from '../http/api-error.js';
 import {
   type ApiKeySummary,
+  CREDENTIALS_TOPIC,
   createApiKey,
   listApiKeys,
   revokeApiKeyById,
+  rotateApiKey,
   toApiKeySummary,
 } from '../modules/api-keys/api-keys.service.js';
 import {
@@ -19,6 +21,7 @@ import {
   updateWorkspace,
   type WorkspaceSummary,
 } from '../modules/workspaces/workspaces.service.js';
+import { type CredentialBus, openCredentialBus } from './credential-bus.js';
 import { withDatabase } from './database.js';
 import { type CliIo, type CliOutput, createOutput, formatTable, formatTime, printable } from './output.js';
 import { CREDENTIAL_CACHE_SECONDS, EXIT_FAILURE, EXIT_OK } from './program.js';
@@ -32,6 +35,8 @@ export interface CommandContext {
   db: Kysely<Database>;
   database: DatabaseHandle;
   out: CliOutput;
+  /** Connects to the servers' Redis (REDIS_URL) to announce a key change; close it when done. */
+  openCredentialBus(): Promise<CredentialBus>;
 }
 
 /**
@@ -48,7 +53,13 @@ export async function execute(
   try {
     await withDatabase(
       io.env,
-      (db, database) => work({ db, database, out }),
+      (db, database) =>
+        work({
+          db,
+          database,
+          out,
+          openCredentialBus: () => openCredentialBus(io.env, (message) => io.stderr.write(`${message}\n`)),
+        }),
       (migrations) => io.stderr.write(`Database schema updated: ${migrations.join(', ')}\n`),
     );
     return EXIT_OK;
@@ -138,19 +149,66 @@ export async function listKeysCommand({ db, out }: CommandContext, options: { wo
   );
 }
 
-export async function revokeKeyCommand({ db, out }: CommandContext, keyId: string): Promise<void> {
+export async function revokeKeyCommand({ db, out, openCredentialBus }: CommandContext, keyId: string): Promise<void> {
   const { key, alreadyRevoked } = await revokeApiKeyById(db, keyId);
   const summary = toApiKeySummary(key);
-  out.result({ ...summary, alreadyRevoked, credentialCacheSeconds: CREDENTIAL_CACHE_SECONDS });
   if (alreadyRevoked) {
+    out.result({ ...summary, alreadyRevoked, credentialCacheSeconds: CREDENTIAL_CACHE_SECONDS });
     out.line(`API key ${summary.id} was already revoked (${formatTime(summary.revokedAt ?? '')}); nothing changed.`);
     return;
   }
+  const reachedServers = await announceKeyChange(openCredentialBus, keyId);
+  out.result({ ...summary, alreadyRevoked, credentialCacheSeconds: CREDENTIAL_CACHE_SECONDS, reachedServers });
   out.line(`Revoked API key ${summary.id} "${printable(summary.name)}" of workspace ${summary.workspaceId}.`);
   out.line(
-    `Running servers may accept it for up to ${CREDENTIAL_CACHE_SECONDS} more seconds (they cache credentials); ` +
-      'after that it answers 401 revoked_api_key.',
+    reachedServers
+      ? 'Running servers were told through Redis: it answers 401 revoked_api_key everywhere within a second.'
+      : `Running servers may accept it for up to ${CREDENTIAL_CACHE_SECONDS} more seconds (they cache credentials); ` +
+          'after that it answers 401 revoked_api_key.',
   );
+}
+
+export async function rotateKeyCommand(
+  { db, out, openCredentialBus }: CommandContext,
+  keyId: string,
+  options: { grace: number },
+): Promise<void> {
+  const bus = await openCredentialBus();
+  let rotated: Awaited<ReturnType<typeof rotateApiKey>>;
+  try {
+    rotated = await rotateApiKey(
+      { db, invalidation: bus.invalidation },
+      { keyId, workspaceId: undefined, gracePeriodSeconds: options.grace },
+    );
+  } finally {
+    await bus.close();
+  }
+  const previous = toApiKeySummary(rotated.previous);
+  const replacement = toApiKeySummary(rotated.key);
+  out.result({ ...replacement, secret: rotated.secret, previous, reachedServers: bus.reachesServers });
+  out.line(`Rotated API key ${previous.id} "${printable(previous.name)}" of workspace ${previous.workspaceId}.`);
+  out.line(`Its replacement is ${replacement.id}:`);
+  out.line();
+  out.line(`  ${rotated.secret}`);
+  out.line();
+  out.line('This secret is shown once: copy it now. Pollkit stores only its hash and cannot show it again.');
+  const expiresAt = formatTime(previous.expiresAt ?? '');
+  out.line(
+    options.grace === 0
+      ? `The old key answers 401 expired_api_key from now on${bus.reachesServers ? '' : ` (running servers may accept it for up to ${CREDENTIAL_CACHE_SECONDS} more seconds)`}.`
+      : `The old key keeps working until ${expiresAt}, then answers 401 expired_api_key.`,
+  );
+}
+
+/** Publishes the change where running servers hear it; whether they did. */
+async function announceKeyChange(open: () => Promise<CredentialBus>, keyId: string): Promise<boolean> {
+  const bus = await open();
+  try {
+    await bus.invalidation.publish(CREDENTIALS_TOPIC, keyId);
+    return bus.reachesServers;
+  } finally {
+    await bus.close();
+  }
 }
 
 function describeRateLimit(workspace: WorkspaceSummary): string {
@@ -166,7 +224,7 @@ function describeWorkspace(workspace: WorkspaceSummary): string {
 }
 
 function describeStatus(key: ApiKeySummary): string {
-  if (key.status === 'active' && key.expiresAt) return `active (expires ${formatTime(key.expiresAt)})`;
+  if (key.status === 'expiring' && key.expiresAt) return `expiring (${formatTime(key.expiresAt)})`;
   return key.status;
 }
 

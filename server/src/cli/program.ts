@@ -1,6 +1,7 @@
-import { type Plan, plans } from '@pollkit/contracts';
+import { keyLimits, type Plan, plans } from '@pollkit/contracts';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type * as Commands from './commands.js';
+import { addOAuthCommands } from './oauth-program.js';
 import type { CliIo } from './output.js';
 
 /**
@@ -71,6 +72,7 @@ function buildProgram(io: CliIo, state: { exitCode: number }): Command {
         "server's environment:\n" +
         '  DATABASE_URL  postgres://… for PostgreSQL; unset for the embedded database (PGlite)\n' +
         '  DATA_DIR      where the embedded database lives (default ./data)\n' +
+        '  REDIS_URL     the servers’ Redis, to tell them at once of a revoked or rotated key\n' +
         'The embedded database admits one process at a time: stop the server first, or use\n' +
         'PostgreSQL. Every command takes --json for machine-readable output. Exit codes: 0 done,\n' +
         '1 failed (unknown id, refused value, database unavailable), 2 usage error.\n' +
@@ -162,13 +164,14 @@ function buildProgram(io: CliIo, state: { exitCode: number }): Command {
 
   const keys = program
     .command('keys')
-    .description('create, list and revoke API keys')
+    .description('create, list, revoke and rotate API keys')
     .addHelpText(
       'after',
       examples([
         'pollkit keys create --workspace ws_01J9Z3… --name "CI"',
         'pollkit keys list --workspace ws_01J9Z3…',
         'pollkit keys revoke key_01J9Z4…',
+        'pollkit keys rotate key_01J9Z4… --grace 3600',
       ]),
     );
 
@@ -207,11 +210,43 @@ function buildProgram(io: CliIo, state: { exitCode: number }): Command {
       .argument('<keyId>', 'the key to revoke (key_…)')
       .addHelpText(
         'after',
-        `\nA running server may accept the key for up to ${CREDENTIAL_CACHE_SECONDS} more seconds (it caches credentials).\n` +
+        `\nA running server may accept the key for up to ${CREDENTIAL_CACHE_SECONDS} more seconds (it caches credentials),\n` +
+          'unless REDIS_URL names the servers’ Redis: then they are told at once.\n' +
           'Revoking a revoked key changes nothing.\n' +
           examples(['pollkit keys revoke key_01J9Z4…']),
       ),
   ).action(run((commands, context, keyId: string) => commands.revokeKeyCommand(context, keyId)));
+
+  withJson(
+    keys
+      .command('rotate')
+      .description('replace an API key: a new key now, the old one expires after a grace period')
+      .argument('<keyId>', 'the key to rotate (key_…); it must be active')
+      .addOption(
+        new Option('--grace <seconds>', 'how long the old key keeps working (0: stop it now; at most 7 days)')
+          .default(keyLimits.defaultGracePeriodSeconds, `${keyLimits.defaultGracePeriodSeconds}, one day`)
+          .argParser(parseGraceSeconds),
+      )
+      .addHelpText(
+        'after',
+        '\nThe new key has the old one’s name and workspace; its secret is shown this once (the `secret`\n' +
+          'field with --json). After the grace period the old key answers 401 expired_api_key. A revoked or\n' +
+          'already rotated key cannot be rotated (key_not_active). With REDIS_URL set to the servers’ Redis,\n' +
+          'running servers hear of the change at once; otherwise within ' +
+          `${CREDENTIAL_CACHE_SECONDS} seconds (they cache credentials).\n` +
+          examples([
+            'pollkit keys rotate key_01J9Z4…',
+            'pollkit keys rotate key_01J9Z4… --grace 0',
+            'pollkit keys rotate key_01J9Z4… --grace 3600 --json | jq -r .secret',
+          ]),
+      ),
+  ).action(
+    run((commands, context, keyId: string, options: { grace: number }) =>
+      commands.rotateKeyCommand(context, keyId, options),
+    ),
+  );
+
+  addOAuthCommands(program, run);
 
   return program;
 }
@@ -238,6 +273,16 @@ function rateLimitOption({ allowDefault }: { allowDefault: boolean }): Option {
     }
     return Number(value);
   });
+}
+
+function parseGraceSeconds(value: string): number {
+  const seconds = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(seconds <= keyLimits.maxGracePeriodSeconds)) {
+    throw new InvalidArgumentError(
+      `Expected a whole number of seconds from 0 to ${keyLimits.maxGracePeriodSeconds} (7 days).`,
+    );
+  }
+  return seconds;
 }
 
 /** Commander's own default width (80) unless the stream is a terminal that says otherwise. */

@@ -17,6 +17,8 @@ export const idPrefixes = {
   media: 'med',
   webhook: 'whk',
   event: 'evt',
+  oauthClient: 'oac',
+  oauthToken: 'oat',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -1,4 +1,4 @@
-import type { Branching, Plan, PollContent, PollStatus, QuestionStatus, SlideKind } from '@pollkit/contracts';
+import type { Branching, Plan, PollContent, PollStatus, QuestionStatus, Scope, SlideKind } from '@pollkit/contracts';
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
 
 /** Timestamps: written as Date (or defaulted by the database), read as Date on both drivers. */
@@ -12,6 +12,8 @@ export interface WorkspacesTable {
   plan: Plan;
   /** Enterprise override of the per-credential requests-per-minute limit; null = plan default. */
   rate_limit_per_minute: number | null;
+  /** OAuth 2.0 client credentials are switched on per (enterprise) workspace. */
+  oauth_enabled: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: CreatedAt;
 }
 
@@ -124,6 +126,29 @@ export interface IdempotencyKeysTable {
   expires_at: Timestamp;
 }
 
+/** An OAuth 2.0 client; its id is the `client_id`. */
+export interface OAuthClientsTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** SHA-256 (hex) of the client secret; the secret itself is never stored. */
+  secret_hash: string;
+  allowed_scopes: ColumnType<Scope[], string, string>;
+  created_at: CreatedAt;
+  revoked_at: NullableTimestamp;
+}
+
+/** An issued access token, known only by its SHA-256. */
+export interface OAuthTokensTable {
+  id: string;
+  client_id: string;
+  workspace_id: string;
+  token_hash: string;
+  scopes: ColumnType<Scope[], string, string>;
+  expires_at: Timestamp;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -136,6 +161,8 @@ export interface Database {
   open_text_counts: OpenTextCountsTable;
   word_counts: WordCountsTable;
   idempotency_keys: IdempotencyKeysTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_tokens: OAuthTokensTable;
 }
 
 export type AnswerRow = Selectable<AnswersTable>;
@@ -149,3 +176,6 @@ export type NewPoll = Insertable<PollsTable>;
 export type PollUpdate = Updateable<PollsTable>;
 
 export type IdempotencyKeyRow = Selectable<IdempotencyKeysTable>;
+
+export type OAuthClientRow = Selectable<OAuthClientsTable>;
+export type OAuthTokenRow = Selectable<OAuthTokensTable>;

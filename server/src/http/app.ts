@@ -5,6 +5,7 @@ import type { AppDeps } from '../deps.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import { ApiError } from './api-error.js';
 import { registerContractRoutes } from './contract-routes.js';
+import { registerOAuthTokenRoute } from './oauth-token.js';
 import { WINDOW_HEADER_VALUE } from './rate-limit-headers.js';
 
 export const API_BASE_PATH = '/api/v1';
@@ -171,6 +172,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   registerContractRoutes(app, deps, API_BASE_PATH);
+  registerOAuthTokenRoute(app, deps);
 
   return app;
 }

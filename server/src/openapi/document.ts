@@ -11,7 +11,10 @@ import {
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { createSchema } from 'zod-openapi';
+import { OAUTH_TOKEN_PATH } from '../http/oauth-token.js';
 import { WINDOW_HEADER_VALUE } from '../http/rate-limit-headers.js';
+import { TOKEN_REQUESTS_PER_MINUTE } from '../modules/oauth/oauth.service.js';
+import { scopeDescriptions } from '../modules/oauth/scope-descriptions.js';
 import { appRouter } from '../trpc/router.js';
 
 export const API_VERSION = '1.0.0';
@@ -77,18 +80,24 @@ const allHeaders = Object.keys(responseHeaders) as HeaderName[];
 const baseHeaders: HeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Window', 'X-Request-Id'];
 
 /**
- * Codes a route can answer besides its own `errors`: the guard's (401, 402, 429) for authenticated
- * routes, the body parser's on every method Fastify parses a body for (all but GET, so DELETE too),
- * and the ones any request can meet. OAuth will add `invalid_oauth_token` and `insufficient_scope`
- * here when it lands; API keys hold every scope, so no route can answer 403 today.
+ * Codes a route can answer besides its own `errors`: the guard's (401, 402, 429, and 403 for an
+ * OAuth token without the route's scope) for authenticated routes, the body parser's on every
+ * method Fastify parses a body for (all but GET, so DELETE too), and the ones any request can meet.
  */
 function errorCodesOf(route: RouteDefinition): ErrorCode[] {
   const codes = new Set<ErrorCode>(route.errors);
   if (route.auth === 'workspace' || route.auth === 'host') {
-    for (const code of ['missing_authorization', 'invalid_api_key', 'revoked_api_key', 'expired_api_key'] as const) {
+    for (const code of [
+      'missing_authorization',
+      'invalid_api_key',
+      'revoked_api_key',
+      'expired_api_key',
+      'invalid_oauth_token',
+    ] as const) {
       codes.add(code);
     }
     codes.add('upgrade_required');
+    if (route.scope) codes.add('insufficient_scope');
     codes.add('rate_limited');
   }
   if (route.method === 'POST') {
@@ -181,6 +190,147 @@ const documentPath = {
   },
 };
 
+/** The token endpoint is outside /api/v1: its path item names its own server. */
+const OAUTH_SERVER_URL = '/api';
+const tokenPathKey = OAUTH_TOKEN_PATH.slice(OAUTH_SERVER_URL.length);
+
+function oauthErrorResponse(description: string, codes: readonly string[], extraHeaders: Record<string, unknown> = {}) {
+  return {
+    description,
+    headers: { ...tokenHeaders, ...extraHeaders },
+    content: {
+      'application/json': {
+        schema: {
+          allOf: [
+            { $ref: '#/components/schemas/OAuthError' },
+            { type: 'object', properties: { error: { enum: codes } } },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** What every token-endpoint response carries: never cached, and the endpoint's own limit. */
+const tokenHeaders = {
+  'Cache-Control': {
+    description: 'Never cache a token response.',
+    required: true,
+    schema: { type: 'string', const: 'no-store' },
+  },
+  Pragma: { description: 'For HTTP/1.0 caches.', required: true, schema: { type: 'string', const: 'no-cache' } },
+  'X-RateLimit-Limit': {
+    description: `Token requests allowed per window and \`client_id\` (${TOKEN_REQUESTS_PER_MINUTE}).`,
+    required: true,
+    schema: { type: 'integer', const: TOKEN_REQUESTS_PER_MINUTE },
+  },
+  'X-RateLimit-Window': { $ref: '#/components/headers/X-RateLimit-Window' },
+  'X-RateLimit-Remaining': {
+    description: 'Token requests left this window for the `client_id` (sent once a `client_id` was given).',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+  'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+};
+
+/** `POST /api/oauth/token` is a plain Fastify route (http/oauth-token.ts), outside the contract. */
+const tokenPath = {
+  [tokenPathKey]: {
+    servers: [{ url: OAUTH_SERVER_URL, description: 'The OAuth token endpoint lives outside /api/v1.' }],
+    post: {
+      operationId: 'oauthToken',
+      summary: 'Get an OAuth access token (client credentials)',
+      description:
+        'The OAuth 2.0 client credentials grant (RFC 6749 §4.4) for Enterprise workspaces with OAuth enabled. ' +
+        'Authenticate the client with HTTP Basic (`base64(client_id:client_secret)`) or with `client_id` and ' +
+        '`client_secret` parameters, not both. `scope` (space-separated) narrows the token to part of the ' +
+        "client's allowed scopes; without it the token gets all of them. Send the token as " +
+        '`Authorization: Bearer <access_token>` on /api/v1. Errors are RFC 6749 §5.2 bodies, not the API ' +
+        `envelope. At most ${TOKEN_REQUESTS_PER_MINUTE} requests a minute per \`client_id\`.`,
+      tags: ['oauth'],
+      // Basic, or no header at all when the credentials travel in the body.
+      security: [{ OAuthClientBasic: [] }, {}],
+      requestBody: {
+        required: true,
+        content: {
+          'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/OAuthTokenRequest' } },
+          'application/json': { schema: { $ref: '#/components/schemas/OAuthTokenRequest' } },
+        },
+      },
+      responses: {
+        '200': {
+          description: 'An access token.',
+          headers: tokenHeaders,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthTokenResponse' } } },
+        },
+        '400': oauthErrorResponse(
+          '`invalid_request`: missing, repeated or malformed parameters, or the client authenticated twice. ' +
+            '`unsupported_grant_type`: a grant other than `client_credentials`. `invalid_scope`: a scope the ' +
+            "client is not allowed. `access_denied`: the client is revoked, or its workspace's OAuth is off.",
+          ['invalid_request', 'unsupported_grant_type', 'invalid_scope', 'access_denied'],
+        ),
+        '401': oauthErrorResponse(
+          '`invalid_client`: unknown `client_id`, wrong `client_secret`, or no client authentication.',
+          ['invalid_client'],
+          {
+            'WWW-Authenticate': {
+              description: 'Sent when the client tried an `Authorization` header.',
+              schema: { type: 'string', const: 'Basic realm="pollkit"' },
+            },
+          },
+        ),
+        '429': oauthErrorResponse(
+          `\`access_denied\`: more than ${TOKEN_REQUESTS_PER_MINUTE} token requests this minute for this \`client_id\`.`,
+          ['access_denied'],
+        ),
+        '500': oauthErrorResponse('`server_error`: unexpected server error.', ['server_error']),
+      },
+    },
+  },
+};
+
+const oauthSchemas = {
+  OAuthTokenRequest: {
+    type: 'object',
+    required: ['grant_type'],
+    properties: {
+      grant_type: { type: 'string', const: 'client_credentials' },
+      scope: {
+        type: 'string',
+        description: 'Space-separated scopes, within those the client is allowed. Default: all of them.',
+        examples: ['polls:read responses:read'],
+      },
+      client_id: { type: 'string', description: 'The client id (`oac_…`), unless sent by HTTP Basic.' },
+      client_secret: { type: 'string', description: 'The client secret (`ocs_…`), unless sent by HTTP Basic.' },
+    },
+  },
+  OAuthTokenResponse: {
+    type: 'object',
+    required: ['access_token', 'token_type', 'expires_in', 'scope'],
+    additionalProperties: false,
+    properties: {
+      access_token: {
+        type: 'string',
+        pattern: '^oat_',
+        description: 'Send as `Authorization: Bearer <access_token>`.',
+      },
+      token_type: { type: 'string', const: 'Bearer' },
+      expires_in: { type: 'integer', minimum: 1, description: 'Seconds until the token expires.' },
+      scope: { type: 'string', description: 'The scopes granted, space-separated.' },
+    },
+  },
+  OAuthError: {
+    type: 'object',
+    description: 'RFC 6749 §5.2 error response.',
+    required: ['error', 'error_description'],
+    additionalProperties: false,
+    properties: {
+      error: { type: 'string' },
+      error_description: { type: 'string' },
+    },
+  },
+};
+
 /**
  * A `format: 'csv'` route answers a streamed CSV file (http/contract-routes.ts), not the JSON the
  * generator assumes from its `output` schema.
@@ -220,19 +370,33 @@ export function buildOpenApiDocument(): OpenAPIObject {
     version: API_VERSION,
     description:
       'Polls as decks of typed slides, votes and responses, results, live sessions. Authenticate with ' +
-      '`Authorization: Bearer <API_KEY>`. Errors answer `{ error: { code, message, details? } }`. Every ' +
+      '`Authorization: Bearer <API_KEY>`, or (Enterprise) with an OAuth access token from ' +
+      '`POST /api/oauth/token` holding the scope each operation names. Errors answer `{ error: { code, message, details? } }`. Every ' +
       'response carries `X-RateLimit-Limit` and `X-RateLimit-Window`; authenticated ones also ' +
       '`X-RateLimit-Remaining` and `X-RateLimit-Reset`.',
     baseUrl: '/api/v1',
-    tags: [...tags, 'meta'],
+    tags: [...tags, 'oauth', 'meta'],
     securitySchemes: {
       ApiKey: {
         type: 'http',
         scheme: 'bearer',
         description: 'A workspace API key (`pk_live_…`). Keys act with every scope of their workspace.',
       },
+      OAuth2: {
+        type: 'oauth2',
+        description:
+          'OAuth 2.0 client credentials (Enterprise workspaces with OAuth enabled). The access token (`oat_…`) ' +
+          'is sent as `Authorization: Bearer <token>` and holds only its scopes; each operation names the one ' +
+          'it requires.',
+        flows: { clientCredentials: { tokenUrl: OAUTH_TOKEN_PATH, scopes: scopeDescriptions } },
+      },
+      OAuthClientBasic: {
+        type: 'http',
+        scheme: 'basic',
+        description: 'Client authentication at the token endpoint only: `base64(client_id:client_secret)`.',
+      },
     },
-    paths: documentPath as never,
+    paths: { ...documentPath, ...tokenPath } as never,
   });
   const components = document.components ?? {};
   const schemas = (components.schemas ?? {}) as Record<string, Schema>;
@@ -288,11 +452,21 @@ export function buildOpenApiDocument(): OpenAPIObject {
         body.schema = { $ref: `#/components/schemas/${bodyId}` };
       }
 
+      // An API key, or an OAuth token holding the route's scope (the generator lists every scheme, unscoped).
+      (operation as { security?: unknown }).security = [
+        { ApiKey: [] },
+        ...(route.scope ? [{ OAuth2: [route.scope] }] : []),
+      ];
+
       Object.assign(operation, {
         ...(route.scope ? { 'x-pollkit-scope': route.scope } : {}),
         ...(route.plan ? { 'x-pollkit-plan': route.plan } : {}),
       });
     }
+  }
+  for (const [name, schema] of Object.entries(oauthSchemas)) {
+    if (schemas[name]) throw new Error(`components.schemas.${name} is already taken`);
+    schemas[name] = schema;
   }
   components.headers = responseHeaders as never;
   document.components = components;

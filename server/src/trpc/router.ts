@@ -1,5 +1,6 @@
 import type { contract } from '@pollkit/contracts';
 import { responses, votes } from '../modules/answers/answers.router.js';
+import { keys } from '../modules/api-keys/api-keys.router.js';
 import { polls } from '../modules/polls/polls.router.js';
 import { questions } from '../modules/questions/questions.router.js';
 import { results } from '../modules/results/results.router.js';
@@ -7,7 +8,7 @@ import type { Operation } from './implement.js';
 import { t } from './init.js';
 
 /** Every group of `contract`, implemented. A group added to the contract is added here. */
-const groups = { polls, votes, responses, results, questions } satisfies Record<
+const groups = { polls, votes, responses, results, questions, keys } satisfies Record<
   keyof typeof contract,
   { router: unknown; operations: Operation[] }
 >;

@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely/migration';
 import * as initial from './0001_initial.js';
 import * as answers from './0002_answers.js';
 import * as idempotency from './0003_idempotency.js';
+import * as oauth from './0004_oauth.js';
 
 /**
  * Migrations are registered here, in code, rather than read from a folder at run time: the server
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_answers': answers,
   '0003_idempotency': idempotency,
+  '0004_oauth': oauth,
 };
 
 export const migrationProvider: MigrationProvider = {

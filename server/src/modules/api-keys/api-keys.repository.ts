@@ -49,3 +49,64 @@ export function findApiKeyWithWorkspace(
     .where('api_keys.secret_hash', '=', secretHash)
     .executeTakeFirst();
 }
+
+/** One page of a workspace's keys, newest first (ids are time-ordered). */
+export function listApiKeysPage(
+  db: Kysely<Database>,
+  workspaceId: string,
+  options: { limit: number; beforeId?: string | undefined },
+): Promise<ApiKeyRow[]> {
+  let query = db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId);
+  if (options.beforeId) query = query.where('id', '<', options.beforeId);
+  return query.orderBy('id', 'desc').limit(options.limit).execute();
+}
+
+/** The key, if it belongs to this workspace (or to any, when `workspaceId` is undefined), locked for update. */
+export function findApiKeyForUpdate(
+  db: Kysely<Database>,
+  id: string,
+  workspaceId: string | undefined,
+): Promise<ApiKeyRow | undefined> {
+  let query = db.selectFrom('api_keys').selectAll().where('id', '=', id);
+  if (workspaceId !== undefined) query = query.where('workspace_id', '=', workspaceId);
+  return query.forUpdate().executeTakeFirst();
+}
+
+export function findWorkspaceApiKey(
+  db: Kysely<Database>,
+  workspaceId: string,
+  id: string,
+): Promise<ApiKeyRow | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('id', '=', id)
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+}
+
+/** Revokes the workspace's key unless it is already revoked; undefined otherwise (unknown, other workspace, revoked). */
+export function revokeWorkspaceApiKey(
+  db: Kysely<Database>,
+  workspaceId: string,
+  id: string,
+  at: Date,
+): Promise<ApiKeyRow | undefined> {
+  return db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('id', '=', id)
+    .where('workspace_id', '=', workspaceId)
+    .where('revoked_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function setApiKeyExpiry(db: Kysely<Database>, id: string, expiresAt: Date): Promise<ApiKeyRow> {
+  return db
+    .updateTable('api_keys')
+    .set({ expires_at: expiresAt })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

@@ -1,8 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { ApiKey, CreatedApiKey } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import { newId } from '../../db/ids.js';
 import type { ApiKeyRow, Database } from '../../db/schema.js';
 import { ApiError } from '../../http/api-error.js';
+import { keysetPage } from '../../http/cursor.js';
+import type { InvalidationBus } from '../../infra/invalidation.js';
 import { findWorkspace } from '../workspaces/workspaces.repository.js';
 import * as apiKeys from './api-keys.repository.js';
 
@@ -21,7 +24,8 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
-export type ApiKeyStatus = 'active' | 'revoked' | 'expired';
+/** `expiring`: rotated, and still inside its grace period. */
+export type ApiKeyStatus = 'active' | 'revoked' | 'expiring' | 'expired';
 
 /** A key as admin tools show it: never the secret or its hash. */
 export interface ApiKeySummary {
@@ -39,7 +43,7 @@ export interface ApiKeySummary {
 /** Revocation wins over expiry: it is the stronger, deliberate act. */
 export function apiKeyStatus(key: Pick<ApiKeyRow, 'revoked_at' | 'expires_at'>, now = new Date()): ApiKeyStatus {
   if (key.revoked_at) return 'revoked';
-  if (key.expires_at && key.expires_at.getTime() <= now.getTime()) return 'expired';
+  if (key.expires_at) return key.expires_at.getTime() <= now.getTime() ? 'expired' : 'expiring';
   return 'active';
 }
 
@@ -110,4 +114,98 @@ async function assertWorkspaceExists(db: Db, workspaceId: string): Promise<void>
 
 function invalidName(message: string): ApiError {
   return new ApiError('validation_failed', message, { fieldErrors: { name: [message] }, formErrors: [] });
+}
+
+/**
+ * The invalidation topic every process's `Authenticator` listens on (deps.ts): after a revocation
+ * or rotation its credential cache is dropped, so the change applies everywhere within the time a
+ * Redis message takes, not the cache's 5 seconds.
+ */
+export const CREDENTIALS_TOPIC = 'credentials';
+
+/** What the key use cases need: the database, and the bus that tells every process a key changed. */
+export interface ApiKeysDeps {
+  db: Db;
+  invalidation: Pick<InvalidationBus, 'publish'>;
+}
+
+/** A key as the API shows it (the workspace is the caller's own, so it is left out). */
+export function toApiKey(key: ApiKeyRow, now = new Date()): ApiKey {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    status: apiKeyStatus(key, now),
+    createdAt: key.created_at.toISOString(),
+    revokedAt: key.revoked_at?.toISOString() ?? null,
+    expiresAt: key.expires_at?.toISOString() ?? null,
+  };
+}
+
+/** The workspace's keys, newest first, revoked and expired ones included; never a secret. */
+export function listWorkspaceKeys(
+  db: Db,
+  workspaceId: string,
+  input: { limit: number; cursor?: string | undefined },
+): Promise<{ data: ApiKey[]; nextCursor: string | null }> {
+  const now = new Date();
+  return keysetPage(
+    input,
+    'key',
+    ({ beforeId, limit }) => apiKeys.listApiKeysPage(db, workspaceId, { limit, beforeId }),
+    (row) => toApiKey(row, now),
+  );
+}
+
+export async function createWorkspaceKey(db: Db, workspaceId: string, name: string): Promise<CreatedApiKey> {
+  const { key, secret } = await createApiKey(db, { workspaceId, name });
+  return { ...toApiKey(key), secret };
+}
+
+/**
+ * Revokes one of the workspace's keys (another workspace's is a 404). Revoking a revoked key is
+ * not an error: it stays revoked as of the first time. Every process forgets its cached
+ * credentials, so the key stops everywhere at once.
+ */
+export async function revokeWorkspaceKey(deps: ApiKeysDeps, workspaceId: string, keyId: string): Promise<ApiKey> {
+  const revoked = await apiKeys.revokeWorkspaceApiKey(deps.db, workspaceId, keyId, new Date());
+  if (revoked) {
+    await deps.invalidation.publish(CREDENTIALS_TOPIC, keyId);
+    return toApiKey(revoked);
+  }
+  const existing = await apiKeys.findWorkspaceApiKey(deps.db, workspaceId, keyId);
+  if (!existing) throw keyNotFound(keyId);
+  return toApiKey(existing);
+}
+
+/**
+ * Rotation: a new key with the old one's name, and the old key's `expires_at` set to the end of
+ * the grace period (now, with 0), after which it answers `expired_api_key`. Only an active key
+ * rotates: a revoked one is dead already, and a rotated one has its replacement (409
+ * `key_not_active`). The row lock makes two concurrent rotations of one key produce one
+ * replacement. `workspaceId` undefined: any workspace (the operator's CLI).
+ */
+export async function rotateApiKey(
+  deps: ApiKeysDeps,
+  input: { keyId: string; workspaceId: string | undefined; gracePeriodSeconds: number },
+): Promise<{ previous: ApiKeyRow; key: ApiKeyRow; secret: string }> {
+  const rotated = await deps.db.transaction().execute(async (trx) => {
+    const previous = await apiKeys.findApiKeyForUpdate(trx, input.keyId, input.workspaceId);
+    if (!previous) throw keyNotFound(input.keyId);
+    const status = apiKeyStatus(previous);
+    if (status !== 'active') {
+      throw new ApiError('key_not_active', `API key ${input.keyId} is ${status}; only an active key can be rotated`, {
+        status,
+      });
+    }
+    const expiresAt = new Date(Date.now() + input.gracePeriodSeconds * 1000);
+    const { key, secret } = await createApiKey(trx, { workspaceId: previous.workspace_id, name: previous.name });
+    return { previous: await apiKeys.setApiKeyExpiry(trx, previous.id, expiresAt), key, secret };
+  });
+  await deps.invalidation.publish(CREDENTIALS_TOPIC, input.keyId);
+  return rotated;
+}
+
+function keyNotFound(keyId: string): ApiError {
+  return new ApiError('not_found', `API key ${keyId} not found`);
 }

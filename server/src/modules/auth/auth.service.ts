@@ -4,31 +4,37 @@ import type { Database } from '../../db/schema.js';
 import { ApiError } from '../../http/api-error.js';
 import { findApiKeyWithWorkspace } from '../api-keys/api-keys.repository.js';
 import { hashSecret } from '../api-keys/api-keys.service.js';
+import { findTokenWithClient, type TokenLookup } from '../oauth/oauth.repository.js';
+import { ACCESS_TOKEN_PREFIX } from '../oauth/oauth.service.js';
 
 /** Who is calling, once the bearer credential is resolved. */
 export interface WorkspaceCredential {
-  kind: 'api_key';
-  /** The key id: rate limits are counted per credential. */
+  kind: 'api_key' | 'oauth_token';
+  /** The key id, or the OAuth client id for a token: rate limits are counted per key or client. */
   id: string;
   workspaceId: string;
   plan: Plan;
   rateLimitPerMinute: number | null;
-  /** API keys act with admin authority: every scope. */
+  /** API keys act with admin authority: every scope; an OAuth token holds the scopes it was granted. */
   scopes: 'all' | ReadonlySet<Scope>;
 }
 
 type KeyLookup = NonNullable<Awaited<ReturnType<typeof findApiKeyWithWorkspace>>>;
+type Lookup =
+  | { kind: 'api_key'; key: KeyLookup }
+  | { kind: 'oauth_token'; token: TokenLookup; scopes: ReadonlySet<Scope> };
 
 const CACHE_TTL_MS = 5_000;
 const CACHE_MAX_ENTRIES = 10_000;
 
 /**
- * Resolves `Authorization: Bearer …` to a credential. Valid keys are cached for a few seconds so
- * the hot path does not query the database on every request; revocation in this process evicts at
- * once, and expiry is checked on every request against the cached `expires_at`.
+ * Resolves `Authorization: Bearer …` to a credential: an API key (`pk_live_…`) or an OAuth access
+ * token (`oat_…`). Valid credentials are cached for a few seconds so the hot path does not query
+ * the database on every request; revocation in this process evicts at once, and expiry is checked
+ * on every request against the cached `expires_at`.
  */
 export class Authenticator {
-  readonly #cache = new Map<string, { lookup: KeyLookup; cachedAt: number }>();
+  readonly #cache = new Map<string, { lookup: Lookup; cachedAt: number }>();
 
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -37,21 +43,12 @@ export class Authenticator {
     if (!token) {
       throw new ApiError('missing_authorization', 'Send your API key as `Authorization: Bearer <API_KEY>`');
     }
+    const isOAuthToken = token.startsWith(ACCESS_TOKEN_PREFIX);
     const hash = hashSecret(token);
-    const lookup = await this.#lookup(hash);
-    if (!lookup) throw new ApiError('invalid_api_key', 'The API key is unknown or incorrect');
-    if (lookup.revoked_at) throw new ApiError('revoked_api_key', 'This API key was revoked');
-    if (lookup.expires_at && lookup.expires_at.getTime() <= Date.now()) {
-      throw new ApiError('expired_api_key', 'This API key was rotated and has expired; use its replacement');
-    }
-    return {
-      kind: 'api_key',
-      id: lookup.id,
-      workspaceId: lookup.workspace_id,
-      plan: lookup.plan,
-      rateLimitPerMinute: lookup.rate_limit_per_minute,
-      scopes: 'all',
-    };
+    const lookup = await this.#lookup(hash, isOAuthToken);
+    if (isOAuthToken) return oauthCredential(lookup?.kind === 'oauth_token' ? lookup : undefined);
+    if (lookup?.kind !== 'api_key') throw new ApiError('invalid_api_key', 'The API key is unknown or incorrect');
+    return apiKeyCredential(lookup.key);
   }
 
   /** Forget cached credentials (after a revocation, a plan change, …). */
@@ -59,12 +56,12 @@ export class Authenticator {
     this.#cache.clear();
   }
 
-  async #lookup(hash: string): Promise<KeyLookup | undefined> {
+  async #lookup(hash: string, isOAuthToken: boolean): Promise<Lookup | undefined> {
     const now = Date.now();
     const cached = this.#cache.get(hash);
     if (cached && now - cached.cachedAt < CACHE_TTL_MS) return cached.lookup;
-    const lookup = await findApiKeyWithWorkspace(this.db, hash);
-    if (lookup && !lookup.revoked_at) {
+    const lookup = isOAuthToken ? await lookUpToken(this.db, hash) : await lookUpKey(this.db, hash);
+    if (lookup && isUsable(lookup)) {
       if (this.#cache.size >= CACHE_MAX_ENTRIES) this.#cache.clear();
       this.#cache.set(hash, { lookup, cachedAt: now });
     } else {
@@ -72,6 +69,60 @@ export class Authenticator {
     }
     return lookup;
   }
+}
+
+async function lookUpKey(db: Kysely<Database>, hash: string): Promise<Lookup | undefined> {
+  const key = await findApiKeyWithWorkspace(db, hash);
+  return key && { kind: 'api_key', key };
+}
+
+async function lookUpToken(db: Kysely<Database>, hash: string): Promise<Lookup | undefined> {
+  const token = await findTokenWithClient(db, hash);
+  return token && { kind: 'oauth_token', token, scopes: new Set(token.scopes) };
+}
+
+/** Revoked credentials are not cached, so the answer for them always comes from the database. */
+function isUsable(lookup: Lookup): boolean {
+  return lookup.kind === 'api_key' ? !lookup.key.revoked_at : !lookup.token.revoked_at;
+}
+
+function apiKeyCredential(lookup: KeyLookup): WorkspaceCredential {
+  if (lookup.revoked_at) throw new ApiError('revoked_api_key', 'This API key was revoked');
+  if (lookup.expires_at && lookup.expires_at.getTime() <= Date.now()) {
+    throw new ApiError('expired_api_key', 'This API key was rotated and has expired; use its replacement');
+  }
+  return {
+    kind: 'api_key',
+    id: lookup.id,
+    workspaceId: lookup.workspace_id,
+    plan: lookup.plan,
+    rateLimitPerMinute: lookup.rate_limit_per_minute,
+    scopes: 'all',
+  };
+}
+
+/**
+ * An access token works while it has not expired, its client is not revoked and its workspace
+ * still has OAuth (an Enterprise workspace with OAuth enabled); otherwise `invalid_oauth_token`.
+ */
+function oauthCredential(lookup: Extract<Lookup, { kind: 'oauth_token' }> | undefined): WorkspaceCredential {
+  const token = lookup?.token;
+  if (!lookup || !token) throw new ApiError('invalid_oauth_token', 'The OAuth access token is unknown');
+  if (token.expires_at.getTime() <= Date.now()) {
+    throw new ApiError('invalid_oauth_token', 'The OAuth access token has expired; request a new one');
+  }
+  if (token.revoked_at) throw new ApiError('invalid_oauth_token', 'The OAuth client of this token was revoked');
+  if (token.plan !== 'enterprise' || !token.oauth_enabled) {
+    throw new ApiError('invalid_oauth_token', 'OAuth is not enabled for this workspace');
+  }
+  return {
+    kind: 'oauth_token',
+    id: token.client_id,
+    workspaceId: token.workspace_id,
+    plan: token.plan,
+    rateLimitPerMinute: token.rate_limit_per_minute,
+    scopes: lookup.scopes,
+  };
 }
 
 function bearerToken(header: string | undefined): string | undefined {

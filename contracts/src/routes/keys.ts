@@ -1,0 +1,71 @@
+import { defineRoute } from '../route.js';
+import {
+  ApiKey,
+  ApiKeyIdInput,
+  ApiKeyList,
+  CreateApiKeyInput,
+  CreatedApiKey,
+  ListApiKeysInput,
+  RotateApiKeyInput,
+} from '../schemas/keys.js';
+
+export const listKeys = defineRoute({
+  method: 'GET',
+  path: '/keys',
+  tags: ['keys'],
+  summary: 'List API keys',
+  description: "The workspace's API keys, newest first, cursor-paginated. Secrets are never listed.",
+  auth: 'workspace',
+  scope: 'keys:manage',
+  successStatus: 200,
+  input: ListApiKeysInput,
+  output: ApiKeyList,
+  errors: ['validation_failed'],
+});
+
+export const createKey = defineRoute({
+  method: 'POST',
+  path: '/keys',
+  tags: ['keys'],
+  summary: 'Create an API key',
+  description: 'The response holds the `secret` this once; Pollkit stores only its hash and cannot show it again.',
+  auth: 'workspace',
+  scope: 'keys:manage',
+  successStatus: 201,
+  input: CreateApiKeyInput,
+  output: CreatedApiKey,
+  errors: ['validation_failed'],
+});
+
+export const revokeKey = defineRoute({
+  method: 'POST',
+  path: '/keys/{id}/revoke',
+  tags: ['keys'],
+  summary: 'Revoke an API key',
+  description:
+    'The key answers `401 revoked_api_key` from then on, on every server process within a second. ' +
+    'Revoking the key that makes the call is allowed (that call still succeeds); revoking a revoked key ' +
+    'changes nothing and returns it as it is.',
+  auth: 'workspace',
+  scope: 'keys:manage',
+  successStatus: 200,
+  input: ApiKeyIdInput,
+  output: ApiKey,
+  errors: ['not_found', 'validation_failed'],
+});
+
+export const rotateKey = defineRoute({
+  method: 'POST',
+  path: '/keys/{id}/rotate',
+  tags: ['keys'],
+  summary: 'Rotate an API key',
+  description:
+    'Creates a replacement key (its `secret` is shown this once) and gives the old key `gracePeriodSeconds` ' +
+    '(default one day) before it answers `401 expired_api_key`. Only an `active` key can be rotated.',
+  auth: 'workspace',
+  scope: 'keys:manage',
+  successStatus: 201,
+  input: RotateApiKeyInput,
+  output: CreatedApiKey,
+  errors: ['not_found', 'validation_failed', 'key_not_active'],
+});

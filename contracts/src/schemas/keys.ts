@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.js';
+
+export const ApiKeyId = resourceId('key', 'API key id.');
+
+/** Rotation grace periods: none at all up to a week (DESIGN.md leaves the procedure to us). */
+export const keyLimits = {
+  nameLength: 200,
+  defaultGracePeriodSeconds: 86_400,
+  maxGracePeriodSeconds: 7 * 86_400,
+} as const;
+
+export const ApiKeyStatus = z
+  .enum(['active', 'revoked', 'expiring', 'expired'])
+  .describe(
+    '`active`: works; `expiring`: rotated, works until `expiresAt`; `expired`: rotated and past its grace ' +
+      'period (answers `expired_api_key`); `revoked`: answers `revoked_api_key`.',
+  )
+  .meta({ id: 'ApiKeyStatus' });
+
+export const ApiKey = z
+  .object({
+    id: ApiKeyId,
+    name: z.string().describe('A label to recognise the key by.'),
+    prefix: z.string().describe('The first characters of the secret, to recognise a key. Never the secret.'),
+    status: ApiKeyStatus,
+    createdAt: Timestamp,
+    revokedAt: Timestamp.nullable(),
+    expiresAt: Timestamp.nullable().describe('Set by a rotation: the end of the grace period.'),
+  })
+  .meta({ id: 'ApiKey' });
+
+export const CreatedApiKey = ApiKey.extend({
+  secret: z
+    .string()
+    .describe('The key itself, sent as `Authorization: Bearer <secret>`. Shown this once; only its hash is stored.'),
+}).meta({ id: 'CreatedApiKey' });
+
+export const ApiKeyList = pageOf(ApiKey, 'ApiKeyList');
+
+export const ListApiKeysInput = z.strictObject({ limit: ListLimit, cursor: ListCursor });
+
+export const CreateApiKeyInput = z.strictObject({
+  name: z.string().trim().min(1).max(keyLimits.nameLength).describe('A label to recognise the key by.'),
+});
+
+export const ApiKeyIdInput = z.strictObject({ id: ApiKeyId });
+
+export const RotateApiKeyInput = z.strictObject({
+  id: ApiKeyId,
+  gracePeriodSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(keyLimits.maxGracePeriodSeconds)
+    .default(keyLimits.defaultGracePeriodSeconds)
+    .describe('How long the old key keeps working, in seconds (default one day, at most seven; 0 stops it at once).'),
+});
+
+export type ApiKey = z.infer<typeof ApiKey>;
+export type CreatedApiKey = z.infer<typeof CreatedApiKey>;

@@ -1,0 +1,174 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AppDeps } from '../deps.js';
+import {
+  issueToken,
+  OAuthError,
+  TOKEN_REQUESTS_PER_MINUTE,
+  type TokenRequest,
+} from '../modules/oauth/oauth.service.js';
+import { ApiError } from './api-error.js';
+import { WINDOW_HEADER_VALUE } from './rate-limit-headers.js';
+
+export const OAUTH_TOKEN_PATH = '/api/oauth/token';
+const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
+/** A token request is a handful of short parameters. */
+const TOKEN_BODY_LIMIT_BYTES = 8 * 1024;
+const BASIC_CHALLENGE = 'Basic realm="pollkit"';
+
+/**
+ * `POST /api/oauth/token`: the OAuth 2.0 client credentials grant (RFC 6749 §4.4), outside
+ * /api/v1 and outside the contract. It speaks OAuth rather than the API's envelope: parameters
+ * form-encoded (RFC 6749 §4.4.2) or as JSON, client authentication by HTTP Basic or in the body
+ * (§2.3.1, one or the other), errors as `{ error, error_description }` (§5.2).
+ *
+ * Registered in its own encapsulated plugin, so the form parser and the OAuth error handler apply
+ * to this route only; every other route stays JSON-only with the envelope.
+ */
+export function registerOAuthTokenRoute(app: FastifyInstance, deps: AppDeps): void {
+  app.register(async (scope) => {
+    scope.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string' }, (_request, body, done) => {
+      done(null, new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8')));
+    });
+
+    // Body-parser failures (bad JSON, another content type, too large) are malformed requests.
+    scope.setErrorHandler((error, request, reply) => {
+      if (error instanceof OAuthError) return sendOAuthError(reply, error, false);
+      // Fastify's errors carry `statusCode`; the shared JSON parser's depth check throws an ApiError.
+      const status = error instanceof ApiError ? error.status : (error as { statusCode?: number }).statusCode;
+      if (status !== undefined && status >= 400 && status < 500) {
+        const message =
+          status === 415
+            ? `Send the parameters as ${FORM_CONTENT_TYPE} or application/json`
+            : 'The request body is malformed or too large';
+        return sendOAuthError(reply, new OAuthError('invalid_request', message), false);
+      }
+      request.log.error({ err: error }, 'token endpoint failed');
+      return noStore(reply).code(500).send({ error: 'server_error', error_description: 'Internal server error' });
+    });
+
+    // This route's own limit replaces the API-wide default the root onRequest hook announced.
+    scope.addHook('onRequest', (_request, reply, done) => {
+      reply.header('x-ratelimit-limit', TOKEN_REQUESTS_PER_MINUTE);
+      reply.header('x-ratelimit-window', WINDOW_HEADER_VALUE);
+      done();
+    });
+
+    scope.post(OAUTH_TOKEN_PATH, { bodyLimit: TOKEN_BODY_LIMIT_BYTES }, async (request, reply) => {
+      // A client that tried HTTP Basic gets the challenge with a 401 (RFC 6749 §5.2).
+      const basicAttempted = request.headers.authorization !== undefined;
+      try {
+        const tokenRequest = readTokenRequest(readParams(request.body), parseBasic(request.headers.authorization));
+        const issued = await issueToken(
+          { db: deps.db, rateLimits: deps.rateLimits, tokenTtlSeconds: deps.config.OAUTH_TOKEN_TTL_SECONDS },
+          tokenRequest,
+          ({ count, resetAt }) => {
+            reply.header('x-ratelimit-remaining', Math.max(0, TOKEN_REQUESTS_PER_MINUTE - count));
+            reply.header('x-ratelimit-reset', Math.ceil(resetAt / 1000));
+          },
+        );
+        return noStore(reply).code(200).send(issued);
+      } catch (error) {
+        if (error instanceof OAuthError) return sendOAuthError(reply, error, basicAttempted);
+        throw error;
+      }
+    });
+  });
+}
+
+/** The grant's parameters and the client's credentials, or the OAuth error the request deserves. */
+function readTokenRequest(params: TokenParams, basic: ReturnType<typeof parseBasic>): TokenRequest {
+  const inBody = params.client_id !== undefined || params.client_secret !== undefined;
+  if (basic && inBody) {
+    throw new OAuthError(
+      'invalid_request',
+      'Authenticate the client with HTTP Basic or with client_id and client_secret in the body, not both',
+    );
+  }
+  if (params.grant_type === undefined) throw new OAuthError('invalid_request', 'The grant_type parameter is missing');
+  if (params.grant_type !== 'client_credentials') {
+    throw new OAuthError('unsupported_grant_type', 'Only the client_credentials grant type is supported');
+  }
+  if (params.scope !== undefined && !/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/.test(params.scope)) {
+    throw new OAuthError('invalid_request', 'The scope parameter is a list of scope names separated by single spaces');
+  }
+  if (basic) {
+    if (basic === 'malformed') {
+      throw new OAuthError(
+        'invalid_client',
+        'Send the client as `Authorization: Basic base64(client_id:client_secret)`',
+      );
+    }
+    return { ...basic, scope: params.scope };
+  }
+  if (!inBody) {
+    throw new OAuthError(
+      'invalid_client',
+      'Authenticate the client with HTTP Basic or with client_id and client_secret parameters',
+    );
+  }
+  if (!params.client_id || !params.client_secret) {
+    throw new OAuthError('invalid_request', 'Send both client_id and client_secret');
+  }
+  return { clientId: params.client_id, clientSecret: params.client_secret, scope: params.scope };
+}
+
+type TokenParams = Partial<Record<'grant_type' | 'scope' | 'client_id' | 'client_secret', string>>;
+const PARAMETER_NAMES = ['grant_type', 'scope', 'client_id', 'client_secret'] as const;
+
+/** Form or JSON parameters, each at most once and a string (RFC 6749 §3.2); others are ignored (§3.2). */
+function readParams(body: unknown): TokenParams {
+  const params: TokenParams = {};
+  if (body === undefined || body === null) return params;
+  if (body instanceof URLSearchParams) {
+    for (const name of PARAMETER_NAMES) {
+      const values = body.getAll(name);
+      if (values.length > 1) throw new OAuthError('invalid_request', `The ${name} parameter is repeated`);
+      if (values[0] !== undefined) params[name] = values[0];
+    }
+    return params;
+  }
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new OAuthError('invalid_request', 'The JSON body must be an object of parameters');
+  }
+  for (const name of PARAMETER_NAMES) {
+    const value = (body as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') throw new OAuthError('invalid_request', `The ${name} parameter must be a string`);
+    params[name] = value;
+  }
+  return params;
+}
+
+/**
+ * `Authorization: Basic base64(client_id:client_secret)`, each part form-urlencoded first
+ * (RFC 6749 §2.3.1). Undefined without an Authorization header; another scheme counts as a
+ * malformed attempt at client authentication.
+ */
+function parseBasic(header: string | undefined): { clientId: string; clientSecret: string } | 'malformed' | undefined {
+  if (header === undefined) return undefined;
+  const match = /^Basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i.exec(header);
+  if (!match?.[1]) return 'malformed';
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return 'malformed';
+  try {
+    const clientId = decodeURIComponent(decoded.slice(0, colon).replaceAll('+', ' '));
+    const clientSecret = decodeURIComponent(decoded.slice(colon + 1).replaceAll('+', ' '));
+    return clientSecret ? { clientId, clientSecret } : 'malformed';
+  } catch {
+    return 'malformed';
+  }
+}
+
+/** Token responses must not be cached anywhere (RFC 6749 §5.1); errors neither. */
+function noStore(reply: FastifyReply): FastifyReply {
+  return reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+}
+
+function sendOAuthError(reply: FastifyReply, error: OAuthError, basicAttempted: boolean) {
+  if (error.status === 401 && basicAttempted) reply.header('www-authenticate', BASIC_CHALLENGE);
+  return noStore(reply)
+    .code(error.status)
+    .type('application/json')
+    .send({ error: error.error, error_description: error.description });
+}

@@ -1,0 +1,17 @@
+import { contract } from '@pollkit/contracts';
+import { implementGroup } from '../../trpc/implement.js';
+import * as service from './api-keys.service.js';
+
+export const keys = implementGroup('keys', contract.keys, {
+  list: ({ ctx, input }) => service.listWorkspaceKeys(ctx.deps.db, ctx.credential.workspaceId, input),
+  create: ({ ctx, input }) => service.createWorkspaceKey(ctx.deps.db, ctx.credential.workspaceId, input.name),
+  revoke: ({ ctx, input }) => service.revokeWorkspaceKey(ctx.deps, ctx.credential.workspaceId, input.id),
+  rotate: async ({ ctx, input }) => {
+    const { key, secret } = await service.rotateApiKey(ctx.deps, {
+      keyId: input.id,
+      workspaceId: ctx.credential.workspaceId,
+      gracePeriodSeconds: input.gracePeriodSeconds,
+    });
+    return { ...service.toApiKey(key), secret };
+  },
+});

@@ -1,0 +1,232 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { scopes as knownScopes, type Scope } from '@pollkit/contracts';
+import type { Kysely } from 'kysely';
+import { newId } from '../../db/ids.js';
+import type { Database, OAuthClientRow } from '../../db/schema.js';
+import { ApiError } from '../../http/api-error.js';
+import type { InvalidationBus } from '../../infra/invalidation.js';
+import type { RateLimitStore } from '../../infra/rate-limit.js';
+import { CREDENTIALS_TOPIC } from '../api-keys/api-keys.service.js';
+import { findWorkspace } from '../workspaces/workspaces.repository.js';
+import * as repo from './oauth.repository.js';
+
+type Db = Kysely<Database>;
+
+/** Access tokens start with this, so the authenticator (and secret scanners) can tell them from API keys. */
+export const ACCESS_TOKEN_PREFIX = 'oat_';
+/** Client secrets start with this. */
+export const CLIENT_SECRET_PREFIX = 'ocs_';
+/** The spec's limit on `POST /api/oauth/token`: requests per fixed minute per `client_id`. */
+export const TOKEN_REQUESTS_PER_MINUTE = 10;
+export const CLIENT_NAME_MAX_LENGTH = 200;
+
+/** SHA-256 (hex). Secrets and tokens carry 32 random bytes, so a slow password hash adds nothing. */
+export function hashToken(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** RFC 6749 §5.2 error codes, plus the spec's `access_denied`. */
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_scope'
+  | 'access_denied'
+  | 'unsupported_grant_type';
+
+/** A token-endpoint failure: answered as `{ error, error_description }`, never as the API envelope. */
+export class OAuthError extends Error {
+  override name = 'OAuthError';
+  constructor(
+    readonly error: OAuthErrorCode,
+    readonly description: string,
+    readonly status: 400 | 401 | 429 = error === 'invalid_client' ? 401 : 400,
+  ) {
+    super(description);
+  }
+}
+
+/** A client as admin tools show it: never the secret or its hash. */
+export interface OAuthClientSummary {
+  clientId: string;
+  workspaceId: string;
+  name: string;
+  allowedScopes: Scope[];
+  status: 'active' | 'revoked';
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export function toClientSummary(client: OAuthClientRow): OAuthClientSummary {
+  return {
+    clientId: client.id,
+    workspaceId: client.workspace_id,
+    name: client.name,
+    allowedScopes: client.allowed_scopes,
+    status: client.revoked_at ? 'revoked' : 'active',
+    createdAt: client.created_at.toISOString(),
+    revokedAt: client.revoked_at?.toISOString() ?? null,
+  };
+}
+
+/** Splits a space-separated scope list (RFC 6749 §3.3); every name must be one of contracts' scopes. */
+export function parseScopes(text: string): { scopes: Scope[]; unknown: string[] } {
+  const names = [...new Set(text.split(' ').filter((name) => name.length > 0))];
+  const known = new Set<string>(knownScopes);
+  return {
+    scopes: names.filter((name): name is Scope => known.has(name)),
+    unknown: names.filter((name) => !known.has(name)),
+  };
+}
+
+/** OAuth is an Enterprise feature, switched on per workspace. */
+export async function enableOAuth(db: Db, workspaceId: string): Promise<void> {
+  const workspace = await findWorkspace(db, workspaceId);
+  if (!workspace) throw new ApiError('not_found', `Workspace ${workspaceId} not found`);
+  if (workspace.plan !== 'enterprise') {
+    throw new ApiError(
+      'upgrade_required',
+      `OAuth client credentials are an Enterprise feature, and workspace ${workspaceId} is on the ${workspace.plan} plan`,
+      { plan: workspace.plan, requiredPlan: 'enterprise' },
+    );
+  }
+  await repo.setOAuthEnabled(db, workspaceId, true);
+}
+
+/** Returns the client secret this once; only its hash is stored. */
+export async function createClient(
+  db: Db,
+  input: { workspaceId: string; name: string; scopes: string },
+): Promise<{ client: OAuthClientRow; secret: string }> {
+  if (input.name.trim().length === 0) throw invalid('name', 'The client name must not be blank');
+  if (input.name.length > CLIENT_NAME_MAX_LENGTH) {
+    throw invalid('name', `The client name is longer than ${CLIENT_NAME_MAX_LENGTH} characters`);
+  }
+  const { scopes, unknown } = parseScopes(input.scopes);
+  if (unknown.length > 0) {
+    throw invalid('scopes', `Unknown scope ${unknown.join(', ')}; the scopes are: ${knownScopes.join(' ')}`);
+  }
+  if (scopes.length === 0) throw invalid('scopes', 'Give the client at least one scope');
+  const workspace = await findWorkspace(db, input.workspaceId);
+  if (!workspace) throw new ApiError('not_found', `Workspace ${input.workspaceId} not found`);
+  if (workspace.plan !== 'enterprise' || !workspace.oauth_enabled) {
+    throw new ApiError(
+      'upgrade_required',
+      workspace.plan === 'enterprise'
+        ? `OAuth is not enabled for workspace ${workspace.id}; enable it first (pollkit oauth enable ${workspace.id})`
+        : `OAuth client credentials are an Enterprise feature, and workspace ${workspace.id} is on the ${workspace.plan} plan`,
+      { plan: workspace.plan, requiredPlan: 'enterprise' },
+    );
+  }
+  const secret = `${CLIENT_SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const client = await repo.insertClient(db, {
+    id: newId('oauthClient'),
+    workspace_id: workspace.id,
+    name: input.name,
+    secret_hash: hashToken(secret),
+    allowed_scopes: scopes,
+  });
+  return { client, secret };
+}
+
+export async function listClients(db: Db, workspaceId: string): Promise<OAuthClientRow[]> {
+  if (!(await findWorkspace(db, workspaceId))) throw new ApiError('not_found', `Workspace ${workspaceId} not found`);
+  return repo.listClients(db, workspaceId);
+}
+
+/**
+ * Revoking twice changes nothing; `alreadyRevoked` says so. Its tokens stop working with it: every
+ * process is told on the credentials topic, so none keeps serving a cached token of the client.
+ */
+export async function revokeClient(
+  deps: { db: Db; invalidation: Pick<InvalidationBus, 'publish'> },
+  clientId: string,
+): Promise<{ client: OAuthClientRow; alreadyRevoked: boolean }> {
+  const { db } = deps;
+  const revoked = await repo.revokeClient(db, clientId, new Date());
+  if (revoked) {
+    await deps.invalidation.publish(CREDENTIALS_TOPIC, clientId);
+    return { client: revoked, alreadyRevoked: false };
+  }
+  const existing = await repo.findClient(db, clientId);
+  if (!existing) throw new ApiError('not_found', `OAuth client ${clientId} not found`);
+  return { client: existing, alreadyRevoked: true };
+}
+
+export interface TokenRequest {
+  clientId: string;
+  clientSecret: string;
+  /** The `scope` parameter as sent, or undefined for every scope the client is allowed. */
+  scope: string | undefined;
+}
+
+export interface IssuedToken {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+}
+
+/** Compared against when the client is unknown, so an unknown id costs what a wrong secret costs. */
+const UNKNOWN_CLIENT_HASH = hashToken(randomBytes(32).toString('hex'));
+
+/**
+ * The client credentials grant (RFC 6749 §4.4), once the request is well formed: count it against
+ * the client's limit, authenticate the client, check it may still get tokens, narrow the scope and
+ * issue a token.
+ */
+export async function issueToken(
+  deps: { db: Db; rateLimits: RateLimitStore; tokenTtlSeconds: number },
+  request: TokenRequest,
+  onRateLimit: (hit: { count: number; resetAt: number }) => void,
+): Promise<IssuedToken> {
+  // Counted before authentication, so the limit also bounds guessing a client's secret.
+  const hit = await deps.rateLimits.hit(`oauth:${request.clientId}`);
+  onRateLimit(hit);
+  if (hit.count > TOKEN_REQUESTS_PER_MINUTE) {
+    throw new OAuthError(
+      'access_denied',
+      `More than ${TOKEN_REQUESTS_PER_MINUTE} token requests this minute for this client; retry after the window resets`,
+      429,
+    );
+  }
+
+  const client = await repo.findClientWithWorkspace(deps.db, request.clientId);
+  const presented = Buffer.from(hashToken(request.clientSecret), 'hex');
+  const expected = Buffer.from(client?.secret_hash ?? UNKNOWN_CLIENT_HASH, 'hex');
+  if (!timingSafeEqual(presented, expected) || !client) {
+    throw new OAuthError('invalid_client', 'Unknown client_id or wrong client_secret');
+  }
+  if (client.revoked_at) throw new OAuthError('access_denied', 'This client was revoked');
+  if (client.plan !== 'enterprise' || !client.oauth_enabled) {
+    throw new OAuthError('access_denied', 'OAuth is not enabled for this client’s workspace');
+  }
+
+  let granted: Scope[] = client.allowed_scopes;
+  if (request.scope !== undefined) {
+    const { scopes, unknown } = parseScopes(request.scope);
+    const allowed = new Set(client.allowed_scopes);
+    const refused = [...unknown, ...scopes.filter((scope) => !allowed.has(scope))];
+    if (refused.length > 0) {
+      throw new OAuthError('invalid_scope', `This client may not request: ${refused.join(' ')}`);
+    }
+    if (scopes.length === 0) throw new OAuthError('invalid_scope', 'The scope parameter names no scope');
+    granted = scopes;
+  }
+
+  const token = `${ACCESS_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const now = Date.now();
+  await repo.deleteExpiredTokens(deps.db, client.id, new Date(now));
+  await repo.insertToken(deps.db, {
+    id: newId('oauthToken'),
+    client_id: client.id,
+    workspace_id: client.workspace_id,
+    token_hash: hashToken(token),
+    scopes: granted,
+    expires_at: new Date(now + deps.tokenTtlSeconds * 1000),
+  });
+  return { access_token: token, token_type: 'Bearer', expires_in: deps.tokenTtlSeconds, scope: granted.join(' ') };
+}
+
+function invalid(field: string, message: string): ApiError {
+  return new ApiError('validation_failed', message, { fieldErrors: { [field]: [message] }, formErrors: [] });
+}

@@ -1,0 +1,51 @@
+/**
+ * The scope table in docs/authentication.md (which route needs which scope), generated from the
+ * contract: `npx tsx --conditions=@pollkit/source server/src/modules/oauth/scope-table.ts` rewrites
+ * it between its markers; server/test/oauth.test.ts fails when the committed table is stale.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { contract, type RouteDefinition, scopes } from '@pollkit/contracts';
+import { scopeDescriptions } from './scope-descriptions.js';
+
+export const AUTHENTICATION_DOC_PATH = fileURLToPath(new URL('../../../../docs/authentication.md', import.meta.url));
+export const SCOPE_TABLE_START =
+  '<!-- scope-table:start (generated from the contract by server/src/modules/oauth/scope-table.ts) -->';
+export const SCOPE_TABLE_END = '<!-- scope-table:end -->';
+
+/**
+ * Every scope with what it allows, then one row per route, grouped by scope in the order of
+ * contracts/src/scopes.ts.
+ */
+export function scopeTableMarkdown(): string {
+  const routes = Object.values(contract).flatMap((group) => Object.values(group) as RouteDefinition[]);
+  const scopeRows = scopes.map((scope) => `| \`${scope}\` | ${scopeDescriptions[scope]} |`);
+  const routeRows = scopes.flatMap((scope) =>
+    routes
+      .filter((route) => route.scope === scope)
+      .map((route) => `| \`${route.method} /api/v1${route.path}\` | \`${scope}\` | ${route.summary} |`),
+  );
+  return [
+    '| Scope | Allows |',
+    '| --- | --- |',
+    ...scopeRows,
+    '',
+    '| Route | Scope | Operation |',
+    '| --- | --- | --- |',
+    ...routeRows,
+  ].join('\n');
+}
+
+/** The document with its table block replaced by the generated one. */
+export function withScopeTable(document: string): string {
+  const start = document.indexOf(SCOPE_TABLE_START);
+  const end = document.indexOf(SCOPE_TABLE_END);
+  if (start < 0 || end < start) throw new Error(`docs/authentication.md lacks the ${SCOPE_TABLE_START} markers`);
+  return `${document.slice(0, start + SCOPE_TABLE_START.length)}\n${scopeTableMarkdown()}\n${document.slice(end)}`;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const current = await readFile(AUTHENTICATION_DOC_PATH, 'utf8');
+  await writeFile(AUTHENTICATION_DOC_PATH, withScopeTable(current));
+  console.log(`wrote the scope table in ${AUTHENTICATION_DOC_PATH}`);
+}
