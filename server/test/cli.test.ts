@@ -2,14 +2,13 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/program.js';
 import { parseConfig } from '../src/config.js';
 import { acquireDataDirLock, DataDirInUseError, LOCK_FILE_NAME } from '../src/db/data-dir-lock.js';
 import { migrateToLatest, openDatabase } from '../src/db/database.js';
 import { type RunningServer, startServer } from '../src/server.js';
+import { runCliInProcess } from './support/cli.js';
 import { call } from './support/http.js';
 import { testDatabase, usingPostgres } from './support/server.js';
 
@@ -115,29 +114,11 @@ function startServerOnTestDatabase(): Promise<RunningServer> {
  * The same entry as main.ts (which only adds `process.exitCode =`), in this process. The spawned
  * cases check that exit codes and output reach the shell the same way.
  */
-async function cliInProcess(
+function cliInProcess(
   args: string[],
   env: Record<string, string> = { DATA_DIR: join(scratch, 'never-created') },
 ): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (text: string) => void) =>
-    new Writable({
-      write(chunk, _encoding, done) {
-        append(String(chunk));
-        done();
-      },
-    });
-  const code = await runCli(args, {
-    env,
-    stdout: sink((text) => {
-      stdout += text;
-    }),
-    stderr: sink((text) => {
-      stderr += text;
-    }),
-  });
-  return { code, stdout, stderr };
+  return runCliInProcess(args, env);
 }
 
 describe('pollkit CLI: command line', () => {

@@ -1,7 +1,6 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/program.js';
 import { CREDENTIALS_TOPIC } from '../src/modules/api-keys/api-keys.service.js';
+import { runCliInProcess } from './support/cli.js';
 import { call, type JsonResponse } from './support/http.js';
 import { startTestServer, type TestServer, usingPostgres } from './support/server.js';
 
@@ -193,27 +192,7 @@ describe('POST /keys/{id}/rotate', () => {
 });
 
 describe('pollkit keys rotate', () => {
-  async function cli(args: string[], env: Record<string, string | undefined> = {}) {
-    let stdout = '';
-    let stderr = '';
-    const sink = (append: (text: string) => void) =>
-      new Writable({
-        write(chunk, _encoding, done) {
-          append(String(chunk));
-          done();
-        },
-      });
-    const code = await runCli(args, {
-      env,
-      stdout: sink((text) => {
-        stdout += text;
-      }),
-      stderr: sink((text) => {
-        stderr += text;
-      }),
-    });
-    return { code, stdout, stderr };
-  }
+  const cli = (args: string[], env: Record<string, string | undefined> = {}) => runCliInProcess(args, env);
 
   it('documents itself and refuses a grace period it cannot honour', async () => {
     const help = await cli(['keys', 'rotate', '--help']);

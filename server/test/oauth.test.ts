@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { Writable } from 'node:stream';
 import { contract, operationId, type RouteDefinition, scopes } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/program.js';
 import { setOAuthEnabled } from '../src/modules/oauth/oauth.repository.js';
 import { createClient, enableOAuth, hashToken, revokeClient } from '../src/modules/oauth/oauth.service.js';
 import { AUTHENTICATION_DOC_PATH, scopeTableMarkdown, withScopeTable } from '../src/modules/oauth/scope-table.js';
 import { updateWorkspace } from '../src/modules/workspaces/workspaces.service.js';
+import { runCliInProcess } from './support/cli.js';
 import { call, type JsonResponse } from './support/http.js';
 import { startTestServer, type TestServer, usingPostgres } from './support/server.js';
 
@@ -412,27 +411,7 @@ describe('scopes in the contract', () => {
 
 describe('pollkit oauth (admin CLI)', () => {
   /** Runs the CLI in this process, on the test server's database when that is PostgreSQL. */
-  async function cli(args: string[], env: Record<string, string | undefined>) {
-    let stdout = '';
-    let stderr = '';
-    const sink = (append: (text: string) => void) =>
-      new Writable({
-        write(chunk, _encoding, done) {
-          append(String(chunk));
-          done();
-        },
-      });
-    const code = await runCli(args, {
-      env,
-      stdout: sink((text) => {
-        stdout += text;
-      }),
-      stderr: sink((text) => {
-        stderr += text;
-      }),
-    });
-    return { code, stdout, stderr };
-  }
+  const cli = (args: string[], env: Record<string, string | undefined>) => runCliInProcess(args, env);
 
   it('refuses to enable OAuth on a Pro workspace and validates scopes', async () => {
     // These refusals need no shared database: a scratch in-memory one is enough.
