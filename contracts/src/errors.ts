@@ -34,6 +34,25 @@ export const errorCodes = {
   payload_too_large: { status: 413, description: 'The request body is larger than the server accepts.' },
   unsupported_media_type: { status: 415, description: 'The request body is not `application/json`.' },
   validation_failed: { status: 422, description: 'The request failed validation; see `details`.' },
+  media_not_allowed: {
+    status: 422,
+    description:
+      'The media URL is not fetchable: not http(s), or its host resolves (or redirects) to a private, loopback, link-local or metadata address.',
+  },
+  media_fetch_failed: {
+    status: 422,
+    description:
+      'The media URL could not be fetched: unreachable host, non-2xx answer, too many redirects or a timeout.',
+  },
+  media_too_large: {
+    status: 422,
+    description: 'The media URL serves more bytes than the server accepts (the download is cut off at the limit).',
+  },
+  unsupported_media: {
+    status: 422,
+    description:
+      'The media URL does not serve an image the server can decode (or the image has more pixels than allowed), while `type: image` was asked for.',
+  },
   idempotency_key_reused: {
     status: 422,
     description: 'This `Idempotency-Key` was already used with a different request (route, parameters or body).',

@@ -10,10 +10,12 @@ import {
   upvoteQuestion,
 } from './routes/answers.js';
 import { createKey, listKeys, revokeKey, rotateKey } from './routes/keys.js';
+import { ingestMedia } from './routes/media.js';
 import { createPoll, deletePoll, getPoll, listPolls, updatePoll } from './routes/polls.js';
 
 export * from './errors.js';
 export * from './route.js';
+export { MEDIA_INGEST_REQUESTS_PER_MINUTE } from './routes/media.js';
 export * from './schemas/answers.js';
 export * from './schemas/common.js';
 export * from './schemas/keys.js';
@@ -51,6 +53,9 @@ export const contract = {
     list: listQuestions,
     moderate: moderateQuestion,
     upvote: upvoteQuestion,
+  },
+  media: {
+    ingest: ingestMedia,
   },
   keys: {
     list: listKeys,

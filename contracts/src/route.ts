@@ -34,6 +34,12 @@ export interface RouteDefinition<TInput extends z.ZodType = z.ZodType, TOutput e
   plan?: Exclude<Plan, 'free'>;
   successStatus: 200 | 201 | 202 | 204;
   /**
+   * A limit of its own (requests per minute per credential) on top of the general one: both
+   * counters must have room. When this one is the binding limit, the `X-RateLimit-*` headers
+   * describe it.
+   */
+  rateLimitPerMinute?: number;
+  /**
    * What the success body is: JSON matching `output` (the default), or a CSV download, which the
    * server streams and the SDK returns as text.
    */

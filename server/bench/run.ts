@@ -4,8 +4,10 @@
  *   BENCH_DATABASE_URL=postgres://… npx -y pnpm@10 bench   # on PostgreSQL
  *   BENCH_SCENARIOS=get-poll,vote-ingestion BENCH_DURATION=20 BENCH_CONNECTIONS=100 BENCH_ROUNDS=5 npx -y pnpm@10 bench
  *   BENCH_SCENARIOS=sdk-overhead BENCH_SDK_CALLS=1000 BENCH_SDK_CONCURRENCY=16 BENCH_ROUNDS=5 npx -y pnpm@10 bench
+ *   BENCH_SCENARIOS=media BENCH_DURATION=10 BENCH_MEDIA_SINGLES=5 BENCH_MEDIA_CONCURRENCY=4,8 npx -y pnpm@10 bench
  */
 import { getPollScenario } from './get-poll.js';
+import { mediaIngestionScenario } from './media-ingestion.js';
 import { resultsAndExportScenario } from './results-and-export.js';
 import { sdkOverheadScenario } from './sdk-overhead.js';
 import { machine } from './support.js';
@@ -16,6 +18,8 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const sdkCalls = Number(process.env.BENCH_SDK_CALLS ?? 1000);
 const sdkConcurrency = Number(process.env.BENCH_SDK_CONCURRENCY ?? 16);
+const mediaSingles = Number(process.env.BENCH_MEDIA_SINGLES ?? 5);
+const mediaConcurrency = (process.env.BENCH_MEDIA_CONCURRENCY ?? '4,8').split(',').map(Number);
 const selected = new Set(
   (
     process.env.BENCH_SCENARIOS ??
@@ -105,6 +109,27 @@ if (selected.has('sdk-overhead')) {
     ...r.rows.map(
       (row) =>
         `| ${row.operation} | ${row.concurrency} | ${us(row.raw.wallUs)} | ${us(row.sdk.wallUs)} | ${us(row.overhead.wallUs)} | ${us(row.raw.cpuUs)} | ${us(row.sdk.cpuUs)} | ${us(row.overhead.cpuUs)} |`,
+    ),
+    '',
+  );
+}
+
+if (selected.has('media')) {
+  const r = await mediaIngestionScenario({ durationSec, singles: mediaSingles, concurrency: mediaConcurrency });
+  const ms = (n: number) => n.toFixed(0);
+  print(
+    `#### POST /api/v1/media, a 12-megapixel JPEG from a loopback image host (${r.database})`,
+    '',
+    `Source: 4000×3000 JPEG (gradients + noise, quality 85), ${(r.sourceBytes / 2 ** 20).toFixed(1)} MiB; every request a distinct URL with distinct bytes (no de-duplication). ` +
+      `Each ingestion downloads, decodes, re-encodes to WebP and stores the file. After 2 warm-up ingestions: ${mediaSingles} one at a time, then ${durationSec} s at each concurrency.`,
+    '',
+    `One at a time: median **${ms(r.single.medianMs)} ms** (${r.single.allMs.map(ms).join(' / ')} ms).`,
+    '',
+    '| in flight | ingestions | ingestions/s | p50 ms | p99 ms | failures |',
+    '|---:|---:|---:|---:|---:|---:|',
+    ...r.concurrent.map(
+      (c) =>
+        `| ${c.concurrency} | ${c.ingestions} | ${c.perSec.toFixed(2)} | ${ms(c.p50Ms)} | ${ms(c.p99Ms)} | ${c.failures} |`,
     ),
     '',
   );

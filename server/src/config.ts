@@ -33,6 +33,22 @@ const ConfigSchema = z.object({
     .min(60)
     .max(24 * 3600)
     .default(3600),
+  /** Media ingestion (docs/media.md): one deadline per fetch, body included. */
+  MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Largest media download; the body is cut off past it. */
+  MEDIA_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(200 * 1024 * 1024)
+    .default(10 * 1024 * 1024),
+  /** Largest image (width × height) sharp will decode: the guard against decompression bombs. */
+  MEDIA_MAX_PIXELS: z.coerce.number().int().min(1).default(50_000_000),
+  /** Tests only: let media fetches reach 127.0.0.0/8 and ::1. Private and link-local stay refused. */
+  MEDIA_ALLOW_LOOPBACK: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   /** Check every response against its contract schema. On in tests; off by default (see docs/architecture.md). */
   RESPONSE_VALIDATION: z

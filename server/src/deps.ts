@@ -1,15 +1,19 @@
-import { resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import { type Config, publicBaseUrl } from './config.js';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.js';
 import type { Database } from './db/schema.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './infra/invalidation.js';
+import { LocalDiskMediaStorage } from './infra/media-storage.js';
 import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from './infra/rate-limit.js';
 import { AnswerWriter } from './modules/answers/answer-writer.js';
 import { CREDENTIALS_TOPIC } from './modules/api-keys/api-keys.service.js';
 import { Authenticator } from './modules/auth/auth.service.js';
+import type { MediaDeps } from './modules/media/media.service.js';
 import { PollCache } from './modules/polls/poll-cache.js';
 
 /** Everything a request handler may need, built once at start-up and closed once at shutdown. */
@@ -24,6 +28,8 @@ export interface AppDeps {
   invalidation: InvalidationBus;
   pollCache: PollCache;
   answerWriter: AnswerWriter;
+  /** Re-hosted media files and the base URL they are served at (modules/media). */
+  media: MediaDeps & { setPort(port: number): void };
   log: Logger;
   /** Set when shutdown begins: readiness fails so load balancers stop sending traffic. */
   state: { shuttingDown: boolean };
@@ -58,6 +64,7 @@ export async function createDeps(config: Config, log: Logger): Promise<AppDeps> 
       // flushes only queue on each other's row locks (measured: 6.4k votes/s with one, 4.8k with
       // two, 2.7k with eight — server/bench/RESULTS.md). Waiting answers form the next, bigger batch.
       answerWriter: new AnswerWriter(database.db, { maxConcurrentFlushes: 1 }),
+      media: createMediaDeps(config),
       log,
       state: { shuttingDown: false },
     };
@@ -65,6 +72,28 @@ export async function createDeps(config: Config, log: Logger): Promise<AppDeps> 
     await database.close();
     throw error;
   }
+}
+
+/**
+ * Media files go under DATA_DIR/media; with an in-memory database (tests, trials) they go to a
+ * fresh temporary directory, removed at shutdown, so nothing outlives the data it belongs to.
+ * The base URL is PUBLIC_BASE_URL, or the bound address once the server listens.
+ */
+function createMediaDeps(config: Config): AppDeps['media'] {
+  const inMemory = config.DATABASE_URL === 'memory://';
+  const storage = inMemory
+    ? new LocalDiskMediaStorage(join(tmpdir(), `pollkit-media-${randomBytes(8).toString('hex')}`), {
+        removeOnClose: true,
+      })
+    : new LocalDiskMediaStorage(join(resolveDataDir(config.DATA_DIR), 'media'));
+  let port = config.PORT;
+  return {
+    storage,
+    baseUrl: () => publicBaseUrl(config, port),
+    setPort(bound) {
+      port = bound;
+    },
+  };
 }
 
 /**
@@ -85,6 +114,7 @@ async function connectRedis(url: string): Promise<Redis> {
 export async function closeDeps(deps: AppDeps): Promise<void> {
   await deps.answerWriter.drained();
   await deps.rateLimits.close();
+  await deps.media.storage.close();
   await deps.invalidation.close();
   await deps.redis?.quit();
   await deps.database.close();

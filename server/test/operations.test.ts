@@ -72,6 +72,10 @@ const CONFIG_VARIABLES: Record<keyof ConfigInput, true> = {
   RATE_LIMIT_PER_MINUTE: true,
   OAUTH_TOKEN_TTL_SECONDS: true,
   SHUTDOWN_TIMEOUT_MS: true,
+  MEDIA_FETCH_TIMEOUT_MS: true,
+  MEDIA_MAX_BYTES: true,
+  MEDIA_MAX_PIXELS: true,
+  MEDIA_ALLOW_LOOPBACK: true,
   RESPONSE_VALIDATION: true,
   BOOTSTRAP: true,
 };

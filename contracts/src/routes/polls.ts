@@ -9,6 +9,9 @@ import {
   UpdatePollInput,
 } from '../schemas/polls.js';
 
+/** Saving content resolves its inline media, which can fail as `POST /media` does. */
+const mediaErrors = ['media_not_allowed', 'media_fetch_failed', 'media_too_large', 'unsupported_media'] as const;
+
 export const listPolls = defineRoute({
   method: 'GET',
   path: '/polls',
@@ -28,13 +31,16 @@ export const createPoll = defineRoute({
   path: '/polls',
   tags: ['polls'],
   summary: 'Create a poll',
-  description: 'Creates a draft poll. Publish it with `PATCH /polls/{id}` and `publish: true`.',
+  description:
+    'Creates a draft poll. Publish it with `PATCH /polls/{id}` and `publish: true`. Inline `media` on slides ' +
+    'and options is resolved as `POST /media` would (images fetched and re-hosted) before anything is saved; a ' +
+    'refused media URL fails the request with `details.path` naming it. See docs/media.md.',
   auth: 'workspace',
   scope: 'polls:write',
   successStatus: 201,
   input: CreatePollInput,
   output: Poll,
-  errors: ['validation_failed'],
+  errors: ['validation_failed', ...mediaErrors],
 });
 
 export const getPoll = defineRoute({
@@ -57,13 +63,14 @@ export const updatePoll = defineRoute({
   summary: 'Update, publish or close a poll',
   description:
     '`publish: true` publishes a draft or reopens a closed poll; `publish: false` returns it to draft; ' +
-    '`closed: true` closes a published poll. `content` replaces every slide and is refused once the poll has answers.',
+    '`closed: true` closes a published poll. `content` replaces every slide and is refused once the poll has answers; ' +
+    'its inline media is resolved as on `POST /polls`.',
   auth: 'workspace',
   scope: 'polls:write',
   successStatus: 200,
   input: UpdatePollInput,
   output: Poll,
-  errors: ['not_found', 'validation_failed', 'poll_not_published', 'poll_has_responses'],
+  errors: ['not_found', 'validation_failed', 'poll_not_published', 'poll_has_responses', ...mediaErrors],
 });
 
 export const deletePoll = defineRoute({

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 /** `image` is re-hosted as WebP; `youtube`, `vimeo` and `link` keep their URL and are rendered client-side. */
 export const MediaType = z.enum(['image', 'youtube', 'vimeo', 'link']).meta({ id: 'MediaType' });
+export type MediaType = z.infer<typeof MediaType>;
 
 export const HttpUrl = z
   .url({ protocol: /^https?$/ })
@@ -20,3 +21,16 @@ export const Media = z
   .meta({ id: 'Media' });
 
 export type Media = z.infer<typeof Media>;
+
+/** Body of `POST /media`. */
+export const IngestMediaInput = z
+  .strictObject({
+    url: HttpUrl.describe('Address of the asset: an image, a YouTube or Vimeo video, or any web page.'),
+    type: MediaType.optional().describe(
+      'Force the type instead of detecting it. `image` fails unless the URL serves a decodable image.',
+    ),
+  })
+  .meta({ id: 'IngestMediaInput' });
+
+/** Response of `POST /media`: the spec wraps media results as `{ data: … }`. */
+export const MediaEnvelope = z.strictObject({ data: Media }).meta({ id: 'MediaEnvelope' });

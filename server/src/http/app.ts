@@ -5,6 +5,7 @@ import type { AppDeps } from '../deps.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import { ApiError } from './api-error.js';
 import { registerContractRoutes } from './contract-routes.js';
+import { registerMediaFilesRoute } from './media-files.js';
 import { registerOAuthTokenRoute } from './oauth-token.js';
 import { WINDOW_HEADER_VALUE } from './rate-limit-headers.js';
 
@@ -173,6 +174,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerContractRoutes(app, deps, API_BASE_PATH);
   registerOAuthTokenRoute(app, deps);
+  registerMediaFilesRoute(app, deps);
 
   return app;
 }

@@ -22,7 +22,9 @@ export const API_VERSION = '1.0.0';
 /** Headers the HTTP layer sets on responses under /api (see http/app.ts and http/rate-limit-headers.ts). */
 const responseHeaders = {
   'X-RateLimit-Limit': {
-    description: 'Requests allowed per window for this credential (120 unless your plan says otherwise).',
+    description:
+      'Requests allowed per window for this credential (120 unless your plan says otherwise). On an ' +
+      'operation with a limit of its own (`POST /media`: 30) it describes whichever limit binds.',
     required: true,
     schema: { type: 'integer', minimum: 1 },
   },
@@ -184,6 +186,58 @@ const documentPath = {
               },
             },
           },
+        },
+      },
+    },
+  },
+};
+
+/** `GET /media/files/{name}` is a plain Fastify route (http/media-files.ts) at the server root. */
+const mediaFilesPath = {
+  '/media/files/{name}': {
+    servers: [{ url: '/', description: 'Re-hosted media files are served outside /api/v1.' }],
+    get: {
+      operationId: 'mediaFile',
+      summary: 'Get a re-hosted media file',
+      description:
+        'The WebP an image was re-encoded to by `POST /media`: the `storedUrl` it answered. Public (no ' +
+        'credential) and immutable: the name is the SHA-256 of the source bytes, so caches may keep it for a year.',
+      tags: ['media'],
+      security: [],
+      parameters: [
+        {
+          name: 'name',
+          in: 'path',
+          required: true,
+          description: '`<64 hex digits>.webp`; any other name is 404.',
+          schema: { type: 'string', pattern: '^[0-9a-f]{64}\\.webp$' },
+        },
+        {
+          name: 'If-None-Match',
+          in: 'header',
+          required: false,
+          description: 'An ETag from an earlier response: 304 when it still matches.',
+          schema: { type: 'string' },
+        },
+      ],
+      responses: {
+        '200': {
+          description: 'The image.',
+          headers: {
+            'Cache-Control': {
+              required: true,
+              schema: { type: 'string', const: 'public, max-age=31536000, immutable' },
+            },
+            ETag: { required: true, schema: { type: 'string' } },
+            'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+          },
+          content: { 'image/webp': { schema: { type: 'string', format: 'binary' } } },
+        },
+        '304': { description: 'Not modified: the `If-None-Match` ETag matches.' },
+        '404': {
+          description: '`not_found`: no file of that name (or not a valid name).',
+          headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
         },
       },
     },
@@ -396,7 +450,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
         description: 'Client authentication at the token endpoint only: `base64(client_id:client_secret)`.',
       },
     },
-    paths: { ...documentPath, ...tokenPath } as never,
+    paths: { ...documentPath, ...tokenPath, ...mediaFilesPath } as never,
   });
   const components = document.components ?? {};
   const schemas = (components.schemas ?? {}) as Record<string, Schema>;

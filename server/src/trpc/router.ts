@@ -1,6 +1,7 @@
 import type { contract } from '@pollkit/contracts';
 import { responses, votes } from '../modules/answers/answers.router.js';
 import { keys } from '../modules/api-keys/api-keys.router.js';
+import { media } from '../modules/media/media.router.js';
 import { polls } from '../modules/polls/polls.router.js';
 import { questions } from '../modules/questions/questions.router.js';
 import { results } from '../modules/results/results.router.js';
@@ -8,7 +9,7 @@ import type { Operation } from './implement.js';
 import { t } from './init.js';
 
 /** Every group of `contract`, implemented. A group added to the contract is added here. */
-const groups = { polls, votes, responses, results, questions, keys } satisfies Record<
+const groups = { polls, votes, responses, results, questions, media, keys } satisfies Record<
   keyof typeof contract,
   { router: unknown; operations: Operation[] }
 >;

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Plan } from '@pollkit/contracts';
 import pg from 'pg';
 import { type ConfigInput, parseConfig } from '../../src/config.js';
@@ -28,7 +31,10 @@ export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
 export async function startTestServer(env: Partial<Record<keyof ConfigInput, string>> = {}): Promise<TestServer> {
   const database = await testDatabase();
+  // Files the server writes (stored media) go to a scratch folder, never into the repository.
+  const dataDir = await mkdtemp(join(tmpdir(), 'pollkit-test-'));
   const config = parseConfig({
+    DATA_DIR: dataDir,
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -57,6 +63,7 @@ export async function startTestServer(env: Partial<Record<keyof ConfigInput, str
     async close() {
       await server.close();
       await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

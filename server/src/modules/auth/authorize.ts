@@ -2,7 +2,7 @@ import type { RouteDefinition } from '@pollkit/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../http/api-error.js';
-import { applyRateLimit } from '../../http/rate-limit-headers.js';
+import { applyRateLimit, WINDOW_HEADER_VALUE } from '../../http/rate-limit-headers.js';
 import type { WorkspaceCredential } from './auth.service.js';
 
 /**
@@ -18,10 +18,15 @@ export async function authorize(
 ): Promise<WorkspaceCredential | undefined> {
   if (route.auth === 'none') return undefined;
   const credential = await deps.authenticator.authenticate(request.headers.authorization);
-  await applyRateLimit(deps, reply, {
-    key: `cred:${credential.id}`,
-    limit: credential.rateLimitPerMinute ?? deps.config.RATE_LIMIT_PER_MINUTE,
-  });
+  const generalLimit = credential.rateLimitPerMinute ?? deps.config.RATE_LIMIT_PER_MINUTE;
+  if (route.rateLimitPerMinute === undefined) {
+    await applyRateLimit(deps, reply, { key: `cred:${credential.id}`, limit: generalLimit });
+  } else {
+    await applyTwoRateLimits(deps, reply, [
+      { key: `cred:${credential.id}`, limit: generalLimit },
+      { key: `cred:${credential.id}:${route.method} ${route.path}`, limit: route.rateLimitPerMinute },
+    ]);
+  }
   assertPlan(route, credential);
   if (route.scope && credential.scopes !== 'all' && !credential.scopes.has(route.scope)) {
     throw new ApiError('insufficient_scope', `This credential lacks the \`${route.scope}\` scope`, {
@@ -29,6 +34,39 @@ export async function authorize(
     });
   }
   return credential;
+}
+
+/**
+ * A route with a limit of its own (`rateLimitPerMinute`, e.g. `POST /media`) counts against both the
+ * general counter and its own. The headers describe the binding one: the one exceeded, else the one
+ * with fewer requests left. Past the general limit the route counter is not touched.
+ */
+async function applyTwoRateLimits(
+  deps: AppDeps,
+  reply: FastifyReply,
+  [general, own]: [{ key: string; limit: number }, { key: string; limit: number }],
+): Promise<void> {
+  const generalHit = await deps.rateLimits.hit(general.key);
+  if (generalHit.count > general.limit) report(reply, general.limit, generalHit);
+  const ownHit = await deps.rateLimits.hit(own.key);
+  const generalLeft = general.limit - generalHit.count;
+  const ownLeft = own.limit - ownHit.count;
+  if (ownLeft <= generalLeft) report(reply, own.limit, ownHit);
+  else report(reply, general.limit, generalHit);
+}
+
+/** Sets the `X-RateLimit-*` headers for one counter; throws `rate_limited` when it is past its limit. */
+function report(reply: FastifyReply, limit: number, hit: { count: number; resetAt: number }): void {
+  reply.header('x-ratelimit-limit', limit);
+  reply.header('x-ratelimit-window', WINDOW_HEADER_VALUE);
+  reply.header('x-ratelimit-remaining', Math.max(0, limit - hit.count));
+  reply.header('x-ratelimit-reset', Math.ceil(hit.resetAt / 1000));
+  if (hit.count > limit) {
+    throw new ApiError('rate_limited', `Rate limit of ${limit} requests per minute exceeded`, {
+      limit,
+      resetAt: new Date(hit.resetAt).toISOString(),
+    });
+  }
 }
 
 function assertPlan(route: RouteDefinition, credential: WorkspaceCredential): void {

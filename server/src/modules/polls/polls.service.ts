@@ -1,4 +1,11 @@
-import type { CreatePollInput, ListPollsInput, Poll, PollStatus, UpdatePollInput } from '@pollkit/contracts';
+import type {
+  CreatePollInput,
+  ListPollsInput,
+  Poll,
+  PollContent,
+  PollStatus,
+  UpdatePollInput,
+} from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import { newId } from '../../db/ids.js';
@@ -7,6 +14,7 @@ import { ApiError } from '../../http/api-error.js';
 import { keysetPage } from '../../http/cursor.js';
 import { pollHasAnswers } from '../answers/answers.repository.js';
 import type { PollCache } from './poll-cache.js';
+import { type PollMediaDeps, resolveContentMedia } from './poll-media.js';
 import * as polls from './polls.repository.js';
 
 type Db = Kysely<Database>;
@@ -40,18 +48,23 @@ export async function listPolls({ db }: PollsDeps, workspaceId: string, input: z
   );
 }
 
+/** Saving content also resolves its inline media (fetching images), so it needs the media deps. */
+export type PollWriteDeps = PollsDeps & PollMediaDeps;
+
 export async function createPoll(
-  { db }: PollsDeps,
+  deps: PollWriteDeps,
   workspaceId: string,
   input: z.output<typeof CreatePollInput>,
 ): Promise<Poll> {
+  // Media first: a refused media URL fails the whole save and nothing is written.
+  const content = await resolveContentMedia(deps, workspaceId, input.content);
   const now = new Date();
-  const row = await polls.insertPoll(db, {
+  const row = await polls.insertPoll(deps.db, {
     id: newId('poll'),
     workspace_id: workspaceId,
     title: input.title,
     status: 'draft',
-    content: JSON.stringify(input.content),
+    content: JSON.stringify(content),
     branching: null,
     created_at: now,
     updated_at: now,
@@ -91,23 +104,34 @@ function transition(current: PollRow, input: { publish?: boolean; closed?: boole
   return {};
 }
 
+const hasAnswersError = () =>
+  new ApiError('poll_has_responses', 'This poll already has answers, so its slides can no longer change');
+
 export async function updatePoll(
-  { db, pollCache }: PollsDeps,
+  deps: PollWriteDeps,
   workspaceId: string,
   input: z.output<typeof UpdatePollInput>,
 ): Promise<Poll> {
+  const { db, pollCache } = deps;
+  let content: PollContent | undefined;
+  if (input.content !== undefined) {
+    // Fetching media can take seconds, so it happens before the transaction (no row lock held while
+    // downloading), after the cheap checks that would refuse the save anyway; the transaction checks again.
+    const current = await polls.findPoll(db, workspaceId, input.id);
+    if (!current) throw ApiError.notFound('Poll');
+    if (await pollHasAnswers(db, input.id)) throw hasAnswersError();
+    content = await resolveContentMedia(deps, workspaceId, input.content);
+  }
   const updated = await db.transaction().execute(async (trx) => {
     const current = await polls.findPollForUpdate(trx, workspaceId, input.id);
     if (!current) throw ApiError.notFound('Poll');
     const now = new Date();
     const changes: PollUpdate = transition(current, input, now);
     if (input.title !== undefined && input.title !== current.title) changes.title = input.title;
-    if (input.content !== undefined) {
+    if (content !== undefined) {
       // Answers refer to slides and options by id; changing the deck under them would corrupt results.
-      if (await pollHasAnswers(trx, input.id)) {
-        throw new ApiError('poll_has_responses', 'This poll already has answers, so its slides can no longer change');
-      }
-      changes.content = JSON.stringify(input.content);
+      if (await pollHasAnswers(trx, input.id)) throw hasAnswersError();
+      changes.content = JSON.stringify(content);
     }
     if (Object.keys(changes).length === 0) return toPoll(current);
     changes.updated_at = now;
