@@ -16,9 +16,8 @@ import { createLogger } from '../src/logger.js';
 import { insertAnswerBatch, type VersionedAnswer } from '../src/modules/answers/answer-batch.repository.js';
 import type { PendingAnswer } from '../src/modules/answers/answer-writer.js';
 import { deltasFor } from '../src/modules/answers/tallies.js';
-import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
 import { createPoll, updatePoll } from '../src/modules/polls/polls.service.js';
-import { createWorkspace } from '../src/modules/workspaces/workspaces.service.js';
+import { benchWorkspace } from './targets/server.js';
 
 export const seededContent: PollContent = {
   questions: [
@@ -82,10 +81,9 @@ export async function seedPoll(
   options: { answers: number; distinctTexts: number; onProgress?: (done: number) => void },
 ): Promise<{ apiKey: string; pollId: string }> {
   const db: Kysely<Database> = deps.db;
-  const workspace = await createWorkspace(db, { name: 'bench', plan: 'enterprise', rateLimitPerMinute: 1_000_000 });
-  const { secret } = await createApiKey(db, { workspaceId: workspace.id, name: 'bench' });
-  const poll = await createPoll(deps, workspace.id, { title: `Seeded ${options.answers}`, content: seededContent });
-  const published = await updatePoll(deps, workspace.id, { id: poll.id, publish: true });
+  const { workspaceId, apiKey: secret } = await benchWorkspace(db);
+  const poll = await createPoll(deps, workspaceId, { title: `Seeded ${options.answers}`, content: seededContent });
+  const published = await updatePoll(deps, workspaceId, { id: poll.id, publish: true });
   const voters = Math.ceil(options.answers / seededContent.questions.length);
   const votersPerBatch = 500;
   for (let first = 0; first < voters; first += votersPerBatch) {

@@ -5,25 +5,16 @@
  */
 import Fastify from 'fastify';
 import { sql } from 'kysely';
-import { parseConfig } from '../../src/config.js';
 import { newId } from '../../src/db/ids.js';
-import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { createPoll, updatePoll } from '../../src/modules/polls/polls.service.js';
-import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
-import { startServer } from '../../src/server.js';
+import { benchWorkspace, startBenchServer } from './server.js';
 
-const config = parseConfig({
-  ...process.env,
-  PORT: '0',
-  HOST: '127.0.0.1',
-  BOOTSTRAP: 'false',
-  DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'memory://',
-});
-const server = await startServer(config);
+// The baseline's Fastify app closes with the server (startBenchServer's SIGTERM handler).
+const baseline = Fastify({ logger: false });
+const server = await startBenchServer(() => baseline.close());
 const { db } = server.deps;
-const workspace = await createWorkspace(db, { name: 'bench', plan: 'enterprise', rateLimitPerMinute: 1_000_000 });
-const { secret } = await createApiKey(db, { workspaceId: workspace.id, name: 'bench' });
-const poll = await createPoll(server.deps, workspace.id, {
+const { workspaceId, apiKey } = await benchWorkspace(server.deps.db);
+const poll = await createPoll(server.deps, workspaceId, {
   title: 'Ingestion bench',
   content: {
     questions: [
@@ -37,14 +28,13 @@ const poll = await createPoll(server.deps, workspace.id, {
     ],
   },
 });
-await updatePoll(server.deps, workspace.id, { id: poll.id, publish: true });
+await updatePoll(server.deps, workspaceId, { id: poll.id, publish: true });
 
 // The baseline: what a straightforward implementation does, one INSERT per request, same pool.
 await sql`create table if not exists bench_baseline_votes (
   id text primary key, poll_id text not null, slide_id text not null, voter_id text not null,
   option_ids jsonb not null, created_at timestamptz not null default now(),
   unique (poll_id, slide_id, voter_id))`.execute(db);
-const baseline = Fastify({ logger: false });
 baseline.post('/baseline/polls/:id/votes', async (request, reply) => {
   const { voterId, slideId, optionIds } = request.body as { voterId: string; slideId: string; optionIds: string[] };
   const id = newId('vote');
@@ -62,12 +52,9 @@ process.stdout.write(
   `${JSON.stringify({
     url: server.url,
     baselineUrl: `http://127.0.0.1:${port}`,
-    apiKey: secret,
+    apiKey,
     pollId: poll.id,
     slideId: 'lunch',
     database: server.deps.database.description,
   })}\n`,
 );
-process.on('SIGTERM', () => {
-  Promise.all([baseline.close(), server.close()]).then(() => process.exit(0));
-});
