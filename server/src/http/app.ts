@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import { sql } from 'kysely';
 import type { AppDeps } from '../deps.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
@@ -7,7 +14,7 @@ import { ApiError } from './api-error.js';
 import { registerContractRoutes } from './contract-routes.js';
 import { registerMediaFilesRoute } from './media-files.js';
 import { registerOAuthTokenRoute } from './oauth-token.js';
-import { WINDOW_HEADER_VALUE } from './rate-limit-headers.js';
+import { announceDefaultRateLimit } from './rate-limit-headers.js';
 
 export const API_BASE_PATH = '/api/v1';
 
@@ -66,6 +73,13 @@ function fromFastifyError(error: FastifyError | ApiError): ApiError {
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  // Every response carries its request id, and every API response the limit — 401s and 404s
+  // included; `authorize` refines the limit (and adds Remaining/Reset) once it knows the credential.
+  const announceDefaults = (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('x-request-id', request.id);
+    if (request.url.startsWith('/api/')) announceDefaultRateLimit(reply, deps.config.RATE_LIMIT_PER_MINUTE);
+  };
+
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     // One access-log line per request (onResponse below) instead of Fastify's two.
@@ -74,11 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: 'x-request-id',
     // A URL Fastify cannot even decode is still answered in the envelope, with the usual headers.
     frameworkErrors: (error, request, reply) => {
-      reply.header('x-request-id', request.id);
-      if (request.url.startsWith('/api/')) {
-        reply.header('x-ratelimit-limit', deps.config.RATE_LIMIT_PER_MINUTE);
-        reply.header('x-ratelimit-window', WINDOW_HEADER_VALUE);
-      }
+      announceDefaults(request, reply);
       const apiError = fromFastifyError(error);
       reply.code(apiError.status as never).send(apiError.toEnvelope() as never);
     },
@@ -106,13 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Hooks are callback-style, not async: they run on every request, and an async hook costs a
   // promise and a microtask each time (measured in server/bench).
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    if (request.url.startsWith('/api/')) {
-      // Every API response carries the limit, 401s and 404s included; the guard refines these
-      // (and adds Remaining/Reset) once it knows the credential.
-      reply.header('x-ratelimit-limit', deps.config.RATE_LIMIT_PER_MINUTE);
-      reply.header('x-ratelimit-window', WINDOW_HEADER_VALUE);
-    }
+    announceDefaults(request, reply);
     // `shuttingDown` is set as soon as close() begins (on SIGTERM), before the listener closes:
     // from then on new work is refused so that clients and load balancers retry elsewhere;
     // requests already past this hook run to completion.
@@ -166,11 +170,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
   });
 
-  // Built once: the document is a pure function of the contracts.
-  const openApiDocument = JSON.stringify(buildOpenApiDocument());
-  app.get(`${API_BASE_PATH}/openapi.json`, async (_request, reply) =>
-    reply.type('application/json').header('cache-control', 'public, max-age=300').send(openApiDocument),
-  );
+  // Built on first request, then kept: the document is a pure function of the contracts, and
+  // building it (~30 ms) need not delay start-up.
+  let openApiDocument: string | undefined;
+  app.get(`${API_BASE_PATH}/openapi.json`, async (_request, reply) => {
+    openApiDocument ??= JSON.stringify(buildOpenApiDocument());
+    return reply.type('application/json').header('cache-control', 'public, max-age=300').send(openApiDocument);
+  });
 
   registerContractRoutes(app, deps, API_BASE_PATH);
   registerOAuthTokenRoute(app, deps);

@@ -7,7 +7,7 @@ import {
   type TokenRequest,
 } from '../modules/oauth/oauth.service.js';
 import { ApiError } from './api-error.js';
-import { WINDOW_HEADER_VALUE } from './rate-limit-headers.js';
+import { announceDefaultRateLimit } from './rate-limit-headers.js';
 
 export const OAUTH_TOKEN_PATH = '/api/oauth/token';
 const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
@@ -48,8 +48,7 @@ export function registerOAuthTokenRoute(app: FastifyInstance, deps: AppDeps): vo
 
     // This route's own limit replaces the API-wide default the root onRequest hook announced.
     scope.addHook('onRequest', (_request, reply, done) => {
-      reply.header('x-ratelimit-limit', TOKEN_REQUESTS_PER_MINUTE);
-      reply.header('x-ratelimit-window', WINDOW_HEADER_VALUE);
+      announceDefaultRateLimit(reply, TOKEN_REQUESTS_PER_MINUTE);
       done();
     });
 

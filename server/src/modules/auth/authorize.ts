@@ -2,7 +2,7 @@ import type { RouteDefinition } from '@pollkit/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../http/api-error.js';
-import { applyRateLimit, WINDOW_HEADER_VALUE } from '../../http/rate-limit-headers.js';
+import { applyRateLimit, reportRateLimit } from '../../http/rate-limit-headers.js';
 import type { WorkspaceCredential } from './auth.service.js';
 
 /**
@@ -47,26 +47,12 @@ async function applyTwoRateLimits(
   [general, own]: [{ key: string; limit: number }, { key: string; limit: number }],
 ): Promise<void> {
   const generalHit = await deps.rateLimits.hit(general.key);
-  if (generalHit.count > general.limit) report(reply, general.limit, generalHit);
+  if (generalHit.count > general.limit) reportRateLimit(reply, general.limit, generalHit);
   const ownHit = await deps.rateLimits.hit(own.key);
   const generalLeft = general.limit - generalHit.count;
   const ownLeft = own.limit - ownHit.count;
-  if (ownLeft <= generalLeft) report(reply, own.limit, ownHit);
-  else report(reply, general.limit, generalHit);
-}
-
-/** Sets the `X-RateLimit-*` headers for one counter; throws `rate_limited` when it is past its limit. */
-function report(reply: FastifyReply, limit: number, hit: { count: number; resetAt: number }): void {
-  reply.header('x-ratelimit-limit', limit);
-  reply.header('x-ratelimit-window', WINDOW_HEADER_VALUE);
-  reply.header('x-ratelimit-remaining', Math.max(0, limit - hit.count));
-  reply.header('x-ratelimit-reset', Math.ceil(hit.resetAt / 1000));
-  if (hit.count > limit) {
-    throw new ApiError('rate_limited', `Rate limit of ${limit} requests per minute exceeded`, {
-      limit,
-      resetAt: new Date(hit.resetAt).toISOString(),
-    });
-  }
+  if (ownLeft <= generalLeft) reportRateLimit(reply, own.limit, ownHit);
+  else reportRateLimit(reply, general.limit, generalHit);
 }
 
 function assertPlan(route: RouteDefinition, credential: WorkspaceCredential): void {
