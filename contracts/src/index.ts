@@ -23,6 +23,7 @@ export * from './schemas/media.js';
 export * from './schemas/polls.js';
 export * from './schemas/results.js';
 export * from './scopes.js';
+export * from './validation.js';
 
 /**
  * The whole API: `contract.<group>.<operation>`. The server implements every route in it, the

@@ -1,10 +1,10 @@
 import type { Plan } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import { ConfigError } from '../config.js';
+import { ApiError } from '../core/api-error.js';
 import { DataDirInUseError } from '../db/data-dir-lock.js';
 import type { DatabaseHandle } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { ApiError } from '../http/api-error.js';
 import {
   type ApiKeySummary,
   CREDENTIALS_TOPIC,

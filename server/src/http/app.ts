@@ -8,9 +8,9 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { sql } from 'kysely';
+import { ApiError } from '../core/api-error.js';
 import type { AppDeps } from '../deps.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
-import { ApiError } from './api-error.js';
 import { registerContractRoutes } from './contract-routes.js';
 import { registerMediaFilesRoute } from './media-files.js';
 import { registerOAuthTokenRoute } from './oauth-token.js';

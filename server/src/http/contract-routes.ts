@@ -2,11 +2,11 @@ import { Readable } from 'node:stream';
 import { type HttpMethod, inputInQuery, type RouteDefinition } from '@pollkit/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import { ApiError, toApiError } from '../core/api-error.js';
 import type { AppDeps } from '../deps.js';
 import type { CsvDownload, Operation } from '../trpc/implement.js';
 import type { RequestContext } from '../trpc/init.js';
 import { operations } from '../trpc/router.js';
-import { ApiError, toApiError } from './api-error.js';
 import {
   completeIdempotentRequest,
   IDEMPOTENCY_KEY_HEADER,

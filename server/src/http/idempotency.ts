@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { RouteDefinition } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
+import { ApiError } from '../core/api-error.js';
 import type { Database } from '../db/schema.js';
 import {
   claimIdempotencyKey,
@@ -9,7 +10,6 @@ import {
   findIdempotencyKey,
   releaseIdempotencyKey,
 } from '../modules/idempotency/idempotency.repository.js';
-import { ApiError } from './api-error.js';
 
 /**
  * `Idempotency-Key` on POST routes, as Stripe does it (docs/idempotency.md): the first request with a

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../core/api-error.js';
 import type { AppDeps } from '../deps.js';
 import { MEDIA_FILE_NAME } from '../infra/media-storage.js';
 import { MEDIA_FILES_PATH } from '../modules/media/media.service.js';
-import { ApiError } from './api-error.js';
 
 /**
  * `GET /media/files/{name}`: the re-hosted WebP files, public (their names are SHA-256 content

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ApiError } from '../core/api-error.js';
 import type { AppDeps } from '../deps.js';
 import {
   issueToken,
@@ -6,7 +7,6 @@ import {
   TOKEN_REQUESTS_PER_MINUTE,
   type TokenRequest,
 } from '../modules/oauth/oauth.service.js';
-import { ApiError } from './api-error.js';
 import { announceDefaultRateLimit } from './rate-limit-headers.js';
 
 export const OAUTH_TOKEN_PATH = '/api/oauth/token';

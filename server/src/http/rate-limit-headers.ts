@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
+import { ApiError } from '../core/api-error.js';
 import type { AppDeps } from '../deps.js';
 import { RATE_LIMIT_WINDOW_MS, type RateLimitHit } from '../infra/rate-limit.js';
-import { ApiError } from './api-error.js';
 
 export const WINDOW_HEADER_VALUE = `${RATE_LIMIT_WINDOW_MS / 1000}s`;
 

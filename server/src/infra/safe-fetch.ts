@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../core/api-error.js';
 
 /**
  * Outbound fetches of URLs that callers chose (media ingestion). Every hop is checked the same way:

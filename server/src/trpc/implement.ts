@@ -1,6 +1,6 @@
 import { operationId, type RouteDefinition, type RouteGroup } from '@pollkit/contracts';
 import type { z } from 'zod';
-import { ApiError, validationError } from '../http/api-error.js';
+import { ApiError, validationError } from '../core/api-error.js';
 import type { WorkspaceCredential } from '../modules/auth/auth.service.js';
 import { authorize } from '../modules/auth/authorize.js';
 import { type RequestContext, t } from './init.js';

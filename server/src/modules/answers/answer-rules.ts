@@ -1,6 +1,6 @@
 import { type Poll, pollLimits, type Slide } from '@pollkit/contracts';
+import { ApiError } from '../../core/api-error.js';
 import type { AnswerValue } from '../../db/schema.js';
-import { ApiError } from '../../http/api-error.js';
 import { normaliseText } from './tallies.js';
 
 /**

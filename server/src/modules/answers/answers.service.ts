@@ -7,10 +7,10 @@ import type {
   Vote,
 } from '@pollkit/contracts';
 import type { z } from 'zod';
+import { ApiError } from '../../core/api-error.js';
+import { keysetPage } from '../../core/paging.js';
 import { newId } from '../../db/ids.js';
 import type { AnswerRow, AnswerValue } from '../../db/schema.js';
-import { ApiError } from '../../http/api-error.js';
-import { keysetPage } from '../../http/cursor.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { assertTakesAnswers, findSlide, responseValue, voteValue } from './answer-rules.js';
 import type { AnswerWriter } from './answer-writer.js';

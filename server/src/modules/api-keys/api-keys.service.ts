@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKey, CreatedApiKey } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
+import { ApiError } from '../../core/api-error.js';
+import { keysetPage } from '../../core/paging.js';
 import { newId } from '../../db/ids.js';
 import type { ApiKeyRow, Database } from '../../db/schema.js';
-import { ApiError } from '../../http/api-error.js';
-import { keysetPage } from '../../http/cursor.js';
 import type { InvalidationBus } from '../../infra/invalidation.js';
 import { findWorkspace } from '../workspaces/workspaces.repository.js';
 import * as apiKeys from './api-keys.repository.js';

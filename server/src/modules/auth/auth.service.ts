@@ -1,7 +1,7 @@
 import type { Plan, Scope } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
+import { ApiError } from '../../core/api-error.js';
 import type { Database } from '../../db/schema.js';
-import { ApiError } from '../../http/api-error.js';
 import { findApiKeyWithWorkspace } from '../api-keys/api-keys.repository.js';
 import { hashSecret } from '../api-keys/api-keys.service.js';
 import { findTokenWithClient, type TokenLookup } from '../oauth/oauth.repository.js';

@@ -1,7 +1,7 @@
 import type { RouteDefinition } from '@pollkit/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../core/api-error.js';
 import type { AppDeps } from '../../deps.js';
-import { ApiError } from '../../http/api-error.js';
 import { applyRateLimit, reportRateLimit } from '../../http/rate-limit-headers.js';
 import type { WorkspaceCredential } from './auth.service.js';
 

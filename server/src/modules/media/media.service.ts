@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Media, MediaType } from '@pollkit/contracts';
 import sharp, { type OutputInfo } from 'sharp';
+import { ApiError } from '../../core/api-error.js';
 import type { AppDeps } from '../../deps.js';
-import { ApiError } from '../../http/api-error.js';
 import type { MediaStorage } from '../../infra/media-storage.js';
 import { safeFetch } from '../../infra/safe-fetch.js';
 

@@ -1,9 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { scopes as knownScopes, type Scope } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
+import { ApiError } from '../../core/api-error.js';
 import { newId } from '../../db/ids.js';
 import type { Database, OAuthClientRow } from '../../db/schema.js';
-import { ApiError } from '../../http/api-error.js';
 import type { InvalidationBus } from '../../infra/invalidation.js';
 import type { RateLimitStore } from '../../infra/rate-limit.js';
 import { CREDENTIALS_TOPIC } from '../api-keys/api-keys.service.js';

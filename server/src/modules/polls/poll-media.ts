@@ -1,6 +1,6 @@
 import type { Media, PollContent } from '@pollkit/contracts';
 import sharp from 'sharp';
-import { ApiError } from '../../http/api-error.js';
+import { ApiError } from '../../core/api-error.js';
 import { MEDIA_FILE_NAME } from '../../infra/media-storage.js';
 import { ingestMedia, MEDIA_FILES_PATH } from '../media/media.service.js';
 

@@ -8,10 +8,10 @@ import type {
 } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
+import { ApiError } from '../../core/api-error.js';
+import { keysetPage } from '../../core/paging.js';
 import { newId } from '../../db/ids.js';
 import type { Database, PollRow, PollUpdate } from '../../db/schema.js';
-import { ApiError } from '../../http/api-error.js';
-import { keysetPage } from '../../http/cursor.js';
 import { pollHasAnswers } from '../answers/answers.repository.js';
 import type { PollCache } from './poll-cache.js';
 import { type PollMediaDeps, resolveContentMedia } from './poll-media.js';

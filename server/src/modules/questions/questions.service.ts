@@ -7,9 +7,9 @@ import type {
   UpvoteQuestionInput,
 } from '@pollkit/contracts';
 import type { z } from 'zod';
+import { ApiError } from '../../core/api-error.js';
+import { keysetPage } from '../../core/paging.js';
 import type { AnswerRow } from '../../db/schema.js';
-import { ApiError } from '../../http/api-error.js';
-import { keysetPage } from '../../http/cursor.js';
 import { assertTakesAnswers } from '../answers/answer-rules.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import * as questions from './questions.repository.js';

@@ -1,8 +1,8 @@
 import type { Plan } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
+import { ApiError } from '../../core/api-error.js';
 import { newId } from '../../db/ids.js';
 import type { Database, WorkspaceRow } from '../../db/schema.js';
-import { ApiError } from '../../http/api-error.js';
 import { createApiKey } from '../api-keys/api-keys.service.js';
 import * as workspaces from './workspaces.repository.js';
 
