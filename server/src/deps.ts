@@ -13,10 +13,14 @@ import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from '
 import { AnswerWriter } from './modules/answers/answer-writer.js';
 import { CREDENTIALS_TOPIC } from './modules/api-keys/api-keys.service.js';
 import { Authenticator } from './modules/auth/auth.service.js';
-import type { MediaDeps } from './modules/media/media.service.js';
+import type { MediaFiles } from './modules/media/media.service.js';
 import { PollCache } from './modules/polls/poll-cache.js';
 
-/** Everything a request handler may need, built once at start-up and closed once at shutdown. */
+/**
+ * Everything the server holds, built once at start-up and closed once at shutdown. It satisfies
+ * the pipeline's deps (api/pipeline.ts) and, through them, every module's own deps interface; no
+ * module imports this file.
+ */
 export interface AppDeps {
   config: Config;
   database: DatabaseHandle;
@@ -29,7 +33,7 @@ export interface AppDeps {
   pollCache: PollCache;
   answerWriter: AnswerWriter;
   /** Re-hosted media files and the base URL they are served at (modules/media). */
-  media: MediaDeps & { setPort(port: number): void };
+  media: MediaFiles & { setPort(port: number): void };
   log: Logger;
   /** Set when shutdown begins: readiness fails so load balancers stop sending traffic. */
   state: { shuttingDown: boolean };

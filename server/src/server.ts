@@ -3,6 +3,8 @@ import type { Config } from './config.js';
 import { type AppDeps, closeDeps, createDeps } from './deps.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
+import { handlers } from './modules/index.js';
+import { buildOpenApiDocument } from './openapi/document.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -13,13 +15,17 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** config -> dependencies (database migrated) -> Fastify app -> listening. Used by main and by tests. */
+/**
+ * config -> dependencies (database migrated) -> Fastify app -> listening. Used by main and by tests.
+ * This is the composition root: it hands the app the modules' handler registry and the OpenAPI
+ * document builder, so the transport imports neither the modules' handlers nor the generator.
+ */
 export async function startServer(config: Config): Promise<RunningServer> {
   const log = createLogger(config.LOG_LEVEL);
   const deps = await createDeps(config, log);
   let app: FastifyInstance;
   try {
-    app = await buildApp(deps);
+    app = await buildApp(deps, { handlers, openApiDocument: buildOpenApiDocument });
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (error) {
     await closeDeps(deps);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { CreatePollInput, contract, inputInQuery, type RouteDefinition } from '@pollkit/contracts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../src/http/app.js';
+import { MAX_JSON_DEPTH } from '../src/http/json-body.js';
 import { revokeApiKey } from '../src/modules/api-keys/api-keys.service.js';
 import { createPoll as insertPoll } from '../src/modules/polls/polls.service.js';
 import { call, type JsonResponse, sampleContent } from './support/http.js';

@@ -38,3 +38,55 @@ export function registerMediaFilesRoute(app: FastifyInstance, deps: AppDeps): vo
     return reply.type('image/webp').send(stream);
   });
 }
+
+/** `GET /media/files/{name}` is a plain Fastify route (http/media-files.ts) at the server root. */
+export const mediaFilesPath = {
+  '/media/files/{name}': {
+    servers: [{ url: '/', description: 'Re-hosted media files are served outside /api/v1.' }],
+    get: {
+      operationId: 'mediaFile',
+      summary: 'Get a re-hosted media file',
+      description:
+        'The WebP an image was re-encoded to by `POST /media`: the `storedUrl` it answered. Public (no ' +
+        'credential) and immutable: the name is the SHA-256 of the source bytes, so caches may keep it for a year.',
+      tags: ['media'],
+      security: [],
+      parameters: [
+        {
+          name: 'name',
+          in: 'path',
+          required: true,
+          description: '`<64 hex digits>.webp`; any other name is 404.',
+          schema: { type: 'string', pattern: '^[0-9a-f]{64}\\.webp$' },
+        },
+        {
+          name: 'If-None-Match',
+          in: 'header',
+          required: false,
+          description: 'An ETag from an earlier response: 304 when it still matches.',
+          schema: { type: 'string' },
+        },
+      ],
+      responses: {
+        '200': {
+          description: 'The image.',
+          headers: {
+            'Cache-Control': {
+              required: true,
+              schema: { type: 'string', const: 'public, max-age=31536000, immutable' },
+            },
+            ETag: { required: true, schema: { type: 'string' } },
+            'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+          },
+          content: { 'image/webp': { schema: { type: 'string', format: 'binary' } } },
+        },
+        '304': { description: 'Not modified: the `If-None-Match` ETag matches.' },
+        '404': {
+          description: '`not_found`: no file of that name (or not a valid name).',
+          headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+        },
+      },
+    },
+  },
+};

@@ -171,3 +171,147 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError, basicAttempted: 
     .type('application/json')
     .send({ error: error.error, error_description: error.description });
 }
+
+// ---- How the OpenAPI document describes this route (outside the contract, so the generator cannot).
+
+/** The token endpoint is outside /api/v1: its path item names its own server. */
+const OAUTH_SERVER_URL = '/api';
+const tokenPathKey = OAUTH_TOKEN_PATH.slice(OAUTH_SERVER_URL.length);
+
+function oauthErrorResponse(description: string, codes: readonly string[], extraHeaders: Record<string, unknown> = {}) {
+  return {
+    description,
+    headers: { ...tokenHeaders, ...extraHeaders },
+    content: {
+      'application/json': {
+        schema: {
+          allOf: [
+            { $ref: '#/components/schemas/OAuthError' },
+            { type: 'object', properties: { error: { enum: codes } } },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** What every token-endpoint response carries: never cached, and the endpoint's own limit. */
+const tokenHeaders = {
+  'Cache-Control': {
+    description: 'Never cache a token response.',
+    required: true,
+    schema: { type: 'string', const: 'no-store' },
+  },
+  Pragma: { description: 'For HTTP/1.0 caches.', required: true, schema: { type: 'string', const: 'no-cache' } },
+  'X-RateLimit-Limit': {
+    description: `Token requests allowed per window and \`client_id\` (${TOKEN_REQUESTS_PER_MINUTE}).`,
+    required: true,
+    schema: { type: 'integer', const: TOKEN_REQUESTS_PER_MINUTE },
+  },
+  'X-RateLimit-Window': { $ref: '#/components/headers/X-RateLimit-Window' },
+  'X-RateLimit-Remaining': {
+    description: 'Token requests left this window for the `client_id` (sent once a `client_id` was given).',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+  'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+};
+
+/** `POST /api/oauth/token` is a plain Fastify route (http/oauth-token.ts), outside the contract. */
+export const oauthTokenPath = {
+  [tokenPathKey]: {
+    servers: [{ url: OAUTH_SERVER_URL, description: 'The OAuth token endpoint lives outside /api/v1.' }],
+    post: {
+      operationId: 'oauthToken',
+      summary: 'Get an OAuth access token (client credentials)',
+      description:
+        'The OAuth 2.0 client credentials grant (RFC 6749 §4.4) for Enterprise workspaces with OAuth enabled. ' +
+        'Authenticate the client with HTTP Basic (`base64(client_id:client_secret)`) or with `client_id` and ' +
+        '`client_secret` parameters, not both. `scope` (space-separated) narrows the token to part of the ' +
+        "client's allowed scopes; without it the token gets all of them. Send the token as " +
+        '`Authorization: Bearer <access_token>` on /api/v1. Errors are RFC 6749 §5.2 bodies, not the API ' +
+        `envelope. At most ${TOKEN_REQUESTS_PER_MINUTE} requests a minute per \`client_id\`.`,
+      tags: ['oauth'],
+      // Basic, or no header at all when the credentials travel in the body.
+      security: [{ OAuthClientBasic: [] }, {}],
+      requestBody: {
+        required: true,
+        content: {
+          'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/OAuthTokenRequest' } },
+          'application/json': { schema: { $ref: '#/components/schemas/OAuthTokenRequest' } },
+        },
+      },
+      responses: {
+        '200': {
+          description: 'An access token.',
+          headers: tokenHeaders,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthTokenResponse' } } },
+        },
+        '400': oauthErrorResponse(
+          '`invalid_request`: missing, repeated or malformed parameters, or the client authenticated twice. ' +
+            '`unsupported_grant_type`: a grant other than `client_credentials`. `invalid_scope`: a scope the ' +
+            "client is not allowed. `access_denied`: the client is revoked, or its workspace's OAuth is off.",
+          ['invalid_request', 'unsupported_grant_type', 'invalid_scope', 'access_denied'],
+        ),
+        '401': oauthErrorResponse(
+          '`invalid_client`: unknown `client_id`, wrong `client_secret`, or no client authentication.',
+          ['invalid_client'],
+          {
+            'WWW-Authenticate': {
+              description: 'Sent when the client tried an `Authorization` header.',
+              schema: { type: 'string', const: 'Basic realm="pollkit"' },
+            },
+          },
+        ),
+        '429': oauthErrorResponse(
+          `\`access_denied\`: more than ${TOKEN_REQUESTS_PER_MINUTE} token requests this minute for this \`client_id\`.`,
+          ['access_denied'],
+        ),
+        '500': oauthErrorResponse('`server_error`: unexpected server error.', ['server_error']),
+      },
+    },
+  },
+};
+
+/** The token endpoint's request, response and error bodies, as `components.schemas`. */
+export const oauthTokenSchemas = {
+  OAuthTokenRequest: {
+    type: 'object',
+    required: ['grant_type'],
+    properties: {
+      grant_type: { type: 'string', const: 'client_credentials' },
+      scope: {
+        type: 'string',
+        description: 'Space-separated scopes, within those the client is allowed. Default: all of them.',
+        examples: ['polls:read responses:read'],
+      },
+      client_id: { type: 'string', description: 'The client id (`oac_…`), unless sent by HTTP Basic.' },
+      client_secret: { type: 'string', description: 'The client secret (`ocs_…`), unless sent by HTTP Basic.' },
+    },
+  },
+  OAuthTokenResponse: {
+    type: 'object',
+    required: ['access_token', 'token_type', 'expires_in', 'scope'],
+    additionalProperties: false,
+    properties: {
+      access_token: {
+        type: 'string',
+        pattern: '^oat_',
+        description: 'Send as `Authorization: Bearer <access_token>`.',
+      },
+      token_type: { type: 'string', const: 'Bearer' },
+      expires_in: { type: 'integer', minimum: 1, description: 'Seconds until the token expires.' },
+      scope: { type: 'string', description: 'The scopes granted, space-separated.' },
+    },
+  },
+  OAuthError: {
+    type: 'object',
+    description: 'RFC 6749 §5.2 error response.',
+    required: ['error', 'error_description'],
+    additionalProperties: false,
+    properties: {
+      error: { type: 'string' },
+      error_description: { type: 'string' },
+    },
+  },
+};

@@ -1,6 +1,12 @@
 import { type Kysely, sql } from 'kysely';
-import type { Database } from '../../db/schema.js';
-import type { PendingAnswer } from './answer-writer.js';
+import type { Database, NewAnswer } from '../../db/schema.js';
+import type { AnswerDeltas } from './tallies.js';
+
+/** An answer row ready to insert, and what it adds to the aggregates. */
+export interface PendingAnswer {
+  row: NewAnswer;
+  deltas: AnswerDeltas;
+}
 
 /** An answer and the poll version (`updatedAt`) it was judged against. */
 export interface VersionedAnswer {

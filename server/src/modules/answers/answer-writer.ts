@@ -1,13 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { Database, NewAnswer } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
 import { GroupCommit } from '../../infra/group-commit.js';
-import { insertAnswerBatch, type VersionedAnswer } from './answer-batch.repository.js';
-import type { AnswerDeltas } from './tallies.js';
+import { insertAnswerBatch, type PendingAnswer, type VersionedAnswer } from './answer-batch.repository.js';
 
-export interface PendingAnswer {
-  row: NewAnswer;
-  deltas: AnswerDeltas;
-}
+export type { PendingAnswer } from './answer-batch.repository.js';
 
 /** An answer waiting for its flush, with the poll version (`updatedAt`) it was judged against. */
 type QueuedAnswer = VersionedAnswer;

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Media, MediaType } from '@pollkit/contracts';
 import sharp, { type OutputInfo } from 'sharp';
+import type { Config } from '../../config.js';
 import { ApiError } from '../../core/api-error.js';
-import type { AppDeps } from '../../deps.js';
 import type { MediaStorage } from '../../infra/media-storage.js';
 import { safeFetch } from '../../infra/safe-fetch.js';
 
@@ -12,11 +12,17 @@ export const MEDIA_MAX_REDIRECTS = 3;
 /** Path the re-hosted files are served under (http/media-files.ts). */
 export const MEDIA_FILES_PATH = '/media/files';
 
-/** What media ingestion needs besides the config: where files go and the address they are served at. */
-export interface MediaDeps {
+/** Where re-hosted files go and the address they are served at. */
+export interface MediaFiles {
   storage: MediaStorage;
   /** Absolute base URL of this server, without a trailing slash (known once it listens). */
   baseUrl(): string;
+}
+
+/** What media ingestion needs: its limits from the config, and where files go. */
+export interface MediaDeps {
+  config: Pick<Config, 'MEDIA_FETCH_TIMEOUT_MS' | 'MEDIA_MAX_BYTES' | 'MEDIA_MAX_PIXELS' | 'MEDIA_ALLOW_LOOPBACK'>;
+  media: MediaFiles;
 }
 
 /**
@@ -25,11 +31,7 @@ export interface MediaDeps {
  * safely (infra/safe-fetch.ts): an image is re-encoded to WebP, stripped of metadata and stored
  * under the SHA-256 of its source bytes; an HTML page is a `link`.
  */
-export async function ingestMedia(
-  deps: Pick<AppDeps, 'config' | 'media'>,
-  _workspaceId: string,
-  input: { url: string; type?: MediaType },
-): Promise<Media> {
+export async function ingestMedia(deps: MediaDeps, input: { url: string; type?: MediaType }): Promise<Media> {
   const type = input.type ?? videoTypeOf(input.url);
   if (type === 'youtube' || type === 'vimeo' || type === 'link') return { type, url: input.url };
 
@@ -79,7 +81,7 @@ function isHtml(contentType: string): boolean {
  * ingest finds the file and only reads its dimensions from the WebP header.
  */
 async function storeImage(
-  deps: Pick<AppDeps, 'config' | 'media'>,
+  deps: MediaDeps,
   source: Buffer,
 ): Promise<{ storedUrl: string; width: number; height: number }> {
   const name = `${createHash('sha256').update(source).digest('hex')}.webp`;

@@ -2,10 +2,10 @@ import type { Media, PollContent } from '@pollkit/contracts';
 import sharp from 'sharp';
 import { ApiError } from '../../core/api-error.js';
 import { MEDIA_FILE_NAME } from '../../infra/media-storage.js';
-import { ingestMedia, MEDIA_FILES_PATH } from '../media/media.service.js';
+import { ingestMedia, MEDIA_FILES_PATH, type MediaDeps } from '../media/media.service.js';
 
 /** What resolving inline media needs: whatever `POST /media` needs. */
-export type PollMediaDeps = Parameters<typeof ingestMedia>[0];
+export type PollMediaDeps = MediaDeps;
 
 /** Downloads running at once while one poll is saved. */
 const CONCURRENCY = 4;
@@ -34,11 +34,7 @@ interface Site {
  * Returns a new content object; the input is not modified. The first failure (in deck order among
  * those that ran) rejects with the media error, its details naming the slide or option.
  */
-export async function resolveContentMedia(
-  deps: PollMediaDeps,
-  workspaceId: string,
-  content: PollContent,
-): Promise<PollContent> {
+export async function resolveContentMedia(deps: PollMediaDeps, content: PollContent): Promise<PollContent> {
   const resolved: PollContent = structuredClone(content);
   const sites: Site[] = [];
   resolved.questions.forEach((slide, s) => {
@@ -70,7 +66,7 @@ export async function resolveContentMedia(
       job.sites.push(site);
       continue;
     }
-    const ingest = () => ingestMedia(deps, workspaceId, { url, type });
+    const ingest = () => ingestMedia(deps, { url, type });
     const run = stored ? async () => (await keepStored(deps, site.media, stored)) ?? (await ingest()) : ingest;
     jobs.set(key, { run, sites: [site] });
   }

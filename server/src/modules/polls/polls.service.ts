@@ -57,7 +57,7 @@ export async function createPoll(
   input: z.output<typeof CreatePollInput>,
 ): Promise<Poll> {
   // Media first: a refused media URL fails the whole save and nothing is written.
-  const content = await resolveContentMedia(deps, workspaceId, input.content);
+  const content = await resolveContentMedia(deps, input.content);
   const now = new Date();
   const row = await polls.insertPoll(deps.db, {
     id: newId('poll'),
@@ -120,7 +120,7 @@ export async function updatePoll(
     const current = await polls.findPoll(db, workspaceId, input.id);
     if (!current) throw ApiError.notFound('Poll');
     if (await pollHasAnswers(db, input.id)) throw hasAnswersError();
-    content = await resolveContentMedia(deps, workspaceId, input.content);
+    content = await resolveContentMedia(deps, input.content);
   }
   const updated = await db.transaction().execute(async (trx) => {
     const current = await polls.findPollForUpdate(trx, workspaceId, input.id);

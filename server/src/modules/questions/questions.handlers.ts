@@ -1,8 +1,8 @@
 import { contract } from '@pollkit/contracts';
-import { implementGroup } from '../../trpc/implement.js';
+import { defineHandlers } from '../handler.js';
 import * as service from './questions.service.js';
 
-export const questions = implementGroup('questions', contract.questions, {
+export const questionsHandlers = defineHandlers(contract.questions, {
   list: ({ ctx, input }) => service.listQuestions(ctx.deps, ctx.credential.workspaceId, input),
   moderate: ({ ctx, input }) => service.moderateQuestion(ctx.deps, ctx.credential.workspaceId, input),
   upvote: ({ ctx, input }) => service.upvoteQuestion(ctx.deps, ctx.credential.workspaceId, input),

@@ -1,23 +1,22 @@
-import { createHash, randomUUID } from 'node:crypto';
-import type { RouteDefinition } from '@pollkit/contracts';
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { ApiError } from '../core/api-error.js';
-import type { Database } from '../db/schema.js';
+import { ApiError } from '../../core/api-error.js';
+import type { Database } from '../../db/schema.js';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
   deleteExpiredIdempotencyKeys,
   findIdempotencyKey,
   releaseIdempotencyKey,
-} from '../modules/idempotency/idempotency.repository.js';
+} from './idempotency.repository.js';
 
 /**
  * `Idempotency-Key` on POST routes, as Stripe does it (docs/idempotency.md): the first request with a
  * key does the work and its outcome is kept for 24 hours; a retry with the same key and the same
- * request gets that outcome again without the work running twice.
+ * request gets that outcome again without the work running twice. These are the key's use cases;
+ * the pipeline step that applies them to a request is api/idempotency.ts.
  */
 
-export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 /** How long a completed outcome is replayed, from the first request. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
@@ -27,49 +26,6 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_LEASE_MS = 60 * 1000;
 /** Expired rows deleted per claim: cleanup stays a bounded, indexed statement. */
 const EXPIRED_ROWS_PER_CLAIM = 100;
-const MAX_KEY_LENGTH = 255;
-const KEY_PATTERN = /^[\x20-\x7e]+$/;
-
-/** Whether this route takes `Idempotency-Key`: every POST that answers JSON. */
-export function takesIdempotencyKey(route: RouteDefinition): boolean {
-  return route.method === 'POST' && route.format !== 'csv';
-}
-
-/** The key from its header value: 1–255 printable ASCII characters, else 400 `bad_request`. */
-export function parseIdempotencyKey(header: string | string[]): string {
-  const value = Array.isArray(header) ? header.join(', ') : header;
-  if (value.length === 0 || value.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(value)) {
-    throw new ApiError(
-      'bad_request',
-      `The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters (a UUID is a good choice)`,
-    );
-  }
-  return value;
-}
-
-/** JSON with object keys sorted at every level: equal values, equal text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
-/**
- * SHA-256 of what makes two requests "the same": method, route template, path parameters and the
- * body, canonically (key order and whitespace do not matter). A missing body counts as `{}`, as it
- * does for the input.
- */
-export function requestFingerprint(route: RouteDefinition, params: unknown, body: unknown): string {
-  return createHash('sha256')
-    .update(canonicalJson([route.method, route.path, params ?? {}, body ?? {}]))
-    .digest('hex');
-}
 
 /** The stored outcome of the request that first used the key. */
 export interface StoredResponse {

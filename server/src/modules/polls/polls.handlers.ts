@@ -1,8 +1,8 @@
 import { contract } from '@pollkit/contracts';
-import { implementGroup } from '../../trpc/implement.js';
+import { defineHandlers } from '../handler.js';
 import * as service from './polls.service.js';
 
-export const polls = implementGroup('polls', contract.polls, {
+export const pollsHandlers = defineHandlers(contract.polls, {
   list: ({ ctx, input }) => service.listPolls(ctx.deps, ctx.credential.workspaceId, input),
   create: ({ ctx, input }) => service.createPoll(ctx.deps, ctx.credential.workspaceId, input),
   get: ({ ctx, input }) => service.getPoll(ctx.deps, ctx.credential.workspaceId, input.id),

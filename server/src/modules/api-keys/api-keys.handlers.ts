@@ -1,8 +1,8 @@
 import { contract } from '@pollkit/contracts';
-import { implementGroup } from '../../trpc/implement.js';
+import { defineHandlers } from '../handler.js';
 import * as service from './api-keys.service.js';
 
-export const keys = implementGroup('keys', contract.keys, {
+export const keysHandlers = defineHandlers(contract.keys, {
   list: ({ ctx, input }) => service.listWorkspaceKeys(ctx.deps.db, ctx.credential.workspaceId, input),
   create: ({ ctx, input }) => service.createWorkspaceKey(ctx.deps.db, ctx.credential.workspaceId, input.name),
   revoke: ({ ctx, input }) => service.revokeWorkspaceKey(ctx.deps, ctx.credential.workspaceId, input.id),

@@ -1,0 +1,79 @@
+import type { RouteDefinition } from '@pollkit/contracts';
+import type { Logger } from 'pino';
+import type { WorkspaceCredential } from '../modules/auth/auth.service.js';
+import type { CsvDownload } from '../modules/handler.js';
+
+/** The part of a pino logger the pipeline and handlers use (Fastify's request logger is one). */
+export type RequestLog = Pick<Logger, 'error' | 'warn' | 'info' | 'debug'>;
+
+/**
+ * One request as the pipeline sees it: what the transport read off the wire, in plain values. The
+ * pipeline never sees Fastify, so it can be driven by another transport (or a test) unchanged.
+ */
+export interface ApiRequest {
+  /** The request id (`X-Request-Id`), kept with an idempotent outcome. */
+  id: string;
+  /** The request's logger; it carries the request id. */
+  log: RequestLog;
+  /** The `Authorization` header, as sent. */
+  authorization: string | undefined;
+  /** The `Idempotency-Key` header, as sent (repeated headers arrive as an array). */
+  idempotencyKey: string | string[] | undefined;
+  /** Path parameters, decoded. */
+  params: Record<string, string>;
+  /** The parsed query string. */
+  query: Record<string, unknown>;
+  /** The parsed JSON body (undefined without one). */
+  body: unknown;
+}
+
+/**
+ * What the rate limiter decided for this request. The transport writes it as the `X-RateLimit-*`
+ * headers, whatever the outcome: a 422 or a 404 after the gate still tells the client its budget.
+ */
+export interface RateLimitDecision {
+  limit: number;
+  remaining: number;
+  /** When the window ends, in ms since the epoch. */
+  resetAt: number;
+}
+
+/** One call travelling through the pipeline: the request, and what each step has established so far. */
+export interface ApiCall {
+  readonly route: RouteDefinition;
+  readonly request: ApiRequest;
+  /** Set by `authenticate`; undefined on routes open to anyone. */
+  credential: WorkspaceCredential | undefined;
+  /** Set by the rate limiter. */
+  rateLimit: RateLimitDecision | undefined;
+  /** Set by `validate`: the input, parsed by the route's schema. */
+  input: unknown;
+}
+
+export function newCall(route: RouteDefinition, request: ApiRequest): ApiCall {
+  return { route, request, credential: undefined, rateLimit: undefined, input: undefined };
+}
+
+/**
+ * How a call ended well, for the transport to render:
+ * - `json`: a value to send as JSON with `status`;
+ * - `serialized`: JSON already serialised (an idempotent outcome, as stored); with `replayOf`, the
+ *   stored response of an earlier request with the same `Idempotency-Key` (that request's id);
+ * - `csv`: a file to stream.
+ * Failures are thrown as `ApiError` (core/api-error.ts) and rendered as the envelope.
+ */
+export type Outcome =
+  | { kind: 'json'; status: number; body: unknown }
+  | { kind: 'serialized'; status: number; text: string; replayOf?: string }
+  | { kind: 'csv'; status: number; download: CsvDownload };
+
+/** The rest of the pipeline after a step. */
+export type Next = (call: ApiCall) => Promise<Outcome>;
+
+/**
+ * One step of the pipeline. A step checks or establishes something about the call and passes it on
+ * (`return next(call)`), throws an `ApiError` to end it, or, like idempotency, wraps the steps after
+ * it. Steps are chosen per route once, at start-up (api/pipeline.ts), so a step a route does not
+ * need costs it nothing.
+ */
+export type Step = (call: ApiCall, next: Next) => Promise<Outcome>;

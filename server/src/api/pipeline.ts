@@ -1,0 +1,149 @@
+import { contract, operationId, type RouteDefinition } from '@pollkit/contracts';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
+import { ApiError, validationError } from '../core/api-error.js';
+import type { Database } from '../db/schema.js';
+import type { RateLimitStore } from '../infra/rate-limit.js';
+import type { Authenticator } from '../modules/auth/auth.service.js';
+import type { ContractHandlers, CsvDownload, Handler, HandlerContext, ModuleDeps } from '../modules/handler.js';
+import type { ApiCall, Next, Outcome, Step } from './call.js';
+import { idempotencyStep, takesIdempotencyKey } from './idempotency.js';
+import { inputReader } from './input.js';
+import { rateLimitStep } from './rate-limit.js';
+
+/** What the pipeline needs besides the handlers' own deps: who is calling, how often, and two switches. */
+export interface PipelineDeps extends ModuleDeps {
+  db: Kysely<Database>;
+  authenticator: Authenticator;
+  rateLimits: RateLimitStore;
+  config: ModuleDeps['config'] & Pick<Config, 'RATE_LIMIT_PER_MINUTE' | 'RESPONSE_VALIDATION'>;
+}
+
+/** One operation of the contract, ready to serve: its route object and the whole pipeline for it. */
+export interface Operation {
+  /** `pollsGet`: the operationId in the OpenAPI document. */
+  operationId: string;
+  route: RouteDefinition;
+  /**
+   * Runs a call (`newCall(route, request)`) through every step this route has; throws an `ApiError`
+   * (or a bug) when it fails. The call keeps what the steps decided (the rate limit) either way.
+   */
+  run(call: ApiCall): Promise<Outcome>;
+}
+
+/**
+ * The steps a call goes through, in order:
+ *
+ *   authenticate → rate limit → plan → scope → idempotency → validate → handler → output check
+ *
+ * The gate (the first four) runs before the input is read, so an unauthenticated caller learns
+ * nothing about its input; idempotency runs after the gate (the key belongs to the caller's
+ * workspace) and before the work. Each route gets only the steps it needs, chosen here once.
+ */
+export function stepsFor(route: RouteDefinition, deps: PipelineDeps): Step[] {
+  const steps: Step[] = [];
+  if (route.auth === 'workspace') {
+    steps.push(authenticateStep(deps), rateLimitStep(deps), planStep);
+    if (route.scope) steps.push(scopeStep);
+    if (takesIdempotencyKey(route)) steps.push(idempotencyStep(deps));
+  }
+  steps.push(validateStep(route));
+  // A mismatch between a handler and its contract is our bug: tests turn this on (it halves throughput).
+  if (deps.config.RESPONSE_VALIDATION && route.format !== 'csv') steps.push(checkOutputStep);
+  return steps;
+}
+
+/** Every operation of the contract with its handler, each composed once, at start-up. */
+export function buildOperations(handlers: ContractHandlers, deps: PipelineDeps): Operation[] {
+  return Object.entries(contract).flatMap(([group, routes]) =>
+    Object.entries(routes).map(([name, route]): Operation => {
+      const groupHandlers = handlers[group as keyof ContractHandlers] as Record<string, Handler<RouteDefinition>>;
+      const handler = groupHandlers[name];
+      if (!handler) throw new Error(`No handler for ${group}.${name}`);
+      return {
+        operationId: operationId(group, name),
+        route,
+        run: compose(stepsFor(route, deps), handlerStep(route, handler, deps)),
+      };
+    }),
+  );
+}
+
+/** `[a, b, c]` + terminal -> `call => a(call, call => b(call, call => c(call, terminal)))`, built once. */
+function compose(steps: readonly Step[], terminal: Next): Next {
+  return steps.reduceRight<Next>((next, step) => (call) => step(call, next), terminal);
+}
+
+/** Who is calling: an API key or an OAuth access token (401 otherwise). */
+function authenticateStep(deps: Pick<PipelineDeps, 'authenticator'>): Step {
+  return async (call, next) => {
+    call.credential = await deps.authenticator.authenticate(call.request.authorization);
+    return next(call);
+  };
+}
+
+/** Whether the workspace's plan has the API (every paid plan) and this route's feature (402 otherwise). */
+const planStep: Step = (call, next) => {
+  const { plan } = call.credential!;
+  if (plan === 'free') {
+    throw new ApiError('upgrade_required', 'The API is available on the Pro and Enterprise plans', { plan });
+  }
+  if (call.route.plan === 'enterprise' && plan !== 'enterprise') {
+    throw new ApiError('upgrade_required', 'This feature is available on the Enterprise plan', {
+      plan,
+      requiredPlan: 'enterprise',
+    });
+  }
+  return next(call);
+};
+
+/** Whether the credential holds the route's scope (API keys hold all; OAuth tokens what they were granted). */
+const scopeStep: Step = (call, next) => {
+  const { scopes } = call.credential!;
+  const scope = call.route.scope!;
+  if (scopes !== 'all' && !scopes.has(scope)) {
+    throw new ApiError('insufficient_scope', `This credential lacks the \`${scope}\` scope`, { requiredScope: scope });
+  }
+  return next(call);
+};
+
+/** The input, assembled from the request and parsed by the route's schema (422 otherwise). */
+function validateStep(route: RouteDefinition): Step {
+  const readInput = inputReader(route);
+  return (call, next) => {
+    const parsed = route.input.safeParse(readInput(call.request));
+    if (!parsed.success) throw validationError(parsed.error.issues);
+    call.input = parsed.data;
+    return next(call);
+  };
+}
+
+/** The handler, with the validated input and the caller's credential. */
+function handlerStep(route: RouteDefinition, handler: Handler<RouteDefinition>, deps: ModuleDeps): Next {
+  const status = route.successStatus;
+  if (route.format === 'csv') {
+    return async (call) => ({ kind: 'csv', status, download: (await handler(handlerArgs(call, deps))) as CsvDownload });
+  }
+  return async (call) => ({ kind: 'json', status, body: await handler(handlerArgs(call, deps)) });
+}
+
+function handlerArgs(call: ApiCall, deps: ModuleDeps) {
+  const ctx: HandlerContext = { deps, credential: call.credential, log: call.request.log };
+  return { ctx, input: call.input };
+}
+
+/** Test-time check of the handler's output against the route's output schema: a mismatch is a 500, logged. */
+const checkOutputStep: Step = async (call, next) => {
+  const outcome = await next(call);
+  if (outcome.kind === 'json') {
+    const checked = call.route.output.safeParse(outcome.body);
+    if (!checked.success) {
+      call.request.log.error(
+        { path: `${call.route.method} ${call.route.path}`, issues: checked.error.issues },
+        'response does not match the contract',
+      );
+      throw new ApiError('internal_error', 'Internal server error');
+    }
+  }
+  return outcome;
+};

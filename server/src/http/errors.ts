@@ -1,0 +1,40 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ApiError } from '../core/api-error.js';
+
+/** Fastify's own failures (body parsing, limits) -> the spec's codes. */
+export function fromFastifyError(error: FastifyError | ApiError): ApiError {
+  if (error instanceof ApiError) return error;
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('invalid_json', 'Request body is not valid JSON');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', 'Request body is too large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('unsupported_media_type', 'Send the request body as application/json');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('bad_request', 'Content-Length does not match the body');
+  }
+  // secure-json-parse rejects __proto__/constructor keys with a SyntaxError and status 400.
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
+    return new ApiError('invalid_json', 'Request body is not valid JSON');
+  }
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ApiError('bad_request', error.message);
+  }
+  return new ApiError('internal_error', 'Internal server error');
+}
+
+/** Errors no route caught, and paths no route matches, answer the envelope too. */
+export function registerErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = fromFastifyError(error);
+    if (apiError.status >= 500) request.log.error({ err: error }, 'unhandled error');
+    return reply.code(apiError.status).type('application/json').send(apiError.toEnvelope());
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const apiError = new ApiError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
+    return reply.code(404).send(apiError.toEnvelope());
+  });
+}

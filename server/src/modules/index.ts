@@ -1,0 +1,24 @@
+import { responsesHandlers, votesHandlers } from './answers/answers.handlers.js';
+import { keysHandlers } from './api-keys/api-keys.handlers.js';
+import type { ContractHandlers } from './handler.js';
+import { mediaHandlers } from './media/media.handlers.js';
+import { pollsHandlers } from './polls/polls.handlers.js';
+import { questionsHandlers } from './questions/questions.handlers.js';
+import { resultsHandlers } from './results/results.handlers.js';
+
+export type { ContractHandlers, CsvDownload, HandlerContext, ModuleDeps } from './handler.js';
+
+/**
+ * The handler of every operation of the contract, by group: what the server serves. A group or an
+ * operation added to the contract without a handler here is a compile error. server.ts hands this
+ * registry to the HTTP app; nothing else reaches into the modules for handlers.
+ */
+export const handlers: ContractHandlers = {
+  polls: pollsHandlers,
+  votes: votesHandlers,
+  responses: responsesHandlers,
+  results: resultsHandlers,
+  questions: questionsHandlers,
+  media: mediaHandlers,
+  keys: keysHandlers,
+};
