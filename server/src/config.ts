@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -84,4 +85,12 @@ export function publicBaseUrl(config: Config, port: number): string {
   if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL.replace(/\/$/, '');
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * A relative DATA_DIR is relative to where the user ran the command: pnpm runs scripts inside the
+ * package folder but records the caller's directory in INIT_CWD.
+ */
+export function resolveDataDir(dataDir: string): string {
+  return resolve(process.env.INIT_CWD ?? process.cwd(), dataDir);
 }

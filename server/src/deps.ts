@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { type Config, publicBaseUrl } from './config.js';
+import { type Config, publicBaseUrl, resolveDataDir } from './config.js';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.js';
 import type { Database } from './db/schema.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './infra/invalidation.js';
@@ -98,14 +98,6 @@ function createMediaDeps(config: Config): AppDeps['media'] {
       port = bound;
     },
   };
-}
-
-/**
- * A relative DATA_DIR is relative to where the user ran the command: pnpm runs scripts inside the
- * package folder but records the caller's directory in INIT_CWD.
- */
-export function resolveDataDir(dataDir: string): string {
-  return resolve(process.env.INIT_CWD ?? process.cwd(), dataDir);
 }
 
 async function connectRedis(url: string): Promise<Redis> {

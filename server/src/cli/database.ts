@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
-import { parseConfig } from '../config.js';
+import { parseConfig, resolveDataDir } from '../config.js';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { resolveDataDir } from '../deps.js';
 
 /**
  * Opens the database the server would open with the same environment (DATABASE_URL, DATA_DIR),

@@ -8,11 +8,11 @@ import Fastify, {
 } from 'fastify';
 import { buildOperations } from '../api/pipeline.js';
 import { ApiError } from '../core/api-error.js';
-import type { AppDeps } from '../deps.js';
 import type { ContractHandlers } from '../modules/handler.js';
 import { registerContractRoutes } from './contract-routes.js';
 import { fromFastifyError, registerErrorHandlers } from './errors.js';
 import { registerHealthRoutes } from './health.js';
+import type { HttpDeps } from './http-deps.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { registerMediaFilesRoute } from './media-files.js';
 import { registerOAuthTokenRoute } from './oauth-token.js';
@@ -33,7 +33,7 @@ export interface AppParts {
  * The Fastify app: the transport. It parses, writes headers and renders outcomes and errors; every
  * contract operation runs through the pipeline (api/pipeline.ts). Built as a list of named steps.
  */
-export async function buildApp(deps: AppDeps, parts: AppParts): Promise<FastifyInstance> {
+export async function buildApp(deps: HttpDeps, parts: AppParts): Promise<FastifyInstance> {
   const app = createFastify(deps);
   registerJsonBodyParser(app);
   registerRequestHooks(app, deps);
@@ -50,12 +50,12 @@ export async function buildApp(deps: AppDeps, parts: AppParts): Promise<FastifyI
  * Every response carries its request id, and every API response the limit — 401s and 404s
  * included; the contract routes refine it (and add Remaining/Reset) once the credential is known.
  */
-function announceDefaults(deps: AppDeps, request: FastifyRequest, reply: FastifyReply): void {
+function announceDefaults(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);
   if (request.url.startsWith('/api/')) announceDefaultRateLimit(reply, deps.config.RATE_LIMIT_PER_MINUTE);
 }
 
-function createFastify(deps: AppDeps): FastifyInstance {
+function createFastify(deps: HttpDeps): FastifyInstance {
   return Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     // One access-log line per request (onResponse below) instead of Fastify's two.
@@ -79,7 +79,7 @@ function createFastify(deps: AppDeps): FastifyInstance {
  * Hooks are callback-style, not async: they run on every request, and an async hook costs a
  * promise and a microtask each time (measured in server/bench).
  */
-function registerRequestHooks(app: FastifyInstance, deps: AppDeps): void {
+function registerRequestHooks(app: FastifyInstance, deps: HttpDeps): void {
   app.addHook('onRequest', (request, reply, done) => {
     announceDefaults(deps, request, reply);
     // `shuttingDown` is set as soon as close() begins (on SIGTERM), before the listener closes:

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { ApiError } from '../core/api-error.js';
-import type { AppDeps } from '../deps.js';
+import type { HttpDeps } from './http-deps.js';
 
 /**
  * `/healthz`: the process answers. `/readyz`: its database (and Redis) answer too, so a load balancer
  * sends traffic. While shutting down the onRequest hook (http/app.ts) answers 503 before these run.
  */
-export function registerHealthRoutes(app: FastifyInstance, deps: Pick<AppDeps, 'db' | 'redis'>): void {
+export function registerHealthRoutes(app: FastifyInstance, deps: Pick<HttpDeps, 'db' | 'redis'>): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (request, reply) => {
     try {

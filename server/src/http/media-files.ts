@@ -1,15 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../core/api-error.js';
-import type { AppDeps } from '../deps.js';
 import { MEDIA_FILE_NAME } from '../infra/media-storage.js';
 import { MEDIA_FILES_PATH } from '../modules/media/media.service.js';
+import type { HttpDeps } from './http-deps.js';
 
 /**
  * `GET /media/files/{name}`: the re-hosted WebP files, public (their names are SHA-256 content
  * addresses) and immutable, so caches may keep them for a year. Only names of the server's own
  * form are looked up; anything else (`../`, other extensions) is a 404 in the envelope.
  */
-export function registerMediaFilesRoute(app: FastifyInstance, deps: AppDeps): void {
+export function registerMediaFilesRoute(app: FastifyInstance, deps: Pick<HttpDeps, 'media'>): void {
   // The base URL of storedUrl needs the bound port (PORT=0 in tests).
   app.addHook('onListen', (done) => {
     const address = app.server.address();

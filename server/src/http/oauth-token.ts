@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../core/api-error.js';
-import type { AppDeps } from '../deps.js';
 import {
   issueToken,
   OAuthError,
   TOKEN_REQUESTS_PER_MINUTE,
   type TokenRequest,
 } from '../modules/oauth/oauth.service.js';
+import type { HttpDeps } from './http-deps.js';
 import { announceDefaultRateLimit } from './rate-limit-headers.js';
 
 export const OAUTH_TOKEN_PATH = '/api/oauth/token';
@@ -24,7 +24,10 @@ const BASIC_CHALLENGE = 'Basic realm="pollkit"';
  * Registered in its own encapsulated plugin, so the form parser and the OAuth error handler apply
  * to this route only; every other route stays JSON-only with the envelope.
  */
-export function registerOAuthTokenRoute(app: FastifyInstance, deps: AppDeps): void {
+export function registerOAuthTokenRoute(
+  app: FastifyInstance,
+  deps: Pick<HttpDeps, 'db' | 'rateLimits' | 'config'>,
+): void {
   app.register(async (scope) => {
     scope.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string' }, (_request, body, done) => {
       done(null, new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8')));

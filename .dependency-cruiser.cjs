@@ -1,0 +1,75 @@
+/**
+ * The layering of Pollkit, checked by `pnpm layers` (part of `pnpm check`, so CI fails on a breach).
+ * docs/architecture.md draws the map; this file is its enforcement. A request travels one way:
+ *
+ *   http/ (transport) → api/ (pipeline) → modules/ (handlers, services, repositories) → db/
+ *
+ * with core/ (the domain error, paging) and infra/ (shared state, safe fetch, storage) below the
+ * modules, and openapi/ (the document generator) above the transport. Lower layers never import
+ * higher ones. Type-only imports count: they couple the files just the same.
+ */
+const layer = (name) => `^server/src/${name}/`;
+
+/** Each rule: files in `from` may not import files in any of `to`. */
+const upward = [
+  ['core', ['db', 'infra', 'modules', 'api', 'http', 'cli', 'openapi']],
+  ['db', ['infra', 'modules', 'api', 'http', 'cli', 'openapi']],
+  ['infra', ['db', 'modules', 'api', 'http', 'cli', 'openapi']],
+  ['modules', ['api', 'http', 'cli', 'openapi']],
+  ['api', ['http', 'cli', 'openapi']],
+  ['cli', ['api', 'http', 'openapi']],
+  ['http', ['cli', 'openapi']],
+];
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'An import cycle ties files into one unit that cannot be understood or tested alone.',
+      from: {},
+      to: { circular: true },
+    },
+    ...upward.map(([from, to]) => ({
+      name: `${from}-imports-no-higher-layer`,
+      severity: 'error',
+      comment: `server/src/${from}/ sits below ${to.join(', ')}: it may not import them.`,
+      from: { path: layer(from) },
+      to: { path: `^server/src/(${to.join('|')})/` },
+    })),
+    {
+      name: 'below-transport-imports-no-composition-root',
+      severity: 'error',
+      comment: 'deps.ts, server.ts and main.ts assemble the layers; nothing inside a layer imports them.',
+      from: { path: '^server/src/(core|db|infra|modules|api|http)/' },
+      to: { path: '^server/src/(deps|server|main)\\.ts$' },
+    },
+    {
+      name: 'contracts-import-only-zod',
+      severity: 'error',
+      comment: 'The contracts are published and read by the server and the SDK alike: zod is their only dependency.',
+      from: { path: '^contracts/src/' },
+      to: { pathNot: ['^contracts/src/', 'node_modules/.*/?zod/'] },
+    },
+    {
+      name: 'sdk-imports-no-server-code',
+      severity: 'error',
+      comment: 'The SDK is published; it may use the contracts, never the server.',
+      from: { path: '^sdk/src/' },
+      to: { path: '^server/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    // Resolves `./x.js` imports (NodeNext) to `./x.ts`, as the compiler does.
+    tsConfig: { fileName: 'tsconfig.layers.json' },
+    enhancedResolveOptions: {
+      // Workspace packages resolve to their TypeScript sources, as in the typecheck and the tests.
+      conditionNames: ['@pollkit/source', 'import', 'require', 'node', 'default'],
+      exportsFields: ['exports'],
+      mainFields: ['module', 'main', 'types'],
+      extensions: ['.ts', '.js', '.json'],
+    },
+  },
+};

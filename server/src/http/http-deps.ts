@@ -1,0 +1,18 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { PipelineDeps } from '../api/pipeline.js';
+import type { Config } from '../config.js';
+
+/**
+ * What the transport needs: the pipeline's deps, and its own (the logger, the shutdown flag, Redis
+ * for readiness, its limits). The composition root's HttpDeps (deps.ts) satisfies it.
+ */
+export interface HttpDeps extends PipelineDeps {
+  config: PipelineDeps['config'] &
+    Pick<Config, 'BODY_LIMIT_BYTES' | 'OAUTH_TOKEN_TTL_SECONDS' | 'RATE_LIMIT_PER_MINUTE'>;
+  redis: Redis | undefined;
+  media: PipelineDeps['media'] & { setPort(port: number): void };
+  log: Logger;
+  /** Set when shutdown begins: new requests are refused with 503 and readiness fails. */
+  state: { shuttingDown: boolean };
+}
