@@ -56,14 +56,14 @@ export function newCall(route: RouteDefinition, request: ApiRequest): ApiCall {
 
 /**
  * How a call ended well, for the transport to render:
- * - `json`: a value to send as JSON with `status`;
+ * - `json`: a value to send as JSON with `status` (as `text` when its JSON is already made);
  * - `serialized`: JSON already serialised (an idempotent outcome, as stored); with `replayOf`, the
  *   stored response of an earlier request with the same `Idempotency-Key` (that request's id);
  * - `csv`: a file to stream.
  * Failures are thrown as `ApiError` (core/api-error.ts) and rendered as the envelope.
  */
 export type Outcome =
-  | { kind: 'json'; status: number; body: unknown }
+  | { kind: 'json'; status: number; body: unknown; text?: string }
   | { kind: 'serialized'; status: number; text: string; replayOf?: string }
   | { kind: 'csv'; status: number; download: CsvDownload };
 

@@ -47,7 +47,7 @@ export function idempotencyStep(deps: { db: Kysely<Database> }): Step {
     try {
       const outcome = await next(call);
       if (outcome.kind !== 'json') return outcome;
-      stored = { status: outcome.status, body: JSON.stringify(outcome.body) ?? '' };
+      stored = { status: outcome.status, body: outcome.text ?? JSON.stringify(outcome.body) ?? '' };
     } catch (error) {
       const apiError = toApiError(error);
       if (apiError.status >= 500) {

@@ -2,6 +2,7 @@ import { contract, operationId, type RouteDefinition } from '@pollkit/contracts'
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { ApiError, validationError } from '../core/api-error.js';
+import { JsonText } from '../core/json-text.js';
 import type { Database } from '../db/schema.js';
 import type { RateLimitStore } from '../infra/rate-limit.js';
 import type { Authenticator } from '../modules/auth/auth.service.js';
@@ -124,7 +125,11 @@ function handlerStep(route: RouteDefinition, handler: Handler<RouteDefinition>, 
   if (route.format === 'csv') {
     return async (call) => ({ kind: 'csv', status, download: (await handler(handlerArgs(call, deps))) as CsvDownload });
   }
-  return async (call) => ({ kind: 'json', status, body: await handler(handlerArgs(call, deps)) });
+  return async (call) => {
+    const output = await handler(handlerArgs(call, deps));
+    if (output instanceof JsonText) return { kind: 'json', status, body: output.value, text: output.text };
+    return { kind: 'json', status, body: output };
+  };
 }
 
 function handlerArgs(call: ApiCall, deps: ModuleDeps) {

@@ -78,6 +78,7 @@ function sendOutcome(reply: FastifyReply, call: ApiCall, outcome: Outcome): Fast
   reply.code(outcome.status);
   switch (outcome.kind) {
     case 'json':
+      if (outcome.text !== undefined) return reply.type('application/json; charset=utf-8').send(outcome.text);
       return reply.send(outcome.body);
     case 'serialized':
       if (outcome.replayOf !== undefined) {

@@ -1,6 +1,7 @@
 import type { PollkitContract, RouteDefinition, RouteGroup } from '@pollkit/contracts';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import type { JsonText } from '../core/json-text.js';
 import type { AnswersDeps } from './answers/answers.service.js';
 import type { ApiKeysDeps } from './api-keys/api-keys.service.js';
 import type { WorkspaceCredential } from './auth/auth.service.js';
@@ -30,12 +31,13 @@ export interface CsvDownload {
 
 /**
  * A thin procedure: it receives the validated input and calls one service function with the
- * workspace it acts for. Its output is checked against the contract in tests (RESPONSE_VALIDATION).
+ * workspace it acts for. Its output is checked against the contract in tests (RESPONSE_VALIDATION);
+ * a cached read may return it with its JSON text already made (`JsonText`).
  */
 export type Handler<R extends RouteDefinition> = (args: {
   ctx: HandlerContext<R>;
   input: z.output<R['input']>;
-}) => Promise<R['format'] extends 'csv' ? CsvDownload : z.input<R['output']>>;
+}) => Promise<R['format'] extends 'csv' ? CsvDownload : z.input<R['output']> | JsonText<z.input<R['output']>>>;
 
 /** A handler for every route of a group: leaving one out is a compile error. */
 export type GroupHandlers<G extends RouteGroup> = { [K in keyof G]: Handler<G[K]> };

@@ -1,4 +1,5 @@
 import type { Poll } from '@pollkit/contracts';
+import { JsonText } from '../../core/json-text.js';
 import type { InvalidationBus } from '../../infra/invalidation.js';
 import { TtlCache } from '../../infra/ttl-cache.js';
 
@@ -10,7 +11,8 @@ const TOPIC = 'poll';
  * milliseconds in others when Redis is configured; the TTL bounds staleness otherwise.
  */
 export class PollCache {
-  readonly #cache: TtlCache<Poll>;
+  /** Each poll with its JSON text, made on the first read that sends it (see JsonText). */
+  readonly #cache: TtlCache<JsonText<Poll>>;
   /** Bumped by every invalidation, so a load that raced a write does not cache the old row. */
   #epoch = 0;
 
@@ -25,14 +27,20 @@ export class PollCache {
     });
   }
 
-  async get(workspaceId: string, id: string, load: () => Promise<Poll | undefined>): Promise<Poll | undefined> {
+  async get(
+    workspaceId: string,
+    id: string,
+    load: () => Promise<Poll | undefined>,
+  ): Promise<JsonText<Poll> | undefined> {
     const key = `${workspaceId}:${id}`;
     const cached = this.#cache.get(key);
     if (cached) return cached;
     const epoch = this.#epoch;
     const poll = await load();
-    if (poll && epoch === this.#epoch) this.#cache.set(key, poll);
-    return poll;
+    if (!poll) return undefined;
+    const entry = new JsonText(poll);
+    if (epoch === this.#epoch) this.#cache.set(key, entry);
+    return entry;
   }
 
   invalidate(workspaceId: string, id: string): Promise<void> {

@@ -5,7 +5,7 @@ import * as service from './polls.service.js';
 export const pollsHandlers = defineHandlers(contract.polls, {
   list: ({ ctx, input }) => service.listPolls(ctx.deps, ctx.credential.workspaceId, input),
   create: ({ ctx, input }) => service.createPoll(ctx.deps, ctx.credential.workspaceId, input),
-  get: ({ ctx, input }) => service.getPoll(ctx.deps, ctx.credential.workspaceId, input.id),
+  get: ({ ctx, input }) => service.readPoll(ctx.deps, ctx.credential.workspaceId, input.id),
   update: ({ ctx, input }) => service.updatePoll(ctx.deps, ctx.credential.workspaceId, input),
   delete: ({ ctx, input }) => service.deletePoll(ctx.deps, ctx.credential.workspaceId, input.id),
 });

@@ -9,6 +9,7 @@ import type {
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import { ApiError } from '../../core/api-error.js';
+import type { JsonText } from '../../core/json-text.js';
 import { keysetPage } from '../../core/paging.js';
 import { newId } from '../../db/ids.js';
 import type { Database, PollRow, PollUpdate } from '../../db/schema.js';
@@ -72,7 +73,13 @@ export async function createPoll(
   return toPoll(row);
 }
 
-export async function getPoll({ db, pollCache }: PollsDeps, workspaceId: string, id: string): Promise<Poll> {
+/** The poll, from the read cache (every answer checks its poll, so this is the hot read). */
+export async function getPoll(deps: PollsDeps, workspaceId: string, id: string): Promise<Poll> {
+  return (await readPoll(deps, workspaceId, id)).value;
+}
+
+/** `GET /polls/{id}`: the poll with its JSON text, made once per cached poll rather than per request. */
+export async function readPoll({ db, pollCache }: PollsDeps, workspaceId: string, id: string): Promise<JsonText<Poll>> {
   const poll = await pollCache.get(workspaceId, id, async () => {
     const row = await polls.findPoll(db, workspaceId, id);
     return row && toPoll(row);
