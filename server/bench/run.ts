@@ -4,10 +4,12 @@
  *   BENCH_DATABASE_URL=postgres://… npx -y pnpm@10 bench   # on PostgreSQL
  *   BENCH_SCENARIOS=get-poll,vote-ingestion BENCH_DURATION=20 BENCH_CONNECTIONS=100 BENCH_ROUNDS=5 npx -y pnpm@10 bench
  *   BENCH_SCENARIOS=sdk-overhead BENCH_SDK_CALLS=1000 BENCH_SDK_CONCURRENCY=16 BENCH_ROUNDS=5 npx -y pnpm@10 bench
+ *   BENCH_SCENARIOS=pipeline-steps BENCH_STEP_CALLS=200000 npx -y pnpm@10 bench   # µs per pipeline step
  *   BENCH_SCENARIOS=media BENCH_DURATION=10 BENCH_MEDIA_SINGLES=5 BENCH_MEDIA_CONCURRENCY=4,8 npx -y pnpm@10 bench
  */
 import { getPollScenario } from './get-poll.js';
 import { mediaIngestionScenario } from './media-ingestion.js';
+import { pipelineStepsScenario } from './pipeline-steps.js';
 import { resultsAndExportScenario } from './results-and-export.js';
 import { sdkOverheadScenario } from './sdk-overhead.js';
 import { machine } from './support.js';
@@ -50,6 +52,23 @@ if (selected.has('get-poll')) {
     '',
     `Ratio Pollkit / bare: **${r.ratio.toFixed(2)}** (target ≥ 0.50).`,
     `Rounds (req/s): bare ${r.rounds.bare.map(fmt).join(' / ')}; Pollkit ${r.rounds.pollkit.map(fmt).join(' / ')}.`,
+    '',
+  );
+}
+
+if (selected.has('pipeline-steps')) {
+  const r = await pipelineStepsScenario({ rounds });
+  const us = (ns: number) => (ns / 1000).toFixed(2);
+  print(
+    '#### The pipeline of GET /api/v1/polls/{id}, step by step (in process, no HTTP)',
+    '',
+    `${fmt(r.calls)} sequential calls per chain, median of ${r.rounds} rounds; each step's cost is the chain with it minus the chain without it.`,
+    '',
+    '| step | µs per call |',
+    '|---|---:|',
+    ...r.steps.map((step) => `| ${step.name} | ${us(step.ns)} |`),
+    `| handler (cached poll, JSON text kept) | ${us(r.handlerNs)} |`,
+    `| **whole pipeline** | **${us(r.wholeNs)}** |`,
     '',
   );
 }

@@ -70,8 +70,11 @@ export function buildOperations(handlers: ContractHandlers, deps: PipelineDeps):
   );
 }
 
-/** `[a, b, c]` + terminal -> `call => a(call, call => b(call, call => c(call, terminal)))`, built once. */
-function compose(steps: readonly Step[], terminal: Next): Next {
+/**
+ * `[a, b, c]` + terminal -> `call => a(call, call => b(call, call => c(call, terminal)))`, built once.
+ * Exported with `handlerStep` for the step benchmark (bench/targets/pipeline-steps.ts).
+ */
+export function compose(steps: readonly Step[], terminal: Next): Next {
   return steps.reduceRight<Next>((next, step) => (call) => step(call, next), terminal);
 }
 
@@ -120,7 +123,7 @@ function validateStep(route: RouteDefinition): Step {
 }
 
 /** The handler, with the validated input and the caller's credential. */
-function handlerStep(route: RouteDefinition, handler: Handler<RouteDefinition>, deps: ModuleDeps): Next {
+export function handlerStep(route: RouteDefinition, handler: Handler<RouteDefinition>, deps: ModuleDeps): Next {
   const status = route.successStatus;
   if (route.format === 'csv') {
     return async (call) => ({ kind: 'csv', status, download: (await handler(handlerArgs(call, deps))) as CsvDownload });
