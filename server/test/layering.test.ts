@@ -1,0 +1,87 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The layering check (`pnpm layers`, in `pnpm check`) on the real tree, and on a small tree that
+ * breaks every rule once — so a rule whose pattern matches nothing cannot pass silently.
+ */
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const depcruise = join(root, 'node_modules/.bin/depcruise');
+const config = join(root, '.dependency-cruiser.cjs');
+const run = promisify(execFile);
+
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+}
+
+async function violationsIn(cwd: string): Promise<Violation[]> {
+  const { stdout } = await run(
+    depcruise,
+    ['contracts/src', 'server/src', 'sdk/src', '--config', config, '--output-type', 'json'],
+    { cwd, maxBuffer: 64 * 1024 * 1024 },
+  ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+  return (JSON.parse(stdout) as { summary: { violations: Violation[] } }).summary.violations;
+}
+
+describe('the layering check', () => {
+  let fixture: string;
+
+  beforeAll(async () => {
+    fixture = await mkdtemp(join(tmpdir(), 'pollkit-layers-'));
+    const files: Record<string, string> = {
+      'tsconfig.layers.json': JSON.stringify({
+        compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', allowJs: true },
+        include: ['contracts/src', 'server/src', 'sdk/src'],
+      }),
+      'contracts/src/index.ts': "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n",
+      'server/src/core/api-error.ts': 'export class ApiError extends Error {}\n',
+      'server/src/http/app.ts': "import { ApiError } from '../core/api-error.js';\nexport const app = ApiError;\n",
+      'server/src/modules/polls.ts': "import { app } from '../http/app.js';\nexport const polls = app;\n",
+      'server/src/db/schema.ts': "import { polls } from '../modules/polls.js';\nexport const schema = polls;\n",
+      'server/src/api/pipeline.ts': "import { app } from '../http/app.js';\nexport const pipeline = app;\n",
+      'server/src/infra/cache.ts': "import { pipeline } from '../api/pipeline.js';\nexport const cache = pipeline;\n",
+      'server/src/deps.ts': 'export const deps = 1;\n',
+      'server/src/cli/a.ts': "import { b } from './b.js';\nexport const a = () => b;\n",
+      'server/src/cli/b.ts':
+        "import { a } from './a.js';\nimport { deps } from '../deps.js';\nexport const b = () => [a, deps];\n",
+      'server/src/modules/root.ts': "import { deps } from '../deps.js';\nexport const root = deps;\n",
+      'sdk/src/index.ts':
+        "import { ApiError } from '../../server/src/core/api-error.js';\nexport const sdk = ApiError;\n",
+    };
+    for (const [path, text] of Object.entries(files)) {
+      await mkdir(dirname(join(fixture, path)), { recursive: true });
+      await writeFile(join(fixture, path), text);
+    }
+  });
+
+  afterAll(async () => {
+    await rm(fixture, { recursive: true, force: true });
+  });
+
+  it('finds no violation in the repository', async () => {
+    expect(await violationsIn(root)).toEqual([]);
+  }, 60_000);
+
+  it('refuses cycles, upward imports, the composition root below it, non-zod contracts and server code in the SDK', async () => {
+    const found = (await violationsIn(fixture)).map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+    expect(found).toEqual(
+      expect.arrayContaining([
+        'api-imports-no-higher-layer: server/src/api/pipeline.ts → server/src/http/app.ts',
+        'below-transport-imports-no-composition-root: server/src/modules/root.ts → server/src/deps.ts',
+        'contracts-import-only-zod: contracts/src/index.ts → fs',
+        'db-imports-no-higher-layer: server/src/db/schema.ts → server/src/modules/polls.ts',
+        'infra-imports-no-higher-layer: server/src/infra/cache.ts → server/src/api/pipeline.ts',
+        'modules-imports-no-higher-layer: server/src/modules/polls.ts → server/src/http/app.ts',
+        'sdk-imports-no-server-code: sdk/src/index.ts → server/src/core/api-error.ts',
+      ]),
+    );
+    expect(found.some((line) => line.startsWith('no-cycles: server/src/cli/'))).toBe(true);
+  }, 60_000);
+});
