@@ -11,8 +11,8 @@ import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from
 import { LocalDiskMediaStorage } from './infra/media-storage.js';
 import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from './infra/rate-limit.js';
 import { AnswerWriter } from './modules/answers/answer-writer.js';
-import { CREDENTIALS_TOPIC } from './modules/api-keys/api-keys.service.js';
 import { Authenticator } from './modules/auth/auth.service.js';
+import { CREDENTIALS_TOPIC } from './modules/auth/credentials-topic.js';
 import type { MediaFiles } from './modules/media/media.service.js';
 import { PollCache } from './modules/polls/poll-cache.js';
 

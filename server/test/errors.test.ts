@@ -117,7 +117,7 @@ describe('401 authentication', () => {
   it('answers revoked_api_key for a revoked key, used before or not', async () => {
     const used = await t.workspace('pro');
     expect((await call('GET', `${t.api}/polls`, { apiKey: used.apiKey })).status).toBe(200);
-    await revokeApiKey(t.server.deps.db, await keyIdOf(t, used.id));
+    await revokeApiKey(t.server.deps, { keyId: await keyIdOf(t, used.id) });
     // The key is now in the server's 5-second credential cache, which a change in the database
     // does not reach; invalidate() empties it so the test need not wait for the entry to expire.
     t.server.deps.authenticator.invalidate();
@@ -125,7 +125,7 @@ describe('401 authentication', () => {
 
     // A key never presented before its revocation was never cached: no invalidation needed.
     const unused = await t.workspace('pro');
-    await revokeApiKey(t.server.deps.db, await keyIdOf(t, unused.id));
+    await revokeApiKey(t.server.deps, { keyId: await keyIdOf(t, unused.id) });
     expectError(await call('GET', `${t.api}/polls`, { apiKey: unused.apiKey }), 401, 'revoked_api_key');
     const write = await call('POST', `${t.api}/polls`, { apiKey: unused.apiKey, body: { title: 'Nope' } });
     expectError(write, 401, 'revoked_api_key');

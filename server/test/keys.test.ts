@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CREDENTIALS_TOPIC } from '../src/modules/api-keys/api-keys.service.js';
+import { CREDENTIALS_TOPIC } from '../src/modules/auth/credentials-topic.js';
 import { runCliInProcess } from './support/cli.js';
 import { call, type JsonResponse } from './support/http.js';
 import { startTestServer, type TestServer, usingPostgres } from './support/server.js';

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { contract, operationId, type RouteDefinition, scopes } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashSecret } from '../src/core/secrets.js';
 import { setOAuthEnabled } from '../src/modules/oauth/oauth.repository.js';
-import { createClient, enableOAuth, hashToken, revokeClient } from '../src/modules/oauth/oauth.service.js';
+import { createClient, enableOAuth, revokeClient } from '../src/modules/oauth/oauth.service.js';
 import { AUTHENTICATION_DOC_PATH, scopeTableMarkdown, withScopeTable } from '../src/modules/oauth/scope-table.js';
 import { updateWorkspace } from '../src/modules/workspaces/workspaces.service.js';
 import { runCliInProcess } from './support/cli.js';
@@ -116,7 +117,7 @@ describe('POST /api/oauth/token: success', () => {
     // Stored as a hash only, expiring with `expires_in`.
     const [stored, ...others] = await storedTokens(client.clientId);
     expect(others).toEqual([]);
-    expect(stored?.token_hash).toBe(hashToken(res.body.access_token));
+    expect(stored?.token_hash).toBe(hashSecret(res.body.access_token));
     expect(JSON.stringify(stored)).not.toContain(res.body.access_token);
     const lifetime = (stored?.expires_at.getTime() ?? 0) - (stored?.created_at.getTime() ?? 0);
     expect(Math.abs(lifetime - 3600_000)).toBeLessThan(60_000);
@@ -344,7 +345,7 @@ describe('OAuth access tokens on /api/v1', () => {
     await t.server.deps.db
       .updateTable('oauth_tokens')
       .set({ expires_at: new Date(Date.now() - 1000) })
-      .where('token_hash', '=', hashToken(token))
+      .where('token_hash', '=', hashSecret(token))
       .execute();
     const expired = await call('GET', `${t.api}/polls`, { apiKey: token });
     expectApiError(expired, 401, 'invalid_oauth_token');

@@ -1,19 +1,9 @@
 import type { Plan } from '@pollkit/contracts';
-import type { Kysely } from 'kysely';
 import { ConfigError } from '../config.js';
 import { ApiError } from '../core/api-error.js';
 import { DataDirInUseError } from '../db/data-dir-lock.js';
-import type { DatabaseHandle } from '../db/database.js';
-import type { Database } from '../db/schema.js';
-import {
-  type ApiKeySummary,
-  CREDENTIALS_TOPIC,
-  createApiKey,
-  listApiKeys,
-  revokeApiKeyById,
-  rotateApiKey,
-  toApiKeySummary,
-} from '../modules/api-keys/api-keys.service.js';
+import { type ApiKeySummary, listApiKeys, toApiKeySummary } from '../modules/api-keys/api-keys.admin.js';
+import { createApiKey, revokeApiKey, rotateApiKey } from '../modules/api-keys/api-keys.service.js';
 import {
   createWorkspace,
   listWorkspaces,
@@ -21,23 +11,15 @@ import {
   updateWorkspace,
   type WorkspaceSummary,
 } from '../modules/workspaces/workspaces.service.js';
-import { type CredentialBus, openCredentialBus } from './credential-bus.js';
+import { type CommandContext, CREDENTIAL_CACHE_SECONDS, EXIT_FAILURE, EXIT_OK } from './context.js';
+import { openCredentialBus } from './credential-bus.js';
 import { withDatabase } from './database.js';
-import { type CliIo, type CliOutput, createOutput, formatTable, formatTime, printable } from './output.js';
-import { CREDENTIAL_CACHE_SECONDS, EXIT_FAILURE, EXIT_OK } from './program.js';
+import { type CliIo, createOutput, formatTable, formatTime, printable } from './output.js';
 
 /**
  * What each command does, once its command line has parsed. Loaded only when a command runs, so
  * `--help` and usage errors do not pay for loading the database drivers.
  */
-
-export interface CommandContext {
-  db: Kysely<Database>;
-  database: DatabaseHandle;
-  out: CliOutput;
-  /** Connects to the servers' Redis (REDIS_URL) to announce a key change; close it when done. */
-  openCredentialBus(): Promise<CredentialBus>;
-}
 
 /**
  * Runs one command against the database and returns its exit code: 0, or 1 with the reason on
@@ -150,14 +132,21 @@ export async function listKeysCommand({ db, out }: CommandContext, options: { wo
 }
 
 export async function revokeKeyCommand({ db, out, openCredentialBus }: CommandContext, keyId: string): Promise<void> {
-  const { key, alreadyRevoked } = await revokeApiKeyById(db, keyId);
+  const bus = await openCredentialBus();
+  let revoked: Awaited<ReturnType<typeof revokeApiKey>>;
+  try {
+    revoked = await revokeApiKey({ db, invalidation: bus.invalidation }, { keyId });
+  } finally {
+    await bus.close();
+  }
+  const { key, alreadyRevoked } = revoked;
   const summary = toApiKeySummary(key);
   if (alreadyRevoked) {
     out.result({ ...summary, alreadyRevoked, credentialCacheSeconds: CREDENTIAL_CACHE_SECONDS });
     out.line(`API key ${summary.id} was already revoked (${formatTime(summary.revokedAt ?? '')}); nothing changed.`);
     return;
   }
-  const reachedServers = await announceKeyChange(openCredentialBus, keyId);
+  const reachedServers = bus.reachesServers;
   out.result({ ...summary, alreadyRevoked, credentialCacheSeconds: CREDENTIAL_CACHE_SECONDS, reachedServers });
   out.line(`Revoked API key ${summary.id} "${printable(summary.name)}" of workspace ${summary.workspaceId}.`);
   out.line(
@@ -201,16 +190,6 @@ export async function rotateKeyCommand(
 }
 
 /** Publishes the change where running servers hear it; whether they did. */
-async function announceKeyChange(open: () => Promise<CredentialBus>, keyId: string): Promise<boolean> {
-  const bus = await open();
-  try {
-    await bus.invalidation.publish(CREDENTIALS_TOPIC, keyId);
-    return bus.reachesServers;
-  } finally {
-    await bus.close();
-  }
-}
-
 function describeRateLimit(workspace: WorkspaceSummary): string {
   return workspace.rateLimitPerMinute === null ? 'default' : `${workspace.rateLimitPerMinute}/min`;
 }

@@ -1,4 +1,5 @@
-import { EXIT_FAILURE, runCli } from './program.js';
+import { EXIT_FAILURE } from './context.js';
+import { runCli } from './program.js';
 
 /**
  * `pollkit` admin CLI entry point (`npx -y pnpm@10 pollkit <command>` from the repository root).

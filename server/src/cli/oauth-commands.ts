@@ -5,9 +5,8 @@ import {
   revokeClient,
   toClientSummary,
 } from '../modules/oauth/oauth.service.js';
-import type { CommandContext } from './commands.js';
+import { type CommandContext, CREDENTIAL_CACHE_SECONDS } from './context.js';
 import { formatTable, formatTime, printable } from './output.js';
-import { CREDENTIAL_CACHE_SECONDS } from './program.js';
 
 /** What the `pollkit oauth …` commands do (oauth-program.ts declares their command lines). */
 

@@ -1,20 +1,16 @@
 import { scopes } from '@pollkit/contracts';
 import type { Command } from 'commander';
-import type { CommandContext } from './commands.js';
+import type { Run } from './context.js';
+import { examples, withJson } from './help.js';
 
 /**
  * The `pollkit oauth …` command group: OAuth 2.0 client credentials for Enterprise workspaces.
  * What the commands do is in oauth-commands.ts, imported only once a command runs.
  */
 
-/** program.ts's wrapper: opens the database, runs the work, records the exit code. */
-type Run = <A extends unknown[]>(
-  work: (commands: unknown, context: CommandContext, ...args: A) => Promise<void>,
-) => (this: Command, ...args: A) => Promise<void>;
-
 const load = () => import('./oauth-commands.js');
 
-export function addOAuthCommands(program: Command, run: Run): void {
+export function registerOAuthCommands(program: Command, run: Run): void {
   const oauth = program
     .command('oauth')
     .description('OAuth 2.0 client credentials (Enterprise): enable, and manage clients')
@@ -34,9 +30,7 @@ export function addOAuthCommands(program: Command, run: Run): void {
       .description('enable OAuth client credentials for an Enterprise workspace')
       .argument('<workspaceId>', 'the workspace (ws_…); it must be on the Enterprise plan')
       .addHelpText('after', examples(['pollkit oauth enable ws_01J9Z3…'])),
-  ).action(
-    run(async (_commands, context, workspaceId: string) => (await load()).enableOAuthCommand(context, workspaceId)),
-  );
+  ).action(run(async (context, workspaceId: string) => (await load()).enableOAuthCommand(context, workspaceId)));
 
   const clients = oauth.command('clients').description('create, list and revoke OAuth clients');
 
@@ -56,7 +50,7 @@ export function addOAuthCommands(program: Command, run: Run): void {
           ]),
       ),
   ).action(
-    run(async (_commands, context, options: { workspace: string; name: string; scopes: string }) =>
+    run(async (context, options: { workspace: string; name: string; scopes: string }) =>
       (await load()).createClientCommand(context, options),
     ),
   );
@@ -67,11 +61,7 @@ export function addOAuthCommands(program: Command, run: Run): void {
       .description('list a workspace’s OAuth clients (never their secrets)')
       .requiredOption('--workspace <workspaceId>', 'the workspace (ws_…)')
       .addHelpText('after', examples(['pollkit oauth clients list --workspace ws_01J9Z3…'])),
-  ).action(
-    run(async (_commands, context, options: { workspace: string }) =>
-      (await load()).listClientsCommand(context, options),
-    ),
-  );
+  ).action(run(async (context, options: { workspace: string }) => (await load()).listClientsCommand(context, options)));
 
   withJson(
     clients
@@ -82,13 +72,5 @@ export function addOAuthCommands(program: Command, run: Run): void {
         'after',
         `\nRevoking a revoked client changes nothing.\n${examples(['pollkit oauth clients revoke oac_01J9Z5…'])}`,
       ),
-  ).action(run(async (_commands, context, clientId: string) => (await load()).revokeClientCommand(context, clientId)));
-}
-
-function withJson(command: Command): Command {
-  return command.option('--json', 'print the result as JSON (and errors as JSON on stderr)');
-}
-
-function examples(lines: readonly string[]): string {
-  return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
+  ).action(run(async (context, clientId: string) => (await load()).revokeClientCommand(context, clientId)));
 }

@@ -5,7 +5,10 @@ import * as service from './api-keys.service.js';
 export const keysHandlers = defineHandlers(contract.keys, {
   list: ({ ctx, input }) => service.listWorkspaceKeys(ctx.deps.db, ctx.credential.workspaceId, input),
   create: ({ ctx, input }) => service.createWorkspaceKey(ctx.deps.db, ctx.credential.workspaceId, input.name),
-  revoke: ({ ctx, input }) => service.revokeWorkspaceKey(ctx.deps, ctx.credential.workspaceId, input.id),
+  revoke: async ({ ctx, input }) => {
+    const { key } = await service.revokeApiKey(ctx.deps, { keyId: input.id, workspaceId: ctx.credential.workspaceId });
+    return service.toApiKey(key);
+  },
   rotate: async ({ ctx, input }) => {
     const { key, secret } = await service.rotateApiKey(ctx.deps, {
       keyId: input.id,

@@ -12,18 +12,23 @@ export function listApiKeys(db: Kysely<Database>, workspaceId: string): Promise<
   return db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId).orderBy('id').execute();
 }
 
-export function revokeApiKey(db: Kysely<Database>, id: string, at: Date): Promise<ApiKeyRow | undefined> {
-  return db
-    .updateTable('api_keys')
-    .set({ revoked_at: at })
-    .where('id', '=', id)
-    .where('revoked_at', 'is', null)
-    .returningAll()
-    .executeTakeFirst();
+/** A key by id, within one workspace when `workspaceId` is given (the API's scope). */
+export interface KeyTarget {
+  keyId: string;
+  workspaceId?: string | undefined;
 }
 
-export function findApiKey(db: Kysely<Database>, id: string): Promise<ApiKeyRow | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+/** Revokes the key unless it is already revoked; undefined otherwise (unknown, other workspace, revoked). */
+export function revokeApiKey(db: Kysely<Database>, target: KeyTarget, at: Date): Promise<ApiKeyRow | undefined> {
+  let query = db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', target.keyId);
+  if (target.workspaceId !== undefined) query = query.where('workspace_id', '=', target.workspaceId);
+  return query.where('revoked_at', 'is', null).returningAll().executeTakeFirst();
+}
+
+export function findApiKey(db: Kysely<Database>, target: KeyTarget): Promise<ApiKeyRow | undefined> {
+  let query = db.selectFrom('api_keys').selectAll().where('id', '=', target.keyId);
+  if (target.workspaceId !== undefined) query = query.where('workspace_id', '=', target.workspaceId);
+  return query.executeTakeFirst();
 }
 
 /** The key with this secret hash and its workspace, in one round trip. */
@@ -70,36 +75,6 @@ export function findApiKeyForUpdate(
   let query = db.selectFrom('api_keys').selectAll().where('id', '=', id);
   if (workspaceId !== undefined) query = query.where('workspace_id', '=', workspaceId);
   return query.forUpdate().executeTakeFirst();
-}
-
-export function findWorkspaceApiKey(
-  db: Kysely<Database>,
-  workspaceId: string,
-  id: string,
-): Promise<ApiKeyRow | undefined> {
-  return db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('id', '=', id)
-    .where('workspace_id', '=', workspaceId)
-    .executeTakeFirst();
-}
-
-/** Revokes the workspace's key unless it is already revoked; undefined otherwise (unknown, other workspace, revoked). */
-export function revokeWorkspaceApiKey(
-  db: Kysely<Database>,
-  workspaceId: string,
-  id: string,
-  at: Date,
-): Promise<ApiKeyRow | undefined> {
-  return db
-    .updateTable('api_keys')
-    .set({ revoked_at: at })
-    .where('id', '=', id)
-    .where('workspace_id', '=', workspaceId)
-    .where('revoked_at', 'is', null)
-    .returningAll()
-    .executeTakeFirst();
 }
 
 export function setApiKeyExpiry(db: Kysely<Database>, id: string, expiresAt: Date): Promise<ApiKeyRow> {

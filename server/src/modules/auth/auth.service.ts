@@ -1,9 +1,9 @@
 import type { Plan, Scope } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import { ApiError } from '../../core/api-error.js';
+import { hashSecret } from '../../core/secrets.js';
 import type { Database } from '../../db/schema.js';
 import { findApiKeyWithWorkspace } from '../api-keys/api-keys.repository.js';
-import { hashSecret } from '../api-keys/api-keys.service.js';
 import { findTokenWithClient, type TokenLookup } from '../oauth/oauth.repository.js';
 import { ACCESS_TOKEN_PREFIX } from '../oauth/oauth.service.js';
 
@@ -24,7 +24,8 @@ type Lookup =
   | { kind: 'api_key'; key: KeyLookup }
   | { kind: 'oauth_token'; token: TokenLookup; scopes: ReadonlySet<Scope> };
 
-const CACHE_TTL_MS = 5_000;
+/** How long a valid credential is served from memory; a revocation elsewhere takes this long without Redis. */
+export const CREDENTIAL_CACHE_TTL_MS = 5_000;
 const CACHE_MAX_ENTRIES = 10_000;
 
 /**
@@ -59,7 +60,7 @@ export class Authenticator {
   async #lookup(hash: string, isOAuthToken: boolean): Promise<Lookup | undefined> {
     const now = Date.now();
     const cached = this.#cache.get(hash);
-    if (cached && now - cached.cachedAt < CACHE_TTL_MS) return cached.lookup;
+    if (cached && now - cached.cachedAt < CREDENTIAL_CACHE_TTL_MS) return cached.lookup;
     const lookup = isOAuthToken ? await lookUpToken(this.db, hash) : await lookUpKey(this.db, hash);
     if (lookup && isUsable(lookup)) {
       if (this.#cache.size >= CACHE_MAX_ENTRIES) this.#cache.clear();

@@ -1,12 +1,13 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { scopes as knownScopes, type Scope } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
-import { ApiError } from '../../core/api-error.js';
+import { ApiError, invalidField } from '../../core/api-error.js';
+import { hashSecret, newSecret } from '../../core/secrets.js';
 import { newId } from '../../db/ids.js';
 import type { Database, OAuthClientRow } from '../../db/schema.js';
 import type { InvalidationBus } from '../../infra/invalidation.js';
 import type { RateLimitStore } from '../../infra/rate-limit.js';
-import { CREDENTIALS_TOPIC } from '../api-keys/api-keys.service.js';
+import { CREDENTIALS_TOPIC } from '../auth/credentials-topic.js';
 import { findWorkspace } from '../workspaces/workspaces.repository.js';
 import * as repo from './oauth.repository.js';
 
@@ -19,11 +20,6 @@ export const CLIENT_SECRET_PREFIX = 'ocs_';
 /** The spec's limit on `POST /api/oauth/token`: requests per fixed minute per `client_id`. */
 export const TOKEN_REQUESTS_PER_MINUTE = 10;
 export const CLIENT_NAME_MAX_LENGTH = 200;
-
-/** SHA-256 (hex). Secrets and tokens carry 32 random bytes, so a slow password hash adds nothing. */
-export function hashToken(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
-}
 
 /** RFC 6749 §5.2 error codes, plus the spec's `access_denied`. */
 export type OAuthErrorCode =
@@ -97,15 +93,15 @@ export async function createClient(
   db: Db,
   input: { workspaceId: string; name: string; scopes: string },
 ): Promise<{ client: OAuthClientRow; secret: string }> {
-  if (input.name.trim().length === 0) throw invalid('name', 'The client name must not be blank');
+  if (input.name.trim().length === 0) throw invalidField('name', 'The client name must not be blank');
   if (input.name.length > CLIENT_NAME_MAX_LENGTH) {
-    throw invalid('name', `The client name is longer than ${CLIENT_NAME_MAX_LENGTH} characters`);
+    throw invalidField('name', `The client name is longer than ${CLIENT_NAME_MAX_LENGTH} characters`);
   }
   const { scopes, unknown } = parseScopes(input.scopes);
   if (unknown.length > 0) {
-    throw invalid('scopes', `Unknown scope ${unknown.join(', ')}; the scopes are: ${knownScopes.join(' ')}`);
+    throw invalidField('scopes', `Unknown scope ${unknown.join(', ')}; the scopes are: ${knownScopes.join(' ')}`);
   }
-  if (scopes.length === 0) throw invalid('scopes', 'Give the client at least one scope');
+  if (scopes.length === 0) throw invalidField('scopes', 'Give the client at least one scope');
   const workspace = await findWorkspace(db, input.workspaceId);
   if (!workspace) throw new ApiError('not_found', `Workspace ${input.workspaceId} not found`);
   if (workspace.plan !== 'enterprise' || !workspace.oauth_enabled) {
@@ -117,12 +113,12 @@ export async function createClient(
       { plan: workspace.plan, requiredPlan: 'enterprise' },
     );
   }
-  const secret = `${CLIENT_SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const secret = newSecret(CLIENT_SECRET_PREFIX);
   const client = await repo.insertClient(db, {
     id: newId('oauthClient'),
     workspace_id: workspace.id,
     name: input.name,
-    secret_hash: hashToken(secret),
+    secret_hash: hashSecret(secret),
     allowed_scopes: scopes,
   });
   return { client, secret };
@@ -167,7 +163,7 @@ export interface IssuedToken {
 }
 
 /** Compared against when the client is unknown, so an unknown id costs what a wrong secret costs. */
-const UNKNOWN_CLIENT_HASH = hashToken(randomBytes(32).toString('hex'));
+const UNKNOWN_CLIENT_HASH = hashSecret(randomBytes(32).toString('hex'));
 
 /**
  * The client credentials grant (RFC 6749 §4.4), once the request is well formed: count it against
@@ -191,7 +187,7 @@ export async function issueToken(
   }
 
   const client = await repo.findClientWithWorkspace(deps.db, request.clientId);
-  const presented = Buffer.from(hashToken(request.clientSecret), 'hex');
+  const presented = Buffer.from(hashSecret(request.clientSecret), 'hex');
   const expected = Buffer.from(client?.secret_hash ?? UNKNOWN_CLIENT_HASH, 'hex');
   if (!timingSafeEqual(presented, expected) || !client) {
     throw new OAuthError('invalid_client', 'Unknown client_id or wrong client_secret');
@@ -213,20 +209,16 @@ export async function issueToken(
     granted = scopes;
   }
 
-  const token = `${ACCESS_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const token = newSecret(ACCESS_TOKEN_PREFIX);
   const now = Date.now();
   await repo.deleteExpiredTokens(deps.db, client.id, new Date(now));
   await repo.insertToken(deps.db, {
     id: newId('oauthToken'),
     client_id: client.id,
     workspace_id: client.workspace_id,
-    token_hash: hashToken(token),
+    token_hash: hashSecret(token),
     scopes: granted,
     expires_at: new Date(now + deps.tokenTtlSeconds * 1000),
   });
   return { access_token: token, token_type: 'Bearer', expires_in: deps.tokenTtlSeconds, scope: granted.join(' ') };
-}
-
-function invalid(field: string, message: string): ApiError {
-  return new ApiError('validation_failed', message, { fieldErrors: { [field]: [message] }, formErrors: [] });
 }

@@ -1,6 +1,6 @@
 import type { Plan } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
-import { ApiError } from '../../core/api-error.js';
+import { ApiError, invalidField } from '../../core/api-error.js';
 import { newId } from '../../db/ids.js';
 import type { Database, WorkspaceRow } from '../../db/schema.js';
 import { createApiKey } from '../api-keys/api-keys.service.js';
@@ -37,29 +37,25 @@ export function toWorkspaceSummary(row: WorkspaceRow): WorkspaceSummary {
  * override only on the Enterprise plan (the spec: "Enterprise customers can request higher limits").
  */
 function checkWorkspace(workspace: { id?: string; name: string; plan: Plan; rateLimitPerMinute: number | null }) {
-  if (workspace.name.trim().length === 0) throw invalid('name', 'The workspace name must not be blank');
+  if (workspace.name.trim().length === 0) throw invalidField('name', 'The workspace name must not be blank');
   if (workspace.name.length > WORKSPACE_NAME_MAX_LENGTH) {
-    throw invalid('name', `The workspace name is longer than ${WORKSPACE_NAME_MAX_LENGTH} characters`);
+    throw invalidField('name', `The workspace name is longer than ${WORKSPACE_NAME_MAX_LENGTH} characters`);
   }
   const limit = workspace.rateLimitPerMinute;
   if (limit === null) return;
   if (!Number.isInteger(limit) || limit < 1 || limit > RATE_LIMIT_OVERRIDE_MAX) {
-    throw invalid(
+    throw invalidField(
       'rateLimitPerMinute',
       `The rate limit must be a whole number of requests per minute from 1 to ${RATE_LIMIT_OVERRIDE_MAX}`,
     );
   }
   if (workspace.plan !== 'enterprise') {
     const which = workspace.id ? `workspace ${workspace.id}` : 'the workspace';
-    throw invalid(
+    throw invalidField(
       'rateLimitPerMinute',
       `Rate-limit overrides are an Enterprise feature, and ${which} is on the ${workspace.plan} plan`,
     );
   }
-}
-
-function invalid(field: string, message: string): ApiError {
-  return new ApiError('validation_failed', message, { fieldErrors: { [field]: [message] }, formErrors: [] });
 }
 
 export function createWorkspace(
@@ -79,12 +75,6 @@ export function createWorkspace(
 /** Oldest first (ids sort by creation time). */
 export function listWorkspaces(db: Db): Promise<WorkspaceRow[]> {
   return workspaces.listWorkspaces(db);
-}
-
-export async function getWorkspace(db: Db, id: string): Promise<WorkspaceRow> {
-  const row = await workspaces.findWorkspace(db, id);
-  if (!row) throw workspaceNotFound(id);
-  return row;
 }
 
 export function workspaceNotFound(id: string): ApiError {
@@ -114,7 +104,7 @@ export function updateWorkspace(
         changes.rateLimitPerMinute === undefined ? current.rate_limit_per_minute : changes.rateLimitPerMinute,
     };
     if (changes.rateLimitPerMinute === undefined && next.rateLimitPerMinute !== null && next.plan !== 'enterprise') {
-      throw invalid(
+      throw invalidField(
         'plan',
         `Workspace ${id} has a rate-limit override of ${next.rateLimitPerMinute} requests per minute, which only ` +
           `Enterprise workspaces may have; drop the override in the same update to move it to the ${next.plan} plan`,
