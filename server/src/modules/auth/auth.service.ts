@@ -39,17 +39,26 @@ export class Authenticator {
 
   constructor(private readonly db: Kysely<Database>) {}
 
-  async authenticate(authorization: string | undefined): Promise<WorkspaceCredential> {
-    const token = bearerToken(authorization);
-    if (!token) {
-      throw new ApiError('missing_authorization', 'Send your API key as `Authorization: Bearer <API_KEY>`');
+  /**
+   * Runs on every authenticated request, so a cache hit settles without awaiting anything: one
+   * resolved promise, no async frames (measured in server/bench, "pipeline step by step").
+   */
+  authenticate(authorization: string | undefined): Promise<WorkspaceCredential> {
+    try {
+      const token = bearerToken(authorization);
+      if (!token) {
+        throw new ApiError('missing_authorization', 'Send your API key as `Authorization: Bearer <API_KEY>`');
+      }
+      const isOAuthToken = token.startsWith(ACCESS_TOKEN_PREFIX);
+      const hash = hashSecret(token);
+      const cached = this.#cache.get(hash);
+      if (cached && Date.now() - cached.cachedAt < CREDENTIAL_CACHE_TTL_MS) {
+        return Promise.resolve(credentialOf(cached.lookup, isOAuthToken));
+      }
+      return this.#load(hash, isOAuthToken).then((lookup) => credentialOf(lookup, isOAuthToken));
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const isOAuthToken = token.startsWith(ACCESS_TOKEN_PREFIX);
-    const hash = hashSecret(token);
-    const lookup = await this.#lookup(hash, isOAuthToken);
-    if (isOAuthToken) return oauthCredential(lookup?.kind === 'oauth_token' ? lookup : undefined);
-    if (lookup?.kind !== 'api_key') throw new ApiError('invalid_api_key', 'The API key is unknown or incorrect');
-    return apiKeyCredential(lookup.key);
   }
 
   /** Forget cached credentials (after a revocation, a plan change, …). */
@@ -57,10 +66,8 @@ export class Authenticator {
     this.#cache.clear();
   }
 
-  async #lookup(hash: string, isOAuthToken: boolean): Promise<Lookup | undefined> {
+  async #load(hash: string, isOAuthToken: boolean): Promise<Lookup | undefined> {
     const now = Date.now();
-    const cached = this.#cache.get(hash);
-    if (cached && now - cached.cachedAt < CREDENTIAL_CACHE_TTL_MS) return cached.lookup;
     const lookup = isOAuthToken ? await lookUpToken(this.db, hash) : await lookUpKey(this.db, hash);
     if (lookup && isUsable(lookup)) {
       if (this.#cache.size >= CACHE_MAX_ENTRIES) this.#cache.clear();
@@ -70,6 +77,13 @@ export class Authenticator {
     }
     return lookup;
   }
+}
+
+/** The credential a lookup grants, or the 401 it deserves (unknown, revoked, expired…). */
+function credentialOf(lookup: Lookup | undefined, isOAuthToken: boolean): WorkspaceCredential {
+  if (isOAuthToken) return oauthCredential(lookup?.kind === 'oauth_token' ? lookup : undefined);
+  if (lookup?.kind !== 'api_key') throw new ApiError('invalid_api_key', 'The API key is unknown or incorrect');
+  return apiKeyCredential(lookup.key);
 }
 
 async function lookUpKey(db: Kysely<Database>, hash: string): Promise<Lookup | undefined> {
