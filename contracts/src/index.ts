@@ -1,17 +1,10 @@
-import {
-  castVote,
-  createResponse,
-  exportResults,
-  getResults,
-  listQuestions,
-  listResponses,
-  listVotes,
-  moderateQuestion,
-  upvoteQuestion,
-} from './routes/answers.js';
 import { createKey, listKeys, revokeKey, rotateKey } from './routes/keys.js';
 import { ingestMedia } from './routes/media.js';
 import { createPoll, deletePoll, getPoll, listPolls, updatePoll } from './routes/polls.js';
+import { listQuestions, moderateQuestion, upvoteQuestion } from './routes/questions.js';
+import { createResponse, listResponses } from './routes/responses.js';
+import { exportResults, getResults } from './routes/results.js';
+import { castVote, listVotes } from './routes/votes.js';
 
 export * from './errors.js';
 export * from './route.js';
@@ -26,6 +19,10 @@ export * from './scopes.js';
 export * from './validation.js';
 
 /**
+ * Every schema is exported with a TypeScript type of the same name: for a `*Input` schema the
+ * input as a client writes it (`z.input`: defaulted fields optional), for every other schema the
+ * value as the API answers it (`z.output`). Route files are one per contract group.
+ *
  * The whole API: `contract.<group>.<operation>`. The server implements every route in it, the
  * OpenAPI document describes every route in it, and the SDK exposes every route in it as
  * `client.<group>.<operation>()`.

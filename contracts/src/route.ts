@@ -7,19 +7,17 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 /**
  * Who may call a route:
  * - `workspace`: a workspace credential (API key or OAuth access token);
- * - `host`: a workspace credential or a live session's host token;
- * - `participant`: a live-session participant token;
  * - `none`: anyone.
  */
-export type RouteAuth = 'workspace' | 'host' | 'participant' | 'none';
+export type RouteAuth = 'workspace' | 'none';
 
 /**
- * One operation of the API as plain data, read by the server (to build the tRPC procedure and its
- * OpenAPI metadata) and by the SDK (to build the client method). Nothing about an operation is
- * written anywhere else.
+ * One operation of the API as plain data, read by the server (to serve it through its pipeline and
+ * to describe it in the OpenAPI document) and by the SDK (to build the client method). Nothing about
+ * an operation is written anywhere else.
  *
  * `input` is one object schema holding path parameters (named like `{id}` in `path`), plus the
- * query string for GET/DELETE or the JSON body otherwise, the way trpc-to-openapi splits it.
+ * query string for GET/DELETE or the JSON body otherwise, as the OpenAPI document describes it.
  */
 export interface RouteDefinition<TInput extends z.ZodType = z.ZodType, TOutput extends z.ZodType = z.ZodType> {
   method: HttpMethod;

@@ -1,10 +1,5 @@
 import type { z } from 'zod';
-
-/** `details` of a `validation_failed` error: messages per field (dotted paths) and about the whole input. */
-export interface ValidationDetails {
-  fieldErrors: Record<string, string[]>;
-  formErrors: string[];
-}
+import type { ValidationErrorDetails } from './schemas/common.js';
 
 /**
  * zod issues -> `{ fieldErrors, formErrors }`, the `details` of a `validation_failed` error. Unlike
@@ -15,7 +10,7 @@ export interface ValidationDetails {
  * Paths come from the caller's input, so a field may be named `constructor` or `__proto__`: messages
  * are gathered in a Map and copied into an object with own data properties only.
  */
-export function validationDetails(issues: readonly z.core.$ZodIssue[]): ValidationDetails {
+export function validationDetails(issues: readonly z.core.$ZodIssue[]): ValidationErrorDetails {
   const byField = new Map<string, string[]>();
   const formErrors: string[] = [];
   const addFieldError = (path: string, message: string) => {
@@ -35,7 +30,7 @@ export function validationDetails(issues: readonly z.core.$ZodIssue[]): Validati
 }
 
 /** The one-line message of a `validation_failed` error: the first fields named, or the first form error. */
-export function validationSummary(details: ValidationDetails): string {
+export function validationSummary(details: ValidationErrorDetails): string {
   const fields = Object.keys(details.fieldErrors);
   return fields.length > 0
     ? `Validation failed for ${fields.slice(0, 5).join(', ')}${fields.length > 5 ? ', …' : ''}`

@@ -8,24 +8,60 @@ import type {
 } from '@pollkit/contracts';
 import type { z } from 'zod';
 
+// The API's types, as the contracts define them (each schema's type of the same name): request
+// shapes as a client writes them, responses as the API answers them.
 export type {
   AnswerReceipt,
+  ApiKey,
+  ApiKeyList,
+  ApiKeyStatus,
+  BranchCondition,
   Branching,
+  CastVoteInput,
+  ContentResult,
+  CreateApiKeyInput,
+  CreatedApiKey,
+  CreatePollInput,
+  CreateResponseInput,
+  DeletedPoll,
   ErrorCode,
   ErrorEnvelope,
+  GetPollInput,
+  IngestMediaInput,
+  ListAnswersInput,
+  ListApiKeysInput,
+  ListPollsInput,
+  ListQuestionsInput,
   Media,
+  MediaEnvelope,
+  MediaType,
+  ModerateQuestionInput,
+  MultipleChoiceResult,
+  OpenEndedResult,
   Poll,
   PollContent,
   PollkitContract,
+  PollList,
   PollResponse,
   PollResults,
   PollStatus,
+  QaResult,
   Question,
+  QuestionList,
   QuestionStatus,
+  QuizResult,
+  RankingResult,
+  ResponseList,
+  RotateApiKeyInput,
+  ScaleResult,
   Slide,
   SlideKind,
   SlideResult,
+  UpdatePollInput,
+  UpvoteQuestionInput,
+  ValidationErrorDetails,
   Vote,
+  VoteList,
 } from '@pollkit/contracts';
 export {
   type ApiKeyAuth,
@@ -50,7 +86,6 @@ export {
   InternalServerError,
   NotFoundError,
   PermissionDeniedError,
-  PollkitConnectionError,
   PollkitError,
   type PollkitErrorCode,
   type PollkitErrorDetails,
@@ -83,19 +118,8 @@ export type PollkitOutput<
   O extends keyof PollkitContract[G],
 > = PollkitContract[G][O] extends RouteDefinition ? RouteOutput<PollkitContract[G][O]> : never;
 
-export type ListPollsInput = PollkitInput<'polls', 'list'>;
-export type CreatePollInput = PollkitInput<'polls', 'create'>;
-export type GetPollInput = PollkitInput<'polls', 'get'>;
-export type UpdatePollInput = PollkitInput<'polls', 'update'>;
+/** `client.polls.delete()` takes the poll's id (the contract reuses `GetPollInput`). */
 export type DeletePollInput = PollkitInput<'polls', 'delete'>;
-export type PollList = PollkitOutput<'polls', 'list'>;
-export type DeletedPoll = PollkitOutput<'polls', 'delete'>;
-export type CastVoteInput = PollkitInput<'votes', 'cast'>;
-export type CreateResponseInput = PollkitInput<'responses', 'create'>;
-export type ListAnswersInput = PollkitInput<'votes', 'list'>;
-export type VoteList = PollkitOutput<'votes', 'list'>;
-export type ResponseList = PollkitOutput<'responses', 'list'>;
-export type QuestionList = PollkitOutput<'questions', 'list'>;
 
 /** A slide as written in a request: fields with a server default (`type`, `timeLimitSec`…) may be left out. */
 export type SlideInput = z.input<typeof SlideSchema>;

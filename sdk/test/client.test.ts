@@ -8,12 +8,12 @@ import { startTestServer, type TestServer } from '../../server/test/support/serv
 import { buildClient, resolveConfig } from '../src/client.js';
 import { prepareRequest } from '../src/core/request.js';
 import {
+  ConnectionError,
   createClient,
   type DeletedPoll,
   type Page,
   type Poll,
   type PollContentInput,
-  PollkitConnectionError,
   PollkitError,
 } from '../src/index.js';
 
@@ -167,7 +167,7 @@ describe('errors', () => {
     expect(error.name).toBe('AuthenticationError');
   });
 
-  it('throws PollkitConnectionError, with the cause, when nothing listens on the port', async () => {
+  it('throws ConnectionError, with the cause, when nothing listens on the port', async () => {
     const probe = createServer();
     probe.listen(0, '127.0.0.1');
     await once(probe, 'listening');
@@ -176,7 +176,7 @@ describe('errors', () => {
 
     const client = createClient({ apiKey, baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 });
     const error = await pollkitError(client.polls.list());
-    expect(error).toBeInstanceOf(PollkitConnectionError);
+    expect(error).toBeInstanceOf(ConnectionError);
     expect(error).toMatchObject({ status: undefined, code: 'connection_error', name: 'ConnectionError' });
     expect(error.cause).toBeInstanceOf(Error);
     expect(error.message).toMatch(
@@ -234,10 +234,10 @@ describe('errors', () => {
       expect(error).toMatchObject({ status: 404, code: 'not_found', message: 'HTTP 404' });
     });
 
-    it('throws PollkitConnectionError when the connection drops while the body arrives', async () => {
+    it('throws ConnectionError when the connection drops while the body arrives', async () => {
       const client = createClient({ apiKey, baseUrl: proxyUrl, maxRetries: 0 });
       const error = await pollkitError(client.polls.delete({ id: 'poll_01AAAAAAAAAAAAAAAAAAAAAAAA' }));
-      expect(error).toBeInstanceOf(PollkitConnectionError);
+      expect(error).toBeInstanceOf(ConnectionError);
       expect(error.cause).toBeInstanceOf(Error);
     });
 

@@ -159,3 +159,19 @@ export const ListQuestionsInput = z.strictObject({
   status: QuestionStatus.optional(),
 });
 export const QuestionList = pageOf(Question, 'QuestionList');
+
+// Types of the same names: a request body or query as a client writes it (`z.input`: defaulted
+// fields optional) for `*Input` schemas, the value as the API answers it (`z.output`) for the rest.
+export type CastVoteInput = z.input<typeof CastVoteInput>;
+export type CreateResponseInput = z.input<typeof CreateResponseInput>;
+export type ListAnswersInput = z.input<typeof ListAnswersInput>;
+export type ListQuestionsInput = z.input<typeof ListQuestionsInput>;
+export type ModerateQuestionInput = z.input<typeof ModerateQuestionInput>;
+export type QuestionList = z.output<typeof QuestionList>;
+export type ResponseId = z.output<typeof ResponseId>;
+export type ResponseList = z.output<typeof ResponseList>;
+export type SlideId = z.output<typeof SlideId>;
+export type UpvoteQuestionInput = z.input<typeof UpvoteQuestionInput>;
+export type VoteId = z.output<typeof VoteId>;
+export type VoteList = z.output<typeof VoteList>;
+export type VoterId = z.output<typeof VoterId>;

@@ -53,3 +53,10 @@ export const ErrorEnvelope = z
   .meta({ id: 'ErrorEnvelope', description: 'Every error answers this envelope.' });
 
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
+
+// Types of the same names: a request body or query as a client writes it (`z.input`: defaulted
+// fields optional) for `*Input` schemas, the value as the API answers it (`z.output`) for the rest.
+export type ListCursor = z.output<typeof ListCursor>;
+export type ListLimit = z.output<typeof ListLimit>;
+export type Timestamp = z.output<typeof Timestamp>;
+export type ValidationErrorDetails = z.output<typeof ValidationErrorDetails>;

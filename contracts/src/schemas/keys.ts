@@ -59,3 +59,13 @@ export const RotateApiKeyInput = z.strictObject({
 
 export type ApiKey = z.infer<typeof ApiKey>;
 export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
+
+// Types of the same names: a request body or query as a client writes it (`z.input`: defaulted
+// fields optional) for `*Input` schemas, the value as the API answers it (`z.output`) for the rest.
+export type ApiKeyId = z.output<typeof ApiKeyId>;
+export type ApiKeyIdInput = z.input<typeof ApiKeyIdInput>;
+export type ApiKeyList = z.output<typeof ApiKeyList>;
+export type ApiKeyStatus = z.output<typeof ApiKeyStatus>;
+export type CreateApiKeyInput = z.input<typeof CreateApiKeyInput>;
+export type ListApiKeysInput = z.input<typeof ListApiKeysInput>;
+export type RotateApiKeyInput = z.input<typeof RotateApiKeyInput>;

@@ -34,3 +34,9 @@ export const IngestMediaInput = z
 
 /** Response of `POST /media`: the spec wraps media results as `{ data: … }`. */
 export const MediaEnvelope = z.strictObject({ data: Media }).meta({ id: 'MediaEnvelope' });
+
+// Types of the same names: a request body or query as a client writes it (`z.input`: defaulted
+// fields optional) for `*Input` schemas, the value as the API answers it (`z.output`) for the rest.
+export type HttpUrl = z.output<typeof HttpUrl>;
+export type IngestMediaInput = z.input<typeof IngestMediaInput>;
+export type MediaEnvelope = z.output<typeof MediaEnvelope>;

@@ -295,3 +295,24 @@ export const ListPollsInput = z.strictObject({
 export const PollList = pageOf(Poll, 'PollList');
 
 export const DeletedPoll = z.object({ id: PollId, deleted: z.literal(true) }).meta({ id: 'DeletedPoll' });
+
+// Types of the same names: a request body or query as a client writes it (`z.input`: defaulted
+// fields optional) for `*Input` schemas, the value as the API answers it (`z.output`) for the rest.
+export type BranchCondition = z.output<typeof BranchCondition>;
+export type ClientId = z.output<typeof ClientId>;
+export type ContentSlide = z.output<typeof ContentSlide>;
+export type CreatePollInput = z.input<typeof CreatePollInput>;
+export type DeletedPoll = z.output<typeof DeletedPoll>;
+export type GetPollInput = z.input<typeof GetPollInput>;
+export type ListPollsInput = z.input<typeof ListPollsInput>;
+export type MultipleChoiceSlide = z.output<typeof MultipleChoiceSlide>;
+export type OpenEndedSlide = z.output<typeof OpenEndedSlide>;
+export type Option = z.output<typeof Option>;
+export type PollId = z.output<typeof PollId>;
+export type PollList = z.output<typeof PollList>;
+export type QaSlide = z.output<typeof QaSlide>;
+export type QuizSlide = z.output<typeof QuizSlide>;
+export type RankingSlide = z.output<typeof RankingSlide>;
+export type ScaleSlide = z.output<typeof ScaleSlide>;
+export type Statement = z.output<typeof Statement>;
+export type UpdatePollInput = z.input<typeof UpdatePollInput>;

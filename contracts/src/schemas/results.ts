@@ -112,3 +112,13 @@ export const PollResults = z
 
 export type PollResults = z.infer<typeof PollResults>;
 export type SlideResult = z.infer<typeof SlideResult>;
+
+// Types of the same names: a request body or query as a client writes it (`z.input`: defaulted
+// fields optional) for `*Input` schemas, the value as the API answers it (`z.output`) for the rest.
+export type ContentResult = z.output<typeof ContentResult>;
+export type MultipleChoiceResult = z.output<typeof MultipleChoiceResult>;
+export type OpenEndedResult = z.output<typeof OpenEndedResult>;
+export type QaResult = z.output<typeof QaResult>;
+export type QuizResult = z.output<typeof QuizResult>;
+export type RankingResult = z.output<typeof RankingResult>;
+export type ScaleResult = z.output<typeof ScaleResult>;

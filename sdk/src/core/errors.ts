@@ -210,10 +210,6 @@ export class ConnectionError extends PollkitError {
   }
 }
 
-/** The former name of {@link ConnectionError}; both name the same class. */
-export const PollkitConnectionError = ConnectionError;
-export type PollkitConnectionError = ConnectionError;
-
 /** No complete answer arrived within the call's `timeout`. A kind of {@link ConnectionError}, retried like one. */
 export class TimeoutError extends ConnectionError {
   declare readonly code: 'timeout';

@@ -1,4 +1,4 @@
-import { inputInQuery, pathParams, type RouteDefinition } from '@pollkit/contracts';
+import { inputInQuery, pathParams, type RouteDefinition, validationDetails } from '@pollkit/contracts';
 import type { z } from 'zod';
 import {
   AuthenticationError,
@@ -283,20 +283,6 @@ export async function sendOnce(
   }
 }
 
-/** `z.ZodError` issues as the API's own `{ fieldErrors, formErrors }`, paths dotted. */
-function issuesAsDetails(error: z.ZodError): PollkitErrorDetails {
-  const fieldErrors: Record<string, string[]> = {};
-  const formErrors: string[] = [];
-  for (const issue of error.issues) {
-    if (issue.path.length === 0) formErrors.push(issue.message);
-    else {
-      const path = issue.path.map(String).join('.');
-      fieldErrors[path] = [...(fieldErrors[path] ?? []), issue.message];
-    }
-  }
-  return { fieldErrors, formErrors };
-}
-
 /** The value of a 2xx response; any other status becomes the {@link PollkitError} of its family. */
 export function interpretResponse(route: RouteDefinition, response: ReadResponse, validate: boolean): unknown {
   if (!response.ok)
@@ -328,7 +314,7 @@ export function interpretResponse(route: RouteDefinition, response: ReadResponse
   if (!parsed.success) {
     throw invalid(
       `The ${response.status} response of ${route.method} ${route.path} does not match its schema`,
-      issuesAsDetails(parsed.error),
+      validationDetails(parsed.error.issues),
       parsed.error,
     );
   }

@@ -2,7 +2,7 @@ import {
   type ErrorCode,
   type ErrorEnvelope,
   statusOf,
-  type ValidationDetails,
+  type ValidationErrorDetails,
   validationDetails,
   validationSummary,
 } from '@pollkit/contracts';
@@ -45,13 +45,13 @@ export class ApiError extends Error {
 
 /** 422 `validation_failed` for one field, with the usual details. */
 export function invalidField(field: string, message: string): ApiError {
-  const details: ValidationDetails = { fieldErrors: { [field]: [message] }, formErrors: [] };
+  const details: ValidationErrorDetails = { fieldErrors: { [field]: [message] }, formErrors: [] };
   return new ApiError('validation_failed', message, { ...details });
 }
 
 /** 422 `validation_failed` about the input as a whole. */
 export function invalidInput(message: string): ApiError {
-  const details: ValidationDetails = { fieldErrors: {}, formErrors: [message] };
+  const details: ValidationErrorDetails = { fieldErrors: {}, formErrors: [message] };
   return new ApiError('validation_failed', message, { ...details });
 }
 

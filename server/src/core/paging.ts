@@ -1,4 +1,4 @@
-import type { ValidationDetails } from '@pollkit/contracts';
+import type { ValidationErrorDetails } from '@pollkit/contracts';
 import { ApiError } from './api-error.js';
 
 /**
@@ -15,7 +15,7 @@ export function decodeCursor(cursor: string, idPrefix: string): string {
     throw new ApiError('validation_failed', 'Invalid cursor', {
       fieldErrors: { cursor: ['Not a cursor this list returned'] },
       formErrors: [],
-    } satisfies ValidationDetails);
+    } satisfies ValidationErrorDetails);
   }
   return id;
 }

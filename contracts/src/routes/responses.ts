@@ -1,0 +1,34 @@
+import { defineRoute } from '../route.js';
+import { AnswerReceipt, CreateResponseInput, ListAnswersInput, ResponseList } from '../schemas/answers.js';
+import { answerErrors } from './answer-errors.js';
+
+export const createResponse = defineRoute({
+  method: 'POST',
+  path: '/polls/{id}/responses',
+  tags: ['responses'],
+  summary: 'Answer a slide',
+  description:
+    'Send the one field that matches the slide: `optionIds` (quiz), `scaleValue` or `scaleValues` (scale), ' +
+    '`rankingOrder` (ranking), `text` (open_ended, and qa questions). One answer per voter per slide, except ' +
+    'Q&A, where a voter may ask several questions.',
+  auth: 'workspace',
+  scope: 'responses:write',
+  successStatus: 201,
+  input: CreateResponseInput,
+  output: AnswerReceipt,
+  errors: answerErrors,
+});
+
+export const listResponses = defineRoute({
+  method: 'GET',
+  path: '/polls/{id}/responses',
+  tags: ['responses'],
+  summary: 'List responses',
+  description: 'Newest first, cursor-paginated; filter by `slideId` and `voterId`. Votes are listed separately.',
+  auth: 'workspace',
+  scope: 'responses:read',
+  successStatus: 200,
+  input: ListAnswersInput,
+  output: ResponseList,
+  errors: ['not_found', 'validation_failed'],
+});
