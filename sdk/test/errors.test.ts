@@ -18,6 +18,7 @@ import {
   ValidationError,
 } from '../src/index.js';
 import { type FaultProxy, startFaultProxy } from './support/fault-proxy.js';
+import { rejectionOf } from './support/rejection.js';
 
 let t: TestServer;
 let proxy: FaultProxy;
@@ -36,12 +37,6 @@ afterAll(async () => {
 });
 
 /** The rejection of `promise`, failing the test if it resolves. */
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => expect.fail('expected the call to fail'),
-    (reason: unknown) => reason,
-  );
-}
 
 const missingPoll = { id: 'poll_01AAAAAAAAAAAAAAAAAAAAAAAA' };
 

@@ -18,6 +18,7 @@ import {
   RateLimitError,
   type RequestLogRecord,
 } from '../src/index.js';
+import { rejectionOf } from './support/rejection.js';
 
 const CLIENT_ID = 'oc_test_client';
 const CLIENT_SECRET = 'ocs_very-secret:value with spaces';
@@ -174,13 +175,6 @@ function oauthClient(options: Partial<ClientOptions> = {}) {
     retryMaxDelayMs: 4,
     ...(options as object),
   } as ClientOptions);
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => expect.fail('expected the call to fail'),
-    (reason: unknown) => reason,
-  );
 }
 
 describe('the token request', () => {

@@ -17,6 +17,7 @@ import {
   ValidationError,
 } from '../src/index.js';
 import { type FaultProxy, type RecordedRequest, startFaultProxy } from './support/fault-proxy.js';
+import { rejectionOf } from './support/rejection.js';
 
 let t: TestServer;
 let proxy: FaultProxy;
@@ -45,13 +46,6 @@ async function proxiedClient(options: Partial<CommonClientOptions> = {}) {
 const requestsTo = (method: string, path: string): RecordedRequest[] =>
   proxy.requests.filter((r) => r.method === method && r.url === `/api/v1${path}`);
 const isPost = (r: RecordedRequest) => r.method === 'POST';
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => expect.fail('expected the call to fail'),
-    (reason: unknown) => reason,
-  );
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -4,6 +4,7 @@ import { newId } from '../src/db/ids.js';
 import { AnswerWriter, type PendingAnswer } from '../src/modules/answers/answer-writer.js';
 import { deltasFor, tallyKey } from '../src/modules/answers/tallies.js';
 import { call, sampleContent } from './support/http.js';
+import { publishPoll } from './support/polls.js';
 import { startTestServer, type TestServer, usingPostgres } from './support/server.js';
 
 /**
@@ -38,11 +39,7 @@ function raceContent() {
 }
 
 async function publishedPoll(api = t.api): Promise<{ id: string; updatedAt: string; content: any }> {
-  const created = await call('POST', `${api}/polls`, { apiKey, body: { title: 'Race', content: raceContent() } });
-  expect(created.status).toBe(201);
-  const published = await call('PATCH', `${api}/polls/${created.body.id}`, { apiKey, body: { publish: true } });
-  expect(published.status).toBe(200);
-  return published.body;
+  return (await publishPoll({ api, apiKey, title: 'Race', content: raceContent() })).published;
 }
 
 const vote = (pollId: string, body: unknown, api = t.api) =>

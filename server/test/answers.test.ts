@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toNumber } from '../src/db/database.js';
 import { tallyKey } from '../src/modules/answers/tallies.js';
 import { call, sampleContent } from './support/http.js';
+import { publishPoll } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 let t: TestServer;
@@ -49,11 +50,7 @@ function fullContent(): { questions: Record<string, unknown>[] } {
 }
 
 async function publishedPoll(content: unknown = fullContent(), key = apiKey): Promise<string> {
-  const created = await call('POST', `${t.api}/polls`, { apiKey: key, body: { title: 'Answers', content } });
-  expect(created.status).toBe(201);
-  const published = await call('PATCH', `${t.api}/polls/${created.body.id}`, { apiKey: key, body: { publish: true } });
-  expect(published.status).toBe(200);
-  return created.body.id;
+  return (await publishPoll({ api: t.api, apiKey: key, title: 'Answers', content })).id;
 }
 
 const vote = (pollId: string, body: unknown, key = apiKey) =>

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../src/http/json-body.js';
 import { revokeApiKey } from '../src/modules/api-keys/api-keys.service.js';
 import { createPoll as insertPoll } from '../src/modules/polls/polls.service.js';
+import { expectError } from './support/assertions.js';
 import { call, type JsonResponse, sampleContent } from './support/http.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
@@ -23,15 +24,6 @@ afterAll(() => t?.close());
 const SOME_POLL_ID = 'poll_01AAAAAAAAAAAAAAAAAAAAAAAA';
 
 /** The envelope and nothing else: `{ error: { code, message, details? } }`. */
-function expectError(res: JsonResponse, status: number, code: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(Object.keys(res.body)).toEqual(['error']);
-  expect(res.body.error.code).toBe(code);
-  expect(typeof res.body.error.message).toBe('string');
-  expect(res.body.error.message.length).toBeGreaterThan(0);
-  for (const key of Object.keys(res.body.error)) expect(['code', 'message', 'details']).toContain(key);
-}
 
 /** A 422 whose `details` names `field` (a dotted path) in `fieldErrors`. */
 function expectValidation(res: JsonResponse, field: string) {

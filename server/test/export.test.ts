@@ -6,6 +6,7 @@ import { deltasFor } from '../src/modules/answers/tallies.js';
 import { CSV_BATCH_ROWS } from '../src/modules/results/csv-export.js';
 import { exportResults } from '../src/modules/results/results.service.js';
 import { call, sampleContent } from './support/http.js';
+import { publishPoll } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
@@ -49,15 +50,8 @@ function deck() {
 }
 
 async function publishedPoll(content: Json = deck(), key = apiKey) {
-  const created = await call('POST', `${t.api}/polls`, { apiKey: key, body: { title: 'Export', content } });
-  expect(created.status).toBe(201);
-  const published = await call('PATCH', `${t.api}/polls/${created.body.id}`, { apiKey: key, body: { publish: true } });
-  expect(published.status).toBe(200);
-  return {
-    id: created.body.id as string,
-    slides: created.body.content.questions as Json[],
-    version: published.body.updatedAt as string,
-  };
+  const { id, created, published } = await publishPoll({ api: t.api, apiKey: key, title: 'Export', content });
+  return { id, slides: created.content.questions as Json[], version: published.updatedAt as string };
 }
 
 async function submit(pollId: string, slides: Json[], body: Json): Promise<string> {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, type JsonResponse, sampleContent } from './support/http.js';
+import { publishPoll } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 let t: TestServer;
@@ -25,14 +26,7 @@ const vote = (pollId: string, body: unknown, key?: string, base = t.api) =>
   call('POST', `${base}/polls/${pollId}/votes`, { apiKey, body, headers: key ? withKey(key) : {} });
 
 async function publishedPoll(credential = apiKey): Promise<string> {
-  const created = await createPoll({ title: 'Lunch', content: sampleContent() }, undefined, credential);
-  expect(created.status).toBe(201);
-  const published = await call('PATCH', `${t.api}/polls/${created.body.id}`, {
-    apiKey: credential,
-    body: { publish: true },
-  });
-  expect(published.status).toBe(200);
-  return created.body.id;
+  return (await publishPoll({ api: t.api, apiKey: credential, title: 'Lunch', content: sampleContent() })).id;
 }
 
 async function votesOf(pollId: string): Promise<{ id: string; voterId: string }[]> {

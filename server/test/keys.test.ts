@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREDENTIALS_TOPIC } from '../src/modules/auth/credentials-topic.js';
+import { expectError } from './support/assertions.js';
 import { runCliInProcess } from './support/cli.js';
 import { call, type JsonResponse } from './support/http.js';
 import { startTestServer, type TestServer, usingPostgres } from './support/server.js';
@@ -15,12 +16,6 @@ afterAll(() => t?.close());
 
 const secretPattern = /^pk_live_[A-Za-z0-9_-]{43}$/;
 const recordFields = ['createdAt', 'expiresAt', 'id', 'name', 'prefix', 'revokedAt', 'status'];
-
-function expectError(res: JsonResponse, status: number, code: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  expect(res.body.error.message.length).toBeGreaterThan(0);
-}
 
 /** Whether the key is accepted: 200 on a cheap authenticated read, else the error. */
 function usePolls(apiKey: string): Promise<JsonResponse> {

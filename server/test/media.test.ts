@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalDiskMediaStorage } from '../src/infra/media-storage.js';
 import { forbiddenAddressReason } from '../src/infra/safe-fetch.js';
+import { expectError } from './support/assertions.js';
 import { call, type JsonResponse } from './support/http.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
@@ -221,12 +222,6 @@ async function ingest(body: unknown): Promise<JsonResponse> {
 async function download(url: string): Promise<{ res: Response; bytes: Buffer }> {
   const res = await fetch(url);
   return { res, bytes: Buffer.from(await res.arrayBuffer()) };
-}
-
-function expectError(res: JsonResponse, status: number, code: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  expect(res.body.error.message.length).toBeGreaterThan(0);
 }
 
 describe('POST /media: images', () => {

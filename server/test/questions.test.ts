@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './support/http.js';
+import { publishPoll } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 let t: TestServer;
@@ -27,14 +28,7 @@ function qaContent() {
 }
 
 async function publishedPoll(key = apiKey): Promise<string> {
-  const created = await call('POST', `${t.api}/polls`, {
-    apiKey: key,
-    body: { title: 'Town hall', content: qaContent() },
-  });
-  expect(created.status).toBe(201);
-  const published = await call('PATCH', `${t.api}/polls/${created.body.id}`, { apiKey: key, body: { publish: true } });
-  expect(published.status).toBe(200);
-  return created.body.id;
+  return (await publishPoll({ api: t.api, apiKey: key, title: 'Town hall', content: qaContent() })).id;
 }
 
 async function ask(pollId: string, slideId: string, voterId: string, text: string): Promise<string> {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, sampleContent } from './support/http.js';
+import { publishPoll } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
@@ -55,11 +56,8 @@ function deck() {
 }
 
 async function publishedPoll(content: Json = deck(), key = apiKey): Promise<{ id: string; slides: Json[] }> {
-  const created = await call('POST', `${t.api}/polls`, { apiKey: key, body: { title: 'Results', content } });
-  expect(created.status).toBe(201);
-  const published = await call('PATCH', `${t.api}/polls/${created.body.id}`, { apiKey: key, body: { publish: true } });
-  expect(published.status).toBe(200);
-  return { id: created.body.id, slides: created.body.content.questions };
+  const { id, created } = await publishPoll({ api: t.api, apiKey: key, title: 'Results', content });
+  return { id, slides: created.content.questions };
 }
 
 interface Ballot {
