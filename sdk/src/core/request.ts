@@ -135,8 +135,8 @@ function appendQuery(route: RouteDefinition, params: URLSearchParams, name: stri
 }
 
 /**
- * Splits a route's input the way trpc-to-openapi reads it back: `{param}`s into the path, the rest
- * into the query string (GET, DELETE) or a JSON body (POST, PATCH, PUT).
+ * Splits a route's input the way the server reads it back and the OpenAPI document describes it:
+ * `{param}`s into the path, the rest into the query string (GET, DELETE) or a JSON body (POST, PATCH, PUT).
  */
 export function prepareRequest(
   config: RequestConfig,

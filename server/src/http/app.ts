@@ -18,6 +18,7 @@ import { registerMediaFilesRoute } from './media-files.js';
 import { registerOAuthTokenRoute } from './oauth-token.js';
 import { registerOpenApiRoute } from './openapi-route.js';
 import { announceDefaultRateLimit } from './rate-limit-headers.js';
+import { lazyChildLogger } from './request-logger.js';
 
 export const API_BASE_PATH = '/api/v1';
 
@@ -60,6 +61,8 @@ function createFastify(deps: HttpDeps): FastifyInstance {
     loggerInstance: deps.log as FastifyBaseLogger,
     // One access-log line per request (onResponse below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
+    // Each request's logger is made when it first writes a line (most requests write none).
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     requestIdHeader: 'x-request-id',
     // A URL Fastify cannot even decode is still answered in the envelope, with the usual headers.
@@ -101,13 +104,14 @@ function registerRequestHooks(app: FastifyInstance, deps: HttpDeps): void {
     done(null, payload);
   });
 
-  app.addHook('onResponse', (request, reply, done) => {
-    if (deps.log.isLevelEnabled('info')) {
+  // The access log exists only at `info` and below: at `warn` the hook is not even registered.
+  if (deps.log.isLevelEnabled('info')) {
+    app.addHook('onResponse', (request, reply, done) => {
       request.log.info(
         { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
         'request',
       );
-    }
-    done();
-  });
+      done();
+    });
+  }
 }
