@@ -1,6 +1,6 @@
 import { errorCodeList, errorCodes } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sampleContent } from '../../server/test/support/http.js';
+import { sampleContent } from '../../server/test/support/polls.js';
 import { startTestServer, type TestServer } from '../../server/test/support/server.js';
 import {
   AuthenticationError,

@@ -6,7 +6,8 @@ import { MAX_JSON_DEPTH } from '../src/http/json-body.js';
 import { revokeApiKey } from '../src/modules/api-keys/api-keys.service.js';
 import { createPoll as insertPoll } from '../src/modules/polls/polls.service.js';
 import { expectError } from './support/assertions.js';
-import { call, type JsonResponse, sampleContent } from './support/http.js';
+import { call, type JsonResponse } from './support/http.js';
+import { sampleContent } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
