@@ -36,8 +36,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** The rejection of `promise`, failing the test if it resolves. */
-
 const missingPoll = { id: 'poll_01AAAAAAAAAAAAAAAAAAAAAAAA' };
 
 describe('error classes, one per family, from real answers', () => {
