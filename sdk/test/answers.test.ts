@@ -1,6 +1,6 @@
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { sampleContent } from '../../server/test/support/http.js';
+import { sampleContent } from '../../server/test/support/polls.js';
 import { startTestServer, type TestServer } from '../../server/test/support/server.js';
 import { createClient, type PollkitClient, PollkitError, type PollResults } from '../src/index.js';
 

@@ -1,6 +1,6 @@
 import { errorCodeList, errorCodes } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sampleContent } from '../../server/test/support/http.js';
+import { sampleContent } from '../../server/test/support/polls.js';
 import { startTestServer, type TestServer } from '../../server/test/support/server.js';
 import {
   AuthenticationError,
@@ -35,8 +35,6 @@ afterAll(async () => {
   await proxy?.close();
   await t?.close();
 });
-
-/** The rejection of `promise`, failing the test if it resolves. */
 
 const missingPoll = { id: 'poll_01AAAAAAAAAAAAAAAAAAAAAAAA' };
 

@@ -1,7 +1,7 @@
 import { contract, defineRoute, Poll as PollSchema } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { sampleContent } from '../../server/test/support/http.js';
+import { sampleContent } from '../../server/test/support/polls.js';
 import { startTestServer, type TestServer } from '../../server/test/support/server.js';
 import { isPageRoute } from '../src/core/pagination.js';
 import { createClient, Page, PagePromise, type Poll, type PollkitClient, type Vote } from '../src/index.js';

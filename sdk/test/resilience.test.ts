@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { sampleContent } from '../../server/test/support/http.js';
+import { sampleContent } from '../../server/test/support/polls.js';
 import { startTestServer, type TestServer } from '../../server/test/support/server.js';
 import { backoffDelay } from '../src/core/retry.js';
 import {

@@ -3,8 +3,8 @@ import { toNumber } from '../src/db/database.js';
 import { newId } from '../src/db/ids.js';
 import { AnswerWriter, type PendingAnswer } from '../src/modules/answers/answer-writer.js';
 import { deltasFor, tallyKey } from '../src/modules/answers/tallies.js';
-import { call, sampleContent } from './support/http.js';
-import { publishPoll } from './support/polls.js';
+import { call } from './support/http.js';
+import { type PublishedPoll, pollPublisher, raceContent } from './support/polls.js';
 import { startTestServer, type TestServer, usingPostgres } from './support/server.js';
 
 /**
@@ -22,25 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-function raceContent() {
-  const content: { questions: Record<string, unknown>[] } = sampleContent();
-  content.questions.push({
-    id: 'toppings',
-    kind: 'multiple_choice',
-    text: 'Which toppings?',
-    type: 'multiple',
-    options: [
-      { id: 'olives', label: 'Olives' },
-      { id: 'basil', label: 'Basil' },
-      { id: 'chili', label: 'Chili' },
-    ],
-  });
-  return content;
-}
-
-async function publishedPoll(api = t.api): Promise<{ id: string; updatedAt: string; content: any }> {
-  return (await publishPoll({ api, apiKey, title: 'Race', content: raceContent() })).published;
-}
+const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Race', content: raceContent() }));
 
 const vote = (pollId: string, body: unknown, api = t.api) =>
   call('POST', `${api}/polls/${pollId}/votes`, { apiKey, body });
@@ -171,8 +153,8 @@ describe('identical votes racing over HTTP', () => {
  * batches flushed as concurrent transactions (on PostgreSQL the second waits on the first's index entry).
  */
 describe('duplicates inside one batch and across concurrent batches', () => {
-  function pendingVote(poll: { id: string; content: any }, voterId: string, optionIds: string[]): PendingAnswer {
-    const slide = poll.content.questions.find((s: { id: string }) => s.id === 'toppings');
+  function pendingVote(poll: PublishedPoll, voterId: string, optionIds: string[]): PendingAnswer {
+    const slide = poll.slides.find((s) => s.id === 'toppings')!;
     const value = { optionIds };
     return {
       row: {
@@ -195,11 +177,11 @@ describe('duplicates inside one batch and across concurrent batches', () => {
     const writer = new AnswerWriter(t.server.deps.db, { maxBatch: 100, maxConcurrentFlushes: 1 });
     // The first write takes the only flush slot alone; everything submitted meanwhile waits and is
     // flushed together as the next batch.
-    const opener = writer.write(pendingVote(poll, 'opener', ['chili']), poll.updatedAt);
+    const opener = writer.write(pendingVote(poll, 'opener', ['chili']), poll.version);
     const batch = [];
     for (let i = 0; i < 10; i++) {
-      batch.push(writer.write(pendingVote(poll, `same-${i}`, ['olives']), poll.updatedAt));
-      batch.push(writer.write(pendingVote(poll, `same-${i}`, ['basil']), poll.updatedAt));
+      batch.push(writer.write(pendingVote(poll, `same-${i}`, ['olives']), poll.version));
+      batch.push(writer.write(pendingVote(poll, `same-${i}`, ['basil']), poll.version));
     }
     expect(await opener).toBe('accepted');
     const outcomes = await Promise.all(batch);
@@ -221,7 +203,7 @@ describe('duplicates inside one batch and across concurrent batches', () => {
     for (let round = 0; round < 5; round++) {
       const voterId = `solo-${round}`;
       const outcomes = await Promise.all(
-        Array.from({ length: 8 }, () => writer.write(pendingVote(poll, voterId, ['chili']), poll.updatedAt)),
+        Array.from({ length: 8 }, () => writer.write(pendingVote(poll, voterId, ['chili']), poll.version)),
       );
       expect(outcomes.filter((o) => o === 'accepted')).toHaveLength(1);
       expect(outcomes.filter((o) => o === 'duplicate')).toHaveLength(7);
@@ -317,7 +299,7 @@ describe('answers racing a change of the deck', () => {
     const outcomes = { changed: 0, refused: 0 };
     for (let round = 0; round < 6; round++) {
       const poll = await publishedPoll();
-      const withoutSushi = raceContent();
+      const withoutSushi: { questions: Record<string, unknown>[] } = raceContent();
       withoutSushi.questions[0] = {
         ...withoutSushi.questions[0],
         options: [

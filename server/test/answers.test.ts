@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toNumber } from '../src/db/database.js';
 import { tallyKey } from '../src/modules/answers/tallies.js';
-import { call, sampleContent } from './support/http.js';
-import { publishPoll } from './support/polls.js';
+import { call } from './support/http.js';
+import { answerVariantsContent, pollPublisher, sampleContent } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 let t: TestServer;
@@ -17,41 +17,12 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-/** sampleContent() plus the slide variants it lacks: multiple-choice `multiple`, a plain scale, open Q&A. */
-function fullContent(): { questions: Record<string, unknown>[] } {
-  const content: { questions: Record<string, unknown>[] } = sampleContent();
-  content.questions.push(
-    {
-      id: 'toppings',
-      kind: 'multiple_choice',
-      text: 'Which toppings?',
-      type: 'multiple',
-      options: [
-        { id: 'olives', label: 'Olives' },
-        { id: 'basil', label: 'Basil' },
-        { id: 'chili', label: 'Chili' },
-      ],
-    },
-    { id: 'nps', kind: 'scale', text: 'Recommend us?', min: 0, max: 10, statements: [] },
-    {
-      id: 'feel',
-      kind: 'scale',
-      text: 'Rate',
-      min: -2,
-      max: 2,
-      statements: [
-        { id: 'pay', text: 'Pay' },
-        { id: 'team', text: 'Team' },
-      ],
-    },
-    { id: 'open', kind: 'qa', text: 'Ask away', moderated: false, allowUpvotes: false },
-  );
-  return content;
-}
-
-async function publishedPoll(content: unknown = fullContent(), key = apiKey): Promise<string> {
-  return (await publishPoll({ api: t.api, apiKey: key, title: 'Answers', content })).id;
-}
+const publishedPoll = pollPublisher(() => ({
+  api: t.api,
+  apiKey,
+  title: 'Answers',
+  content: answerVariantsContent(),
+}));
 
 const vote = (pollId: string, body: unknown, key = apiKey) =>
   call('POST', `${t.api}/polls/${pollId}/votes`, { apiKey: key, body });
@@ -113,7 +84,7 @@ function expectValidationError(res: { status: number; body: any }, field: string
 
 describe('votes', () => {
   it('records a vote: 201 with the receipt, listed, counted once', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const res = await vote(pollId, { voterId: 'ada', slideId: 'lunch', optionIds: ['sushi'] });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
@@ -139,7 +110,7 @@ describe('votes', () => {
   });
 
   it('takes one or more distinct options on a `multiple` slide and counts each chosen option', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     expect((await vote(pollId, { voterId: 'v1', slideId: 'toppings', optionIds: ['olives'] })).status).toBe(201);
     expect((await vote(pollId, { voterId: 'v2', slideId: 'toppings', optionIds: ['chili', 'olives'] })).status).toBe(
       201,
@@ -161,7 +132,7 @@ describe('votes', () => {
   });
 
   it('refuses votes that do not fit the slide with 422, storing nothing', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     // One accepted vote first, so "nothing changes" compares against real counters.
     expect((await vote(pollId, { voterId: 'seed', slideId: 'lunch', optionIds: ['pizza'] })).status).toBe(201);
 
@@ -187,7 +158,7 @@ describe('votes', () => {
   });
 
   it('sends every other answerable kind to POST /polls/{id}/responses, and refuses content slides', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     await expectNothingChanges(pollId, async () => {
       const expectations: [string, string][] = [
         ['capital', 'optionIds'],
@@ -209,7 +180,7 @@ describe('votes', () => {
   });
 
   it('answers 404 for an unknown slide, an unknown poll and another workspace’s poll', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     await expectNothingChanges(pollId, async () => {
       const slide = await vote(pollId, { voterId: 'v', slideId: 'dessert', optionIds: ['pizza'] });
       expect(slide.status).toBe(404);
@@ -225,7 +196,10 @@ describe('votes', () => {
   });
 
   it('refuses a draft poll (409 poll_not_published) and a closed one (409 poll_closed), then takes votes once reopened', async () => {
-    const draft = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Draft', content: fullContent() } });
+    const draft = await call('POST', `${t.api}/polls`, {
+      apiKey,
+      body: { title: 'Draft', content: answerVariantsContent() },
+    });
     const draftId: string = draft.body.id;
     await expectNothingChanges(draftId, async () => {
       for (const send of [
@@ -238,7 +212,7 @@ describe('votes', () => {
       }
     });
 
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     expect((await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { closed: true } })).status).toBe(200);
     await expectNothingChanges(pollId, async () => {
       for (const send of [
@@ -256,7 +230,7 @@ describe('votes', () => {
   });
 
   it('refuses malformed vote bodies with 422 naming the field', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     await expectNothingChanges(pollId, async () => {
       const cases: [unknown, string][] = [
         [{ slideId: 'lunch', optionIds: ['pizza'] }, 'voterId'],
@@ -278,7 +252,7 @@ describe('votes', () => {
 
 describe('one answer per voter per slide', () => {
   it('answers 409 already_responded to a second vote, and accepts the voter elsewhere and other voters', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const first = await vote(pollId, { voterId: 'ada', slideId: 'lunch', optionIds: ['pizza'] });
     expect(first.status).toBe(201);
 
@@ -298,7 +272,7 @@ describe('one answer per voter per slide', () => {
     expect((await vote(pollId, { voterId: 'ada', slideId: 'toppings', optionIds: ['basil'] })).status).toBe(201);
     expect((await vote(pollId, { voterId: 'bob', slideId: 'lunch', optionIds: ['pizza'] })).status).toBe(201);
     // The same voter id in another poll is a different respondent.
-    const otherPoll = await publishedPoll();
+    const { id: otherPoll } = await publishedPoll();
     expect((await vote(otherPoll, { voterId: 'ada', slideId: 'lunch', optionIds: ['pizza'] })).status).toBe(201);
 
     const state = await storedState(pollId);
@@ -308,7 +282,7 @@ describe('one answer per voter per slide', () => {
   });
 
   it('holds for every response kind but Q&A', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const answers: Record<string, unknown>[] = [
       { slideId: 'capital', optionIds: ['paris'] },
       { slideId: 'mood', scaleValues: { work: 4 } },
@@ -337,7 +311,7 @@ describe('one answer per voter per slide', () => {
 
 describe('responses', () => {
   it('quiz: takes known options and counts correct answers; unknown options are 422', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const right = await respond(pollId, { voterId: 'v1', slideId: 'capital', optionIds: ['paris'] });
     expect(right.status).toBe(201);
     expect(right.body).toEqual({
@@ -366,7 +340,7 @@ describe('responses', () => {
   });
 
   it('scale: an integer within [min, max]; out of range and fractions are 422', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     for (const [voterId, scaleValue] of [
       ['lo', 0],
       ['hi', 10],
@@ -394,7 +368,7 @@ describe('responses', () => {
   });
 
   it('scale with statements: a rating for every statement, each within range', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     expect((await respond(pollId, { voterId: 'v1', slideId: 'feel', scaleValues: { pay: -2, team: 2 } })).status).toBe(
       201,
     );
@@ -439,20 +413,22 @@ describe('responses', () => {
   });
 
   it('scale with statements named like Object.prototype members still needs a rating for each', async () => {
-    const pollId = await publishedPoll({
-      questions: [
-        {
-          id: 'odd',
-          kind: 'scale',
-          text: 'Rate',
-          min: 1,
-          max: 3,
-          statements: [
-            { id: 'constructor', text: 'A' },
-            { id: 'toString', text: 'B' },
-          ],
-        },
-      ],
+    const { id: pollId } = await publishedPoll({
+      content: {
+        questions: [
+          {
+            id: 'odd',
+            kind: 'scale',
+            text: 'Rate',
+            min: 1,
+            max: 3,
+            statements: [
+              { id: 'constructor', text: 'A' },
+              { id: 'toString', text: 'B' },
+            ],
+          },
+        ],
+      },
     });
     await expectNothingChanges(pollId, async () => {
       const none = await respond(pollId, { voterId: 'x', slideId: 'odd', scaleValues: {} });
@@ -467,7 +443,7 @@ describe('responses', () => {
   });
 
   it('ranking: a permutation of the options; missing, repeated and unknown options are 422', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     expect((await respond(pollId, { voterId: 'v1', slideId: 'rank', rankingOrder: ['b', 'c', 'a'] })).status).toBe(201);
     expect((await respond(pollId, { voterId: 'v2', slideId: 'rank', rankingOrder: ['b', 'a', 'c'] })).status).toBe(201);
     await expectNothingChanges(pollId, async () => {
@@ -494,7 +470,7 @@ describe('responses', () => {
   });
 
   it('open_ended: text within maxLength, white space normalised; too long or blank is 422', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const padded = await respond(pollId, { voterId: 'v1', slideId: 'words', text: '  Great   pizza\n\tvery  great ' });
     expect(padded.status).toBe(201);
     const atLimit = 'x'.repeat(40);
@@ -538,7 +514,7 @@ describe('responses', () => {
   });
 
   it('qa: a question per request, several per voter; moderated slides list them as pending', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const asked = await respond(pollId, { voterId: 'v1', slideId: 'ask', text: ' Is   lunch paid? ' });
     expect(asked.status).toBe(201);
     expect(asked.body.id).toMatch(/^rsp_/);
@@ -579,7 +555,7 @@ describe('responses', () => {
   });
 
   it('refuses content slides, multiple_choice (pointing at /votes), unknown slides and bad bodies', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     await expectNothingChanges(pollId, async () => {
       const content = await respond(pollId, { voterId: 'v', slideId: 'intro', text: 'hello' });
       expectValidationError(content, 'slideId', /content slide and takes no answers/);
@@ -614,7 +590,7 @@ describe('responses', () => {
   });
 
   it('names the field a slide takes when another is sent, for every kind', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     await expectNothingChanges(pollId, async () => {
       const cases: [Record<string, unknown>, string, string][] = [
         [{ slideId: 'capital', text: 'Paris' }, 'text', 'optionIds'],
@@ -635,9 +611,9 @@ describe('responses', () => {
 
 describe('poll_has_responses', () => {
   it('locks the deck once a poll has answers, while the title can still change', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     // Before any answer, the deck may change.
-    const edited = fullContent();
+    const edited: { questions: Record<string, unknown>[] } = answerVariantsContent();
     edited.questions[0] = { ...edited.questions[0], text: 'Where shall we eat today?' };
     const early = await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { content: edited } });
     expect(early.status).toBe(200);
@@ -662,7 +638,7 @@ describe('poll_has_responses', () => {
   });
 
   it('counts a vote as an answer too', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     expect((await vote(pollId, { voterId: 'v', slideId: 'lunch', optionIds: ['pizza'] })).status).toBe(201);
     const changed = await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { content: sampleContent() } });
     expect(changed.status).toBe(409);
@@ -695,7 +671,7 @@ describe('a poll that changed after the answer was judged', () => {
 
   /** A published poll whose cached copy is warm, so the next answer is judged against the cache. */
   async function cachedPoll() {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     expect((await call('GET', `${t.api}/polls/${pollId}`, { apiKey })).status).toBe(200);
     return pollId;
   }
@@ -730,7 +706,7 @@ describe('a poll that changed after the answer was judged', () => {
 
   it('judges the answer again against the new deck', async () => {
     const pollId = await cachedPoll();
-    const content = fullContent();
+    const content: { questions: Record<string, unknown>[] } = answerVariantsContent();
     content.questions[0] = {
       ...content.questions[0],
       options: [
@@ -761,7 +737,7 @@ describe('a poll that changed after the answer was judged', () => {
 
 describe('listing votes and responses', () => {
   it('pages votes newest first and filters by slide, voter and both', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const cast: { id: string; voterId: string; slideId: string }[] = [];
     for (const [voterId, slideId, optionIds] of [
       ['ann', 'lunch', ['pizza']],
@@ -812,7 +788,7 @@ describe('listing votes and responses', () => {
   });
 
   it('pages responses newest first with the field of each kind', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const sent: [string, Record<string, unknown>][] = [
       ['quiz', { slideId: 'capital', optionIds: ['paris'] }],
       ['scale', { slideId: 'nps', scaleValue: 6 }],
@@ -869,7 +845,7 @@ describe('listing votes and responses', () => {
   });
 
   it('refuses forged cursors and bad limits with 422, and another workspace’s poll with 404', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     expect((await vote(pollId, { voterId: 'v', slideId: 'lunch', optionIds: ['pizza'] })).status).toBe(201);
     expect((await respond(pollId, { voterId: 'v', slideId: 'nps', scaleValue: 1 })).status).toBe(201);
     const voteCursor = (await listVotes(pollId, '?limit=1')).body;

@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../src/http/json-body.js';
 import { revokeApiKey } from '../src/modules/api-keys/api-keys.service.js';
 import { createPoll as insertPoll } from '../src/modules/polls/polls.service.js';
-import { expectError } from './support/assertions.js';
-import { call, type JsonResponse, sampleContent } from './support/http.js';
+import { expectErrorEnvelope } from './support/assertions.js';
+import { call, type JsonResponse } from './support/http.js';
+import { sampleContent } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
@@ -23,11 +24,9 @@ afterAll(() => t?.close());
 
 const SOME_POLL_ID = 'poll_01AAAAAAAAAAAAAAAAAAAAAAAA';
 
-/** The envelope and nothing else: `{ error: { code, message, details? } }`. */
-
 /** A 422 whose `details` names `field` (a dotted path) in `fieldErrors`. */
 function expectValidation(res: JsonResponse, field: string) {
-  expectError(res, 422, 'validation_failed');
+  expectErrorEnvelope(res, 422, 'validation_failed');
   const { fieldErrors, formErrors } = res.body.error.details;
   expect(Array.isArray(formErrors)).toBe(true);
   expect(Object.keys(fieldErrors), res.text).toContain(field);
@@ -67,7 +66,7 @@ describe('400 invalid_json', () => {
       '{"title":"Lunch","constructor":{"prototype":{"polluted":true}}}',
     ]) {
       const res = await call('POST', `${t.api}/polls`, { apiKey, rawBody, headers: json });
-      expectError(res, 400, 'invalid_json');
+      expectErrorEnvelope(res, 400, 'invalid_json');
     }
     // The server runs in this process: a parser that merged `__proto__` would show up here.
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -82,7 +81,7 @@ describe('400 invalid_json', () => {
       rawBody: '{"publish": tru',
       headers: json,
     });
-    expectError(res, 400, 'invalid_json');
+    expectErrorEnvelope(res, 400, 'invalid_json');
     expect((await call('GET', `${t.api}/polls/${poll.id}`, { apiKey })).body).toEqual(poll);
   });
 });
@@ -91,7 +90,7 @@ describe('401 authentication', () => {
   it('answers missing_authorization without a header or with another scheme', async () => {
     for (const authorization of [undefined, 'Basic Zm9vOmJhcg==', 'Bearer', 'Token pk_live_abc']) {
       const headers: Record<string, string> = authorization ? { authorization } : {};
-      expectError(await call('GET', `${t.api}/polls`, { headers }), 401, 'missing_authorization');
+      expectErrorEnvelope(await call('GET', `${t.api}/polls`, { headers }), 401, 'missing_authorization');
     }
   });
 
@@ -99,9 +98,9 @@ describe('401 authentication', () => {
     const { id, apiKey } = await t.workspace('pro');
     const tampered = `${apiKey.slice(0, -1)}${apiKey.endsWith('A') ? 'B' : 'A'}`;
     for (const key of [`pk_live_${randomBytes(32).toString('base64url')}`, 'garbage', tampered]) {
-      expectError(await call('GET', `${t.api}/polls`, { apiKey: key }), 401, 'invalid_api_key');
+      expectErrorEnvelope(await call('GET', `${t.api}/polls`, { apiKey: key }), 401, 'invalid_api_key');
       const write = await call('POST', `${t.api}/polls`, { apiKey: key, body: { title: 'Nope' } });
-      expectError(write, 401, 'invalid_api_key');
+      expectErrorEnvelope(write, 401, 'invalid_api_key');
     }
     expect(await storedPolls(t, id)).toEqual([]);
   });
@@ -113,14 +112,14 @@ describe('401 authentication', () => {
     // The key is now in the server's 5-second credential cache, which a change in the database
     // does not reach; invalidate() empties it so the test need not wait for the entry to expire.
     t.server.deps.authenticator.invalidate();
-    expectError(await call('GET', `${t.api}/polls`, { apiKey: used.apiKey }), 401, 'revoked_api_key');
+    expectErrorEnvelope(await call('GET', `${t.api}/polls`, { apiKey: used.apiKey }), 401, 'revoked_api_key');
 
     // A key never presented before its revocation was never cached: no invalidation needed.
     const unused = await t.workspace('pro');
     await revokeApiKey(t.server.deps, { keyId: await keyIdOf(t, unused.id) });
-    expectError(await call('GET', `${t.api}/polls`, { apiKey: unused.apiKey }), 401, 'revoked_api_key');
+    expectErrorEnvelope(await call('GET', `${t.api}/polls`, { apiKey: unused.apiKey }), 401, 'revoked_api_key');
     const write = await call('POST', `${t.api}/polls`, { apiKey: unused.apiKey, body: { title: 'Nope' } });
-    expectError(write, 401, 'revoked_api_key');
+    expectErrorEnvelope(write, 401, 'revoked_api_key');
     expect(await storedPolls(t, unused.id)).toEqual([]);
   });
 
@@ -140,9 +139,9 @@ describe('401 authentication', () => {
       .where('workspace_id', '=', graced.id)
       .execute();
 
-    expectError(await call('GET', `${t.api}/polls`, { apiKey: expired.apiKey }), 401, 'expired_api_key');
+    expectErrorEnvelope(await call('GET', `${t.api}/polls`, { apiKey: expired.apiKey }), 401, 'expired_api_key');
     const write = await call('POST', `${t.api}/polls`, { apiKey: expired.apiKey, body: { title: 'Nope' } });
-    expectError(write, 401, 'expired_api_key');
+    expectErrorEnvelope(write, 401, 'expired_api_key');
     expect(await storedPolls(t, expired.id)).toEqual([]);
 
     expect((await call('GET', `${t.api}/polls`, { apiKey: graced.apiKey })).status).toBe(200);
@@ -166,7 +165,7 @@ describe('402 upgrade_required', () => {
       const path = route.path.replace('{id}', poll.id);
       const body = inputInQuery(route.method) ? undefined : { title: 'Changed by a free plan' };
       const res = await call(route.method, `${t.api}${path}`, { apiKey: free.apiKey, body });
-      expectError(res, 402, 'upgrade_required');
+      expectErrorEnvelope(res, 402, 'upgrade_required');
     }
     expect(await storedPolls(t, free.id)).toEqual(before);
   });
@@ -176,13 +175,13 @@ describe('404 not_found', () => {
   it('answers an unknown poll id on read, update and delete', async () => {
     const { id, apiKey } = await t.workspace('pro');
     const res = await call('GET', `${t.api}/polls/${SOME_POLL_ID}`, { apiKey });
-    expectError(res, 404, 'not_found');
-    expectError(
+    expectErrorEnvelope(res, 404, 'not_found');
+    expectErrorEnvelope(
       await call('PATCH', `${t.api}/polls/${SOME_POLL_ID}`, { apiKey, body: { publish: true } }),
       404,
       'not_found',
     );
-    expectError(await call('DELETE', `${t.api}/polls/${SOME_POLL_ID}`, { apiKey }), 404, 'not_found');
+    expectErrorEnvelope(await call('DELETE', `${t.api}/polls/${SOME_POLL_ID}`, { apiKey }), 404, 'not_found');
     expect(await storedPolls(t, id)).toEqual([]);
   });
 
@@ -194,8 +193,8 @@ describe('404 not_found', () => {
       `${t.api}/polls/${SOME_POLL_ID}/nope`,
       `${t.url}/api/v2/polls`,
     ]) {
-      expectError(await call('GET', url, { apiKey }), 404, 'not_found');
-      expectError(await call('GET', url), 404, 'not_found');
+      expectErrorEnvelope(await call('GET', url, { apiKey }), 404, 'not_found');
+      expectErrorEnvelope(await call('GET', url), 404, 'not_found');
     }
   });
 
@@ -210,7 +209,7 @@ describe('404 not_found', () => {
       ['POST', `/polls/${poll.id}`, 'GET, PATCH, DELETE, HEAD'],
     ] as const) {
       const res = await call(method, `${t.api}${path}`, { apiKey, body: { title: 'Replaced' } });
-      expectError(res, 405, 'method_not_allowed');
+      expectErrorEnvelope(res, 405, 'method_not_allowed');
       expect(res.headers.get('allow'), `${method} ${path}`).toBe(allow);
     }
     const stored = await storedPolls(t, id);
@@ -228,7 +227,11 @@ describe('413 payload_too_large', () => {
   it('refuses a body over BODY_LIMIT_BYTES, sized up front or streamed, and stores nothing', async () => {
     const { id, apiKey } = await small.workspace('pro');
     const oversized = { title: 'Big', content: { questions: [{ id: 'c', kind: 'content', text: 'x'.repeat(3000) }] } };
-    expectError(await call('POST', `${small.api}/polls`, { apiKey, body: oversized }), 413, 'payload_too_large');
+    expectErrorEnvelope(
+      await call('POST', `${small.api}/polls`, { apiKey, body: oversized }),
+      413,
+      'payload_too_large',
+    );
 
     // Chunked: no Content-Length, so the limit is enforced while reading.
     const bytes = new TextEncoder().encode(JSON.stringify(oversized));
@@ -245,7 +248,7 @@ describe('413 payload_too_large', () => {
       duplex: 'half',
     } as RequestInit);
     const text = await response.text();
-    expectError(
+    expectErrorEnvelope(
       { status: response.status, headers: response.headers, body: JSON.parse(text), text },
       413,
       'payload_too_large',
@@ -268,14 +271,14 @@ describe('415 unsupported_media_type', () => {
         rawBody: body,
         headers: { 'content-type': contentType },
       });
-      expectError(res, 415, 'unsupported_media_type');
+      expectErrorEnvelope(res, 415, 'unsupported_media_type');
     }
     const form = await call('POST', `${t.api}/polls`, {
       apiKey,
       rawBody: 'title=Lunch',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
-    expectError(form, 415, 'unsupported_media_type');
+    expectErrorEnvelope(form, 415, 'unsupported_media_type');
 
     // A byte body: fetch sends no Content-Type for it.
     const response = await fetch(`${t.api}/polls`, {
@@ -299,7 +302,7 @@ describe('415 unsupported_media_type', () => {
       rawBody: '{"publish":true}',
       headers: { 'content-type': 'text/plain' },
     });
-    expectError(res, 415, 'unsupported_media_type');
+    expectErrorEnvelope(res, 415, 'unsupported_media_type');
     expect((await call('GET', `${t.api}/polls/${poll.id}`, { apiKey })).body.status).toBe('draft');
   });
 });
@@ -410,7 +413,7 @@ describe('422 validation_failed', () => {
     const { apiKey } = await t.workspace('pro');
     const { body: poll } = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Draft' } });
     const res = await call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: {} });
-    expectError(res, 422, 'validation_failed');
+    expectErrorEnvelope(res, 422, 'validation_failed');
     expect(res.body.error.details).toEqual({ fieldErrors: {}, formErrors: ['Send at least one field to change'] });
   });
 
@@ -424,7 +427,7 @@ describe('422 validation_failed', () => {
         rawBody: `{"title":"Deep","content":${content}}`,
         headers: json,
       });
-      expectError(res, 422, 'validation_failed');
+      expectErrorEnvelope(res, 422, 'validation_failed');
       expect(res.body.error.details.formErrors).toEqual([
         `The request body nests deeper than ${MAX_JSON_DEPTH} levels`,
       ]);
@@ -470,7 +473,7 @@ describe('429 rate_limited', () => {
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 429]);
     expect(responses.map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual(['2', '1', '0', '0']);
     const limited = responses[3] as JsonResponse;
-    expectError(limited, 429, 'rate_limited');
+    expectErrorEnvelope(limited, 429, 'rate_limited');
     expect(limited.headers.get('x-ratelimit-limit')).toBe('3');
     expect(limited.headers.get('x-ratelimit-window')).toBe('60s');
     const reset = Number(limited.headers.get('x-ratelimit-reset'));
@@ -553,7 +556,7 @@ describe('500 internal_error', () => {
       await call('GET', `${broken.api}/polls/${SOME_POLL_ID}`, { apiKey }),
     ];
     for (const res of responses) {
-      expectError(res, 500, 'internal_error');
+      expectErrorEnvelope(res, 500, 'internal_error');
       expect(res.body).toEqual({ error: { code: 'internal_error', message: 'Internal server error' } });
       const text = res.text.toLowerCase();
       for (const leak of ['stack', 'at ', 'relation', 'select', 'insert', 'polls', 'pglite', 'postgres']) {

@@ -5,8 +5,8 @@ import { newId } from '../src/db/ids.js';
 import { deltasFor } from '../src/modules/answers/tallies.js';
 import { CSV_BATCH_ROWS } from '../src/modules/results/csv-export.js';
 import { exportResults } from '../src/modules/results/results.service.js';
-import { call, sampleContent } from './support/http.js';
-import { publishPoll } from './support/polls.js';
+import { call } from './support/http.js';
+import { csvExportContent, pollPublisher } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
@@ -28,31 +28,7 @@ type Json = Record<string, any>;
 
 const HEADER = 'Slide,Question,Type,Answer / Label,Count / Value';
 
-/** sampleContent() plus a scale without statements and question texts a spreadsheet would run. */
-function deck() {
-  return {
-    questions: [
-      ...sampleContent().questions,
-      { id: 'temp', kind: 'scale', text: '=HYPERLINK("x") hot, or cold?', min: -2, max: 2 },
-      {
-        id: 'pick',
-        kind: 'multiple_choice',
-        text: 'Pick "one", please',
-        type: 'multiple',
-        options: [
-          { id: 'minus', label: '-5 degrees' },
-          { id: 'plain', label: 'Plain, with a comma' },
-        ],
-      },
-      { id: 'ama', kind: 'qa', text: 'Ask me anything', moderated: false, allowUpvotes: true },
-    ],
-  };
-}
-
-async function publishedPoll(content: Json = deck(), key = apiKey) {
-  const { id, created, published } = await publishPoll({ api: t.api, apiKey: key, title: 'Export', content });
-  return { id, slides: created.content.questions as Json[], version: published.updatedAt as string };
-}
+const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Export', content: csvExportContent() }));
 
 async function submit(pollId: string, slides: Json[], body: Json): Promise<string> {
   const kind = slides.find((s) => s.id === body.slideId)?.kind;
@@ -314,8 +290,8 @@ describe('GET /polls/{id}/export', () => {
         { id: 'qs', kind: 'qa', text: 'Questions', moderated: false, allowUpvotes: true },
       ],
     };
-    const { id: pollId, slides, version } = await publishedPoll(content);
-    const [openSlide, qaSlide] = slides as Slide[];
+    const { id: pollId, slides, version } = await publishedPoll({ content });
+    const [openSlide, qaSlide] = slides;
 
     const distinctTexts = CSV_BATCH_ROWS * 2 + 37;
     const approvedQuestions = CSV_BATCH_ROWS + 5;
@@ -375,7 +351,7 @@ describe('GET /polls/{id}/export', () => {
     expect(free.body.error.code).toBe('upgrade_required');
 
     const { apiKey: enterpriseKey } = await t.workspace('enterprise');
-    const { id: enterprisePoll } = await publishedPoll(deck(), enterpriseKey);
+    const { id: enterprisePoll } = await publishedPoll({ apiKey: enterpriseKey });
     const enterprise = await exportCsv(enterprisePoll, enterpriseKey);
     expect(enterprise.status).toBe(200);
     expect(enterprise.text.startsWith(`${HEADER}\r\n`)).toBe(true);

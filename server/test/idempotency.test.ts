@@ -3,8 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type JsonResponse, sampleContent } from './support/http.js';
-import { publishPoll } from './support/polls.js';
+import { call, type JsonResponse } from './support/http.js';
+import { pollPublisher, sampleContent } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 let t: TestServer;
@@ -25,9 +25,7 @@ const createPoll = (body: unknown, key?: string, credential = apiKey) =>
 const vote = (pollId: string, body: unknown, key?: string, base = t.api) =>
   call('POST', `${base}/polls/${pollId}/votes`, { apiKey, body, headers: key ? withKey(key) : {} });
 
-async function publishedPoll(credential = apiKey): Promise<string> {
-  return (await publishPoll({ api: t.api, apiKey: credential, title: 'Lunch', content: sampleContent() })).id;
-}
+const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Lunch', content: sampleContent() }));
 
 async function votesOf(pollId: string): Promise<{ id: string; voterId: string }[]> {
   const listed = await call('GET', `${t.api}/polls/${pollId}/votes`, { apiKey });
@@ -51,7 +49,7 @@ function expectReplayOf(replay: JsonResponse, original: JsonResponse): void {
 
 describe('Idempotency-Key', () => {
   it('replays a vote: the same key and body answer the original 201 and vote once', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const body = { voterId: 'ada', slideId: 'lunch', optionIds: ['pizza'] };
     const key = randomUUID();
 
@@ -87,8 +85,8 @@ describe('Idempotency-Key', () => {
   });
 
   it('refuses the key with another body, another path or another route: 422 idempotency_key_reused', async () => {
-    const pollId = await publishedPoll();
-    const otherPollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
+    const { id: otherPollId } = await publishedPoll();
     const key = randomUUID();
     const body = { voterId: 'bob', slideId: 'lunch', optionIds: ['pizza'] };
     expect((await vote(pollId, body, key)).status).toBe(201);
@@ -122,7 +120,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('replays a 4xx outcome as it was first answered', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const key = randomUUID();
     const body = { voterId: 'cy', slideId: 'lunch', optionIds: ['tacos'] };
     const first = await vote(pollId, body, key);
@@ -140,7 +138,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('does the work once for concurrent identical requests; the others replay or get 409 idempotency_key_in_use', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const key = randomUUID();
     const body = { voterId: 'eve', slideId: 'lunch', optionIds: ['sushi'] };
     const answers = await Promise.all(Array.from({ length: 8 }, () => vote(pollId, body, key)));
@@ -160,7 +158,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('answers a retry after a lost response with the original 201', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const proxy = await responseDroppingProxy(t.url);
     try {
       const key = randomUUID();

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, enableOAuth } from '../src/modules/oauth/oauth.service.js';
 import { openApiJson } from '../src/openapi/document.js';
 import { OPENAPI_JSON_PATH, STALE_MESSAGE } from '../src/openapi/write.js';
-import { call, type JsonResponse, sampleContent } from './support/http.js';
+import { call, type JsonResponse } from './support/http.js';
+import { sampleContent } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 type Json = Record<string, any>;

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, sampleContent } from './support/http.js';
+import { call } from './support/http.js';
+import { sampleContent } from './support/polls.js';
 import { startTestServer, type TestServer, usingPostgres } from './support/server.js';
 
 let t: TestServer;

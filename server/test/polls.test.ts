@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, sampleContent } from './support/http.js';
+import { call } from './support/http.js';
+import { sampleContent } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 let t: TestServer;

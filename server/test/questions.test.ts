@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './support/http.js';
-import { publishPoll } from './support/polls.js';
+import { pollPublisher } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 let t: TestServer;
@@ -27,9 +27,7 @@ function qaContent() {
   };
 }
 
-async function publishedPoll(key = apiKey): Promise<string> {
-  return (await publishPoll({ api: t.api, apiKey: key, title: 'Town hall', content: qaContent() })).id;
-}
+const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Town hall', content: qaContent() }));
 
 async function ask(pollId: string, slideId: string, voterId: string, text: string): Promise<string> {
   const res = await call('POST', `${t.api}/polls/${pollId}/responses`, {
@@ -88,7 +86,7 @@ async function approvedQuestionIds(pollId: string, slideId: string): Promise<str
 
 describe('asking questions', () => {
   it('lets one voter ask several; unmoderated questions are approved, moderated ones pending', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const first = await ask(pollId, 'open', 'ann', 'When is the next release?');
     const second = await ask(pollId, 'open', 'ann', '  Will   there be  pizza? ');
     const held = await ask(pollId, 'mod', 'ann', 'Why the reorg?');
@@ -116,7 +114,7 @@ describe('asking questions', () => {
   });
 
   it('keeps a moderated question out of the results until it is approved, and out again once dismissed', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const questionId = await ask(pollId, 'mod', 'bob', 'Is the office moving?');
     expect(await approvedQuestionIds(pollId, 'mod')).toEqual([]);
 
@@ -132,7 +130,7 @@ describe('asking questions', () => {
 
 describe('listing questions', () => {
   it('pages newest first across pages and filters by slide and status', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const asked: string[] = [];
     for (let i = 0; i < 5; i++) asked.push(await ask(pollId, 'open', `voter-${i}`, `Open question ${i}`));
     for (let i = 0; i < 2; i++) asked.push(await ask(pollId, 'mod', `voter-${i}`, `Held question ${i}`));
@@ -172,7 +170,7 @@ describe('listing questions', () => {
   });
 
   it('refuses a bad status or cursor (422) and an unknown or foreign poll (404)', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const badStatus = await listQuestions(pollId, '?status=hidden');
     expect(badStatus.status).toBe(422);
     expect(badStatus.body.error.details.fieldErrors.status).toBeDefined();
@@ -193,7 +191,7 @@ describe('listing questions', () => {
 
 describe('moderating questions', () => {
   it('approves, dismisses and returns a question to pending', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const questionId = await ask(pollId, 'mod', 'cat', 'Can we get standing desks?');
 
     const approved = await moderate(pollId, questionId, 'approved');
@@ -209,8 +207,8 @@ describe('moderating questions', () => {
   });
 
   it('404s a question that does not exist in this poll or is not a question, 422s a bad status', async () => {
-    const pollId = await publishedPoll();
-    const otherPollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
+    const { id: otherPollId } = await publishedPoll();
     const questionId = await ask(pollId, 'mod', 'dan', 'What about remote work?');
     const elsewhere = await ask(otherPollId, 'mod', 'dan', 'Asked in another poll');
     const answer = await call('POST', `${t.api}/polls/${pollId}/responses`, {
@@ -241,7 +239,7 @@ describe('moderating questions', () => {
   });
 
   it('still moderates once the poll is closed', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const questionId = await ask(pollId, 'mod', 'eve', 'Thanks for the session?');
     const closed = await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { closed: true } });
     expect(closed.status).toBe(200);
@@ -255,7 +253,7 @@ describe('moderating questions', () => {
 
 describe('upvoting questions', () => {
   it('counts one upvote per voter', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const questionId = await ask(pollId, 'open', 'fay', 'Budget for training?');
 
     const first = await upvote(pollId, questionId, 'gus');
@@ -274,7 +272,7 @@ describe('upvoting questions', () => {
   });
 
   it('orders the approved questions the results read by upvotes', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const quiet = await ask(pollId, 'open', 'hal', 'First, and unpopular');
     const popular = await ask(pollId, 'open', 'hal', 'Second, and popular');
     expect((await upvote(pollId, popular, 'ida')).status).toBe(201);
@@ -282,7 +280,7 @@ describe('upvoting questions', () => {
   });
 
   it('accepts exactly one of racing upvotes by the same voter', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const questionId = await ask(pollId, 'open', 'jay', 'Racing question');
 
     const results = await Promise.all(Array.from({ length: 4 }, () => upvote(pollId, questionId, 'kim')));
@@ -295,7 +293,7 @@ describe('upvoting questions', () => {
   });
 
   it('counts every one of racing upvotes by different voters', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const questionId = await ask(pollId, 'open', 'lee', 'Popular question');
     const voters = Array.from({ length: 8 }, (_, i) => `racer-${i}`);
 
@@ -310,7 +308,7 @@ describe('upvoting questions', () => {
   });
 
   it('refuses upvotes on a slide without them (409 upvotes_disabled) and changes nothing', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const questionId = await ask(pollId, 'quiet', 'max', 'No votes please');
     const res = await upvote(pollId, questionId, 'ned');
     expect(res.status).toBe(409);
@@ -319,7 +317,7 @@ describe('upvoting questions', () => {
   });
 
   it('404s pending, dismissed, unknown and non-question ids, and changes nothing', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const pending = await ask(pollId, 'mod', 'oli', 'Still pending');
     const dismissed = await ask(pollId, 'open', 'oli', 'Off topic');
     expect((await moderate(pollId, dismissed, 'dismissed')).status).toBe(200);
@@ -344,7 +342,7 @@ describe('upvoting questions', () => {
   });
 
   it('refuses upvotes on a closed poll (409 poll_closed) or a draft (409 poll_not_published)', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const questionId = await ask(pollId, 'open', 'quinn', 'Before closing');
 
     expect((await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { closed: true } })).status).toBe(200);
@@ -361,7 +359,7 @@ describe('upvoting questions', () => {
   });
 
   it("404s another workspace's poll and changes nothing", async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const questionId = await ask(pollId, 'open', 'sam', 'Mine alone');
     const res = await upvote(pollId, questionId, 'tom', otherApiKey);
     expect(res.status).toBe(404);
@@ -370,7 +368,7 @@ describe('upvoting questions', () => {
   });
 
   it('validates the body: voterId is required, unknown fields are refused', async () => {
-    const pollId = await publishedPoll();
+    const { id: pollId } = await publishedPoll();
     const questionId = await ask(pollId, 'open', 'uma', 'Validated');
     const missing = await call('POST', `${t.api}/polls/${pollId}/questions/${questionId}/upvotes`, {
       apiKey,

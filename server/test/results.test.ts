@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, sampleContent } from './support/http.js';
-import { publishPoll } from './support/polls.js';
+import { call } from './support/http.js';
+import { pollPublisher, resultsContent } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
@@ -22,43 +22,7 @@ afterAll(() => t?.close());
 
 type Json = Record<string, any>;
 
-/** sampleContent() (one slide of every kind) plus the variants it lacks. */
-function deck() {
-  return {
-    questions: [
-      ...sampleContent().questions,
-      {
-        id: 'toppings',
-        kind: 'multiple_choice',
-        text: 'Toppings?',
-        type: 'multiple',
-        options: [
-          { id: 'cheese', label: 'Cheese' },
-          { id: 'ham', label: 'Ham' },
-          { id: 'olives', label: 'Olives' },
-        ],
-      },
-      { id: 'temp', kind: 'scale', text: 'Too cold or too hot?', min: -2, max: 2 },
-      {
-        id: 'pulse',
-        kind: 'scale',
-        text: 'Team pulse',
-        min: 1,
-        max: 3,
-        statements: [
-          { id: 'pace', text: 'Pace' },
-          { id: 'load', text: 'Workload' },
-        ],
-      },
-      { id: 'ama', kind: 'qa', text: 'Ask me anything', moderated: false, allowUpvotes: true },
-    ],
-  };
-}
-
-async function publishedPoll(content: Json = deck(), key = apiKey): Promise<{ id: string; slides: Json[] }> {
-  const { id, created } = await publishPoll({ api: t.api, apiKey: key, title: 'Results', content });
-  return { id, slides: created.content.questions };
-}
+const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Results', content: resultsContent() }));
 
 interface Ballot {
   voterId: string;
@@ -340,7 +304,10 @@ describe('GET /polls/{id}/results', () => {
   });
 
   it('reads a draft poll too (its results are empty)', async () => {
-    const created = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Draft', content: deck() } });
+    const created = await call('POST', `${t.api}/polls`, {
+      apiKey,
+      body: { title: 'Draft', content: resultsContent() },
+    });
     const res = await getResults(created.body.id);
     expect(res.status).toBe(200);
     expect(res.body).toEqual(expectedResults(created.body.id, created.body.content.questions, [], []));

@@ -1,5 +1,3 @@
-import type { Slide } from '@pollkit/contracts';
-import type { z } from 'zod';
 /** Raw HTTP helpers for tests: fetch against the test server, JSON in and out. */
 export interface JsonResponse<T = any> {
   status: number;
@@ -39,58 +37,4 @@ export async function call<T = any>(
     parsed = undefined;
   }
   return { status: response.status, headers: response.headers, body: parsed as T, text };
-}
-
-/** A small valid deck with one slide of every kind. */
-export function sampleContent(): { questions: z.input<typeof Slide>[] } {
-  return {
-    questions: [
-      {
-        id: 'lunch',
-        kind: 'multiple_choice',
-        text: 'Where shall we eat?',
-        type: 'single',
-        options: [
-          { id: 'pizza', label: 'Pizza' },
-          { id: 'sushi', label: 'Sushi' },
-        ],
-      },
-      {
-        id: 'capital',
-        kind: 'quiz',
-        text: 'Capital of France?',
-        options: [
-          { id: 'paris', label: 'Paris' },
-          { id: 'lyon', label: 'Lyon' },
-        ],
-        correctOptionIds: ['paris'],
-        timeLimitSec: 20,
-        points: 500,
-        speedBonus: true,
-      },
-      {
-        id: 'mood',
-        kind: 'scale',
-        text: 'How do you feel?',
-        min: 1,
-        max: 5,
-        minLabel: 'Bad',
-        maxLabel: 'Great',
-        statements: [{ id: 'work', text: 'About work' }],
-      },
-      {
-        id: 'rank',
-        kind: 'ranking',
-        text: 'Rank these',
-        options: [
-          { id: 'a', label: 'A' },
-          { id: 'b', label: 'B' },
-          { id: 'c', label: 'C' },
-        ],
-      },
-      { id: 'words', kind: 'open_ended', text: 'One word?', maxLength: 40, render: 'cloud' },
-      { id: 'ask', kind: 'qa', text: 'Questions?', moderated: true, allowUpvotes: true },
-      { id: 'intro', kind: 'content', text: 'Welcome' },
-    ],
-  };
 }
