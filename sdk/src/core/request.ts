@@ -1,5 +1,4 @@
 import { inputInQuery, pathParams, type RouteDefinition, validationDetails } from '@pollkit/contracts';
-import type { z } from 'zod';
 import {
   AuthenticationError,
   ConnectionError,
