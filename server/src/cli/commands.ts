@@ -165,10 +165,7 @@ export async function rotateKeyCommand(
   const bus = await openCredentialBus();
   let rotated: Awaited<ReturnType<typeof rotateApiKey>>;
   try {
-    rotated = await rotateApiKey(
-      { db, invalidation: bus.invalidation },
-      { keyId, workspaceId: undefined, gracePeriodSeconds: options.grace },
-    );
+    rotated = await rotateApiKey({ db, invalidation: bus.invalidation }, { keyId, gracePeriodSeconds: options.grace });
   } finally {
     await bus.close();
   }
@@ -189,7 +186,6 @@ export async function rotateKeyCommand(
   );
 }
 
-/** Publishes the change where running servers hear it; whether they did. */
 function describeRateLimit(workspace: WorkspaceSummary): string {
   return workspace.rateLimitPerMinute === null ? 'default' : `${workspace.rateLimitPerMinute}/min`;
 }

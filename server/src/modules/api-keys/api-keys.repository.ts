@@ -26,9 +26,13 @@ export function revokeApiKey(db: Kysely<Database>, target: KeyTarget, at: Date):
 }
 
 export function findApiKey(db: Kysely<Database>, target: KeyTarget): Promise<ApiKeyRow | undefined> {
-  let query = db.selectFrom('api_keys').selectAll().where('id', '=', target.keyId);
-  if (target.workspaceId !== undefined) query = query.where('workspace_id', '=', target.workspaceId);
-  return query.executeTakeFirst();
+  return selectKey(db, target).executeTakeFirst();
+}
+
+/** The select both lookups share: by id, within the workspace when the target names one. */
+function selectKey(db: Kysely<Database>, target: KeyTarget) {
+  const query = db.selectFrom('api_keys').selectAll().where('id', '=', target.keyId);
+  return target.workspaceId === undefined ? query : query.where('workspace_id', '=', target.workspaceId);
 }
 
 /** The key with this secret hash and its workspace, in one round trip. */
@@ -66,15 +70,9 @@ export function listApiKeysPage(
   return query.orderBy('id', 'desc').limit(options.limit).execute();
 }
 
-/** The key, if it belongs to this workspace (or to any, when `workspaceId` is undefined), locked for update. */
-export function findApiKeyForUpdate(
-  db: Kysely<Database>,
-  id: string,
-  workspaceId: string | undefined,
-): Promise<ApiKeyRow | undefined> {
-  let query = db.selectFrom('api_keys').selectAll().where('id', '=', id);
-  if (workspaceId !== undefined) query = query.where('workspace_id', '=', workspaceId);
-  return query.forUpdate().executeTakeFirst();
+/** As findApiKey, with the row locked for the rest of the transaction. */
+export function findApiKeyForUpdate(db: Kysely<Database>, target: KeyTarget): Promise<ApiKeyRow | undefined> {
+  return selectKey(db, target).forUpdate().executeTakeFirst();
 }
 
 export function setApiKeyExpiry(db: Kysely<Database>, id: string, expiresAt: Date): Promise<ApiKeyRow> {

@@ -1,4 +1,4 @@
-import type { ApiKey, CreatedApiKey } from '@pollkit/contracts';
+import { type ApiKey, type CreatedApiKey, keyLimits } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import { ApiError, invalidField } from '../../core/api-error.js';
 import { keysetPage } from '../../core/paging.js';
@@ -18,9 +18,7 @@ import * as apiKeys from './api-keys.repository.js';
 type Db = Kysely<Database>;
 
 /** Every API key secret starts with this, so it is recognisable (and findable by secret scanners). */
-export const API_KEY_PREFIX = 'pk_live_';
-
-export const API_KEY_NAME_MAX_LENGTH = 200;
+const API_KEY_PREFIX = 'pk_live_';
 
 /** What the key use cases need: the database, and the bus that tells every process a key changed. */
 export interface ApiKeysDeps {
@@ -29,7 +27,7 @@ export interface ApiKeysDeps {
 }
 
 /** `expiring`: rotated, and still inside its grace period. Revocation wins over expiry: it is deliberate. */
-export function apiKeyStatus(key: Pick<ApiKeyRow, 'revoked_at' | 'expires_at'>, now = new Date()): ApiKey['status'] {
+function apiKeyStatus(key: Pick<ApiKeyRow, 'revoked_at' | 'expires_at'>, now = new Date()): ApiKey['status'] {
   if (key.revoked_at) return 'revoked';
   if (key.expires_at) return key.expires_at.getTime() <= now.getTime() ? 'expired' : 'expiring';
   return 'active';
@@ -54,8 +52,9 @@ export async function createApiKey(
   input: { workspaceId: string; name: string },
 ): Promise<{ key: ApiKeyRow; secret: string }> {
   if (input.name.trim().length === 0) throw invalidField('name', 'The key name must not be blank');
-  if (input.name.length > API_KEY_NAME_MAX_LENGTH) {
-    throw invalidField('name', `The key name is longer than ${API_KEY_NAME_MAX_LENGTH} characters`);
+  // The contract's limit, so the CLI and the API agree on how long a key name may be.
+  if (input.name.length > keyLimits.nameLength) {
+    throw invalidField('name', `The key name is longer than ${keyLimits.nameLength} characters`);
   }
   await assertWorkspaceExists(db, input.workspaceId);
   const secret = newSecret(API_KEY_PREFIX);
@@ -98,7 +97,7 @@ export function listWorkspaceKeys(
  */
 export async function revokeApiKey(
   deps: ApiKeysDeps,
-  target: { keyId: string; workspaceId?: string | undefined },
+  target: apiKeys.KeyTarget,
 ): Promise<{ key: ApiKeyRow; alreadyRevoked: boolean }> {
   const revoked = await apiKeys.revokeApiKey(deps.db, target, new Date());
   if (revoked) {
@@ -115,14 +114,14 @@ export async function revokeApiKey(
  * the grace period (now, with 0), after which it answers `expired_api_key`. Only an active key
  * rotates: a revoked one is dead already, and a rotated one has its replacement (409
  * `key_not_active`). The row lock makes two concurrent rotations of one key produce one
- * replacement. `workspaceId` undefined: any workspace (the operator's CLI).
+ * replacement. No `workspaceId`: any workspace (the operator's CLI).
  */
 export async function rotateApiKey(
   deps: ApiKeysDeps,
-  input: { keyId: string; workspaceId: string | undefined; gracePeriodSeconds: number },
+  input: apiKeys.KeyTarget & { gracePeriodSeconds: number },
 ): Promise<{ previous: ApiKeyRow; key: ApiKeyRow; secret: string }> {
   const rotated = await deps.db.transaction().execute(async (trx) => {
-    const previous = await apiKeys.findApiKeyForUpdate(trx, input.keyId, input.workspaceId);
+    const previous = await apiKeys.findApiKeyForUpdate(trx, input);
     if (!previous) throw keyNotFound(input.keyId);
     const status = apiKeyStatus(previous);
     if (status !== 'active') {
