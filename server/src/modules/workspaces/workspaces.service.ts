@@ -8,9 +8,9 @@ import * as workspaces from './workspaces.repository.js';
 
 type Db = Kysely<Database>;
 
-export const WORKSPACE_NAME_MAX_LENGTH = 200;
+const WORKSPACE_NAME_MAX_LENGTH = 200;
 /** Far above any real need, and well inside the `integer` column. */
-export const RATE_LIMIT_OVERRIDE_MAX = 1_000_000;
+const RATE_LIMIT_OVERRIDE_MAX = 1_000_000;
 
 /** A workspace as admin tools show it (camelCase, ISO dates). */
 export interface WorkspaceSummary {
@@ -77,7 +77,7 @@ export function listWorkspaces(db: Db): Promise<WorkspaceRow[]> {
   return workspaces.listWorkspaces(db);
 }
 
-export function workspaceNotFound(id: string): ApiError {
+function workspaceNotFound(id: string): ApiError {
   return new ApiError('not_found', `Workspace ${id} not found`);
 }
 
