@@ -15,6 +15,7 @@ export * from './schemas/keys.js';
 export * from './schemas/media.js';
 export * from './schemas/polls.js';
 export * from './schemas/results.js';
+export * from './schemas/text.js';
 export * from './scopes.js';
 export * from './validation.js';
 

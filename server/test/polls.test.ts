@@ -74,10 +74,21 @@ describe('polls', () => {
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ error: { code: 'not_found', message: 'Poll not found' } });
 
-    const malformed = await call('GET', `${t.api}/polls/${encodeURIComponent('poll 1/../x')}`, { apiKey });
-    expect(malformed.status).toBe(422);
-    expect(malformed.body.error.code).toBe('validation_failed');
-    expect(malformed.body.error.details.fieldErrors.id).toBeDefined();
+    // A malformed id names nothing that could exist: the same 404 as an unknown one, on every
+    // route that takes an id in its path, whatever else the request holds.
+    for (const id of ['abc', 'poll 1/../x', 'poll_01aaaaaaaaaaaaaaaaaaaaaaaa', '\u0000', 'constructor', '__proto__']) {
+      const malformed = await call('GET', `${t.api}/polls/${encodeURIComponent(id)}`, { apiKey });
+      expect(malformed.status, id).toBe(404);
+      expect(malformed.body).toEqual({ error: { code: 'not_found', message: 'Poll not found' } });
+    }
+    const badBody = await call('POST', `${t.api}/polls/abc/votes`, { apiKey, body: { voterId: '' } });
+    expect(badBody.body).toEqual({ error: { code: 'not_found', message: 'Poll not found' } });
+    const question = await call('PATCH', `${t.api}/polls/${poll.id}/questions/rsp_x`, {
+      apiKey,
+      body: { status: 'approved' },
+    });
+    expect(question.status).toBe(404);
+    expect(question.body).toEqual({ error: { code: 'not_found', message: 'Question not found' } });
   });
 
   it('decodes percent-encoded path parameters', async () => {

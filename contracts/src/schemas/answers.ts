@@ -1,18 +1,18 @@
 import { z } from 'zod';
-import { ListCursor, ListLimit, pageOf, Timestamp } from './common.js';
+import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.js';
 import { ClientId, PollId } from './polls.js';
+import { text } from './text.js';
 
 /** The caller's own identifier for a respondent: an email hash, a user id, a session id… */
-export const VoterId = z
-  .string()
+export const VoterId = text()
   .min(1)
   .max(200)
   .describe('Your identifier for the respondent. One answer per voter per slide (Q&A excepted).');
 
 export const SlideId = ClientId.describe('The `id` of a slide of the poll.');
 
-export const VoteId = z.string().regex(/^vote_[0-9A-HJKMNP-TV-Z]{26}$/, 'Must be a vote_… id');
-export const ResponseId = z.string().regex(/^rsp_[0-9A-HJKMNP-TV-Z]{26}$/, 'Must be a rsp_… id');
+export const VoteId = resourceId('vote', 'Vote id.');
+export const ResponseId = resourceId('rsp', 'Response id.');
 
 /** What `POST /polls/{id}/votes` and `POST /polls/{id}/responses` answer with 201. */
 export const AnswerReceipt = z
@@ -56,7 +56,7 @@ export const CreateResponseInput = z
       .max(50)
       .optional()
       .describe('`ranking` slides: every option id, most preferred first.'),
-    text: z.string().trim().min(1).max(5000).optional().describe('`open_ended` answers and `qa` questions.'),
+    text: text().trim().min(1).max(5000).optional().describe('`open_ended` answers and `qa` questions.'),
     optionIds: z.array(ClientId).min(1).max(50).optional().describe('`quiz` slides: the chosen options.'),
   })
   .superRefine((input, ctx) => {

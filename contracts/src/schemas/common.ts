@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { errorCodeList } from '../errors.js';
+import { text } from './text.js';
 
 /** Resource ids are a type prefix and a ULID: `poll_01JF3Z8Q6M4W9Y2K7T5R0B1C3D`. */
 export function resourceId(prefix: string, description: string) {
-  return z
-    .string()
+  return text()
     .regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `Must be a ${prefix}_… id`)
     .describe(description);
 }
@@ -13,8 +13,7 @@ export const Timestamp = z.iso.datetime({ offset: true }).describe('ISO 8601 tim
 
 /** Page size for cursor-paginated lists. A query-string field, coerced from text by the server. */
 export const ListLimit = z.number().int().min(1).max(100).default(20).describe('Items per page, 1–100.');
-export const ListCursor = z
-  .string()
+export const ListCursor = text()
   .min(1)
   .max(200)
   .optional()

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableText } from './text.js';
 
 /** `image` is re-hosted as WebP; `youtube`, `vimeo` and `link` keep their URL and are rendered client-side. */
 export const MediaType = z.enum(['image', 'youtube', 'vimeo', 'link']).meta({ id: 'MediaType' });
@@ -6,6 +7,7 @@ export type MediaType = z.infer<typeof MediaType>;
 
 export const HttpUrl = z
   .url({ protocol: /^https?$/ })
+  .check(storableText)
   .max(2048)
   .describe('An http(s) URL.');
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.js';
 import { Media } from './media.js';
+import { text } from './text.js';
 
 /** Size limits on poll content (the spec leaves them to us; docs/limits.md lists them). */
 export const pollLimits = {
@@ -18,8 +19,7 @@ export const pollLimits = {
 export const PollId = resourceId('poll', 'Poll id.');
 
 /** Client-chosen ids for slides, options and statements. */
-export const ClientId = z
-  .string()
+export const ClientId = text()
   .min(1)
   .max(64)
   .regex(/^[A-Za-z0-9_-]+$/, 'Use letters, digits, `_` or `-`')
@@ -29,7 +29,7 @@ export const ClientId = z
 export const Option = z
   .strictObject({
     id: ClientId.describe('Unique within the slide.'),
-    label: z.string().min(1).max(pollLimits.labelLength),
+    label: text().min(1).max(pollLimits.labelLength),
     media: Media.optional(),
   })
   .meta({ id: 'Option' });
@@ -37,13 +37,13 @@ export const Option = z
 export const Statement = z
   .strictObject({
     id: ClientId.describe('Unique within the slide.'),
-    text: z.string().min(1).max(pollLimits.textLength),
+    text: text().min(1).max(pollLimits.textLength),
   })
   .meta({ id: 'Statement' });
 
 const slideBase = {
   id: ClientId.describe('Unique within the poll; used as `slideId` in votes and responses.'),
-  text: z.string().min(1).max(pollLimits.textLength).describe('The question (or heading, for content slides).'),
+  text: text().min(1).max(pollLimits.textLength).describe('The question (or heading, for content slides).'),
   media: Media.optional(),
 };
 
@@ -84,8 +84,8 @@ export const ScaleSlide = z
     kind: z.literal('scale'),
     min: z.number().int().min(-100).max(100).default(1),
     max: z.number().int().min(-100).max(100).default(5),
-    minLabel: z.string().max(pollLimits.labelLength).optional(),
-    maxLabel: z.string().max(pollLimits.labelLength).optional(),
+    minLabel: text().max(pollLimits.labelLength).optional(),
+    maxLabel: text().max(pollLimits.labelLength).optional(),
     statements: z
       .array(Statement)
       .max(pollLimits.statements)
@@ -221,7 +221,13 @@ export const BranchCondition = z
     if: z.strictObject({
       slideId: ClientId,
       operator: z.enum(['equals', 'not_equals', 'includes', 'greater_than', 'less_than', 'answered']),
-      value: z.union([z.string(), z.number(), z.array(z.string())]).optional(),
+      value: z
+        .union([
+          text().max(pollLimits.labelLength),
+          z.number(),
+          z.array(text().max(pollLimits.labelLength)).max(pollLimits.options),
+        ])
+        .optional(),
     }),
     // biome-ignore lint/suspicious/noThenProperty: `then` is the field name DESIGN.md gives the rule's action.
     then: z.discriminatedUnion('action', [
@@ -250,7 +256,7 @@ export const Poll = z
 
 export type Poll = z.infer<typeof Poll>;
 
-const Title = z.string().trim().min(1).max(pollLimits.titleLength);
+const Title = text().trim().min(1).max(pollLimits.titleLength);
 
 export const CreatePollInput = z
   .strictObject({

@@ -1,4 +1,4 @@
-import { contract, operationId, type RouteDefinition } from '@pollkit/contracts';
+import { contract, operationId, pathParams, type RouteDefinition } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { ApiError, validationError } from '../core/api-error.js';
@@ -111,16 +111,44 @@ const scopeStep: Step = (call, next) => {
   return next(call);
 };
 
-/** The input, assembled from the request and parsed by the route's schema (422 otherwise). */
+/**
+ * The input, assembled from the request and parsed by the route's schema (422 otherwise). A path
+ * parameter that is not even shaped like an id names nothing that could exist: 404, as for any
+ * unknown id, rather than a validation error about a URL the client did not build field by field.
+ */
 function validateStep(route: RouteDefinition): Step {
   const readInput = inputReader(route);
+  const notFoundByParam = new Map(pathParams(route.path).map((param) => [param, notFoundIn(route.path, param)]));
   return (call, next) => {
     const parsed = route.input.safeParse(readInput(call.request));
-    if (!parsed.success) throw validationError(parsed.error.issues);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const notFound = notFoundByParam.get(String(issue.path[0]));
+        if (notFound) throw notFound();
+      }
+      throw validationError(parsed.error.issues);
+    }
     call.input = parsed.data;
     return next(call);
   };
 }
+
+/** `/polls/{id}/questions/{questionId}` + `questionId` -> a 404 "Question not found". */
+function notFoundIn(path: string, param: string): () => ApiError {
+  const segments = path.split('/');
+  const collection = segments[segments.indexOf(`{${param}}`) - 1] ?? '';
+  const noun = RESOURCE_NOUNS[collection] ?? 'Resource';
+  return () => ApiError.notFound(noun);
+}
+
+/** The path segment before an id -> what the id names, as the services' own 404s say it. */
+const RESOURCE_NOUNS: Readonly<Record<string, string>> = Object.assign(Object.create(null), {
+  polls: 'Poll',
+  questions: 'Question',
+  keys: 'API key',
+  sessions: 'Session',
+  webhooks: 'Webhook endpoint',
+});
 
 /** The handler, with the validated input and the caller's credential. */
 export function handlerStep(route: RouteDefinition, handler: Handler<RouteDefinition>, deps: ModuleDeps): Next {

@@ -1,3 +1,4 @@
+import { isStorableText } from '@pollkit/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../core/api-error.js';
 import {
@@ -117,8 +118,23 @@ function readTokenRequest(params: TokenParams, basic: ReturnType<typeof parseBas
 type TokenParams = Partial<Record<'grant_type' | 'scope' | 'client_id' | 'client_secret', string>>;
 const PARAMETER_NAMES = ['grant_type', 'scope', 'client_id', 'client_secret'] as const;
 
-/** Form or JSON parameters, each at most once and a string (RFC 6749 §3.2); others are ignored (§3.2). */
+/**
+ * Form or JSON parameters, each at most once and a string (RFC 6749 §3.2); others are ignored (§3.2).
+ * A value PostgreSQL cannot store (a NUL, an unpaired surrogate) is malformed: it would otherwise
+ * fail in the client lookup as a server error.
+ */
 function readParams(body: unknown): TokenParams {
+  const params = readRawParams(body);
+  for (const name of PARAMETER_NAMES) {
+    const value = params[name];
+    if (value !== undefined && !isStorableText(value)) {
+      throw new OAuthError('invalid_request', `The ${name} parameter contains a NUL character or invalid Unicode`);
+    }
+  }
+  return params;
+}
+
+function readRawParams(body: unknown): TokenParams {
   const params: TokenParams = {};
   if (body === undefined || body === null) return params;
   if (body instanceof URLSearchParams) {
@@ -156,7 +172,8 @@ function parseBasic(header: string | undefined): { clientId: string; clientSecre
   try {
     const clientId = decodeURIComponent(decoded.slice(0, colon).replaceAll('+', ' '));
     const clientSecret = decodeURIComponent(decoded.slice(colon + 1).replaceAll('+', ' '));
-    return clientSecret ? { clientId, clientSecret } : 'malformed';
+    if (!clientSecret || !isStorableText(clientId) || !isStorableText(clientSecret)) return 'malformed';
+    return { clientId, clientSecret };
   } catch {
     return 'malformed';
   }
