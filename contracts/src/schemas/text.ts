@@ -10,6 +10,7 @@ import { z } from 'zod';
  * With the `u` flag a well-formed surrogate pair is one code point, so `\p{Cs}` matches only the
  * unpaired halves.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching NUL is the point of this rule.
 const UNSTORABLE = /[\u0000\p{Cs}]/u;
 
 /** Whether PostgreSQL can store `value` as `text` and inside `jsonb`. */
