@@ -12,6 +12,11 @@ export function fromFastifyError(error: FastifyError | ApiError): ApiError {
       return new ApiError('payload_too_large', 'Request body is too large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('unsupported_media_type', 'Send the request body as application/json');
+    // A path that cannot be decoded (`%ED%A0%80`, an unpaired surrogate) or whose id is longer than any
+    // id names nothing that could exist: the 404 of an unknown id, not a complaint about the URL.
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('not_found', 'No resource has this address');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('bad_request', 'Content-Length does not match the body');
   }

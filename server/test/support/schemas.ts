@@ -125,11 +125,13 @@ const NO_SAMPLE = Symbol('no sample');
 /**
  * A value `schema` accepts, built from the schema alone: strings are the first of `strings` the
  * string's own schema accepts (so regex-checked ids pick the id of the right kind), numbers the
- * smallest allowed, enums their first value, objects every field (`all`) or only the required ones.
+ * smallest allowed, enums their first value, objects only their required fields (or, failing that, all).
  * Undefined when nothing fitted (a cross-field rule refused every try).
  */
 export function sampleOf(schema: z.core.$ZodType, strings: readonly string[]): unknown {
-  for (const fields of ['all', 'required'] as const) {
+  // Required fields first: an optional one (a list's `cursor`) may hold a value no generic sample
+  // can know; the fuzz adds absent optional fields with hostile values anyway.
+  for (const fields of ['required', 'all'] as const) {
     const value = sample(schema, strings, fields);
     if (value !== NO_SAMPLE && (schema as z.ZodType).safeParse(value).success) return value;
   }

@@ -1,0 +1,294 @@
+import { readdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import {
+  contract,
+  errorCodeList,
+  inputInQuery,
+  operationId,
+  pathParams,
+  type RouteDefinition,
+  statusOf,
+} from '@pollkit/contracts';
+import { sql } from 'kysely';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostileVariants, type Variant } from './support/hostile-variants.js';
+import { call, type JsonResponse } from './support/http.js';
+import { sampleContent } from './support/polls.js';
+import { sampleOf } from './support/schemas.js';
+import { startTestServer, type TestServer } from './support/server.js';
+
+/**
+ * A generated fuzz test over the whole contract. For every operation it takes a valid input — built
+ * from the route's input schema (schemas.ts `sampleOf`), or for the few whose cross-field rules a
+ * generic sample cannot meet, from `seeds` below — checks that the input is accepted, then sends
+ * every hostile variant of it (support/hostile-variants.ts) and asserts:
+ *
+ * - no 5xx, ever;
+ * - every error is the envelope: JSON, `{ error: { code, message, details? } }`, a registered code
+ *   whose status is the response's, `details` with field and form errors on `validation_failed`;
+ * - a variant that breaks a path parameter is 404 `not_found`;
+ * - nothing is stored on a 4xx: every table the API writes (idempotency records aside, which keep
+ *   4xx outcomes for replay by design) and the media folder are as they were.
+ *
+ * A route added to the contract is fuzzed by this file without a line added here, unless a generic
+ * sample of its input is refused — then the test says so and asks for a seed.
+ */
+
+/** Valid inputs for the operations whose rules span fields (unique ids, the slide an answer fits). */
+const seeds: Record<string, (world: World) => Record<string, unknown>[]> = {
+  pollsCreate: () => {
+    const content = sampleContent();
+    const first = content.questions[0] as { options: { media?: unknown }[] };
+    (first.options[0] as { media?: unknown }).media = { type: 'link', url: 'https://example.com/menu' };
+    return [{ title: 'Fuzzed poll', content }];
+  },
+  pollsUpdate: (world) => [
+    { id: world.pollId, title: 'Renamed' },
+    { id: world.pollId, closed: true },
+  ],
+  votesCast: (world) => [{ id: world.pollId, voterId: 'fuzz-voter', slideId: 'lunch', optionIds: ['pizza'] }],
+  responsesCreate: (world) => [
+    { id: world.pollId, voterId: 'fuzz-voter', slideId: 'words', text: 'hello' },
+    { id: world.pollId, voterId: 'fuzz-voter', slideId: 'mood', scaleValues: { work: 4 } },
+    { id: world.pollId, voterId: 'fuzz-voter', slideId: 'rank', rankingOrder: ['b', 'a', 'c'] },
+    { id: world.pollId, voterId: 'fuzz-voter', slideId: 'capital', optionIds: ['paris'] },
+    { id: world.pollId, voterId: 'fuzz-voter', slideId: 'ask', text: 'Why?' },
+  ],
+};
+
+/** What path parameters and ids can name: one of each resource, made afresh after any 2xx. */
+interface World {
+  apiKey: string;
+  pollId: string;
+  questionId: string;
+  keyId: string;
+}
+
+let t: TestServer;
+let imageHost: Server;
+let imageUrl: string;
+let world: World;
+/** The ids of the world the variants were derived from, replaced by the current world's when sent. */
+let firstWorld: World;
+
+beforeAll(async () => {
+  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#3366ff' } })
+    .png()
+    .toBuffer();
+  imageHost = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
+  await new Promise<void>((resolve) => imageHost.listen(0, '127.0.0.1', resolve));
+  imageUrl = `http://127.0.0.1:${(imageHost.address() as AddressInfo).port}/pixel.png`;
+  t = await startTestServer({ MEDIA_ALLOW_LOOPBACK: 'true' });
+  world = await newWorld();
+  firstWorld = world;
+});
+
+afterAll(async () => {
+  await t?.close();
+  await new Promise((resolve) => imageHost?.close(resolve));
+});
+
+async function newWorld(apiKey?: string): Promise<World> {
+  const key = apiKey ?? (await t.workspace('enterprise', { rateLimitPerMinute: 1_000_000 })).apiKey;
+  const ok = async (res: Promise<JsonResponse>) => {
+    const done = await res;
+    expect(done.status, done.text).toBeLessThan(300);
+    return done.body;
+  };
+  const poll = await ok(
+    call('POST', `${t.api}/polls`, { apiKey: key, body: { title: 'World', content: sampleContent() } }),
+  );
+  await ok(call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey: key, body: { publish: true } }));
+  const question = await ok(
+    call('POST', `${t.api}/polls/${poll.id}/responses`, {
+      apiKey: key,
+      body: { voterId: 'world', slideId: 'ask', text: 'Is this the world?' },
+    }),
+  );
+  await ok(
+    call('PATCH', `${t.api}/polls/${poll.id}/questions/${question.id}`, { apiKey: key, body: { status: 'approved' } }),
+  );
+  const created = await ok(call('POST', `${t.api}/keys`, { apiKey: key, body: { name: 'fuzz target' } }));
+  return { apiKey: key, pollId: poll.id, questionId: question.id, keyId: created.id };
+}
+
+/** Strings a generic sample may use, in order of preference: ids of the world first. */
+function sampleStrings(current: World): string[] {
+  return [current.pollId, current.questionId, current.keyId, 'a', imageUrl, 'Sample text'];
+}
+
+/** `value` with the first world's ids replaced by the current world's, everywhere in it. */
+function bind(value: unknown): unknown {
+  if (typeof value === 'string') {
+    return value
+      .replaceAll(firstWorld.pollId, world.pollId)
+      .replaceAll(firstWorld.questionId, world.questionId)
+      .replaceAll(firstWorld.keyId, world.keyId);
+  }
+  if (Array.isArray(value)) return value.map(bind);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      Object.defineProperty(out, key, { value: bind(item), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Percent-encodes any string, unpaired surrogates included (as the bytes WTF-8 gives them). */
+function encode(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  let out = '';
+  for (const char of text) {
+    const unit = char.charCodeAt(0);
+    if (char.length === 1 && unit >= 0xd800 && unit <= 0xdfff) {
+      const bytes = [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)];
+      out += bytes.map((byte) => `%${byte.toString(16).toUpperCase()}`).join('');
+    } else {
+      out += encodeURIComponent(char);
+    }
+  }
+  return out;
+}
+
+/** The HTTP request an input makes, split as the OpenAPI document describes it. */
+function requestOf(route: RouteDefinition, input: Record<string, unknown>) {
+  const params = new Set(pathParams(route.path));
+  let path = route.path as string;
+  for (const name of params) path = path.replace(`{${name}}`, encode(input[name] ?? ''));
+  const rest = Object.entries(input).filter(([key]) => !params.has(key));
+  if (inputInQuery(route.method)) {
+    const query = rest.flatMap(([key, value]) => {
+      if (value === undefined) return [];
+      if (value === null) return [encode(key)];
+      if (Array.isArray(value)) return value.map((item) => `${encode(key)}=${encode(item)}`);
+      return [`${encode(key)}=${encode(typeof value === 'object' ? value : String(value))}`];
+    });
+    return { method: route.method, url: `${t.api}${path}${query.length > 0 ? `?${query.join('&')}` : ''}` };
+  }
+  const body: Record<string, unknown> = {};
+  for (const [key, value] of rest) {
+    Object.defineProperty(body, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return { method: route.method, url: `${t.api}${path}`, rawBody: JSON.stringify(body) };
+}
+
+async function send(route: RouteDefinition, input: Record<string, unknown>): Promise<JsonResponse> {
+  const request = requestOf(route, bind(input) as Record<string, unknown>);
+  return call(request.method, request.url, {
+    apiKey: world.apiKey,
+    ...(request.rawBody === undefined
+      ? {}
+      : { rawBody: request.rawBody, headers: { 'content-type': 'application/json' } }),
+  });
+}
+
+/** Everything the API can write, in one row (idempotency records aside) and the media files. */
+async function storedState(): Promise<string> {
+  const { rows } = await sql<Record<string, unknown>>`
+    select
+      (select count(*) from workspaces) as workspaces,
+      (select count(*) from api_keys) as api_keys,
+      (select count(*) from api_keys where revoked_at is not null or expires_at is not null) as api_keys_changed,
+      (select count(*) from polls) as polls,
+      (select coalesce(max(updated_at)::text, '') from polls) as polls_updated,
+      (select count(*) from answers) as answers,
+      (select coalesce(string_agg(coalesce(status, '-') || upvotes::text, ',' order by id), '') from answers) as answer_states,
+      (select count(*) from question_upvotes) as upvotes,
+      (select count(*) from poll_voters) as voters,
+      (select coalesce(sum(answers), 0) from poll_stats) as stats,
+      (select coalesce(sum(count), 0) from slide_tallies) as tallies,
+      (select coalesce(sum(count), 0) from open_text_counts) as texts,
+      (select coalesce(sum(count), 0) from word_counts) as words,
+      (select count(*) from oauth_clients) as oauth_clients,
+      (select count(*) from oauth_tokens) as oauth_tokens
+  `.execute(t.server.deps.db);
+  const media = await readdir(join(t.server.deps.config.DATA_DIR, 'media')).catch(() => []);
+  return JSON.stringify({ ...rows[0], media: media.length });
+}
+
+/** What is wrong with a response to a hostile variant, or undefined. */
+function problemWith(res: JsonResponse, variant: Variant, route: RouteDefinition): string | undefined {
+  if (res.status >= 500) return `${res.status}: ${res.text.slice(0, 200)}`;
+  if (!res.headers.get('x-ratelimit-limit')) return 'no X-RateLimit-Limit header';
+  if (variant.field !== undefined && pathParams(route.path).includes(variant.field)) {
+    if (res.status !== 404 || res.body?.error?.code !== 'not_found')
+      return `a broken path parameter answered ${res.status}`;
+  }
+  if (res.status < 400) return undefined;
+  if (!/^application\/json/.test(res.headers.get('content-type') ?? ''))
+    return `content-type ${res.headers.get('content-type')}`;
+  const error = res.body?.error;
+  if (!error || Object.keys(res.body).join() !== 'error') return `not the envelope: ${res.text.slice(0, 200)}`;
+  if (!(errorCodeList as readonly string[]).includes(error.code)) return `unregistered code ${error.code}`;
+  if (statusOf(error.code) !== res.status) return `code ${error.code} with status ${res.status}`;
+  if (typeof error.message !== 'string' || error.message.length === 0) return 'no message';
+  if (Object.keys(error).some((key) => !['code', 'message', 'details'].includes(key))) return 'extra keys in error';
+  if (error.code === 'validation_failed') {
+    const { fieldErrors, formErrors } = error.details ?? {};
+    if (typeof fieldErrors !== 'object' || !Array.isArray(formErrors)) return 'validation_failed without details';
+    if (Object.keys(fieldErrors).length === 0 && formErrors.length === 0) return 'validation_failed naming nothing';
+  }
+  return undefined;
+}
+
+const operations = Object.entries(contract).flatMap(([group, routes]) =>
+  Object.entries(routes).map(([name, route]) => ({ id: operationId(group, name), route: route as RouteDefinition })),
+);
+
+describe('fuzz: hostile variants of a valid input, for every operation of the contract', () => {
+  const totals = { requests: 0, rejected: 0 };
+
+  it.each(operations)(
+    '$id',
+    async ({ id, route }) => {
+      const bases = seeds[id]?.(firstWorld) ?? [sampleOf(route.input, sampleStrings(firstWorld))];
+      const inUrl = (field: string) => pathParams(route.path).includes(field) || inputInQuery(route.method);
+      const problems: string[] = [];
+      for (const base of bases) {
+        // A generic sample the route refuses: give the operation a seed above.
+        expect(base, `${id}: no valid sample input; add a seed`).toBeDefined();
+        const accepted = await send(route, base as Record<string, unknown>);
+        expect(accepted.status, `${id}: its valid input was refused: ${accepted.text}`).toBeLessThan(300);
+        world = await newWorld(world.apiKey);
+
+        const variants = hostileVariants(base as Record<string, unknown>, route.input, { inUrl });
+        expect(variants.length).toBeGreaterThan(10);
+        let before = await storedState();
+        for (const variant of variants) {
+          const res = await send(route, variant.input);
+          totals.requests += 1;
+          const problem = problemWith(res, variant, route);
+          if (problem) problems.push(`${variant.label} -> ${problem}`);
+          if (res.status >= 400) {
+            totals.rejected += 1;
+            const after = await storedState();
+            if (after !== before) problems.push(`${variant.label} -> ${res.status} but stored: ${before} -> ${after}`);
+          } else {
+            // A hostile-looking input that is still valid (a title named `constructor`) was stored:
+            // a fresh world, so the next variant meets the same state as the first did.
+            world = await newWorld(world.apiKey);
+            before = await storedState();
+          }
+          // Routes with a limit of their own (POST /media: 30 a minute) move to a fresh workspace.
+          if (Number(res.headers.get('x-ratelimit-remaining') ?? 100) < 3) {
+            world = await newWorld();
+            before = await storedState();
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+    },
+    240_000,
+  );
+
+  it('sent thousands of hostile requests', () => {
+    // Guards against a walk that silently stops deriving variants.
+    expect(totals.requests).toBeGreaterThan(2000);
+    expect(totals.rejected).toBeGreaterThan(totals.requests * 0.8);
+  });
+});
