@@ -108,23 +108,24 @@ export class BoundedOutput {
     check();
   }
 
-  /**
-   * The queue is past the stream's high-water mark, so a write has returned false and 'drain' comes
-   * once the reader has caught up.
-   */
+  /** Reports the drops once the reader has caught up: at once if it has, else on 'drain'. */
   #awaitDrain(): void {
     if (this.#awaitingDrain) return;
     this.#awaitingDrain = true;
-    this.out.once('drain', () => {
+    const report = () => {
       this.#awaitingDrain = false;
       this.#reportDrops();
-    });
+    };
+    // A write has returned false (the queue passed the stream's high-water mark): 'drain' comes
+    // once it is empty. Otherwise the line dropped was merely too large for the room left.
+    if (this.out.writableNeedDrain) this.out.once('drain', report);
+    else setImmediate(report);
   }
 
   #reportDrops(): void {
     const dropped = this.#dropped;
     if (dropped === 0) return;
-    if (this.out.writableLength > 0) {
+    if (this.out.writableNeedDrain) {
       this.#awaitDrain();
       return;
     }

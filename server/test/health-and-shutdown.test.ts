@@ -186,7 +186,7 @@ describe('the entry point', () => {
         expect(accessLines).toContainEqual(expect.objectContaining({ url: '/api/v1/polls', statusCode: 503 }));
         expect(accessLines.filter((line) => /^\/(healthz|readyz)/.test(line.url))).toEqual([]);
       } finally {
-        child.process.kill('SIGKILL');
+        child.kill();
       }
     },
     CHILD_TEST_TIMEOUT_MS,
@@ -209,7 +209,7 @@ describe('the entry point', () => {
         pollId = created.body.id;
         expect((await stop(first)).code, first.output()).toBe(0);
       } finally {
-        first.process.kill('SIGKILL');
+        first.kill();
       }
 
       const second = startChild({ ...env, PORT: String(await freePort()) });
@@ -225,7 +225,7 @@ describe('the entry point', () => {
         expect(second.output()).not.toContain('POLLKIT_API_KEY');
         expect(second.output()).not.toContain('pk_live_');
       } finally {
-        second.process.kill('SIGKILL');
+        second.kill();
       }
     },
     CHILD_TEST_TIMEOUT_MS,

@@ -30,7 +30,11 @@ function answerFor(code: string | undefined): ClientErrorAnswer {
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return { status: 413, code: 'payload_too_large', message: 'The chunk extensions are too large' };
     case 'HPE_INVALID_METHOD':
-      return { status: 400, code: 'bad_request', message: 'The request method is not an HTTP method this server knows' };
+      return {
+        status: 400,
+        code: 'bad_request',
+        message: 'The request method is not an HTTP method this server knows',
+      };
     case 'HPE_INVALID_CONTENT_LENGTH':
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
       return {

@@ -44,6 +44,8 @@ export interface Child {
   waitFor(pattern: RegExp): Promise<RegExpMatchArray>;
   /** Resolves once the process has exited and its output streams are drained. */
   closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGKILL to the whole process group (tsx and the server it runs); nothing if already gone. */
+  kill(): void;
   /** Resolves once the process has exited, whether or not its output has been read. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -57,6 +59,8 @@ export function startChild(env: Record<string, string>): Child {
     cwd: SERVER_DIR,
     env: { ...inherited, HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, so that kill() reaches the server behind tsx's wrapper too.
+    detached: true,
   });
   let output = '';
   let stderr = '';
@@ -84,6 +88,13 @@ export function startChild(env: Record<string, string>): Child {
   return {
     process: child,
     exited: exitedPromise,
+    kill() {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    },
     output: () => output,
     stderr: () => stderr,
     closed,
