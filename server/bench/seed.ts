@@ -110,7 +110,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'memory://',
     LOG_LEVEL: 'warn',
   });
-  const deps = await createDeps(config, createLogger('warn'));
+  const deps = await createDeps(config, createLogger({ level: 'warn', format: 'json' }));
   const started = Date.now();
   let lastReport = 0;
   const result = await seedPoll(deps, {

@@ -20,6 +20,8 @@ const ConfigSchema = z.object({
     .regex(/^rediss?:\/\/.+/, 'must be redis://… or rediss://…')
     .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `auto`: human-readable lines when stdout is a terminal, JSON lines otherwise (logger.ts). */
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()

@@ -1,12 +1,13 @@
 import { type Config, ConfigError, parseConfig, publicBaseUrl } from './config.js';
 import { API_BASE_PATH } from './http/app.js';
+import { flushLogs } from './logger.js';
 import { bootstrapDefaultWorkspace } from './modules/workspaces/workspaces.service.js';
 import { type RunningServer, startServer } from './server.js';
 
 /**
- * Entry point: config -> database (migrated) -> first-run workspace -> listen. SIGTERM/SIGINT stop
- * accepting connections, let in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), close the
- * database and exit 0.
+ * Entry point: config -> database (migrated) -> first-run workspace -> listen. SIGTERM/SIGINT drain
+ * (new requests get 503, in-flight ones finish, up to SHUTDOWN_TIMEOUT_MS), close the database,
+ * flush the logs and exit 0.
  */
 async function main(): Promise<void> {
   let config: Config;
@@ -49,24 +50,27 @@ async function main(): Promise<void> {
 }
 
 function installShutdown(server: RunningServer, config: Config): void {
+  const { log } = server.deps;
   let stopping = false;
+  // process.exit discards log lines still queued for stdout (logger.ts): wait for them, boundedly.
+  const exit = (code: number) => flushLogs(log).then(() => process.exit(code));
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    server.deps.log.info({ signal }, 'shutting down: draining in-flight requests');
+    log.info({ signal }, 'shutting down: draining in-flight requests');
     const timer = setTimeout(() => {
-      server.deps.log.error('shutdown timed out; exiting');
-      process.exit(1);
+      log.error('shutdown timed out; exiting');
+      void exit(1);
     }, config.SHUTDOWN_TIMEOUT_MS);
     timer.unref();
     server.close().then(
       () => {
-        server.deps.log.info('shutdown complete');
-        process.exit(0);
+        log.info('shutdown complete');
+        void exit(0);
       },
       (error: unknown) => {
-        server.deps.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
+        log.error({ err: error }, 'shutdown failed');
+        void exit(1);
       },
     );
   };

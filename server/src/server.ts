@@ -11,7 +11,10 @@ export interface RunningServer {
   deps: AppDeps;
   /** `http://host:port` as bound (the real port when PORT=0). */
   url: string;
-  /** Stops accepting connections, lets in-flight requests finish, closes the database. */
+  /**
+   * Drains: refuses new requests with 503 (on new and kept-alive connections), lets in-flight
+   * requests finish, then closes the listener, the idle connections and the database (http/app.ts).
+   */
   close(): Promise<void>;
 }
 
@@ -21,7 +24,7 @@ export interface RunningServer {
  * document builder, so the transport imports neither the modules' handlers nor the generator.
  */
 export async function startServer(config: Config): Promise<RunningServer> {
-  const log = createLogger(config.LOG_LEVEL);
+  const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const deps = await createDeps(config, log);
   let app: FastifyInstance;
   try {

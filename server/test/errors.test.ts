@@ -56,11 +56,11 @@ async function keyIdOf(server: TestServer, workspaceId: string): Promise<string>
 const json = { 'content-type': 'application/json' };
 
 describe('400 invalid_json', () => {
-  it('answers truncated JSON, an empty JSON body and a __proto__ key with 400 and stores nothing', async () => {
+  it('answers truncated JSON and a __proto__ key with 400 and stores nothing', async () => {
     const { id, apiKey } = await t.workspace('pro');
+    // An empty body is no body (transport-errors.test.ts): 422 for the missing title, not 400.
     for (const rawBody of [
       '{"title":"Lunch"',
-      '',
       '{"title":"Lunch",}',
       '{"title":"Lunch","__proto__":{"polluted":true}}',
       '{"title":"Lunch","constructor":{"prototype":{"polluted":true}}}',

@@ -1,12 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConfigInput } from '../src/config.js';
+import { CHILD_TEST_TIMEOUT_MS, freePort, get, NO_STACK, probe, startChild, stop } from './support/child.js';
 import { call } from './support/http.js';
 import { startTestServer, type TestServer, testDatabase } from './support/server.js';
 
@@ -14,11 +11,6 @@ import { startTestServer, type TestServer, testDatabase } from './support/server
  * How Pollkit runs as a process: health endpoints, the real entry point (`src/main.ts`) started as
  * a child process with its start-up output, refusal of bad configuration, and graceful shutdown.
  */
-
-const SERVER_DIR = resolve(fileURLToPath(import.meta.url), '../..');
-const TSX = resolve(SERVER_DIR, '../node_modules/.bin/tsx');
-/** Generous upper bounds for a child to start or stop on a busy machine; never asserted on. */
-const CHILD_TEST_TIMEOUT_MS = 90_000;
 
 describe('health endpoints', () => {
   let t: TestServer;
@@ -58,135 +50,11 @@ describe('health endpoints', () => {
   });
 });
 
-/** Every variable the server reads, so a child never inherits one from the test runner's shell. */
-const CONFIG_VARIABLES: Record<keyof ConfigInput, true> = {
-  PORT: true,
-  HOST: true,
-  PUBLIC_BASE_URL: true,
-  DATABASE_URL: true,
-  DATA_DIR: true,
-  DATABASE_POOL_SIZE: true,
-  REDIS_URL: true,
-  LOG_LEVEL: true,
-  BODY_LIMIT_BYTES: true,
-  RATE_LIMIT_PER_MINUTE: true,
-  OAUTH_TOKEN_TTL_SECONDS: true,
-  SHUTDOWN_TIMEOUT_MS: true,
-  MEDIA_FETCH_TIMEOUT_MS: true,
-  MEDIA_MAX_BYTES: true,
-  MEDIA_MAX_PIXELS: true,
-  MEDIA_ALLOW_LOOPBACK: true,
-  RESPONSE_VALIDATION: true,
-  BOOTSTRAP: true,
-};
-
-interface Child {
-  process: ChildProcess;
-  /** Everything written to stdout and stderr so far. */
-  output(): string;
-  stderr(): string;
-  /** Resolves with the first match of `pattern` in the output; rejects if the process ends first. */
-  waitFor(pattern: RegExp): Promise<RegExpMatchArray>;
-  /** Resolves once the process has exited and its output streams are drained. */
-  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+/** What a draining server answers every new request: the 503 envelope, on a closing connection. */
+function expectServiceUnavailable(result: Awaited<ReturnType<typeof probe>>) {
+  expect(result).toMatchObject({ status: 503 });
+  if ('body' in result) expect(JSON.parse(result.body).error.code).toBe('service_unavailable');
 }
-
-/** Starts `src/main.ts` the way `pnpm start` does: tsx with the source condition, in server/. */
-function startChild(env: Record<string, string>): Child {
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !(name in CONFIG_VARIABLES) && name !== 'INIT_CWD'),
-  );
-  const child = spawn(TSX, ['--conditions=@pollkit/source', 'src/main.ts'], {
-    cwd: SERVER_DIR,
-    env: { ...inherited, HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  let stderr = '';
-  let exited = false;
-  const listeners = new Set<() => void>();
-  const onData = (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-    for (const listener of listeners) listener();
-  };
-  child.stdout?.on('data', onData);
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-    onData(chunk);
-  });
-  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveClosed) => {
-    child.on('close', (code, signal) => {
-      exited = true;
-      for (const listener of listeners) listener();
-      resolveClosed({ code, signal });
-    });
-  });
-  return {
-    process: child,
-    output: () => output,
-    stderr: () => stderr,
-    closed,
-    waitFor(pattern) {
-      return new Promise((resolveMatch, reject) => {
-        const check = () => {
-          const match = pattern.exec(output);
-          if (match) {
-            listeners.delete(check);
-            resolveMatch(match);
-          } else if (exited) {
-            listeners.delete(check);
-            reject(new Error(`process exited before printing ${pattern}:\n${output}`));
-          }
-        };
-        listeners.add(check);
-        check();
-      });
-    },
-  };
-}
-
-/** A port nothing listens on right now (PORT=0 would leave the printed URL to be parsed back). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolveClose) => server.close(() => resolveClose()));
-  return port;
-}
-
-/** Sends SIGTERM and waits for the process to finish, however long the drain takes. */
-async function stop(child: Child) {
-  child.process.kill('SIGTERM');
-  return child.closed;
-}
-
-/** One request on a fresh connection: the status, or the network error code when refused. */
-function probe(port: number, path: string): Promise<{ status: number; body: string } | { error: string }> {
-  return new Promise((resolveProbe) => {
-    const req = http.get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      res.on('end', () => resolveProbe({ status: res.statusCode ?? 0, body }));
-      res.on('error', (error: NodeJS.ErrnoException) => resolveProbe({ error: error.code ?? error.message }));
-    });
-    req.on('error', (error: NodeJS.ErrnoException) => resolveProbe({ error: error.code ?? error.message }));
-  });
-}
-
-/** A refused connection, or a 503 in the envelope: what a client may see from a draining server. */
-function expectDraining(result: Awaited<ReturnType<typeof probe>>) {
-  if ('error' in result) {
-    expect(['ECONNREFUSED', 'ECONNRESET']).toContain(result.error);
-  } else {
-    expect(result.status).toBe(503);
-    expect(JSON.parse(result.body).error.code).toBe('service_unavailable');
-  }
-}
-
-const NO_STACK = /^\s+at\s/m;
 
 describe('the entry point', () => {
   let database: { url: string; drop(): Promise<void> };
@@ -233,15 +101,22 @@ describe('the entry point', () => {
         expect(list.status).toBe(200);
         expect(list.body).toEqual({ data: [], nextCursor: null });
 
-        // A keep-alive client, as SDKs are: the drained response must still let the process exit.
-        const agent = new http.Agent({ keepAlive: true });
+        // A keep-alive client, as SDKs are, whose connection sits idle when the signal comes.
+        const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
+        const before = await get(port, '/api/v1/polls', { agent: keepAlive, apiKey });
+        expect(before).toMatchObject({ status: 200, reusedSocket: false });
+        // Health checks, polled by orchestrators every few seconds: no access-log line at `info`.
+        expect(await probe(port, '/healthz')).toMatchObject({ status: 200 });
+        expect(await probe(port, '/readyz')).toMatchObject({ status: 200 });
+
+        // A request in flight on a connection of its own when SIGTERM comes.
         const body = JSON.stringify({ title: 'In flight' });
         const inFlight = http.request({
           host: '127.0.0.1',
           port,
           method: 'POST',
           path: '/api/v1/polls',
-          agent,
+          agent: false,
           headers: {
             authorization: `Bearer ${apiKey}`,
             'content-type': 'application/json',
@@ -273,29 +148,45 @@ describe('the entry point', () => {
 
         child.process.kill('SIGTERM');
         // Poll fresh connections until the server has noticed the signal. A 200 only means the
-        // signal has not arrived yet; the first other answer must be a refusal or a 503.
+        // signal has not arrived yet. While a request is in flight the listener stays open, so
+        // the first other answer is the 503 envelope, never a refusal.
         let ready = await probe(port, '/readyz');
         for (let attempt = 0; 'status' in ready && ready.status === 200 && attempt < 2000; attempt++) {
           await new Promise((resolveTick) => setTimeout(resolveTick, 10));
           ready = await probe(port, '/readyz');
         }
-        expectDraining(ready);
-        expectDraining(await probe(port, '/api/v1/polls'));
+        expectServiceUnavailable(ready);
+        expectServiceUnavailable(await probe(port, '/api/v1/polls'));
+
+        // The kept-alive connection, idle since before the signal, is still open: its next request
+        // gets the 503 envelope and `Connection: close`, not a reset.
+        const during = await get(port, '/api/v1/polls', { agent: keepAlive, apiKey });
+        expect(during).toMatchObject({ reusedSocket: true, connection: 'close' });
+        expectServiceUnavailable(during);
 
         inFlight.end(body.slice(body.length / 2));
         const completed = await response;
         expect(completed.status).toBe(201);
         expect(JSON.parse(completed.body)).toMatchObject({ title: 'In flight', status: 'draft' });
         expect(completed.connection).toBe('close');
-        agent.destroy();
+        keepAlive.destroy();
 
         const { code } = await child.closed;
         expect(code, child.output()).toBe(0);
         // Logged only after the listener and the database have both been closed.
         expect(child.output()).toContain('"msg":"shutdown complete"');
         expect(child.output()).not.toMatch(NO_STACK);
+        // stdout is a pipe here: JSON lines, with an access line per request but health checks.
+        const accessLines = child
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('"msg":"request"'))
+          .map((line) => JSON.parse(line) as { url: string; statusCode: number });
+        expect(accessLines).toContainEqual(expect.objectContaining({ url: '/api/v1/polls', statusCode: 200 }));
+        expect(accessLines).toContainEqual(expect.objectContaining({ url: '/api/v1/polls', statusCode: 503 }));
+        expect(accessLines.filter((line) => /^\/(healthz|readyz)/.test(line.url))).toEqual([]);
       } finally {
-        child.process.kill('SIGKILL');
+        child.kill();
       }
     },
     CHILD_TEST_TIMEOUT_MS,
@@ -318,7 +209,7 @@ describe('the entry point', () => {
         pollId = created.body.id;
         expect((await stop(first)).code, first.output()).toBe(0);
       } finally {
-        first.process.kill('SIGKILL');
+        first.kill();
       }
 
       const second = startChild({ ...env, PORT: String(await freePort()) });
@@ -334,7 +225,7 @@ describe('the entry point', () => {
         expect(second.output()).not.toContain('POLLKIT_API_KEY');
         expect(second.output()).not.toContain('pk_live_');
       } finally {
-        second.process.kill('SIGKILL');
+        second.kill();
       }
     },
     CHILD_TEST_TIMEOUT_MS,

@@ -9,6 +9,7 @@ import Fastify, {
 import { buildOperations } from '../api/pipeline.js';
 import { ApiError } from '../core/api-error.js';
 import type { ContractHandlers } from '../modules/handler.js';
+import { clientErrorHandler, refuseConnect } from './client-errors.js';
 import { registerContractRoutes } from './contract-routes.js';
 import { fromFastifyError, registerErrorHandlers } from './errors.js';
 import { registerHealthRoutes } from './health.js';
@@ -36,8 +37,11 @@ export interface AppParts {
  */
 export async function buildApp(deps: HttpDeps, parts: AppParts): Promise<FastifyInstance> {
   const app = createFastify(deps);
+  app.server.on('connect', refuseConnect);
   registerJsonBodyParser(app);
-  registerRequestHooks(app, deps);
+  const admitted = new AdmittedRequests();
+  registerRequestHooks(app, deps, admitted);
+  registerDrain(app, admitted);
   registerErrorHandlers(app);
   registerHealthRoutes(app, deps);
   registerOpenApiRoute(app, API_BASE_PATH, parts.openApiDocument);
@@ -65,6 +69,8 @@ function createFastify(deps: HttpDeps): FastifyInstance {
     childLoggerFactory: lazyChildLogger,
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     requestIdHeader: 'x-request-id',
+    // What Node's HTTP parser refuses before there is a request: answered in the envelope too.
+    clientErrorHandler: clientErrorHandler(deps.config.RATE_LIMIT_PER_MINUTE, deps.log),
     // A URL Fastify cannot even decode is still answered in the envelope, with the usual headers.
     frameworkErrors: (error, request, reply) => {
       announceDefaults(deps, request, reply);
@@ -82,17 +88,18 @@ function createFastify(deps: HttpDeps): FastifyInstance {
  * Hooks are callback-style, not async: they run on every request, and an async hook costs a
  * promise and a microtask each time (measured in server/bench).
  */
-function registerRequestHooks(app: FastifyInstance, deps: HttpDeps): void {
+function registerRequestHooks(app: FastifyInstance, deps: HttpDeps, admitted: AdmittedRequests): void {
   app.addHook('onRequest', (request, reply, done) => {
     announceDefaults(deps, request, reply);
-    // `shuttingDown` is set as soon as close() begins (on SIGTERM), before the listener closes:
-    // from then on new work is refused so that clients and load balancers retry elsewhere;
-    // requests already past this hook run to completion.
+    // `shuttingDown` is set as soon as close() begins (on SIGTERM): from then on new work is
+    // refused — on new connections and on kept-alive ones alike — so that clients and load
+    // balancers retry elsewhere; requests already past this hook run to completion (registerDrain).
     if (deps.state.shuttingDown) {
       const apiError = new ApiError('service_unavailable', 'The server is shutting down; retry shortly');
       reply.code(503).header('connection', 'close').send(apiError.toEnvelope());
       return;
     }
+    admitted.add(reply.raw);
     done();
   });
 
@@ -105,13 +112,56 @@ function registerRequestHooks(app: FastifyInstance, deps: HttpDeps): void {
   });
 
   // The access log exists only at `info` and below: at `warn` the hook is not even registered.
+  // Health checks (probed every few seconds by orchestrators) are logged at `debug` only.
   if (deps.log.isLevelEnabled('info')) {
     app.addHook('onResponse', (request, reply, done) => {
-      request.log.info(
-        { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-        'request',
-      );
+      const line = {
+        method: request.method,
+        url: request.url,
+        statusCode: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      };
+      if (isHealthCheck(request.url)) request.log.debug(line, 'request');
+      else request.log.info(line, 'request');
       done();
     });
   }
+}
+
+function isHealthCheck(url: string): boolean {
+  return url === '/healthz' || url === '/readyz' || url.startsWith('/healthz?') || url.startsWith('/readyz?');
+}
+
+/** Requests admitted (past the shutdown check) whose response has not closed yet. */
+class AdmittedRequests {
+  #count = 0;
+  #onSettled: (() => void) | undefined;
+  /** One listener per server, no closure per request: a response emits `close` once, finished or aborted. */
+  readonly #settle = () => {
+    if (--this.#count === 0) this.#onSettled?.();
+  };
+
+  add(response: { on(event: 'close', listener: () => void): unknown }): void {
+    this.#count++;
+    response.on('close', this.#settle);
+  }
+
+  /** Calls `done` once none is left (at once if none is). */
+  whenSettled(done: () => void): void {
+    if (this.#count === 0) done();
+    else this.#onSettled = done;
+  }
+}
+
+/**
+ * Graceful shutdown, in this order. close() sets `shuttingDown`; from then on every request gets
+ * the 503 envelope with `Connection: close` — including one sent on a keep-alive connection that
+ * was idle, which is why idle connections are not closed yet: closing them now would race the
+ * client's next request into a reset. The listener stays open too, so a new connection gets the
+ * same 503 rather than a refusal. Once every admitted request has finished (its response carrying
+ * `Connection: close`), Fastify closes the listener and Node closes the idle connections; the last
+ * 503s finish their sockets and the server is closed.
+ */
+function registerDrain(app: FastifyInstance, admitted: AdmittedRequests): void {
+  app.addHook('preClose', (done) => admitted.whenSettled(() => done()));
 }

@@ -1,13 +1,11 @@
 import { Readable } from 'node:stream';
-import type { HttpMethod, RouteDefinition } from '@pollkit/contracts';
+import type { RouteDefinition } from '@pollkit/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiCall, type ApiRequest, newCall, type Outcome } from '../api/call.js';
 import type { Operation } from '../api/pipeline.js';
-import { ApiError, toApiError } from '../core/api-error.js';
+import { toApiError } from '../core/api-error.js';
 import { writeRateLimitHeaders } from './rate-limit-headers.js';
 import { allHeaderRefs } from './response-headers.js';
-
-const ALL_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
 
 /**
  * Serves every operation of the contract as a Fastify route under `basePath`: Fastify's router (a
@@ -17,12 +15,9 @@ const ALL_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELE
  * the only place that turns a pipeline result into HTTP. See docs/architecture.md.
  */
 export function registerContractRoutes(app: FastifyInstance, operations: readonly Operation[], basePath: string) {
-  const methodsByPath = new Map<string, HttpMethod[]>();
-
   for (const operation of operations) {
     const { route } = operation;
     const url = `${basePath}${route.path.replace(/\{(\w+)\}/g, ':$1')}`;
-    methodsByPath.set(url, [...(methodsByPath.get(url) ?? []), route.method]);
 
     app.route({
       method: route.method,
@@ -40,22 +35,6 @@ export function registerContractRoutes(app: FastifyInstance, operations: readonl
           return reply.code(apiError.status).send(apiError.toEnvelope());
         }
       },
-    });
-  }
-
-  // A known path with a method it does not have is a 405 with `Allow`, not a 404.
-  for (const [url, methods] of methodsByPath) {
-    const others = ALL_METHODS.filter((m) => !methods.includes(m));
-    if (others.length === 0) continue;
-    const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', ');
-    app.route({
-      method: others,
-      url,
-      handler: async (request, reply) =>
-        reply
-          .code(405)
-          .header('allow', allow)
-          .send(new ApiError('method_not_allowed', `${request.method} is not allowed here; use ${allow}`).toEnvelope()),
     });
   }
 }

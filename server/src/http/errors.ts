@@ -30,6 +30,9 @@ export function fromFastifyError(error: FastifyError | ApiError): ApiError {
   return new ApiError('internal_error', 'Internal server error');
 }
 
+/** The methods a route may have, in the order `Allow` lists them. */
+const ROUTABLE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
+
 /** Errors no route caught, and paths no route matches, answer the envelope too. */
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -38,8 +41,18 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     return reply.code(apiError.status).type('application/json').send(apiError.toEnvelope());
   });
 
+  // A known path asked with a method none of its routes takes (PUT on /polls, OPTIONS, TRACE, …) is
+  // a 405 listing the methods it has; only an unknown path is a 404. Looked up in Fastify's own
+  // router, so every route counts — contract, health, OAuth, media — and only misses pay for it.
   app.setNotFoundHandler((request, reply) => {
-    const apiError = new ApiError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = ROUTABLE_METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
+    if (allowed.length > 0) {
+      const allow = allowed.join(', ');
+      const apiError = new ApiError('method_not_allowed', `${request.method} is not allowed here; use ${allow}`);
+      return reply.code(405).header('allow', allow).send(apiError.toEnvelope());
+    }
+    const apiError = new ApiError('not_found', `No route ${request.method} ${path}`);
     return reply.code(404).send(apiError.toEnvelope());
   });
 }

@@ -18,12 +18,28 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, rawBody, done) => {
     const body = typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8');
+    // Many clients send `Content-Type: application/json` on every request, bodiless DELETEs and
+    // POSTs (`/keys/{id}/revoke`) included: an empty body is no body. Where a route does take one,
+    // validation then names the missing fields (422) as for `{}`.
+    if (isBlank(body)) {
+      done(null, undefined);
+      return;
+    }
     if (jsonNestsDeeperThan(body, MAX_JSON_DEPTH)) {
       done(invalidInput(`The request body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
       return;
     }
     parseJson(request, body, done);
   });
+}
+
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    // JSON's whitespace: space, tab, LF, CR.
+    if (char !== 0x20 && char !== 0x09 && char !== 0x0a && char !== 0x0d) return false;
+  }
+  return true;
 }
 
 /** Whether `text` opens more than `max` arrays/objects at once. One pass, no recursion. */

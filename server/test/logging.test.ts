@@ -1,0 +1,140 @@
+import { PassThrough, Writable } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../src/logger.js';
+import { CHILD_TEST_TIMEOUT_MS, type Child, freePort, NO_STACK, probe, startChild } from './support/child.js';
+import { testDatabase } from './support/server.js';
+
+/**
+ * The logger: JSON or human-readable lines, and an output that never blocks the server — lines are
+ * dropped and counted while nobody reads stdout, and the server keeps answering and still stops.
+ */
+
+/** What a logger wrote to `out`, as text without colours. */
+function collect(out: PassThrough): () => string {
+  let text = '';
+  out.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+  });
+  return () => stripVTControlCharacters(text);
+}
+
+describe('log formats', () => {
+  it('writes JSON lines, with credentials redacted', () => {
+    const out = new PassThrough();
+    const text = collect(out);
+    createLogger({ level: 'info', format: 'json', out }).info({ secret: 'pk_live_x', n: 1 }, 'hello');
+    const line = JSON.parse(text());
+    expect(line).toMatchObject({ level: 30, msg: 'hello', n: 1, secret: '[redacted]' });
+  });
+
+  it('writes one human-readable line per entry in pretty format, and picks it for a terminal on auto', () => {
+    const pipe = Object.assign(new PassThrough(), { isTTY: false });
+    const terminal = Object.assign(new PassThrough(), { isTTY: true });
+    const asked = new PassThrough();
+    const [fromPipe, fromTerminal, fromAsked] = [pipe, terminal, asked].map(collect);
+    createLogger({ level: 'info', format: 'auto', out: pipe }).info({ n: 1 }, 'hello');
+    createLogger({ level: 'info', format: 'auto', out: terminal }).warn({ n: 1 }, 'hello');
+    createLogger({ level: 'info', format: 'pretty', out: asked }).warn({ n: 1 }, 'hello');
+    expect(JSON.parse(fromPipe?.() ?? '')).toMatchObject({ msg: 'hello' });
+    for (const text of [fromTerminal?.(), fromAsked?.()]) {
+      expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: hello \{"n":1\}\n$/);
+    }
+  });
+});
+
+describe('an output nobody reads', () => {
+  it('drops lines past the bound without blocking, counts them and says so once it drains', async () => {
+    // A reader that takes nothing until told to: every write stays queued.
+    const held: Array<() => void> = [];
+    const written: string[] = [];
+    const out = new Writable({
+      highWaterMark: 500,
+      write(chunk: Buffer, _encoding, callback) {
+        written.push(chunk.toString('utf8'));
+        held.push(callback);
+      },
+    });
+    const log = createLogger({ level: 'info', format: 'json', out, maxBuffered: 2_000 });
+    for (let i = 0; i < 100; i++) log.info({ i }, 'a line of about a hundred characters');
+    expect(out.writableLength).toBeLessThanOrEqual(2_200);
+    const kept = out.writableLength;
+    expect(kept).toBeGreaterThan(0);
+
+    // The reader catches up: everything queued is written, then one line counts the rest.
+    while (held.length > 0) {
+      held.shift()?.();
+      await new Promise((resolveTick) => setImmediate(resolveTick));
+    }
+    const lines = written
+      .join('')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const report = lines.at(-1);
+    expect(report).toMatchObject({ level: 40, msg: expect.stringContaining('log lines were dropped') });
+    expect(lines.length - 1 + report.droppedLines).toBe(100);
+    expect(report.droppedLines).toBeGreaterThan(0);
+  });
+});
+
+describe('a server whose stdout is not read', () => {
+  let database: { url: string; drop(): Promise<void> };
+  beforeAll(async () => {
+    database = await testDatabase();
+  });
+  afterAll(() => database?.drop());
+  // Also when the test times out (a frozen server), which skips its own `finally`.
+  let child: Child | undefined;
+  afterEach(() => child?.kill());
+
+  it(
+    'keeps answering, reports the dropped lines once read again, and stops on SIGTERM',
+    async () => {
+      const port = await freePort();
+      child = startChild({ PORT: String(port), DATABASE_URL: database.url, BOOTSTRAP: 'false' });
+      try {
+        await child.waitFor(/guides:.*\n/);
+        const stdout = child.process.stdout;
+        if (!stdout) throw new Error('stdout is not piped');
+
+        // Every request writes an access-log line of ~12 kB (its URL): 600 of them are ~7 MB, past
+        // what the pipe, this side's buffer and the server's 4 MiB bound hold together.
+        const flood = async () => {
+          const path = `/nowhere/${'x'.repeat(12_000)}`;
+          const queue = Array.from({ length: 600 }, () => path);
+          const workers = Array.from({ length: 8 }, async () => {
+            for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+              const res = await fetch(`http://127.0.0.1:${port}${next}`);
+              await res.arrayBuffer();
+              expect(res.status).toBe(404);
+            }
+          });
+          await Promise.all(workers);
+        };
+
+        stdout.pause();
+        await flood();
+        // A server blocked on its stdout would not get here: it answers still.
+        expect(await probe(port, '/healthz')).toMatchObject({ status: 200 });
+
+        stdout.resume();
+        const [, dropped] = (await child.waitFor(/"droppedLines":(\d+)/)) as [string, string];
+        expect(Number(dropped)).toBeGreaterThan(0);
+
+        stdout.pause();
+        await flood();
+        child.process.kill('SIGTERM');
+        // Exits although nobody reads what it still has to say (the wait for it is bounded).
+        const { code } = await child.exited;
+        expect(code).toBe(0);
+        stdout.resume();
+        await child.closed;
+        expect(child.output()).not.toMatch(NO_STACK);
+      } finally {
+        child.kill();
+      }
+    },
+    CHILD_TEST_TIMEOUT_MS,
+  );
+});
