@@ -22,7 +22,11 @@ export const errorCodes = {
   upvotes_disabled: { status: 409, description: 'The Q&A slide does not take upvotes.' },
   poll_not_published: { status: 409, description: 'The poll is a draft; it takes no answers and cannot be closed.' },
   poll_closed: { status: 409, description: 'The poll is closed; it takes no answers.' },
-  poll_has_responses: { status: 409, description: 'The poll already has answers, so its slides can no longer change.' },
+  poll_has_responses: {
+    status: 409,
+    description:
+      'The poll already has answers, so its slides can no longer change; `DELETE /polls/{id}/answers` deletes them.',
+  },
   idempotency_key_in_use: {
     status: 409,
     description: 'Another request with this `Idempotency-Key` is still being processed; retry shortly.',
