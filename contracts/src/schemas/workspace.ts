@@ -12,7 +12,9 @@ export const CallerCredential = z
       .describe('`api_key`: a workspace API key; `oauth_token`: an OAuth access token.'),
     id: z
       .string()
-      .describe("The API key's id (`key_…`), or for an access token the id of the OAuth client it was issued to (`oac_…`)."),
+      .describe(
+        "The API key's id (`key_…`), or for an access token the id of the OAuth client it was issued to (`oac_…`).",
+      ),
     scopes: z
       .array(z.enum(scopes))
       .describe('What the credential may do. An API key holds every scope; an access token the ones it was granted.'),
