@@ -405,7 +405,7 @@ describe('scopes in the contract', () => {
     const doc = await readFile(AUTHENTICATION_DOC_PATH, 'utf8');
     expect(
       doc === withScopeTable(doc),
-      'stale: run `npx tsx --conditions=@pollkit/source server/src/modules/oauth/scope-table.ts`',
+      'stale: run `npx -y pnpm@10 openapi:generate`',
     ).toBe(true);
     const table = scopeTableMarkdown();
     for (const { route } of routes) {

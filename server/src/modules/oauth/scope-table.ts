@@ -1,7 +1,7 @@
 /**
  * The scope table in docs/authentication.md (which route needs which scope), generated from the
- * contract: `npx tsx --conditions=@pollkit/source server/src/modules/oauth/scope-table.ts` rewrites
- * it between its markers; server/test/oauth.test.ts fails when the committed table is stale.
+ * contract: `npx -y pnpm@10 openapi:generate` (or running this file with tsx) rewrites it between its
+ * markers; `openapi:check` and server/test/oauth.test.ts fail when the committed table is stale.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
