@@ -8,7 +8,8 @@
 export const errorCodes = {
   invalid_json: {
     status: 400,
-    description: 'The request body is not valid JSON (bodies with `__proto__` or `constructor.prototype` keys are refused too).',
+    description:
+      'The request body is not valid JSON (bodies with `__proto__` or `constructor.prototype` keys are refused too).',
   },
   bad_request: {
     status: 400,
@@ -92,7 +93,8 @@ export const errorCodes = {
   },
   internal_error: {
     status: 500,
-    description: 'Unexpected server error. The body holds no internals; the `x-request-id` header identifies the request.',
+    description:
+      'Unexpected server error. The body holds no internals; the `x-request-id` header identifies the request.',
   },
   service_unavailable: {
     status: 503,
