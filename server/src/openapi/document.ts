@@ -44,7 +44,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
       'and responses, Q&A moderation and upvotes, aggregated results and CSV export, media ingestion and API ' +
       'key management. Authenticate with ' +
       '`Authorization: Bearer <API_KEY>`, or (Enterprise) with an OAuth access token from ' +
-      '`POST /api/oauth/token` holding the scope each operation names. Errors answer `{ error: { code, message, details? } }`. Every ' +
+      '`POST /api/oauth/token` holding the scope each operation names (`GET /workspace` takes any token). Errors answer `{ error: { code, message, details? } }`. Every ' +
       'response carries `X-RateLimit-Limit` and `X-RateLimit-Window`; authenticated ones also ' +
       '`X-RateLimit-Remaining` and `X-RateLimit-Reset`.',
     baseUrl: '/api/v1',
