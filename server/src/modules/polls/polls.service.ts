@@ -112,7 +112,10 @@ function transition(current: PollRow, input: { publish?: boolean; closed?: boole
 }
 
 const hasAnswersError = () =>
-  new ApiError('poll_has_responses', 'This poll already has answers, so its slides can no longer change');
+  new ApiError(
+    'poll_has_responses',
+    'This poll already has answers, so its slides can no longer change; DELETE /polls/{id}/answers deletes them',
+  );
 
 /**
  * A published poll takes answers, so it needs a slide to answer: publishing (or reopening) a poll with
