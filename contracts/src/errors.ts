@@ -6,23 +6,51 @@
  * contract: never rename one; add a new code instead.
  */
 export const errorCodes = {
-  invalid_json: { status: 400, description: 'The request body is not valid JSON.' },
-  bad_request: { status: 400, description: 'The request is malformed in a way no other code names.' },
+  invalid_json: {
+    status: 400,
+    description:
+      'The request body is not valid JSON (bodies with `__proto__` or `constructor.prototype` keys are refused too).',
+  },
+  bad_request: {
+    status: 400,
+    description:
+      'The request is malformed in a way no other code names: a wrong `Content-Length`, a malformed `Idempotency-Key`.',
+  },
   missing_authorization: { status: 401, description: 'No `Authorization: Bearer` credential was sent.' },
   invalid_api_key: { status: 401, description: 'The API key is unknown or incorrect.' },
   revoked_api_key: { status: 401, description: 'The API key was revoked.' },
-  expired_api_key: { status: 401, description: 'The API key expired after a rotation.' },
-  invalid_oauth_token: { status: 401, description: 'The OAuth access token is invalid or expired.' },
-  upgrade_required: { status: 402, description: 'The workspace plan does not include this feature.' },
-  insufficient_scope: { status: 403, description: 'The credential lacks a scope the operation requires.' },
+  expired_api_key: { status: 401, description: 'The API key was rotated and its grace period is over.' },
+  invalid_oauth_token: {
+    status: 401,
+    description:
+      'The OAuth access token is unknown or expired, its client was revoked, or its workspace no longer has OAuth.',
+  },
+  upgrade_required: {
+    status: 402,
+    description:
+      "The workspace's plan does not include the API (the Free plan: `details.plan`) or this operation " +
+      '(`details.plan` and `details.requiredPlan`).',
+  },
+  insufficient_scope: {
+    status: 403,
+    description: 'The OAuth access token lacks the scope the operation requires (`details.requiredScope`).',
+  },
   not_found: { status: 404, description: 'The resource or route does not exist (or belongs to another workspace).' },
-  method_not_allowed: { status: 405, description: 'The route exists but not with this HTTP method.' },
+  method_not_allowed: { status: 405, description: 'The route exists but not with this HTTP method (see `Allow`).' },
+  request_timeout: {
+    status: 408,
+    description: 'The request line and headers did not arrive in time; the connection is closed. Retry.',
+  },
   already_responded: { status: 409, description: 'The voter already answered this slide.' },
   already_upvoted: { status: 409, description: 'The voter already upvoted this question.' },
-  upvotes_disabled: { status: 409, description: 'The Q&A slide does not take upvotes.' },
+  upvotes_disabled: { status: 409, description: 'The Q&A slide does not take upvotes (`allowUpvotes: false`).' },
   poll_not_published: { status: 409, description: 'The poll is a draft; it takes no answers and cannot be closed.' },
   poll_closed: { status: 409, description: 'The poll is closed; it takes no answers.' },
-  poll_has_responses: { status: 409, description: 'The poll already has answers, so its slides can no longer change.' },
+  poll_has_responses: {
+    status: 409,
+    description:
+      'The poll already has answers, so its slides can no longer change; `DELETE /polls/{id}/answers` deletes them.',
+  },
   idempotency_key_in_use: {
     status: 409,
     description: 'Another request with this `Idempotency-Key` is still being processed; retry shortly.',
@@ -31,9 +59,19 @@ export const errorCodes = {
     status: 409,
     description: 'Only an active API key can be rotated; this one is revoked or was already rotated.',
   },
-  payload_too_large: { status: 413, description: 'The request body is larger than the server accepts.' },
+  payload_too_large: {
+    status: 413,
+    description: 'The request body is larger than the server accepts (`BODY_LIMIT_BYTES`, 1 MiB by default).',
+  },
   unsupported_media_type: { status: 415, description: 'The request body is not `application/json`.' },
-  validation_failed: { status: 422, description: 'The request failed validation; see `details`.' },
+  request_header_fields_too_large: {
+    status: 431,
+    description: 'The request line (the URL) and headers together are larger than the server accepts (16 KiB).',
+  },
+  validation_failed: {
+    status: 422,
+    description: 'The request failed validation; `details` holds `fieldErrors` and `formErrors`. Nothing was changed.',
+  },
   media_not_allowed: {
     status: 422,
     description:
@@ -57,9 +95,20 @@ export const errorCodes = {
     status: 422,
     description: 'This `Idempotency-Key` was already used with a different request (route, parameters or body).',
   },
-  rate_limited: { status: 429, description: 'Rate limit exceeded; retry after the window resets.' },
-  internal_error: { status: 500, description: 'Unexpected server error.' },
-  service_unavailable: { status: 503, description: 'The server is starting or shutting down.' },
+  rate_limited: {
+    status: 429,
+    description: 'Rate limit exceeded (`details.limit`, `details.resetAt`); retry after the window resets.',
+  },
+  internal_error: {
+    status: 500,
+    description:
+      'Unexpected server error. The body holds no internals; the `x-request-id` header identifies the request.',
+  },
+  service_unavailable: {
+    status: 503,
+    description:
+      'The server is shutting down or a dependency is unreachable, or the poll kept changing while an answer was recorded; retry.',
+  },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

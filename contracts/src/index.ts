@@ -1,3 +1,4 @@
+import { resetAnswers } from './routes/answers.js';
 import { createKey, listKeys, revokeKey, rotateKey } from './routes/keys.js';
 import { ingestMedia } from './routes/media.js';
 import { createPoll, deletePoll, getPoll, listPolls, updatePoll } from './routes/polls.js';
@@ -5,6 +6,7 @@ import { listQuestions, moderateQuestion, upvoteQuestion } from './routes/questi
 import { createResponse, listResponses } from './routes/responses.js';
 import { exportResults, getResults } from './routes/results.js';
 import { castVote, listVotes } from './routes/votes.js';
+import { getWorkspace } from './routes/workspace.js';
 
 export * from './errors.js';
 export * from './route.js';
@@ -16,6 +18,7 @@ export * from './schemas/media.js';
 export * from './schemas/polls.js';
 export * from './schemas/results.js';
 export * from './schemas/text.js';
+export * from './schemas/workspace.js';
 export * from './scopes.js';
 export * from './validation.js';
 
@@ -44,6 +47,9 @@ export const contract = {
     create: createResponse,
     list: listResponses,
   },
+  answers: {
+    reset: resetAnswers,
+  },
   results: {
     get: getResults,
     export: exportResults,
@@ -61,6 +67,9 @@ export const contract = {
     create: createKey,
     revoke: revokeKey,
     rotate: rotateKey,
+  },
+  workspace: {
+    get: getWorkspace,
   },
 } as const;
 

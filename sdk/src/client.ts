@@ -94,10 +94,12 @@ export type RouteResult<R extends RouteDefinition> = [PageItemOf<R>] extends [ne
 
 /**
  * The method of one route: `z.input` of its input schema in, `z.output` of its output schema out.
- * The input may be left out when none of its fields is required (`client.polls.list()`).
+ * The input may be left out when none of its fields is required (`client.polls.list()`), or when the
+ * route takes none (`client.workspace.get()`: an empty strict object, whose input type is an index
+ * signature of `never` that `Partial` would not match).
  */
 export type RouteMethod<R extends RouteDefinition> =
-  Partial<RouteInput<R>> extends RouteInput<R>
+  Record<never, never> extends RouteInput<R>
     ? (input?: RouteInput<R>, options?: RequestOptions) => RouteResult<R>
     : (input: RouteInput<R>, options?: RequestOptions) => RouteResult<R>;
 

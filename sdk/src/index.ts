@@ -12,11 +12,13 @@ import type { z } from 'zod';
 // shapes as a client writes them, responses as the API answers them.
 export type {
   AnswerReceipt,
+  AnswersReset,
   ApiKey,
   ApiKeyList,
   ApiKeyStatus,
   BranchCondition,
   Branching,
+  CallerCredential,
   CastVoteInput,
   ContentResult,
   CreateApiKeyInput,
@@ -51,8 +53,10 @@ export type {
   QuestionStatus,
   QuizResult,
   RankingResult,
+  ResetAnswersInput,
   ResponseList,
   RotateApiKeyInput,
+  RotatedApiKey,
   ScaleResult,
   Slide,
   SlideKind,
@@ -62,6 +66,7 @@ export type {
   ValidationErrorDetails,
   Vote,
   VoteList,
+  Workspace,
 } from '@pollkit/contracts';
 export {
   type ApiKeyAuth,

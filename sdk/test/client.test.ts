@@ -63,6 +63,43 @@ async function pollkitError(promise: Promise<unknown>): Promise<PollkitError> {
   return error as PollkitError;
 }
 
+/** The smallest deck a poll can be published with (a poll with no slides cannot be). */
+const oneSlide = { questions: [{ id: 'hello', kind: 'content' as const, text: 'Hello' }] };
+
+describe('the caller and answer resets through the SDK', () => {
+  it('client.workspace.get() describes the key; client.answers.reset() empties a poll', async () => {
+    const { client, exchanges } = recordingClient();
+    const workspace = await client.workspace.get();
+    expect(workspace).toMatchObject({ plan: 'pro', credential: { kind: 'api_key', expiresAt: null } });
+    expect(workspace.credential.scopes).toContain('responses:write');
+
+    const poll = await client.polls.create({
+      title: 'Dry run',
+      content: {
+        questions: [
+          {
+            id: 'q',
+            kind: 'multiple_choice',
+            text: 'Pick',
+            options: [
+              { id: 'a', label: 'A' },
+              { id: 'b', label: 'B' },
+            ],
+          },
+        ],
+      },
+    });
+    await client.polls.update({ id: poll.id, publish: true });
+    await client.votes.cast({ id: poll.id, voterId: 'ada', slideId: 'q', optionIds: ['a'] });
+    const reset = await client.answers.reset({ id: poll.id });
+    expect(reset).toEqual({ pollId: poll.id, deleted: { votes: 1, responses: 0, questions: 0, upvotes: 0 } });
+    expect(exchanges.map((e) => `${e.method} ${e.url.slice(t.api.length)}`)).toContain(
+      `DELETE /polls/${poll.id}/answers`,
+    );
+    expect(exchanges[0]!.url).toBe(`${t.api}/workspace`);
+  });
+});
+
 describe('polls through the SDK', () => {
   const content = {
     questions: [
@@ -95,7 +132,7 @@ describe('polls through the SDK', () => {
 
   it('gets, publishes and deletes a poll; a deleted poll is a 404 not_found', async () => {
     const { client, exchanges } = recordingClient();
-    const created = await client.polls.create({ title: 'Lifecycle' });
+    const created = await client.polls.create({ title: 'Lifecycle', content: oneSlide });
 
     expect(await client.polls.get({ id: created.id })).toEqual(created);
 
@@ -125,7 +162,7 @@ describe('polls through the SDK', () => {
     const { apiKey: key } = await t.workspace('pro');
     const { client, exchanges } = recordingClient(key);
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await client.polls.create({ title: `Poll ${i}` })).id);
+    for (let i = 0; i < 5; i++) ids.push((await client.polls.create({ title: `Poll ${i}`, content: oneSlide })).id);
     await client.polls.update({ id: ids[1]!, publish: true });
 
     const seen: string[] = [];

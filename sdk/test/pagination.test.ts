@@ -24,7 +24,9 @@ beforeAll(async () => {
     },
   });
   pollIds = [];
-  for (let i = 0; i < 25; i++) pollIds.unshift((await client.polls.create({ title: `Poll ${i}` })).id);
+  // Each with a slide, so that a test can publish it (a poll with no slides cannot be published).
+  const content = { questions: [{ id: 'hello', kind: 'content' as const, text: 'Hello' }] };
+  for (let i = 0; i < 25; i++) pollIds.unshift((await client.polls.create({ title: `Poll ${i}`, content })).id);
 });
 afterAll(() => t?.close());
 

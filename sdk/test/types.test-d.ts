@@ -5,6 +5,7 @@
  */
 import { expectTypeOf } from 'vitest';
 import {
+  type AnswersReset,
   type ConflictError,
   type CreatePollInput,
   createClient,
@@ -16,8 +17,10 @@ import {
   type PollkitError,
   type PollList,
   type RequestOptions,
+  type RotatedApiKey,
   type ValidationError,
   type Vote,
+  type Workspace,
 } from '../src/index.js';
 
 declare const client: PollkitClient;
@@ -98,3 +101,15 @@ expectTypeOf(invalid.formErrors).toEqualTypeOf<string[]>();
 client.polls.create({ title: 'x' }, { timeout: 5_000, maxRetries: 0, idempotencyKey: 'k', validateResponse: true });
 // withOptions derives a client of the same type.
 expectTypeOf(client.withOptions({ maxRetries: 5 })).toEqualTypeOf<PollkitClient>();
+
+// workspace.get takes no input; answers.reset takes the poll id; rotate answers the previous key too.
+expectTypeOf(client.workspace.get).returns.resolves.toEqualTypeOf<Workspace>();
+client.workspace.get();
+expectTypeOf<Workspace['credential']['kind']>().toEqualTypeOf<'api_key' | 'oauth_token'>();
+expectTypeOf<Workspace['credential']['expiresAt']>().toEqualTypeOf<string | null>();
+expectTypeOf(client.answers.reset).returns.resolves.toEqualTypeOf<AnswersReset>();
+client.answers.reset({ id: 'poll_1' });
+// @ts-expect-error the poll id is required
+client.answers.reset();
+expectTypeOf(client.keys.rotate).returns.resolves.toEqualTypeOf<RotatedApiKey>();
+expectTypeOf<RotatedApiKey['previousKey']['expiresAt']>().toEqualTypeOf<string | null>();

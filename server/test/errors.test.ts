@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { CreatePollInput, contract, inputInQuery, type RouteDefinition } from '@pollkit/contracts';
+import { readFile } from 'node:fs/promises';
+import { CreatePollInput, contract, errorCodes, inputInQuery, type RouteDefinition } from '@pollkit/contracts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../src/http/json-body.js';
 import { revokeApiKey } from '../src/modules/api-keys/api-keys.service.js';
 import { createPoll as insertPoll } from '../src/modules/polls/polls.service.js';
+import { ERRORS_DOC_PATH, errorTableMarkdown, withErrorTable } from '../src/openapi/error-table.js';
 import { expectErrorEnvelope } from './support/assertions.js';
 import { call, type JsonResponse } from './support/http.js';
 import { sampleContent } from './support/polls.js';
@@ -166,8 +168,21 @@ describe('402 upgrade_required', () => {
       const body = inputInQuery(route.method) ? undefined : { title: 'Changed by a free plan' };
       const res = await call(route.method, `${t.api}${path}`, { apiKey: free.apiKey, body });
       expectErrorEnvelope(res, 402, 'upgrade_required');
+      // As docs/errors.md says: the Free plan gets its plan alone, no `requiredPlan`.
+      expect(res.body.error.details).toEqual({ plan: 'free' });
     }
     expect(await storedPolls(t, free.id)).toEqual(before);
+  });
+});
+
+describe('docs/errors.md', () => {
+  it('holds the error table the registry generates, with every code', async () => {
+    const doc = await readFile(ERRORS_DOC_PATH, 'utf8');
+    expect(doc === withErrorTable(doc), 'stale: run `npx -y pnpm@10 openapi:generate`').toBe(true);
+    const table = errorTableMarkdown();
+    for (const [code, { status, description }] of Object.entries(errorCodes)) {
+      expect(table).toContain(`| ${status} | \`${code}\` | ${description} |`);
+    }
   });
 });
 

@@ -117,8 +117,11 @@ describe('POST /keys/{id}/rotate', () => {
       body: { gracePeriodSeconds: 3600 },
     });
     expect(rotated.status, rotated.text).toBe(201);
-    expect(Object.keys(rotated.body).sort()).toEqual([...recordFields, 'secret'].sort());
+    expect(Object.keys(rotated.body).sort()).toEqual([...recordFields, 'previousKey', 'secret'].sort());
     expect(rotated.body).toMatchObject({ name: 'Deploy', status: 'active', expiresAt: null });
+    // The old key as it now is, with the end of its grace period: the same record the list shows.
+    expect(Object.keys(rotated.body.previousKey).sort()).toEqual(recordFields);
+    expect(rotated.body.previousKey).toMatchObject({ id: old.id, name: 'Deploy', status: 'expiring' });
     expect(rotated.body.id).not.toBe(old.id);
     expect(rotated.body.secret).toMatch(secretPattern);
 
@@ -126,6 +129,7 @@ describe('POST /keys/{id}/rotate', () => {
     expect((await usePolls(rotated.body.secret)).status).toBe(200);
     const listed = (await call('GET', `${t.api}/keys`, { apiKey })).body.data.find((k: any) => k.id === old.id);
     expect(listed.status).toBe('expiring');
+    expect(rotated.body.previousKey).toEqual(listed);
     const expiresAt = Date.parse(listed.expiresAt);
     expect(expiresAt).toBeGreaterThanOrEqual(before + 3600_000 - 1000);
     expect(expiresAt).toBeLessThanOrEqual(Date.now() + 3600_000 + 1000);
@@ -148,6 +152,8 @@ describe('POST /keys/{id}/rotate', () => {
     const own = (await call('GET', `${t.api}/keys`, { apiKey })).body.data[0];
     const rotated = await call('POST', `${t.api}/keys/${own.id}/rotate`, { apiKey, body: { gracePeriodSeconds: 0 } });
     expect(rotated.status, rotated.text).toBe(201);
+    expect(rotated.body.previousKey).toMatchObject({ id: own.id, status: 'expired' });
+    expect(Date.parse(rotated.body.previousKey.expiresAt)).toBeLessThanOrEqual(Date.now());
     expectError(await usePolls(apiKey), 401, 'expired_api_key');
     expect((await usePolls(rotated.body.secret)).status).toBe(200);
   });

@@ -147,7 +147,8 @@ describe('the OpenAPI document', () => {
       const operation = served.paths[route.path]?.[route.method.toLowerCase()];
       expect(operation, id).toBeDefined();
       expect(operation).toMatchObject({ operationId: id, summary: route.summary, tags: [...route.tags] });
-      expect(operation.security, id).toEqual([{ ApiKey: [] }, { OAuth2: [route.scope] }]);
+      // A route without a scope takes any OAuth token.
+      expect(operation.security, id).toEqual([{ ApiKey: [] }, { OAuth2: route.scope ? [route.scope] : [] }]);
 
       const statuses = Object.keys(operation.responses);
       expect(statuses, id).toContain(String(route.successStatus));
@@ -156,7 +157,7 @@ describe('the OpenAPI document', () => {
         ...route.errors,
         'missing_authorization',
         'invalid_oauth_token',
-        'insufficient_scope',
+        ...(route.scope ? (['insufficient_scope'] as const) : []),
         'rate_limited',
       ] as const) {
         const response = operation.responses[String(errorCodes[code].status)];
@@ -263,6 +264,27 @@ describe('real responses match the document', () => {
     const deleted = await call('DELETE', `${t.api}/polls/${created.body.id}`, { apiKey });
     expect(deleted.status).toBe(200);
     expectDocumented('pollsDelete', deleted, { allHeaders: true });
+  });
+
+  it("the caller's workspace, a key rotation and a reset of a poll's answers", async () => {
+    const workspace = await call('GET', `${t.api}/workspace`, { apiKey });
+    expect(workspace.status, workspace.text).toBe(200);
+    expectDocumented('workspaceGet', workspace, { allHeaders: true });
+
+    const key = await call('POST', `${t.api}/keys`, { apiKey, body: { name: 'doc' } });
+    const rotated = await call('POST', `${t.api}/keys/${key.body.id}/rotate`, { apiKey, body: {} });
+    expect(rotated.status, rotated.text).toBe(201);
+    expectDocumented('keysRotate', rotated, { allHeaders: true });
+
+    const poll = await call('POST', `${t.api}/polls`, { apiKey, body: createBody() });
+    await call('PATCH', `${t.api}/polls/${poll.body.id}`, { apiKey, body: { publish: true } });
+    await call('POST', `${t.api}/polls/${poll.body.id}/votes`, {
+      apiKey,
+      body: { voterId: 'ada', slideId: 'lunch', optionIds: ['pizza'] },
+    });
+    const reset = await call('DELETE', `${t.api}/polls/${poll.body.id}/answers`, { apiKey });
+    expect(reset.status, reset.text).toBe(200);
+    expectDocumented('answersReset', reset, { allHeaders: true });
   });
 
   it('the document itself', async () => {

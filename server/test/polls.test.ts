@@ -141,6 +141,42 @@ describe('polls', () => {
     expect(new Date(res.body.updatedAt).getTime()).toBeGreaterThanOrEqual(new Date(poll.updatedAt).getTime());
   });
 
+  it('refuses to publish a poll with no slides (422 on content.questions) and changes nothing', async () => {
+    const expectNoSlides = (res: { status: number; text: string; body: any }) => {
+      expect(res.status, res.text).toBe(422);
+      expect(res.body.error.code).toBe('validation_failed');
+      expect(Object.keys(res.body.error.details.fieldErrors)).toEqual(['content.questions']);
+    };
+    const { body: empty } = await createPoll({ title: 'Empty' });
+    expect(empty.content.questions).toEqual([]);
+    expectNoSlides(await call('PATCH', `${t.api}/polls/${empty.id}`, { apiKey, body: { publish: true } }));
+    expectNoSlides(
+      await call('PATCH', `${t.api}/polls/${empty.id}`, { apiKey, body: { title: 'Still empty', publish: true } }),
+    );
+    expect((await call('GET', `${t.api}/polls/${empty.id}`, { apiKey })).body).toEqual(empty);
+
+    // Emptying the deck in the publishing request, or emptying a published poll's deck, is the same 422.
+    const { body: full } = await createPoll();
+    const noQuestions = { questions: [] };
+    expectNoSlides(
+      await call('PATCH', `${t.api}/polls/${full.id}`, { apiKey, body: { content: noQuestions, publish: true } }),
+    );
+    expect((await call('PATCH', `${t.api}/polls/${full.id}`, { apiKey, body: { publish: true } })).status).toBe(200);
+    expectNoSlides(await call('PATCH', `${t.api}/polls/${full.id}`, { apiKey, body: { content: noQuestions } }));
+
+    // A draft may be emptied; with a slide added it publishes.
+    const { body: draft } = await createPoll();
+    const emptied = await call('PATCH', `${t.api}/polls/${draft.id}`, { apiKey, body: { content: noQuestions } });
+    expect(emptied.status, emptied.text).toBe(200);
+    const oneSlide = { questions: [{ id: 'hello', kind: 'content', text: 'Hello' }] };
+    const published = await call('PATCH', `${t.api}/polls/${empty.id}`, {
+      apiKey,
+      body: { content: oneSlide, publish: true },
+    });
+    expect(published.status, published.text).toBe(200);
+    expect(published.body.status).toBe('published');
+  });
+
   it('treats {"publish":"false"} as a 422, not a publish', async () => {
     const { body: poll } = await createPoll();
     const res = await call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: { publish: 'false' } });
@@ -191,7 +227,7 @@ describe('listing polls', () => {
     const { apiKey: key } = await t.workspace('pro');
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const res = await createPoll({ title: `Poll ${i}` }, key);
+      const res = await createPoll({ title: `Poll ${i}`, content: sampleContent() }, key);
       ids.push(res.body.id);
     }
     await call('PATCH', `${t.api}/polls/${ids[1]}`, { apiKey: key, body: { publish: true } });

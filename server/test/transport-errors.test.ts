@@ -32,11 +32,11 @@ function expectClosingEnvelope(res: RawResponse, status: number, code: string, {
 describe('requests Node cannot parse', () => {
   it('answers oversized headers and an oversized URL with 431 in the envelope', async () => {
     const bigHeader = `GET /api/v1/polls HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`;
-    expectClosingEnvelope(await rawRequest(t.url, bigHeader), 431, 'bad_request', { api: true });
+    expectClosingEnvelope(await rawRequest(t.url, bigHeader), 431, 'request_header_fields_too_large', { api: true });
     const bigUrl = `GET /api/v1/polls?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`;
-    expectClosingEnvelope(await rawRequest(t.url, bigUrl), 431, 'bad_request', { api: true });
+    expectClosingEnvelope(await rawRequest(t.url, bigUrl), 431, 'request_header_fields_too_large', { api: true });
     const bigHealth = `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`;
-    expectClosingEnvelope(await rawRequest(t.url, bigHealth), 431, 'bad_request', { api: false });
+    expectClosingEnvelope(await rawRequest(t.url, bigHealth), 431, 'request_header_fields_too_large', { api: false });
   });
 
   it('answers a bad Content-Length with 400 bad_request and stores nothing', async () => {

@@ -7,6 +7,7 @@ import {
   CreatedApiKey,
   ListApiKeysInput,
   RotateApiKeyInput,
+  RotatedApiKey,
 } from '../schemas/keys.js';
 
 export const listKeys = defineRoute({
@@ -61,11 +62,12 @@ export const rotateKey = defineRoute({
   summary: 'Rotate an API key',
   description:
     'Creates a replacement key (its `secret` is shown this once) and gives the old key `gracePeriodSeconds` ' +
-    '(default one day) before it answers `401 expired_api_key`. Only an `active` key can be rotated.',
+    '(default one day) before it answers `401 expired_api_key`. The answer is the new key, with the old one as ' +
+    '`previousKey` (its `expiresAt` says when it stops working). Only an `active` key can be rotated.',
   auth: 'workspace',
   scope: 'keys:manage',
   successStatus: 201,
   input: RotateApiKeyInput,
-  output: CreatedApiKey,
+  output: RotatedApiKey,
   errors: ['not_found', 'validation_failed', 'key_not_active'],
 });

@@ -1,7 +1,7 @@
 import { defineRoute } from '../route.js';
 import { IngestMediaInput, MediaEnvelope } from '../schemas/media.js';
 
-/** The spec's limit for `POST /media`, counted on top of the general per-credential limit. */
+/** The limit of `POST /media`, requests per minute per credential, counted on top of the general one. */
 export const MEDIA_INGEST_REQUESTS_PER_MINUTE = 30;
 
 export const ingestMedia = defineRoute({

@@ -63,8 +63,9 @@ export const updatePoll = defineRoute({
   summary: 'Update, publish or close a poll',
   description:
     '`publish: true` publishes a draft or reopens a closed poll; `publish: false` returns it to draft; ' +
-    '`closed: true` closes a published poll. `content` replaces every slide and is refused once the poll has answers; ' +
-    'its inline media is resolved as on `POST /polls`.',
+    '`closed: true` closes a published poll. A poll with no slides cannot be published (422 naming ' +
+    '`content.questions`). `content` replaces every slide and is refused once the poll has answers ' +
+    '(`poll_has_responses`; `DELETE /polls/{id}/answers` deletes them); its inline media is resolved as on `POST /polls`.',
   auth: 'workspace',
   scope: 'polls:write',
   successStatus: 200,
@@ -78,7 +79,7 @@ export const deletePoll = defineRoute({
   path: '/polls/{id}',
   tags: ['polls'],
   summary: 'Delete a poll',
-  description: 'Deletes the poll with its answers and sessions. Cannot be undone.',
+  description: 'Deletes the poll with its answers and results. Cannot be undone.',
   auth: 'workspace',
   scope: 'polls:write',
   successStatus: 200,

@@ -160,14 +160,33 @@ export const ListQuestionsInput = z.strictObject({
 });
 export const QuestionList = pageOf(Question, 'QuestionList');
 
+export const ResetAnswersInput = z.strictObject({ id: PollId });
+
+const DeletedCount = z.number().int().min(0);
+
+/** What `DELETE /polls/{id}/answers` answers: how much was deleted. */
+export const AnswersReset = z
+  .object({
+    pollId: PollId,
+    deleted: z.object({
+      votes: DeletedCount.describe('Votes on multiple-choice slides.'),
+      responses: DeletedCount.describe('Responses to quiz, scale, ranking and open-ended slides.'),
+      questions: DeletedCount.describe('Q&A questions.'),
+      upvotes: DeletedCount.describe('Upvotes of those questions.'),
+    }),
+  })
+  .meta({ id: 'AnswersReset' });
+
 // Types of the same names: a request body or query as a client writes it (`z.input`: defaulted
 // fields optional) for `*Input` schemas, the value as the API answers it (`z.output`) for the rest.
+export type AnswersReset = z.output<typeof AnswersReset>;
 export type CastVoteInput = z.input<typeof CastVoteInput>;
 export type CreateResponseInput = z.input<typeof CreateResponseInput>;
 export type ListAnswersInput = z.input<typeof ListAnswersInput>;
 export type ListQuestionsInput = z.input<typeof ListQuestionsInput>;
 export type ModerateQuestionInput = z.input<typeof ModerateQuestionInput>;
 export type QuestionList = z.output<typeof QuestionList>;
+export type ResetAnswersInput = z.input<typeof ResetAnswersInput>;
 export type ResponseId = z.output<typeof ResponseId>;
 export type ResponseList = z.output<typeof ResponseList>;
 export type SlideId = z.output<typeof SlideId>;

@@ -4,7 +4,7 @@ import { text } from './text.js';
 
 export const ApiKeyId = resourceId('key', 'API key id.');
 
-/** Rotation grace periods: none at all up to a week (DESIGN.md leaves the procedure to us). */
+/** Key name length, and rotation grace periods: none at all up to a week. */
 export const keyLimits = {
   nameLength: 200,
   defaultGracePeriodSeconds: 86_400,
@@ -37,6 +37,14 @@ export const CreatedApiKey = ApiKey.extend({
     .describe('The key itself, sent as `Authorization: Bearer <secret>`. Shown this once; only its hash is stored.'),
 }).meta({ id: 'CreatedApiKey' });
 
+/** What a rotation answers: the new key with its secret, and the old key with the end of its grace period. */
+export const RotatedApiKey = CreatedApiKey.extend({
+  previousKey: ApiKey.describe(
+    'The rotated key as it now is: `status` `expiring` (or `expired` with a grace period of 0) and `expiresAt`, ' +
+      'when it stops working.',
+  ),
+}).meta({ id: 'RotatedApiKey' });
+
 export const ApiKeyList = pageOf(ApiKey, 'ApiKeyList');
 
 export const ListApiKeysInput = z.strictObject({ limit: ListLimit, cursor: ListCursor });
@@ -60,6 +68,7 @@ export const RotateApiKeyInput = z.strictObject({
 
 export type ApiKey = z.infer<typeof ApiKey>;
 export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
+export type RotatedApiKey = z.infer<typeof RotatedApiKey>;
 
 // Types of the same names: a request body or query as a client writes it (`z.input`: defaulted
 // fields optional) for `*Input` schemas, the value as the API answers it (`z.output`) for the rest.

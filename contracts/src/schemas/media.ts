@@ -34,7 +34,7 @@ export const IngestMediaInput = z
   })
   .meta({ id: 'IngestMediaInput' });
 
-/** Response of `POST /media`: the spec wraps media results as `{ data: … }`. */
+/** Response of `POST /media`: the media wrapped as `{ data: … }`. */
 export const MediaEnvelope = z.strictObject({ data: Media }).meta({ id: 'MediaEnvelope' });
 
 // Types of the same names: a request body or query as a client writes it (`z.input`: defaulted

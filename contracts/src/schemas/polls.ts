@@ -3,7 +3,7 @@ import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.j
 import { Media } from './media.js';
 import { text } from './text.js';
 
-/** Size limits on poll content (the spec leaves them to us; docs/limits.md lists them). */
+/** Size limits on poll content (docs/getting-started.md lists them). */
 export const pollLimits = {
   titleLength: 200,
   slides: 100,
@@ -214,7 +214,7 @@ export const PollStatus = z
   .meta({ id: 'PollStatus', description: '`draft` takes no answers; `published` does; `closed` no longer does.' });
 export type PollStatus = z.infer<typeof PollStatus>;
 
-/** Skip logic: evaluated after a voter answers `if.slideId`. Set through the branching feature. */
+/** Skip logic: evaluated after a voter answers `if.slideId`. No route sets it yet, so `branching` is always null. */
 export const BranchCondition = z
   .strictObject({
     id: ClientId,
@@ -229,7 +229,7 @@ export const BranchCondition = z
         ])
         .optional(),
     }),
-    // biome-ignore lint/suspicious/noThenProperty: `then` is the field name DESIGN.md gives the rule's action.
+    // biome-ignore lint/suspicious/noThenProperty: `then` is the field name of the rule's action.
     then: z.discriminatedUnion('action', [
       z.strictObject({ action: z.literal('skip_to'), slideId: ClientId }),
       z.strictObject({ action: z.literal('end') }),
@@ -246,7 +246,7 @@ export const Poll = z
     title: z.string(),
     status: PollStatus,
     content: PollContent,
-    branching: Branching.nullable(),
+    branching: Branching.nullable().describe('Skip logic between slides. No route sets it yet: always `null`.'),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     publishedAt: Timestamp.nullable(),
@@ -271,11 +271,15 @@ export const UpdatePollInput = z
   .strictObject({
     id: PollId,
     title: Title.optional(),
-    content: PollContent.optional().describe('Replaces every slide. Refused once the poll has answers.'),
+    content: PollContent.optional().describe(
+      'Replaces every slide. Refused once the poll has answers (`DELETE /polls/{id}/answers` deletes them).',
+    ),
     publish: z
       .boolean()
       .optional()
-      .describe('`true` publishes (or reopens a closed poll); `false` returns the poll to draft.'),
+      .describe(
+        '`true` publishes (or reopens a closed poll), if it has at least one slide; `false` returns the poll to draft.',
+      ),
     closed: z.boolean().optional().describe('`true` closes a published poll; `false` reopens a closed one.'),
   })
   .superRefine((input, ctx) => {

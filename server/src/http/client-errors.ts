@@ -13,20 +13,17 @@ interface ClientErrorAnswer {
   message: string;
 }
 
-/**
- * What Node's HTTP parser (llhttp) refuses before any request exists, keyed by its error code.
- * `bad_request` stands in for the statuses the registry has no code of its own for (408, 431).
- */
+/** What Node's HTTP parser (llhttp) refuses before any request exists, keyed by its error code. */
 function answerFor(code: string | undefined): ClientErrorAnswer {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
       return {
         status: 431,
-        code: 'bad_request',
+        code: 'request_header_fields_too_large',
         message: 'The request line and headers are larger than the server accepts (16 KiB)',
       };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { status: 408, code: 'bad_request', message: 'The request was not received in time' };
+      return { status: 408, code: 'request_timeout', message: 'The request was not received in time' };
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return { status: 413, code: 'payload_too_large', message: 'The chunk extensions are too large' };
     case 'HPE_INVALID_METHOD':

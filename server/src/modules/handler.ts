@@ -7,13 +7,16 @@ import type { ApiKeysDeps } from './api-keys/api-keys.service.js';
 import type { WorkspaceCredential } from './auth/auth.service.js';
 import type { MediaDeps } from './media/media.service.js';
 import type { PollWriteDeps } from './polls/polls.service.js';
+import type { WorkspacesDeps } from './workspaces/workspaces.service.js';
 
 /**
  * What the handlers of the contract's operations need, all modules together: the union of each
  * module's own deps interface. The composition root (deps.ts) builds one object that satisfies it;
  * services each declare, and receive, only their own part.
  */
-export interface ModuleDeps extends PollWriteDeps, AnswersDeps, ApiKeysDeps, MediaDeps {}
+export interface ModuleDeps extends PollWriteDeps, AnswersDeps, ApiKeysDeps, Omit<MediaDeps, 'config'> {
+  config: MediaDeps['config'] & WorkspacesDeps['config'];
+}
 
 /** What a handler knows of the call: who made it (the pipeline has authenticated them) and the deps. */
 export interface HandlerContext<R extends RouteDefinition = RouteDefinition> {

@@ -1,10 +1,11 @@
-import { responsesHandlers, votesHandlers } from './answers/answers.handlers.js';
+import { answersHandlers, responsesHandlers, votesHandlers } from './answers/answers.handlers.js';
 import { keysHandlers } from './api-keys/api-keys.handlers.js';
 import type { ContractHandlers } from './handler.js';
 import { mediaHandlers } from './media/media.handlers.js';
 import { pollsHandlers } from './polls/polls.handlers.js';
 import { questionsHandlers } from './questions/questions.handlers.js';
 import { resultsHandlers } from './results/results.handlers.js';
+import { workspaceHandlers } from './workspaces/workspaces.handlers.js';
 
 export type { ContractHandlers, CsvDownload, HandlerContext, ModuleDeps } from './handler.js';
 
@@ -17,8 +18,10 @@ export const handlers: ContractHandlers = {
   polls: pollsHandlers,
   votes: votesHandlers,
   responses: responsesHandlers,
+  answers: answersHandlers,
   results: resultsHandlers,
   questions: questionsHandlers,
   media: mediaHandlers,
   keys: keysHandlers,
+  workspace: workspaceHandlers,
 };

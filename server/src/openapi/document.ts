@@ -40,9 +40,11 @@ export function buildOpenApiDocument(): OpenAPIObject {
     title: 'Pollkit API',
     version: API_VERSION,
     description:
-      'Polls as decks of typed slides, votes and responses, results, live sessions. Authenticate with ' +
+      'Polls as decks of typed slides (multiple choice, quiz, scale, ranking, open-ended, Q&A, content), votes ' +
+      'and responses, Q&A moderation and upvotes, aggregated results and CSV export, media ingestion and API ' +
+      'key management. Authenticate with ' +
       '`Authorization: Bearer <API_KEY>`, or (Enterprise) with an OAuth access token from ' +
-      '`POST /api/oauth/token` holding the scope each operation names. Errors answer `{ error: { code, message, details? } }`. Every ' +
+      '`POST /api/oauth/token` holding the scope each operation names (`GET /workspace` takes any token). Errors answer `{ error: { code, message, details? } }`. Every ' +
       'response carries `X-RateLimit-Limit` and `X-RateLimit-Window`; authenticated ones also ' +
       '`X-RateLimit-Remaining` and `X-RateLimit-Reset`.',
     baseUrl: '/api/v1',
@@ -169,11 +171,12 @@ function nameRequestBody(operation: Operation, route: RouteDefinition, schemas: 
 }
 
 /**
- * Who may call it: an API key, or an OAuth token holding the route's scope (the generator lists every
- * scheme, unscoped); the scope and plan also as `x-pollkit-*` extensions for tools.
+ * Who may call it: an API key, or an OAuth token holding the route's scope — any token when the route
+ * names none (the generator lists every scheme, unscoped); the scope and plan also as `x-pollkit-*`
+ * extensions for tools.
  */
 function describeAccess(operation: Operation, route: RouteDefinition): void {
-  operation.security = [{ ApiKey: [] }, ...(route.scope ? [{ OAuth2: [route.scope] }] : [])];
+  operation.security = [{ ApiKey: [] }, { OAuth2: route.scope ? [route.scope] : [] }];
   Object.assign(operation, {
     ...(route.scope ? { 'x-pollkit-scope': route.scope } : {}),
     ...(route.plan ? { 'x-pollkit-plan': route.plan } : {}),

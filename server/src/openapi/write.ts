@@ -1,27 +1,41 @@
 /**
- * Writes docs/openapi.json from the contracts (`pnpm openapi:generate`), or with `--check` fails
- * when the committed file differs from what the contracts generate (CI runs this).
+ * Writes what the docs generate from the contracts (`pnpm openapi:generate`): docs/openapi.json, the
+ * error table in docs/errors.md and the scope table in docs/authentication.md. With `--check` it
+ * fails when a committed file differs from what the contracts generate (`pnpm check`, so CI).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { AUTHENTICATION_DOC_PATH, withScopeTable } from '../modules/oauth/scope-table.js';
 import { openApiJson } from './document.js';
+import { ERRORS_DOC_PATH, withErrorTable } from './error-table.js';
 
 export const OPENAPI_JSON_PATH = fileURLToPath(new URL('../../../docs/openapi.json', import.meta.url));
 export const STALE_MESSAGE = 'docs/openapi.json is stale: run `npx -y pnpm@10 openapi:generate` and commit the result.';
 
+/** Each generated file: where it is, and its content made from what is committed there now. */
+const generatedFiles: { path: string; name: string; generate: (committed: string) => string }[] = [
+  { path: OPENAPI_JSON_PATH, name: 'docs/openapi.json', generate: () => openApiJson() },
+  { path: ERRORS_DOC_PATH, name: 'the error table in docs/errors.md', generate: withErrorTable },
+  { path: AUTHENTICATION_DOC_PATH, name: 'the scope table in docs/authentication.md', generate: withScopeTable },
+];
+
 async function main(): Promise<void> {
-  const generated = openApiJson();
-  if (process.argv.includes('--check')) {
-    const committed = await readFile(OPENAPI_JSON_PATH, 'utf8').catch(() => '');
-    if (committed !== generated) {
-      console.error(STALE_MESSAGE);
-      process.exit(1);
+  const check = process.argv.includes('--check');
+  let stale = false;
+  for (const file of generatedFiles) {
+    const committed = await readFile(file.path, 'utf8').catch(() => '');
+    const generated = file.generate(committed);
+    if (!check) {
+      await writeFile(file.path, generated);
+      console.log(`wrote ${file.name}`);
+    } else if (committed !== generated) {
+      console.error(`${file.name} is stale: run \`npx -y pnpm@10 openapi:generate\` and commit the result.`);
+      stale = true;
+    } else {
+      console.log(`${file.name} is up to date.`);
     }
-    console.log('docs/openapi.json is up to date.');
-  } else {
-    await writeFile(OPENAPI_JSON_PATH, generated);
-    console.log(`wrote ${OPENAPI_JSON_PATH}`);
   }
+  if (stale) process.exit(1);
 }
 
 // Run only as the script, so the test can import the path and message without writing anything.

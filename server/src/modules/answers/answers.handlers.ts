@@ -7,6 +7,10 @@ export const votesHandlers = defineHandlers(contract.votes, {
   list: ({ ctx, input }) => service.listVotes(ctx.deps, ctx.credential.workspaceId, input),
 });
 
+export const answersHandlers = defineHandlers(contract.answers, {
+  reset: ({ ctx, input }) => service.resetAnswers(ctx.deps, ctx.credential.workspaceId, input.id),
+});
+
 export const responsesHandlers = defineHandlers(contract.responses, {
   create: ({ ctx, input }) => service.createResponse(ctx.deps, ctx.credential.workspaceId, input),
   list: ({ ctx, input }) => service.listResponses(ctx.deps, ctx.credential.workspaceId, input),

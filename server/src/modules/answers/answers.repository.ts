@@ -30,3 +30,44 @@ export async function pollHasAnswers(db: Db, pollId: string): Promise<boolean> {
   const row = await db.selectFrom('answers').select('id').where('poll_id', '=', pollId).limit(1).executeTakeFirst();
   return row !== undefined;
 }
+
+/** How many answers of each sort a reset deleted. */
+export interface DeletedAnswers {
+  votes: number;
+  responses: number;
+  questions: number;
+  upvotes: number;
+}
+
+/**
+ * Deletes every answer of a poll and everything derived from them: upvotes, the per-slide counters,
+ * open-ended texts and words, voters and stats (every table migration 0002 fills from answers).
+ * The caller holds the poll row FOR UPDATE, so no answer batch (which holds it FOR SHARE) writes
+ * in between.
+ */
+export async function deleteAnswersOfPoll(db: Db, pollId: string): Promise<DeletedAnswers> {
+  const upvotes = await db
+    .deleteFrom('question_upvotes')
+    .where('question_id', 'in', (eb) =>
+      eb.selectFrom('answers').select('id').where('poll_id', '=', pollId).where('slide_kind', '=', 'qa'),
+    )
+    .executeTakeFirst();
+  const answers = await db
+    .with('deleted', (db) => db.deleteFrom('answers').where('poll_id', '=', pollId).returning(['kind', 'slide_kind']))
+    .selectFrom('deleted')
+    .select((eb) => [
+      eb.fn.countAll().filterWhere('kind', '=', 'vote').as('votes'),
+      eb.fn.countAll().filterWhere('kind', '=', 'response').filterWhere('slide_kind', '<>', 'qa').as('responses'),
+      eb.fn.countAll().filterWhere('slide_kind', '=', 'qa').as('questions'),
+    ])
+    .executeTakeFirstOrThrow();
+  for (const table of ['slide_tallies', 'open_text_counts', 'word_counts', 'poll_voters', 'poll_stats'] as const) {
+    await db.deleteFrom(table).where('poll_id', '=', pollId).execute();
+  }
+  return {
+    votes: Number(answers.votes),
+    responses: Number(answers.responses),
+    questions: Number(answers.questions),
+    upvotes: Number(upvotes.numDeletedRows),
+  };
+}

@@ -1,4 +1,5 @@
 import type {
+  AnswersReset,
   CastVoteInput,
   CreateResponseInput,
   ListAnswersInput,
@@ -11,6 +12,7 @@ import { ApiError } from '../../core/api-error.js';
 import { keysetPage } from '../../core/paging.js';
 import { newId } from '../../db/ids.js';
 import type { AnswerRow, AnswerValue } from '../../db/schema.js';
+import * as polls from '../polls/polls.repository.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { assertTakesAnswers, findSlide, responseValue, voteValue } from './answer-rules.js';
 import type { AnswerWriter } from './answer-writer.js';
@@ -140,4 +142,26 @@ export function listVotes(deps: AnswersDeps, workspaceId: string, input: z.outpu
 
 export function listResponses(deps: AnswersDeps, workspaceId: string, input: z.output<typeof ListAnswersInput>) {
   return listPage(deps, workspaceId, input, 'response', toResponse);
+}
+
+/**
+ * `DELETE /polls/{id}/answers`: deletes every answer of the poll and resets its aggregates, in one
+ * transaction holding the poll row FOR UPDATE. Answer batches hold that row FOR SHARE while they
+ * write (answer-batch.repository.ts), so a batch commits entirely before the reset (and is deleted
+ * with the rest) or runs entirely after it. The reset also moves the poll's version (`updated_at`):
+ * an answer judged before it but written after is judged again, as after any other change. The poll
+ * keeps its status and content.
+ */
+export async function resetAnswers(deps: AnswersDeps, workspaceId: string, pollId: string): Promise<AnswersReset> {
+  const deleted = await deps.db.transaction().execute(async (trx) => {
+    const poll = await polls.findPollForUpdate(trx, workspaceId, pollId);
+    if (!poll) throw ApiError.notFound('Poll');
+    const deleted = await answers.deleteAnswersOfPoll(trx, pollId);
+    // Strictly later than the version answers were judged against, even within the same millisecond.
+    const version = new Date(Math.max(Date.now(), poll.updated_at.getTime() + 1));
+    await polls.updatePoll(trx, workspaceId, pollId, { updated_at: version });
+    return deleted;
+  });
+  await deps.pollCache.invalidate(workspaceId, pollId);
+  return { pollId, deleted };
 }

@@ -10,11 +10,11 @@ export const keysHandlers = defineHandlers(contract.keys, {
     return service.toApiKey(key);
   },
   rotate: async ({ ctx, input }) => {
-    const { key, secret } = await service.rotateApiKey(ctx.deps, {
+    const { previous, key, secret } = await service.rotateApiKey(ctx.deps, {
       keyId: input.id,
       workspaceId: ctx.credential.workspaceId,
       gracePeriodSeconds: input.gracePeriodSeconds,
     });
-    return { ...service.toApiKey(key), secret };
+    return { ...service.toApiKey(key), secret, previousKey: service.toApiKey(previous) };
   },
 });

@@ -17,6 +17,8 @@ export interface WorkspaceCredential {
   rateLimitPerMinute: number | null;
   /** API keys act with admin authority: every scope; an OAuth token holds the scopes it was granted. */
   scopes: 'all' | ReadonlySet<Scope>;
+  /** When it stops working: a rotated key's end of grace, a token's expiry; null for a key never rotated. */
+  expiresAt: Date | null;
 }
 
 type KeyLookup = NonNullable<Awaited<ReturnType<typeof findApiKeyWithWorkspace>>>;
@@ -113,6 +115,7 @@ function apiKeyCredential(lookup: KeyLookup): WorkspaceCredential {
     plan: lookup.plan,
     rateLimitPerMinute: lookup.rate_limit_per_minute,
     scopes: 'all',
+    expiresAt: lookup.expires_at,
   };
 }
 
@@ -137,6 +140,7 @@ function oauthCredential(lookup: Extract<Lookup, { kind: 'oauth_token' }> | unde
     plan: token.plan,
     rateLimitPerMinute: token.rate_limit_per_minute,
     scopes: lookup.scopes,
+    expiresAt: token.expires_at,
   };
 }
 

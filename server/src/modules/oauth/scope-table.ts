@@ -1,7 +1,7 @@
 /**
  * The scope table in docs/authentication.md (which route needs which scope), generated from the
- * contract: `npx tsx --conditions=@pollkit/source server/src/modules/oauth/scope-table.ts` rewrites
- * it between its markers; server/test/oauth.test.ts fails when the committed table is stale.
+ * contract: `npx -y pnpm@10 openapi:generate` (or running this file with tsx) rewrites it between its
+ * markers; `openapi:check` and server/test/oauth.test.ts fail when the committed table is stale.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -15,15 +15,18 @@ export const SCOPE_TABLE_END = '<!-- scope-table:end -->';
 
 /**
  * Every scope with what it allows, then one row per route, grouped by scope in the order of
- * contracts/src/scopes.ts.
+ * contracts/src/scopes.ts; authenticated routes that need no scope come first.
  */
 export function scopeTableMarkdown(): string {
   const routes = Object.values(contract).flatMap((group) => Object.values(group) as RouteDefinition[]);
   const scopeRows = scopes.map((scope) => `| \`${scope}\` | ${scopeDescriptions[scope]} |`);
+  const row = (route: RouteDefinition, scope: string) =>
+    `| \`${route.method} /api/v1${route.path}\` | ${scope} | ${route.summary} |`;
+  const unscoped = routes
+    .filter((route) => route.auth === 'workspace' && !route.scope)
+    .map((route) => row(route, 'none (any credential)'));
   const routeRows = scopes.flatMap((scope) =>
-    routes
-      .filter((route) => route.scope === scope)
-      .map((route) => `| \`${route.method} /api/v1${route.path}\` | \`${scope}\` | ${route.summary} |`),
+    routes.filter((route) => route.scope === scope).map((route) => row(route, `\`${scope}\``)),
   );
   return [
     '| Scope | Allows |',
@@ -32,6 +35,7 @@ export function scopeTableMarkdown(): string {
     '',
     '| Route | Scope | Operation |',
     '| --- | --- | --- |',
+    ...unscoped,
     ...routeRows,
   ].join('\n');
 }

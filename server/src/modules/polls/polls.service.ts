@@ -8,7 +8,7 @@ import type {
 } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
-import { ApiError } from '../../core/api-error.js';
+import { ApiError, invalidField } from '../../core/api-error.js';
 import type { JsonText } from '../../core/json-text.js';
 import { keysetPage } from '../../core/paging.js';
 import { newId } from '../../db/ids.js';
@@ -112,7 +112,23 @@ function transition(current: PollRow, input: { publish?: boolean; closed?: boole
 }
 
 const hasAnswersError = () =>
-  new ApiError('poll_has_responses', 'This poll already has answers, so its slides can no longer change');
+  new ApiError(
+    'poll_has_responses',
+    'This poll already has answers, so its slides can no longer change; DELETE /polls/{id}/answers deletes them',
+  );
+
+/**
+ * A published poll takes answers, so it needs a slide to answer: publishing (or reopening) a poll with
+ * no slides, or emptying a published poll's deck, is a 422 on `content.questions`. A change that
+ * touches neither status nor slides (a new title) is left alone.
+ */
+function assertPublishable(current: PollRow, changes: PollUpdate, content: PollContent | undefined): void {
+  const status = changes.status ?? current.status;
+  if (status !== 'published' || (changes.status === undefined && content === undefined)) return;
+  if ((content ?? current.content).questions.length === 0) {
+    throw invalidField('content.questions', 'A poll needs at least one slide before it can be published');
+  }
+}
 
 export async function updatePoll(
   deps: PollWriteDeps,
@@ -140,6 +156,7 @@ export async function updatePoll(
       if (await pollHasAnswers(trx, input.id)) throw hasAnswersError();
       changes.content = JSON.stringify(content);
     }
+    assertPublishable(current, changes, content);
     if (Object.keys(changes).length === 0) return toPoll(current);
     changes.updated_at = now;
     return toPoll(await polls.updatePoll(trx, workspaceId, input.id, changes));

@@ -1,12 +1,50 @@
-import type { Plan } from '@pollkit/contracts';
+import { type Plan, scopes, type Workspace } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
+import type { Config } from '../../config.js';
 import { ApiError, invalidField } from '../../core/api-error.js';
 import { newId } from '../../db/ids.js';
 import type { Database, WorkspaceRow } from '../../db/schema.js';
 import { createApiKey } from '../api-keys/api-keys.service.js';
+import type { WorkspaceCredential } from '../auth/auth.service.js';
 import * as workspaces from './workspaces.repository.js';
 
 type Db = Kysely<Database>;
+
+/** What `GET /workspace` needs: the database, and the server's default rate limit. */
+export interface WorkspacesDeps {
+  db: Db;
+  config: Pick<Config, 'RATE_LIMIT_PER_MINUTE'>;
+}
+
+/**
+ * `GET /workspace`: the caller's workspace and credential. Plan, limit and scopes are the ones the
+ * authenticated credential carries, i.e. what this very request was checked against (and what its
+ * `X-RateLimit-Limit` says); a change made a moment ago reaches them within the credential cache's
+ * few seconds. The name is read from the database.
+ */
+export async function describeCaller(deps: WorkspacesDeps, credential: WorkspaceCredential): Promise<Workspace> {
+  const workspace = await workspaces.findWorkspace(deps.db, credential.workspaceId);
+  if (!workspace) {
+    // Deleted while the credential sat in the cache: the next request answers this anyway.
+    throw credential.kind === 'api_key'
+      ? new ApiError('invalid_api_key', 'The API key is unknown or incorrect')
+      : new ApiError('invalid_oauth_token', 'The OAuth access token is unknown');
+  }
+  const held = credential.scopes;
+  return {
+    id: workspace.id,
+    name: workspace.name,
+    plan: credential.plan,
+    rateLimitPerMinute: credential.rateLimitPerMinute ?? deps.config.RATE_LIMIT_PER_MINUTE,
+    credential: {
+      kind: credential.kind,
+      id: credential.id,
+      // In the contract's order, so the list reads the same for every credential.
+      scopes: held === 'all' ? [...scopes] : scopes.filter((scope) => held.has(scope)),
+      expiresAt: credential.expiresAt?.toISOString() ?? null,
+    },
+  };
+}
 
 const WORKSPACE_NAME_MAX_LENGTH = 200;
 /** Far above any real need, and well inside the `integer` column. */

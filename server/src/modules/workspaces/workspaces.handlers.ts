@@ -1,0 +1,7 @@
+import { contract } from '@pollkit/contracts';
+import { defineHandlers } from '../handler.js';
+import * as service from './workspaces.service.js';
+
+export const workspaceHandlers = defineHandlers(contract.workspace, {
+  get: ({ ctx }) => service.describeCaller(ctx.deps, ctx.credential),
+});
