@@ -39,7 +39,7 @@ export const errorCodes = {
   method_not_allowed: { status: 405, description: 'The route exists but not with this HTTP method (see `Allow`).' },
   request_timeout: {
     status: 408,
-    description: 'The request line and headers did not arrive in time; the connection is closed. Retry.',
+    description: 'The request line and headers did not arrive in time; the connection is closed.',
   },
   already_responded: { status: 409, description: 'The voter already answered this slide.' },
   already_upvoted: { status: 409, description: 'The voter already upvoted this question.' },
