@@ -102,7 +102,7 @@ describe('POST /keys/{id}/revoke', () => {
       'not_found',
     );
     expect((await usePolls(bKey.secret)).status).toBe(200);
-    expectError(await call('POST', `${t.api}/keys/key_nope/revoke`, { apiKey: a.apiKey }), 422, 'validation_failed');
+    expectError(await call('POST', `${t.api}/keys/key_nope/revoke`, { apiKey: a.apiKey }), 404, 'not_found');
   });
 });
 

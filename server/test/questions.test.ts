@@ -229,9 +229,10 @@ describe('moderating questions', () => {
     expect(badStatus.body.error.code).toBe('validation_failed');
     expect(badStatus.body.error.details.fieldErrors.status).toBeDefined();
 
+    // A vote's id is not a question's id: it names no question, so 404 like any unknown id.
     const badId = await moderate(pollId, 'vote_01AAAAAAAAAAAAAAAAAAAAAAAA', 'approved');
-    expect(badId.status).toBe(422);
-    expect(badId.body.error.details.fieldErrors.questionId).toBeDefined();
+    expect(badId.status).toBe(404);
+    expect(badId.body.error).toEqual({ code: 'not_found', message: 'Question not found' });
 
     const foreign = await moderate(pollId, questionId, 'approved', otherApiKey);
     expect(foreign.status).toBe(404);

@@ -324,8 +324,8 @@ describe('GET /polls/{id}/results', () => {
     expect(unknown.body.error.code).toBe('not_found');
 
     const malformed = await getResults('nope');
-    expect(malformed.status).toBe(422);
-    expect(malformed.body.error.code).toBe('validation_failed');
+    expect(malformed.status).toBe(404);
+    expect(malformed.body.error.code).toBe('not_found');
 
     const { apiKey: freeKey } = await t.workspace('free');
     const free = await getResults(pollId, freeKey);
