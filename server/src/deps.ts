@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { type Config, publicBaseUrl, resolveDataDir } from './config.js';
-import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.js';
+import { type DatabaseHandle, type DatabaseProgress, migrateToLatest, openDatabase } from './db/database.js';
 import type { Database } from './db/schema.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './infra/invalidation.js';
 import { LocalDiskMediaStorage } from './infra/media-storage.js';
@@ -39,14 +39,15 @@ export interface AppDeps {
   state: { shuttingDown: boolean };
 }
 
-export async function createDeps(config: Config, log: Logger): Promise<AppDeps> {
+export async function createDeps(config: Config, log: Logger, progress?: DatabaseProgress): Promise<AppDeps> {
   const database = await openDatabase({
     databaseUrl: config.DATABASE_URL,
     dataDir: resolveDataDir(config.DATA_DIR),
     poolSize: config.DATABASE_POOL_SIZE,
+    progress,
   });
   try {
-    const applied = await migrateToLatest(database.db);
+    const applied = await migrateToLatest(database.db, progress);
     if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
     const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL) : undefined;
     const invalidation: InvalidationBus = redis

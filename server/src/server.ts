@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
+import type { DatabaseProgress } from './db/database.js';
 import { type AppDeps, closeDeps, createDeps } from './deps.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
@@ -20,9 +21,14 @@ export interface RunningServer {
  * This is the composition root: it hands the app the modules' handler registry and the OpenAPI
  * document builder, so the transport imports neither the modules' handlers nor the generator.
  */
-export async function startServer(config: Config): Promise<RunningServer> {
+export interface StartOptions {
+  /** Start-up progress (main.ts prints it; tests and benchmarks pass nothing). */
+  progress?: DatabaseProgress;
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const log = createLogger(config.LOG_LEVEL);
-  const deps = await createDeps(config, log);
+  const deps = await createDeps(config, log, options.progress);
   let app: FastifyInstance;
   try {
     app = await buildApp(deps, { handlers, openApiDocument: buildOpenApiDocument });
