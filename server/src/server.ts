@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import type { Config } from './config.js';
+import { type Config, publicBaseUrl } from './config.js';
 import type { DatabaseProgress } from './db/database.js';
 import { type AppDeps, closeDeps, createDeps } from './deps.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { handlers } from './modules/index.js';
-import { buildOpenApiDocument } from './openapi/document.js';
+import { servedOpenApiDocument } from './openapi/document.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -30,15 +30,20 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const log = createLogger(config.LOG_LEVEL);
   const deps = await createDeps(config, log, options.progress);
   let app: FastifyInstance;
+  // The document is built on its first request, by when the port is known (PORT=0 picks one).
+  let port = config.PORT;
   try {
-    app = await buildApp(deps, { handlers, openApiDocument: buildOpenApiDocument });
+    app = await buildApp(deps, {
+      handlers,
+      openApiDocument: () => servedOpenApiDocument(publicBaseUrl(config, port)),
+    });
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (error) {
     await closeDeps(deps);
     throw error;
   }
   const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  port = typeof address === 'object' && address ? address.port : config.PORT;
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   let closing: Promise<void> | undefined;
   return {
