@@ -14,7 +14,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machine } from './support.js';
@@ -87,10 +87,16 @@ async function measure(dataDir: string): Promise<Run> {
   });
   let firstOutputMs: number | undefined;
   let firstLine: string | undefined;
+  // npm's own warnings about the user's configuration are not the server's output.
   const onOutput = (chunk: Buffer) => {
     if (firstOutputMs !== undefined) return;
+    const line = chunk
+      .toString('utf8')
+      .split('\n')
+      .find((text) => text.trim() !== '' && !text.startsWith('npm warn'));
+    if (line === undefined) return;
     firstOutputMs = performance.now() - started;
-    firstLine = chunk.toString('utf8').split('\n')[0]?.trim();
+    firstLine = line.trim().slice(0, 100);
   };
   child.stdout?.on('data', onOutput);
   child.stderr?.on('data', onOutput);
@@ -112,7 +118,11 @@ async function measure(dataDir: string): Promise<Run> {
 
 const dataDir = mkdtempSync(join(tmpdir(), 'pollkit-start-'));
 try {
-  process.stdout.write(`${machine()}\n\`${command.join(' ')}\` in ${cwd}, ${runs} runs\n\n`);
+  const load = () =>
+    loadavg()
+      .map((n) => n.toFixed(1))
+      .join(' ');
+  process.stdout.write(`${machine()}, load average ${load()}\n\`${command.join(' ')}\` in ${cwd}, ${runs} runs\n\n`);
   process.stdout.write('| run | DATA_DIR | ready (s) | first output (s) | first line |\n|---|---|---:|---:|---|\n');
   for (let run = 1; run <= runs; run++) {
     const r = await measure(dataDir);
@@ -121,6 +131,7 @@ try {
       `| ${run} | ${run === 1 ? 'empty' : 'existing'} | ${fmt(r.readyMs)} | ${fmt(r.firstOutputMs)} | ${r.firstLine ?? ''} |\n`,
     );
   }
+  process.stdout.write(`\nload average after: ${load()}\n`);
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }
