@@ -5,7 +5,6 @@ import { type AppDeps, closeDeps, createDeps } from './deps.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { handlers } from './modules/index.js';
-import { servedOpenApiDocument } from './openapi/document.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -35,7 +34,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   try {
     app = await buildApp(deps, {
       handlers,
-      openApiDocument: () => servedOpenApiDocument(publicBaseUrl(config, port)),
+      // The generator (trpc-to-openapi, zod-openapi) takes ~0.3 s to load: on the first request for
+      // the document, not at every start.
+      openApiDocument: async () =>
+        (await import('./openapi/document.js')).servedOpenApiDocument(publicBaseUrl(config, port)),
     });
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (error) {

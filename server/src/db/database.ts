@@ -10,7 +10,6 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
-import pg from 'pg';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -46,6 +45,8 @@ export interface DatabaseProgress {
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   const url = options.databaseUrl;
   if (url?.startsWith('postgres://') || url?.startsWith('postgresql://')) {
+    // Imported on demand, as PGlite is below: the embedded database need not load `pg`.
+    const { default: pg } = await import('pg');
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 20 });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const { hostname, port, pathname } = new URL(url);
