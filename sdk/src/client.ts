@@ -24,8 +24,11 @@ import { type BackoffOptions, defaultBackoff } from './core/retry.js';
 
 /** Authenticate with a workspace API key. */
 export interface ApiKeyAuth {
-  /** A workspace API key (`pk_live_…`). Sent only in the `Authorization: Bearer` header. */
-  apiKey: string;
+  /**
+   * A workspace API key (`pk_live_…`). Sent only in the `Authorization: Bearer` header. When absent
+   * (and no OAuth client is given), the `POLLKIT_API_KEY` environment variable.
+   */
+  apiKey?: string;
   clientId?: never;
   clientSecret?: never;
   scope?: never;
@@ -55,9 +58,9 @@ export interface CommonClientOptions extends Partial<BackoffOptions> {
    * Where the API lives: the server's origin (`https://polls.example.com`) or the API root itself
    * (`https://polls.example.com/api/v1`); both work. A path other than `/api/v1`
    * (`https://example.com/pollkit`) is taken as a prefix the API is mounted under, and `/api/v1` is
-   * appended to it.
+   * appended to it. When absent, the `POLLKIT_BASE_URL` environment variable.
    */
-  baseUrl: string | URL;
+  baseUrl?: string | URL;
   /** A `fetch` implementation; the global one by default. */
   fetch?: FetchLike;
   /** Headers sent with every call. `Authorization` is always the API key's. */
@@ -145,10 +148,26 @@ function apiUrlOf(baseUrl: string | URL): string {
 /** A value sent in a header: printable ASCII, no whitespace. */
 const TOKEN_CHARACTERS = /^[\x21-\x7e]+$/;
 
+/**
+ * An environment variable where there is a `process.env` (Node, Bun, Deno's Node compatibility),
+ * `undefined` elsewhere (browsers, edge runtimes) or where reading it is not allowed. Empty is unset.
+ */
+function envVar(name: string): string | undefined {
+  try {
+    const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+    return env?.[name] || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function checkApiKey(apiKey: unknown): string {
   // The key is never part of a message: errors get logged.
   if (typeof apiKey !== 'string' || apiKey === '') {
-    throw new TypeError('apiKey is required: a workspace API key (or clientId and clientSecret of an OAuth client)');
+    throw new TypeError(
+      'apiKey is required: pass apiKey (a workspace API key) or clientId and clientSecret (an OAuth client), ' +
+        'or set the POLLKIT_API_KEY environment variable',
+    );
   }
   // `Headers` would throw on other characters, quoting the header value and with it the key.
   if (!TOKEN_CHARACTERS.test(apiKey)) {
@@ -198,7 +217,8 @@ function credentialOf(
   }
   if (!hasOAuth) {
     if (fields.scope !== undefined) throw new TypeError('scope applies to OAuth client credentials, not to an apiKey');
-    return { credential: { apiKey: checkApiKey(fields.apiKey) }, tokens: undefined };
+    // Only an absent key falls back to the environment: an explicit '' is a mistake to report.
+    return { credential: { apiKey: checkApiKey(fields.apiKey ?? envVar('POLLKIT_API_KEY')) }, tokens: undefined };
   }
   const credentials = oauthCredentialsOf(fields, apiUrl);
   if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('now must be a function');
@@ -223,7 +243,13 @@ function resolveClient(
   if (options.fetch === undefined && typeof globalThis.fetch !== 'function') {
     throw new TypeError('No global fetch: use Node 20 or later, or pass a fetch implementation as `fetch`');
   }
-  const apiUrl = apiUrlOf(options.baseUrl);
+  const baseUrl = options.baseUrl ?? envVar('POLLKIT_BASE_URL');
+  if (baseUrl === undefined) {
+    throw new TypeError(
+      'baseUrl is required: pass baseUrl (such as https://polls.example.com) or set the POLLKIT_BASE_URL environment variable',
+    );
+  }
+  const apiUrl = apiUrlOf(baseUrl);
   const { credential, tokens } = credentialOf(options, apiUrl, inheritedTokens);
   const config: RequestConfig = Object.freeze({
     apiUrl,
@@ -313,8 +339,15 @@ export function buildClient<C extends Contract>(
  * const pollkit = createClient({ clientId, clientSecret, baseUrl: 'https://polls.example.com', scope: 'polls:read' });
  * ```
  *
+ * Without options (or without `apiKey` and `baseUrl`), the `POLLKIT_API_KEY` and `POLLKIT_BASE_URL`
+ * environment variables are used where the runtime has a `process.env`:
+ *
+ * ```ts
+ * const pollkit = createClient();
+ * ```
+ *
  * Every failed call throws a `PollkitError`, as the subclass of its family (`NotFoundError`…).
  */
-export function createClient(options: ClientOptions): PollkitClient {
+export function createClient(options: ClientOptions = {}): PollkitClient {
   return buildClient(contract, options);
 }

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createClient as createOAuthClient,
   enableOAuth,
@@ -441,8 +441,10 @@ describe('options', () => {
     expect(() => createClient({ clientId: CLIENT_ID, baseUrl })).toThrow(/clientSecret is required/);
     // @ts-expect-error a secret without its client id
     expect(() => createClient({ clientSecret: CLIENT_SECRET, baseUrl })).toThrow(/clientId/);
-    // @ts-expect-error no credential at all
+    // No credential at all, and none in the environment (sdk/test/env.test.ts has the rest).
+    vi.stubEnv('POLLKIT_API_KEY', '');
     expect(() => createClient({ baseUrl })).toThrow(/apiKey is required/);
+    vi.unstubAllEnvs();
     // @ts-expect-error scope belongs to client credentials
     expect(() => createClient({ apiKey: 'pk_x', scope: 'polls:read', baseUrl })).toThrow(/scope/);
     expect(() => createClient({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, scope: 'a "b"', baseUrl })).toThrow(

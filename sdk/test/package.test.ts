@@ -1,6 +1,7 @@
 /**
  * The published packages as a user gets them: build `@pollkit/contracts` and `@pollkit/sdk` with
- * tsup, `pnpm pack` them (as `changeset publish` does, so `workspace:^` becomes a version range),
+ * tsup, `pnpm pack` them with scripts/pack-packages.mjs (what `pnpm packages:pack` runs; `pnpm pack`
+ * as `changeset publish` does, so `workspace:^` becomes a version range),
  * install the tarballs with npm into a scratch project outside the workspace, and call a real server
  * from plain `node` through both `import` (ESM) and `require` (CommonJS).
  */
@@ -73,10 +74,9 @@ beforeAll(async () => {
   await mkdir(scratchDir);
 
   // Contracts first: the SDK's declaration build reads the contracts' types.
-  for (const dir of packageDirs) {
-    await run('npx', ['tsup', '--silent'], { cwd: dir });
-    await run('npx', ['-y', 'pnpm@10', 'pack', '--pack-destination', tarballDir], { cwd: dir });
-  }
+  for (const dir of packageDirs) await run('npx', ['tsup', '--silent'], { cwd: dir });
+  // What `pnpm packages:pack` runs once it has built them (the README's way to get the SDK).
+  await run(process.execPath, [join(repoRoot, 'scripts/pack-packages.mjs'), tarballDir], { cwd: repoRoot });
   const tarballs = (await readdir(tarballDir)).filter((file) => file.endsWith('.tgz'));
   const tarballOf = (prefix: string) => {
     const file = tarballs.find((name) => name.startsWith(prefix));

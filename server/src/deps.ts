@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { type Config, publicBaseUrl, resolveDataDir } from './config.js';
-import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.js';
+import { type DatabaseHandle, type DatabaseProgress, migrateToLatest, openDatabase } from './db/database.js';
 import type { Database } from './db/schema.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './infra/invalidation.js';
 import { LocalDiskMediaStorage } from './infra/media-storage.js';
@@ -39,14 +39,15 @@ export interface AppDeps {
   state: { shuttingDown: boolean };
 }
 
-export async function createDeps(config: Config, log: Logger): Promise<AppDeps> {
+export async function createDeps(config: Config, log: Logger, progress?: DatabaseProgress): Promise<AppDeps> {
   const database = await openDatabase({
     databaseUrl: config.DATABASE_URL,
     dataDir: resolveDataDir(config.DATA_DIR),
     poolSize: config.DATABASE_POOL_SIZE,
+    progress,
   });
   try {
-    const applied = await migrateToLatest(database.db);
+    const applied = await migrateToLatest(database.db, progress);
     if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
     const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL) : undefined;
     const invalidation: InvalidationBus = redis
@@ -101,6 +102,8 @@ function createMediaDeps(config: Config): AppDeps['media'] {
 }
 
 async function connectRedis(url: string): Promise<Redis> {
+  // Loaded only when REDIS_URL is set: ~0.1 s of every start otherwise.
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true });
   await redis.connect();
   await redis.ping();

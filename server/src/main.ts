@@ -1,4 +1,5 @@
 import { type Config, ConfigError, parseConfig, publicBaseUrl } from './config.js';
+import type { DatabaseProgress } from './db/database.js';
 import { API_BASE_PATH } from './http/app.js';
 import { flushLogs } from './logger.js';
 import { bootstrapDefaultWorkspace } from './modules/workspaces/workspaces.service.js';
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  const server = await startServer(config);
+  const server = await startServer(config, { progress: printedProgress });
   const { deps } = server;
   const base = publicBaseUrl(config, Number(new URL(server.url).port));
 
@@ -48,6 +49,13 @@ async function main(): Promise<void> {
 
   installShutdown(server, config);
 }
+
+/** Straight to stdout, before the logger's first line: what a first start spends its seconds on. */
+const printedProgress: DatabaseProgress = {
+  creating: (location) => process.stdout.write(`creating the embedded database in ${location} (first start only)…\n`),
+  migrating: (name) => process.stdout.write(`migrating database: ${name} … `),
+  migrated: (_name, ms) => process.stdout.write(`done (${Math.round(ms)} ms)\n`),
+};
 
 function installShutdown(server: RunningServer, config: Config): void {
   const { log } = server.deps;

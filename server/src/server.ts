@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { Config } from './config.js';
+import { type Config, publicBaseUrl } from './config.js';
+import type { DatabaseProgress } from './db/database.js';
 import { type AppDeps, closeDeps, createDeps } from './deps.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { handlers } from './modules/index.js';
-import { buildOpenApiDocument } from './openapi/document.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -23,19 +23,32 @@ export interface RunningServer {
  * This is the composition root: it hands the app the modules' handler registry and the OpenAPI
  * document builder, so the transport imports neither the modules' handlers nor the generator.
  */
-export async function startServer(config: Config): Promise<RunningServer> {
+export interface StartOptions {
+  /** Start-up progress (main.ts prints it; tests and benchmarks pass nothing). */
+  progress?: DatabaseProgress;
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
-  const deps = await createDeps(config, log);
+  const deps = await createDeps(config, log, options.progress);
   let app: FastifyInstance;
+  // The document is built on its first request, by when the port is known (PORT=0 picks one).
+  let port = config.PORT;
   try {
-    app = await buildApp(deps, { handlers, openApiDocument: buildOpenApiDocument });
+    app = await buildApp(deps, {
+      handlers,
+      // The generator (trpc-to-openapi, zod-openapi) takes ~0.3 s to load: on the first request for
+      // the document, not at every start.
+      openApiDocument: async () =>
+        (await import('./openapi/document.js')).servedOpenApiDocument(publicBaseUrl(config, port)),
+    });
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (error) {
     await closeDeps(deps);
     throw error;
   }
   const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  port = typeof address === 'object' && address ? address.port : config.PORT;
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   let closing: Promise<void> | undefined;
   return {

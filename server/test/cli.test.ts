@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,18 +55,19 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
+/** The CLI from its sources (through tsx), as most spawned cases run it. */
+const sourceCli = ['--import', 'tsx', '--conditions=@pollkit/source', 'server/src/cli/main.ts'];
+/** The bundle `pnpm pollkit` runs. */
+const builtCli = ['server/dist/cli.js'];
+
 /** Runs `pollkit <args>` in its own process with only the environment given here. */
-function cli(args: string[], env: Record<string, string> = databaseEnv): Promise<CliResult> {
+function cli(args: string[], env: Record<string, string> = databaseEnv, entry = sourceCli): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--conditions=@pollkit/source', 'server/src/cli/main.ts', ...args],
-      {
-        cwd: repoRoot,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? scratch, TMPDIR: tmpdir(), ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [...entry, ...args], {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? scratch, TMPDIR: tmpdir(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -177,6 +178,64 @@ describe('pollkit CLI: command line', () => {
 
     const spawned = await Promise.all([cases[0], cases[7]].map((c) => cli(c?.[0] ?? [], { DATA_DIR: scratch })));
     expect(spawned).toEqual([results[0], results[7]]);
+  });
+
+  it('prints its version, and with --json prints usage errors as a JSON error with the same exit codes', async () => {
+    const version = JSON.parse(readFileSync(join(repoRoot, 'server/package.json'), 'utf8')).version;
+    for (const flag of ['--version', '-V']) {
+      expect(await cliInProcess([flag])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    }
+
+    const cases: Array<[string[], number, string, RegExp]> = [
+      [
+        ['keys', 'list', '--workspace', 'ws_x', '--verbose', '--json'],
+        2,
+        'usage_error',
+        /^unknown option '--verbose'$/,
+      ],
+      [
+        ['workspace', 'list', '--json'],
+        2,
+        'usage_error',
+        /^unknown command 'workspace' \(Did you mean workspaces\?\)$/,
+      ],
+      [['keys', 'revoke', '--json'], 2, 'usage_error', /^missing required argument 'keyId'$/],
+      [['workspaces', 'create', '--plan', 'pro', '--json'], 2, 'usage_error', /required option '--name <name>'/],
+      [['workspaces', 'update', 'ws_x', '--json'], 2, 'usage_error', /^nothing to change/],
+      [['workspaces', 'create', '--name', 'X', '--plan', 'gold', '--json'], 1, 'validation_failed', /Allowed choices/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => cliInProcess(args)));
+    results.forEach((result, index) => {
+      const [args, code, errorCode, message] = cases[index] as [string[], number, string, RegExp];
+      expect({ args, code: result.code, stdout: result.stdout }).toEqual({ args, code, stdout: '' });
+      // One JSON document on stderr, nothing else (no help text, no "(add --help for usage)").
+      const body = JSON.parse(result.stderr);
+      expect(body).toEqual({ error: { code: errorCode, message: expect.stringMatching(message) } });
+      expect(result.stderr).toBe(`${JSON.stringify(body)}\n`);
+    });
+    // Without --json the same mistake stays a line for people.
+    expect((await cliInProcess(['keys', 'revoke'])).stderr).toMatch(/^error: missing required argument 'keyId'\n/);
+  });
+
+  it('runs as the built CLI that `pnpm pollkit` runs: --version, and a --json usage error', {
+    timeout: 60_000,
+  }, async () => {
+    // What `pnpm pollkit` runs first: builds server/dist only if the sources changed since the last build.
+    await new Promise<void>((resolve, reject) => {
+      execFile(process.execPath, ['server/scripts/ensure-built.mjs'], { cwd: repoRoot }, (error) =>
+        error ? reject(error) : resolve(),
+      );
+    });
+    const built = (args: string[]) => cli(args, { DATA_DIR: join(scratch, 'never-created') }, builtCli);
+    const version = JSON.parse(readFileSync(join(repoRoot, 'server/package.json'), 'utf8')).version;
+    expect(await built(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    const refused = await built(['keys', 'list', '--workspace', 'ws_x', '--verbose', '--json']);
+    expect(refused).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `${JSON.stringify({ error: { code: 'usage_error', message: "unknown option '--verbose'" } })}\n`,
+    });
+    expect(existsSync(join(scratch, 'never-created'))).toBe(false);
   });
 });
 

@@ -73,8 +73,11 @@ describe('the entry point', () => {
     async () => {
       const port = await freePort();
       const redisUrl = process.env.TEST_REDIS_URL;
+      // The address clients use differs from the bound one (a proxy in front, say).
+      const publicBase = `http://localhost:${port}`;
       const child = startChild({
         PORT: String(port),
+        PUBLIC_BASE_URL: `${publicBase}/`,
         DATABASE_URL: database.url,
         ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
       });
@@ -92,11 +95,17 @@ describe('the entry point', () => {
             ? 'embedded PGlite (in memory)'
             : `PostgreSQL at ${dbUrl.hostname}:${dbUrl.port || 5432}${dbUrl.pathname}`;
         expect(output).toContain(`database:  ${expectedDatabase}${redisUrl ? ' + Redis' : ''}\n`);
-        expect(output).toContain(`OpenAPI:   ${base}/api/v1/openapi.json\n`);
+        expect(output).toContain(`OpenAPI:   ${publicBase}/api/v1/openapi.json\n`);
+        // Each migration, as it runs, before the banner (a fresh database has them all to run).
+        for (const name of ['0001_initial', '0002_answers', '0003_idempotency', '0004_oauth']) {
+          expect(output).toMatch(new RegExp(`^migrating database: ${name} … done \\(\\d+ ms\\)$`, 'm'));
+        }
+        expect(output.indexOf('migrating database: 0004_oauth')).toBeLessThan(output.indexOf('Pollkit listening'));
 
         const openapi = await call('GET', `${base}/api/v1/openapi.json`);
         expect(openapi.status).toBe(200);
         expect(openapi.body.openapi).toMatch(/^3\.1\./);
+        expect(openapi.body.servers).toEqual([{ url: `${publicBase}/api/v1` }]);
         const list = await call('GET', `${base}/api/v1/polls`, { apiKey });
         expect(list.status).toBe(200);
         expect(list.body).toEqual({ data: [], nextCursor: null });
@@ -203,6 +212,10 @@ describe('the entry point', () => {
         const [, key] = (await first.waitFor(/export POLLKIT_API_KEY=(pk_live_[A-Za-z0-9_-]+)\n/)) as [string, string];
         apiKey = key;
         expect(first.output()).toContain(`database:  embedded PGlite (${join(dataDir, 'pglite')})\n`);
+        // The seconds a first start spends creating the database are announced, once.
+        expect(first.output()).toContain(
+          `creating the embedded database in ${join(dataDir, 'pglite')} (first start only)…\nmigrating database: 0001_initial … done`,
+        );
         const [, url] = (await first.waitFor(/Pollkit listening on (\S+)\n/)) as [string, string];
         const created = await call('POST', `${url}/api/v1/polls`, { apiKey, body: { title: 'Survives restarts' } });
         expect(created.status).toBe(201);
@@ -223,6 +236,7 @@ describe('the entry point', () => {
         ]);
         expect((await stop(second)).code, second.output()).toBe(0);
         expect(second.output()).not.toContain('POLLKIT_API_KEY');
+        expect(second.output()).not.toMatch(/creating the embedded database|migrating database/);
         expect(second.output()).not.toContain('pk_live_');
       } finally {
         second.kill();

@@ -4,7 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { type Document, OpenAPIBackend, SetMatchType } from 'openapi-backend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, enableOAuth } from '../src/modules/oauth/oauth.service.js';
-import { openApiJson } from '../src/openapi/document.js';
+import { openApiJson, servedOpenApiDocument } from '../src/openapi/document.js';
 import { OPENAPI_JSON_PATH, STALE_MESSAGE } from '../src/openapi/write.js';
 import { call, type JsonResponse } from './support/http.js';
 import { sampleContent } from './support/polls.js';
@@ -120,7 +120,21 @@ describe('the OpenAPI document', () => {
     const committed = await readFile(OPENAPI_JSON_PATH, 'utf8').catch(() => '');
     const generated = openApiJson();
     expect(committed === generated, STALE_MESSAGE).toBe(true);
-    expect(served, 'the server serves the generated document').toEqual(JSON.parse(generated));
+    expect(served, 'the server serves the generated document').toEqual(
+      servedOpenApiDocument(t.url, JSON.parse(generated)),
+    );
+  });
+
+  it('names the server it is served by in `servers`; docs/openapi.json keeps relative ones', () => {
+    // No PUBLIC_BASE_URL here: the bound address (the entry-point test sets PUBLIC_BASE_URL).
+    expect(served.servers).toEqual([{ url: `${t.url}/api/v1` }]);
+    expect(served.paths['/oauth/token'].servers).toEqual([expect.objectContaining({ url: `${t.url}/api` })]);
+    const committed = JSON.parse(openApiJson());
+    expect(committed.servers).toEqual([{ url: '/api/v1' }]);
+    expect(committed.paths['/oauth/token'].servers).toEqual([expect.objectContaining({ url: '/api' })]);
+    expect(servedOpenApiDocument('https://polls.example.com/', committed).servers).toEqual([
+      { url: 'https://polls.example.com/api/v1' },
+    ]);
   });
 
   it('names the error envelope and validation details once, as output schemas', () => {
@@ -220,7 +234,7 @@ describe('the OpenAPI document', () => {
 
   it('describes POST /api/oauth/token: form and JSON bodies, RFC 6749 errors, no-store', () => {
     const pathItem = served.paths['/oauth/token'];
-    expect(pathItem.servers).toEqual([expect.objectContaining({ url: '/api' })]);
+    expect(pathItem.servers).toEqual([expect.objectContaining({ url: `${t.url}/api` })]);
     const operation = pathItem.post;
     expect(operation.operationId).toBe('oauthToken');
     expect(Object.keys(operation.requestBody.content).sort()).toEqual([

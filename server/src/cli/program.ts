@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import packageJson from '../../package.json' with { type: 'json' };
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type Run } from './context.js';
 import { examples } from './help.js';
 import { registerKeyCommands } from './keys-program.js';
@@ -14,14 +15,33 @@ import { registerWorkspaceCommands } from './workspaces-program.js';
 /** Runs one command line (the arguments after `main.ts`) and returns the process exit code. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const state = { exitCode: EXIT_OK };
+  // A script that asked for JSON gets its usage errors as JSON too, whichever command it misspelt.
+  const json = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : undefined).includes('--json');
   try {
-    await buildProgram(io, state).parseAsync([...argv], { from: 'user' });
+    await buildProgram(io, state, json).parseAsync([...argv], { from: 'user' });
     return state.exitCode;
   } catch (error) {
-    // Commander has printed its message (or the help) by the time it throws.
-    if (error instanceof CommanderError) return exitCodeOf(error);
-    throw error;
+    if (!(error instanceof CommanderError)) throw error;
+    // Commander has printed its message (or the help) by the time it throws, unless in JSON mode.
+    const exitCode = exitCodeOf(error);
+    if (json && exitCode !== EXIT_OK) io.stderr.write(`${JSON.stringify({ error: usageError(error, exitCode) })}\n`);
+    return exitCode;
   }
+}
+
+/**
+ * Commander's error as the CLI's JSON error: `validation_failed` for a value the rules refuse
+ * (exit 1, as when the database refuses one), `usage_error` for a wrong command line (exit 2).
+ */
+function usageError(error: CommanderError, exitCode: number): { code: string; message: string } {
+  const message =
+    error.code === 'commander.help'
+      ? 'a command is missing (add --help for usage)'
+      : error.message
+          .replace(/^error: /, '')
+          .trim()
+          .replace(/\s*\n\s*/g, ' ');
+  return { code: exitCode === EXIT_FAILURE ? 'validation_failed' : 'usage_error', message };
 }
 
 function exitCodeOf(error: CommanderError): number {
@@ -32,7 +52,7 @@ function exitCodeOf(error: CommanderError): number {
   return EXIT_USAGE;
 }
 
-function buildProgram(io: CliIo, state: { exitCode: number }): Command {
+function buildProgram(io: CliIo, state: { exitCode: number }, json: boolean): Command {
   /** Wraps a command's work: open the database, run, close, record the exit code. */
   const run: Run = (work) =>
     async function (this: Command, ...args) {
@@ -41,19 +61,23 @@ function buildProgram(io: CliIo, state: { exitCode: number }): Command {
       state.exitCode = await execute(io, json, (context) => work(context, ...args));
     };
 
-  const program = createProgram(io);
+  const program = createProgram(io, json);
   registerWorkspaceCommands(program, run);
   registerKeyCommands(program, run);
   registerOAuthCommands(program, run);
   return program;
 }
 
-function createProgram(io: CliIo): Command {
+function createProgram(io: CliIo, json: boolean): Command {
   return new Command('pollkit')
     .description('Pollkit admin CLI: workspaces and API keys, in the database the server uses.')
+    .version(packageJson.version, '-V, --version', 'print the version of Pollkit and exit')
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
+      // In JSON mode runCli writes the error itself, as one JSON document.
+      writeErr: (text) => {
+        if (!json) io.stderr.write(text);
+      },
       // Commander sizes help to process.stdout; the streams given may be others.
       getOutHelpWidth: () => terminalColumns(io.stdout),
       getErrHelpWidth: () => terminalColumns(io.stderr),

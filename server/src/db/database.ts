@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import {
   type DatabaseConnection,
@@ -9,8 +9,7 @@ import {
   PostgresDialect,
   type TransactionSettings,
 } from 'kysely';
-import { Migrator } from 'kysely/migration';
-import pg from 'pg';
+import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -28,11 +27,26 @@ export interface DatabaseOptions {
   databaseUrl: string | undefined;
   dataDir: string;
   poolSize?: number;
+  /** Told before a new embedded database is created (the slow part of a first start). */
+  progress?: DatabaseProgress;
+}
+
+/**
+ * What the server prints while it prepares its database, so the seconds a first start takes are
+ * not silent: creating an embedded database, then each migration as it runs.
+ */
+export interface DatabaseProgress {
+  /** A new embedded database is about to be created in `location` (PGlite's initdb, seconds). */
+  creating?(location: string): void;
+  migrating?(name: string): void;
+  migrated?(name: string, ms: number): void;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   const url = options.databaseUrl;
   if (url?.startsWith('postgres://') || url?.startsWith('postgresql://')) {
+    // Imported on demand, as PGlite is below: the embedded database need not load `pg`.
+    const { default: pg } = await import('pg');
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 20 });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const { hostname, port, pathname } = new URL(url);
@@ -64,7 +78,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const lock = inMemory ? undefined : acquireDataDirLock(resolve(options.dataDir));
   let pglite: PGlite;
   try {
-    if (!inMemory) mkdirSync(dataDir, { recursive: true });
+    if (!inMemory) {
+      // PGlite runs initdb on a folder without a cluster (PG_VERSION is its first file).
+      if (!existsSync(join(dataDir, 'PG_VERSION'))) options.progress?.creating?.(dataDir);
+      mkdirSync(dataDir, { recursive: true });
+    }
     // Imported on demand: PGlite's module costs ~40 MB of memory a PostgreSQL deployment should
     // not carry.
     const { PGlite } = await import('@electric-sql/pglite');
@@ -90,11 +108,35 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   };
 }
 
-export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+export async function migrateToLatest(db: Kysely<Database>, progress?: DatabaseProgress): Promise<string[]> {
+  const provider = progress ? reportingProvider(migrationProvider, progress) : migrationProvider;
+  const migrator = new Migrator({ db, provider });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Kysely's Migrator reports only at the end; wrapping each `up` tells as each one runs. */
+function reportingProvider(provider: MigrationProvider, progress: DatabaseProgress): MigrationProvider {
+  return {
+    getMigrations: async () => {
+      const migrations = await provider.getMigrations();
+      return Object.fromEntries(
+        Object.entries(migrations).map(([name, migration]) => [
+          name,
+          {
+            ...migration,
+            up: async (db: Kysely<unknown>) => {
+              progress.migrating?.(name);
+              const started = performance.now();
+              await migration.up(db);
+              progress.migrated?.(name, performance.now() - started);
+            },
+          } satisfies Migration,
+        ]),
+      );
+    },
+  };
 }
 
 /**

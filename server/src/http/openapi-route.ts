@@ -3,13 +3,27 @@ import { baseHeaderRefs } from './response-headers.js';
 
 /**
  * `GET /api/v1/openapi.json`. The document is built on the first request, then kept: it is a pure
- * function of the contracts, and building it (~30 ms) need not delay start-up.
+ * function of the contracts and the server's address, and building it (~30 ms, plus loading the
+ * generator, ~0.3 s) need not delay start-up.
  */
-export function registerOpenApiRoute(app: FastifyInstance, basePath: string, buildDocument: () => object): void {
-  let document: string | undefined;
+export function registerOpenApiRoute(
+  app: FastifyInstance,
+  basePath: string,
+  buildDocument: () => object | Promise<object>,
+): void {
+  let document: Promise<string> | undefined;
   app.get(`${basePath}/openapi.json`, async (_request, reply) => {
-    document ??= JSON.stringify(buildDocument());
-    return reply.type('application/json').header('cache-control', 'public, max-age=300').send(document);
+    if (!document) {
+      document = Promise.resolve()
+        .then(buildDocument)
+        .then((built) => JSON.stringify(built));
+      // A failed build is not kept: the next request tries again.
+      document.catch(() => {
+        document = undefined;
+      });
+    }
+    const text = await document;
+    return reply.type('application/json').header('cache-control', 'public, max-age=300').send(text);
   });
 }
 

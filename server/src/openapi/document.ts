@@ -70,6 +70,28 @@ export function buildOpenApiDocument(): OpenAPIObject {
   return document;
 }
 
+/**
+ * The document as a server serves it: every server URL made absolute at `baseUrl` (PUBLIC_BASE_URL,
+ * or the address the server is bound to), so a client generator or an API explorer that loads it
+ * from a URL calls that server. docs/openapi.json keeps the relative `/api/v1`: it must not depend
+ * on where it was generated.
+ */
+export function servedOpenApiDocument(
+  baseUrl: string,
+  document: OpenAPIObject = buildOpenApiDocument(),
+): OpenAPIObject {
+  const base = baseUrl.replace(/\/$/, '');
+  const absolute = (servers: { url: string }[] | undefined) =>
+    servers?.map((server) => (server.url.startsWith('/') ? { ...server, url: `${base}${server.url}` } : server));
+  const paths = Object.fromEntries(
+    Object.entries(document.paths ?? {}).map(([path, item]) => {
+      const pathItem = item as { servers?: { url: string }[] };
+      return [path, pathItem.servers ? { ...pathItem, servers: absolute(pathItem.servers) } : pathItem];
+    }),
+  );
+  return { ...document, servers: absolute(document.servers), paths } as OpenAPIObject;
+}
+
 /** The document as docs/openapi.json holds it: `write.ts` writes this, the tests compare against it. */
 export function openApiJson(): string {
   return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Media, MediaType } from '@pollkit/contracts';
-import sharp, { type OutputInfo } from 'sharp';
+import type { OutputInfo } from 'sharp';
 import type { Config } from '../../config.js';
 import { ApiError } from '../../core/api-error.js';
 import type { MediaStorage } from '../../infra/media-storage.js';
 import { safeFetch } from '../../infra/safe-fetch.js';
+import { loadSharp } from '../../infra/sharp.js';
 
 /** Redirects followed per fetch, each hop checked like the first. */
 export const MEDIA_MAX_REDIRECTS = 3;
@@ -87,6 +88,7 @@ async function storeImage(
   const name = `${createHash('sha256').update(source).digest('hex')}.webp`;
   const storedUrl = `${deps.media.baseUrl()}${MEDIA_FILES_PATH}/${name}`;
   const existing = await readStored(deps.media.storage, name);
+  const sharp = await loadSharp();
   if (existing) {
     const { width, height } = await sharp(existing).metadata();
     if (width && height) return { storedUrl, width, height };

@@ -1,7 +1,7 @@
 import type { Media, PollContent } from '@pollkit/contracts';
-import sharp from 'sharp';
 import { ApiError } from '../../core/api-error.js';
 import { MEDIA_FILE_NAME } from '../../infra/media-storage.js';
+import { loadSharp } from '../../infra/sharp.js';
 import { ingestMedia, MEDIA_FILES_PATH, type MediaDeps } from '../media/media.service.js';
 
 /** What resolving inline media needs: whatever `POST /media` needs. */
@@ -136,6 +136,7 @@ async function keepStored(deps: PollMediaDeps, media: Media, name: string): Prom
   if (!stream) return undefined;
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
+  const sharp = await loadSharp();
   const { width, height } = await sharp(Buffer.concat(chunks))
     .metadata()
     .catch(() => ({ width: undefined, height: undefined }));
