@@ -82,8 +82,8 @@ async function send(options: {
     ],
   });
   const refused: Record<string, number> = {};
-  for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) {
-    if (!code.startsWith('2')) refused[code] = count;
+  for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) {
+    if (!code.startsWith('2')) refused[code] = stats.count ?? 0;
   }
   return {
     acceptedPerSec: result['2xx'] / (result.duration || options.durationSec),
