@@ -207,6 +207,16 @@ describe('GroupCommit', () => {
   describe('a failed batch is bisected: k bad items among n cost O(k·log n) flushes', () => {
     const items = Array.from({ length: 256 }, (_, index) => index);
 
+    it('a second half is not flushed whole when the first half of its failed parent succeeded', async () => {
+      // The bad item last: at every level the first half succeeds and the second is split at once,
+      // so the flushes are the batch, one first half per level (8) and the bad item alone.
+      const last = await oneBatch(items, new Set([255]));
+      expect(last.flushes.map((batch) => batch.length)).toEqual([256, 128, 64, 32, 16, 8, 4, 2, 1, 1]);
+      // The bad item first: every first half fails, so every second half must be tried: 2·8 + 1.
+      const first = await oneBatch(items, new Set([0]));
+      expect(first.flushes).toHaveLength(17);
+    });
+
     for (const bad of [0, 100, 255]) {
       it(`one poisoned item (#${bad}) in 256: at most 2·log2(256) + 1 = 17 flushes`, async () => {
         const poisoned = new Set([bad]);
@@ -261,14 +271,15 @@ describe('GroupCommit', () => {
         ...Array(3).fill('fulfilled'),
       ]);
       // A half, then the new item; a half, then the next new item; and the halves that are left.
+      // [5..8] is never flushed whole: its parent failed and its first half [1..4] did not, so the
+      // bad item is in it, and it is split at once.
       expect(fake.calls.map((c) => c.items)).toEqual([
         [0],
         [1, 2, 3, 4, 5, 6, 7, 8],
         [1, 2, 3, 4],
         [100],
-        [5, 6, 7, 8],
-        [200],
         [5, 6],
+        [200],
         [7, 8],
         [5],
         [6],
