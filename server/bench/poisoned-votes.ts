@@ -7,6 +7,8 @@
  *     refuse it with a 422 before the writer; where it does not, the batch statement fails.
  *   - `check`: a voter id the target's bench-only CHECK constraint refuses — a rejection no validation
  *     foresees, so it always reaches the database and exercises the writer's isolation alone.
+ *   - `invalid`: an option the slide does not have, which validation refuses with a 422 before the
+ *     writer: what every known cause of a database rejection becomes once validation refuses it.
  * Each round measures A alone, A beside B sending only valid votes (what B's load costs by itself),
  * and A beside B with each kind of poison; rounds alternate and the median round of each is kept.
  * Goal: A keeps ≥ 90% of its rate alone while B's poison flows.
@@ -15,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { startTarget } from './support.js';
 
-export type PoisonKind = 'none' | 'nul' | 'check';
+export type PoisonKind = 'none' | 'nul' | 'check' | 'invalid';
 
 export interface SideResult {
   acceptedPerSec: number;
@@ -41,9 +43,17 @@ interface Workspace {
 
 const choices = ['pizza', 'sushi', 'tacos', 'salad'];
 
-function voterId(prefix: string, counter: number, poison: PoisonKind, every: number): string {
-  if (poison === 'none' || counter % every !== 0) return `${prefix}-${counter}`;
-  return poison === 'nul' ? `${prefix}-${counter}\u0000` : `poison-${prefix}-${counter}`;
+function vote(prefix: string, counter: number, poison: PoisonKind, every: number, slideId: string): string {
+  const poisoned = poison !== 'none' && counter % every === 0;
+  const voterId = !poisoned
+    ? `${prefix}-${counter}`
+    : poison === 'nul'
+      ? `${prefix}-${counter}\u0000`
+      : poison === 'check'
+        ? `poison-${prefix}-${counter}`
+        : `${prefix}-${counter}`;
+  const optionIds = [poisoned && poison === 'invalid' ? 'no-such-option' : choices[counter % 4]];
+  return JSON.stringify({ voterId, slideId, optionIds });
 }
 
 async function send(options: {
@@ -71,11 +81,7 @@ async function send(options: {
         method: 'POST',
         setupRequest: (request) => {
           counter += 1;
-          request.body = JSON.stringify({
-            voterId: voterId(options.prefix, counter, options.poison, options.every),
-            slideId: options.slideId,
-            optionIds: [choices[counter % 4]],
-          });
+          request.body = vote(options.prefix, counter, options.poison, options.every, options.slideId);
           return request;
         },
       },
@@ -94,7 +100,7 @@ async function send(options: {
   };
 }
 
-export const poisonConfigs = ['alone', 'clean', 'nul', 'check'] as const;
+export const poisonConfigs = ['alone', 'clean', 'nul', 'check', 'invalid'] as const;
 export type PoisonConfig = (typeof poisonConfigs)[number];
 
 export async function poisonedVotesScenario(options: {

@@ -7,7 +7,7 @@
  *   BENCH_SCENARIOS=pipeline-steps BENCH_STEP_CALLS=200000 npx -y pnpm@10 bench   # µs per pipeline step
  *   BENCH_SCENARIOS=media BENCH_DURATION=10 BENCH_MEDIA_SINGLES=5 BENCH_MEDIA_CONCURRENCY=4,8 npx -y pnpm@10 bench
  *   BENCH_SCENARIOS=poisoned-votes BENCH_POISON_RATE=200 BENCH_POISON_SHARE=0.05 BENCH_POISON_CONNECTIONS=10 \
- *     BENCH_POISON_CONFIGS=alone,clean,nul,check npx -y pnpm@10 bench   # workspace A's votes/s beside B's poison
+ *     BENCH_POISON_CONFIGS=alone,clean,nul,check,invalid npx -y pnpm@10 bench   # workspace A's votes/s beside B's poison
  */
 import { getPollScenario } from './get-poll.js';
 import { mediaIngestionScenario } from './media-ingestion.js';
@@ -177,6 +177,7 @@ if (selected.has('poisoned-votes')) {
     clean: 'A + B, every vote valid',
     nul: `A + B, 1 in ${r.every} with a NUL byte in voterId`,
     check: `A + B, 1 in ${r.every} refused by a CHECK constraint`,
+    invalid: `A + B, 1 in ${r.every} refused by validation (unknown option, 422)`,
   };
   const refused = (codes: Record<string, number> | undefined) =>
     codes && Object.keys(codes).length > 0
