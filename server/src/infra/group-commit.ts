@@ -19,7 +19,7 @@ interface Entry<T, R> {
 /**
  * A half of a failed batch. Halves come in pairs, flushed first then second: when the first half
  * succeeds, its failed parent's culprit must be in the second, which is then split again at once
- * rather than flushed whole only to fail (one wasted statement saved per level, on average half).
+ * rather than flushed whole only to fail: on average half the statements that would only fail are saved.
  */
 interface Half<T, R> {
   entries: Entry<T, R>[];
