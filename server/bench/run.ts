@@ -6,10 +6,13 @@
  *   BENCH_SCENARIOS=sdk-overhead BENCH_SDK_CALLS=1000 BENCH_SDK_CONCURRENCY=16 BENCH_ROUNDS=5 npx -y pnpm@10 bench
  *   BENCH_SCENARIOS=pipeline-steps BENCH_STEP_CALLS=200000 npx -y pnpm@10 bench   # µs per pipeline step
  *   BENCH_SCENARIOS=media BENCH_DURATION=10 BENCH_MEDIA_SINGLES=5 BENCH_MEDIA_CONCURRENCY=4,8 npx -y pnpm@10 bench
+ *   BENCH_SCENARIOS=poisoned-votes BENCH_POISON_RATE=200 BENCH_POISON_SHARE=0.05 BENCH_POISON_CONNECTIONS=10 \
+ *     BENCH_POISON_CONFIGS=alone,clean,nul,check,invalid npx -y pnpm@10 bench   # workspace A's votes/s beside B's poison
  */
 import { getPollScenario } from './get-poll.js';
 import { mediaIngestionScenario } from './media-ingestion.js';
 import { pipelineStepsScenario } from './pipeline-steps.js';
+import { type PoisonConfig, poisonConfigs, poisonedVotesScenario } from './poisoned-votes.js';
 import { resultsAndExportScenario } from './results-and-export.js';
 import { sdkOverheadScenario } from './sdk-overhead.js';
 import { machine } from './support.js';
@@ -22,6 +25,10 @@ const sdkCalls = Number(process.env.BENCH_SDK_CALLS ?? 1000);
 const sdkConcurrency = Number(process.env.BENCH_SDK_CONCURRENCY ?? 16);
 const mediaSingles = Number(process.env.BENCH_MEDIA_SINGLES ?? 5);
 const mediaConcurrency = (process.env.BENCH_MEDIA_CONCURRENCY ?? '4,8').split(',').map(Number);
+const poisonRate = Number(process.env.BENCH_POISON_RATE ?? 200);
+const poisonShare = Number(process.env.BENCH_POISON_SHARE ?? 0.05);
+const poisonConnections = Number(process.env.BENCH_POISON_CONNECTIONS ?? 10);
+const poisonSelected = (process.env.BENCH_POISON_CONFIGS ?? poisonConfigs.join(',')).split(',') as PoisonConfig[];
 const selected = new Set(
   (
     process.env.BENCH_SCENARIOS ??
@@ -150,6 +157,50 @@ if (selected.has('media')) {
       (c) =>
         `| ${c.concurrency} | ${c.ingestions} | ${c.perSec.toFixed(2)} | ${ms(c.p50Ms)} | ${ms(c.p99Ms)} | ${c.failures} |`,
     ),
+    '',
+  );
+}
+
+if (selected.has('poisoned-votes')) {
+  const r = await poisonedVotesScenario({
+    durationSec,
+    connections,
+    rounds,
+    poisonConnections,
+    poisonRate,
+    poisonShare,
+    configs: poisonSelected,
+  });
+  const alone = r.results.find((x) => x.config === 'alone')?.median.a.acceptedPerSec;
+  const label: Record<PoisonConfig, string> = {
+    alone: 'A alone',
+    clean: 'A + B, every vote valid',
+    nul: `A + B, 1 in ${r.every} with a NUL byte in voterId`,
+    check: `A + B, 1 in ${r.every} refused by a CHECK constraint`,
+    invalid: `A + B, 1 in ${r.every} refused by validation (unknown option, 422)`,
+  };
+  const refused = (codes: Record<string, number> | undefined) =>
+    codes && Object.keys(codes).length > 0
+      ? Object.entries(codes)
+          .map(([code, count]) => `${code}×${fmt(count)}`)
+          .join(', ')
+      : '—';
+  print(
+    `#### Workspace A's votes beside workspace B's poisoned votes (${r.database})`,
+    '',
+    `autocannon: A ${connections} connections, a new voter per request, as fast as it goes; B ${poisonConnections} connections at ${poisonRate} votes/s. ` +
+      `${durationSec} s per measurement after a 2 s warm-up; configurations alternate over ${rounds} rounds and the median round (by A's rate) is shown.`,
+    '',
+    '| configuration | A accepted votes/s | A p50 ms | A p99 ms | A / alone | B accepted/s | B refused (status×count) | writer statements/s |',
+    '|---|---:|---:|---:|---:|---:|---|---:|',
+    ...r.results.map(({ config, median: m }) => {
+      const ratio = alone ? (m.a.acceptedPerSec / alone).toFixed(2) : '—';
+      const b = m.b ? fmt(m.b.acceptedPerSec) : '—';
+      return `| ${label[config]} | ${fmt(m.a.acceptedPerSec)} | ${m.a.p50Ms} | ${m.a.p99Ms} | ${ratio} | ${b} | ${refused(m.b?.refused)} | ${fmt(m.flushesPerSec)} |`;
+    }),
+    '',
+    `Rounds (A accepted votes/s): ${r.results.map(({ config, rounds: all }) => `${config} ${all.map(fmt).join(' / ')}`).join('; ')}.`,
+    'Goal: A keeps ≥ 0.90 of its rate alone while B sends poison.',
     '',
   );
 }

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toNumber } from '../src/db/database.js';
-import { newId } from '../src/db/ids.js';
-import { AnswerWriter, type PendingAnswer } from '../src/modules/answers/answer-writer.js';
-import { deltasFor, tallyKey } from '../src/modules/answers/tallies.js';
+import { AnswerWriter } from '../src/modules/answers/answer-writer.js';
+import { tallyKey } from '../src/modules/answers/tallies.js';
 import { call } from './support/http.js';
-import { type PublishedPoll, pollPublisher, raceContent } from './support/polls.js';
+import { pendingVote, pollPublisher, raceContent } from './support/polls.js';
 import { startTestServer, type TestServer, usingPostgres } from './support/server.js';
 
 /**
@@ -153,25 +152,6 @@ describe('identical votes racing over HTTP', () => {
  * batches flushed as concurrent transactions (on PostgreSQL the second waits on the first's index entry).
  */
 describe('duplicates inside one batch and across concurrent batches', () => {
-  function pendingVote(poll: PublishedPoll, voterId: string, optionIds: string[]): PendingAnswer {
-    const slide = poll.slides.find((s) => s.id === 'toppings')!;
-    const value = { optionIds };
-    return {
-      row: {
-        id: newId('vote'),
-        poll_id: poll.id,
-        slide_id: 'toppings',
-        voter_id: voterId,
-        kind: 'vote',
-        slide_kind: 'multiple_choice',
-        value: JSON.stringify(value),
-        status: null,
-        created_at: new Date(),
-      },
-      deltas: deltasFor(slide, value),
-    };
-  }
-
   it('two identical answers in the same batch: the first is accepted, the second is a duplicate', async () => {
     const poll = await publishedPoll();
     const writer = new AnswerWriter(t.server.deps.db, { maxBatch: 100, maxConcurrentFlushes: 1 });
@@ -340,5 +320,43 @@ describe('answers racing a change of the deck', () => {
       }
     }
     expect(outcomes.changed + outcomes.refused).toBe(6);
+  });
+});
+
+/**
+ * An answer the database refuses (here a NUL byte, which PostgreSQL refuses in text; validation is
+ * meant to stop it before the writer, but this writer is driven directly) must fail alone: the batch
+ * it shares is split in halves until it is alone, and everyone else's answer is stored once.
+ */
+describe('an answer the database refuses, inside a batch', () => {
+  it('fails alone with the database error; the other answers are stored and counted once', async () => {
+    const poll = await publishedPoll();
+    const writer = new AnswerWriter(t.server.deps.db, { maxBatch: 100, maxConcurrentFlushes: 1 });
+    const opener = writer.write(pendingVote(poll, 'opener', ['chili']), poll.version);
+    const voters = Array.from({ length: 64 }, (_, i) => (i === 9 || i === 40 ? `bad\u0000${i}` : `good-${i}`));
+    const outcomes = await Promise.allSettled(
+      voters.map((voterId) => writer.write(pendingVote(poll, voterId, ['basil']), poll.version)),
+    );
+    expect(await opener).toBe('accepted');
+    await writer.drained();
+
+    for (const [i, outcome] of outcomes.entries()) {
+      if (i === 9 || i === 40) {
+        // invalid_byte_sequence_for_encoding, on PGlite and PostgreSQL alike
+        expect(outcome).toMatchObject({ status: 'rejected', reason: { code: '22021' } });
+      } else {
+        expect(outcome).toEqual({ status: 'fulfilled', value: 'accepted' });
+      }
+    }
+    // The opener, the batch of 64, and its bisection down to two bad answers: 2 · (2·log2(64)) at
+    // most, against 64 item-by-item retries.
+    expect(writer.flushes - 2).toBeLessThanOrEqual(2 * 2 * 6);
+    expect(await tallies(poll.id)).toEqual({
+      [`toppings/${tallyKey.answers}`]: 63,
+      [`toppings/${tallyKey.option('basil')}`]: 62,
+      [`toppings/${tallyKey.option('chili')}`]: 1,
+    });
+    expect(await pollStats(poll.id)).toEqual({ voters: 63, answers: 63 });
+    expect(writer.retries).toBe(0);
   });
 });

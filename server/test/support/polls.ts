@@ -1,6 +1,9 @@
 import type { Slide } from '@pollkit/contracts';
 import { expect } from 'vitest';
 import type { z } from 'zod';
+import { newId } from '../../src/db/ids.js';
+import type { PendingAnswer } from '../../src/modules/answers/answer-writer.js';
+import { deltasFor } from '../../src/modules/answers/tallies.js';
 import { call } from './http.js';
 
 /**
@@ -203,4 +206,33 @@ export function pollPublisher(
   defaults: () => PollToPublish,
 ): (overrides?: Partial<PollToPublish>) => Promise<PublishedPoll> {
   return (overrides = {}) => publishedPoll({ ...defaults(), ...overrides });
+}
+
+/**
+ * A vote on a multiple-choice slide of a published poll, ready for an AnswerWriter: what the answers
+ * service hands the writer once the vote is judged. For tests that drive a writer of their own.
+ */
+export function pendingVote(
+  poll: PublishedPoll,
+  voterId: string,
+  optionIds: string[],
+  slideId = 'toppings',
+): PendingAnswer {
+  const slide = poll.slides.find((s) => s.id === slideId);
+  if (!slide) throw new Error(`no slide '${slideId}' in poll ${poll.id}`);
+  const value = { optionIds };
+  return {
+    row: {
+      id: newId('vote'),
+      poll_id: poll.id,
+      slide_id: slideId,
+      voter_id: voterId,
+      kind: 'vote',
+      slide_kind: slide.kind,
+      value: JSON.stringify(value),
+      status: null,
+      created_at: new Date(),
+    },
+    deltas: deltasFor(slide, value),
+  };
 }

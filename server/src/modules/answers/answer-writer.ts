@@ -28,6 +28,7 @@ const RETRYABLE = new Set(['40P01', '40001']);
 export class AnswerWriter {
   readonly #commit: GroupCommit<QueuedAnswer, WriteOutcome>;
   #retries = 0;
+  #flushes = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -56,8 +57,17 @@ export class AnswerWriter {
     return this.#retries;
   }
 
+  /**
+   * Batch statements sent, failed ones and retries included. A failed batch is split in halves until
+   * its bad answers are alone (GroupCommit), so this grows by O(k·log n) for k bad answers among n.
+   */
+  get flushes(): number {
+    return this.#flushes;
+  }
+
   async #flushWithRetry(items: QueuedAnswer[]): Promise<WriteOutcome[]> {
     for (let attempt = 1; ; attempt++) {
+      this.#flushes += 1;
       try {
         return await flush(this.db, items);
       } catch (error) {
