@@ -359,4 +359,44 @@ describe('an answer the database refuses, inside a batch', () => {
     expect(await pollStats(poll.id)).toEqual({ voters: 63, answers: 63 });
     expect(writer.retries).toBe(0);
   });
+
+  it("puts the refused answer's source in quarantine: its later answers never share a batch with others'", async () => {
+    const poll = await publishedPoll();
+    const writer = new AnswerWriter(t.server.deps.db, { maxBatch: 100, maxConcurrentFlushes: 1 });
+    await expect(writer.write(pendingVote(poll, 'b\u0000first', ['basil']), poll.version, 'B')).rejects.toMatchObject({
+      code: '22021',
+    });
+    expect(writer.isQuarantined('B')).toBe(true);
+    expect(writer.isQuarantined('A')).toBe(false);
+
+    const flushesBefore = writer.flushes;
+    const a = Array.from({ length: 50 }, (_, i) =>
+      writer.write(pendingVote(poll, `a-${i}`, ['basil']), poll.version, 'A'),
+    );
+    const b = Array.from({ length: 10 }, (_, i) =>
+      writer.write(pendingVote(poll, i % 5 === 2 ? `b\u0000${i}` : `b-${i}`, ['chili']), poll.version, 'B'),
+    );
+    const [aOutcomes, bOutcomes] = await Promise.all([Promise.allSettled(a), Promise.allSettled(b)]);
+    await writer.drained();
+
+    expect(aOutcomes.every((outcome) => outcome.status === 'fulfilled' && outcome.value === 'accepted')).toBe(true);
+    expect(bOutcomes.filter((outcome) => outcome.status === 'rejected')).toHaveLength(2);
+    // A's 50 answers went in at most two batches (the first submit flushes at once, the rest wait
+    // for it) and none failed; every statement that failed, and B's bisection, ran in B's lane.
+    const mainFlushes = writer.flushes - flushesBefore - writer.quarantineFlushes;
+    expect(mainFlushes).toBeLessThanOrEqual(2);
+    expect(writer.quarantineFlushes).toBeGreaterThanOrEqual(3);
+    expect(writer.isQuarantined('A')).toBe(false);
+    expect(await pollStats(poll.id)).toEqual({ voters: 58, answers: 58 });
+  });
+
+  it('lets a source out of quarantine when the quarantine ends', async () => {
+    const poll = await publishedPoll();
+    const writer = new AnswerWriter(t.server.deps.db, { maxConcurrentFlushes: 1, quarantineMs: 50 });
+    await expect(writer.write(pendingVote(poll, '\u0000', ['basil']), poll.version, 'B')).rejects.toBeDefined();
+    expect(writer.isQuarantined('B')).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(writer.isQuarantined('B')).toBe(false);
+    expect(await writer.write(pendingVote(poll, 'b-back', ['basil']), poll.version, 'B')).toBe('accepted');
+  });
 });

@@ -27,26 +27,66 @@ const RETRYABLE = new Set(['40P01', '40001']);
  */
 export class AnswerWriter {
   readonly #commit: GroupCommit<QueuedAnswer, WriteOutcome>;
+  /**
+   * The lane of sources (workspaces) one of whose answers the database refused lately: their
+   * answers are batched only with each other, in a flush slot of their own, so a client that keeps
+   * sending what validation did not foresee pays for its bisections itself instead of sharing
+   * batches — and the one writer slot — with everybody else.
+   */
+  readonly #quarantine: GroupCommit<QueuedAnswer, WriteOutcome>;
+  /** Source -> until when (ms since epoch) its answers go through the quarantine lane. */
+  readonly #suspects = new Map<string, number>();
+  readonly #quarantineMs: number;
   #retries = 0;
   #flushes = 0;
+  #quarantineFlushes = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
-    options: { maxBatch?: number; maxConcurrentFlushes: number },
+    options: { maxBatch?: number; maxConcurrentFlushes: number; quarantineMs?: number },
   ) {
+    const maxBatch = options.maxBatch ?? 500;
     this.#commit = new GroupCommit((items) => this.#flushWithRetry(items), {
-      maxBatch: options.maxBatch ?? 500,
+      maxBatch,
       maxConcurrentFlushes: options.maxConcurrentFlushes,
+    });
+    this.#quarantine = new GroupCommit(
+      (items) => {
+        this.#quarantineFlushes += 1;
+        return this.#flushWithRetry(items);
+      },
+      { maxBatch, maxConcurrentFlushes: 1 },
+    );
+    this.#quarantineMs = options.quarantineMs ?? 60_000;
+  }
+
+  /**
+   * `pollVersion`: the `updatedAt` of the poll the answer was judged against. `source`: who sent it
+   * (the workspace); an answer the database refuses puts its source in quarantine for a minute
+   * (renewed by each further refusal).
+   */
+  write(answer: PendingAnswer, pollVersion: string, source?: string): Promise<WriteOutcome> {
+    const queued = { answer, pollVersion };
+    if (source === undefined) return this.#commit.submit(queued);
+    const lane = this.isQuarantined(source) ? this.#quarantine : this.#commit;
+    return lane.submit(queued).catch((error: unknown) => {
+      // GroupCommit rejects an item only once it failed alone: this answer is the culprit.
+      this.#suspects.set(source, Date.now() + this.#quarantineMs);
+      throw error;
     });
   }
 
-  /** `pollVersion`: the `updatedAt` of the poll the answer was judged against. */
-  write(answer: PendingAnswer, pollVersion: string): Promise<WriteOutcome> {
-    return this.#commit.submit({ answer, pollVersion });
+  /** Whether `source`'s answers currently go through the quarantine lane. */
+  isQuarantined(source: string): boolean {
+    const until = this.#suspects.get(source);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    this.#suspects.delete(source);
+    return false;
   }
 
-  drained(): Promise<void> {
-    return this.#commit.drained();
+  async drained(): Promise<void> {
+    await Promise.all([this.#commit.drained(), this.#quarantine.drained()]);
   }
 
   /**
@@ -63,6 +103,11 @@ export class AnswerWriter {
    */
   get flushes(): number {
     return this.#flushes;
+  }
+
+  /** Batches flushed through the quarantine lane (each counted once, however often retried). */
+  get quarantineFlushes(): number {
+    return this.#quarantineFlushes;
   }
 
   async #flushWithRetry(items: QueuedAnswer[]): Promise<WriteOutcome[]> {

@@ -69,7 +69,11 @@ async function recordAnswer(
       status: slide.kind === 'qa' ? (slide.moderated ? ('pending' as const) : ('approved' as const)) : null,
       created_at: createdAt,
     };
-    const outcome = await deps.answerWriter.write({ row, deltas: deltasFor(slide, value) }, poll.updatedAt);
+    const outcome = await deps.answerWriter.write(
+      { row, deltas: deltasFor(slide, value) },
+      poll.updatedAt,
+      workspaceId,
+    );
     if (outcome === 'accepted') return receipt(row, createdAt);
     if (outcome === 'duplicate') throw alreadyResponded(slide.id);
     if (attempt >= MAX_ATTEMPTS) {
