@@ -6,29 +6,14 @@
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import { newId } from '../../src/db/ids.js';
-import { createPoll, updatePoll } from '../../src/modules/polls/polls.service.js';
-import { benchWorkspace, startBenchServer } from './server.js';
+import { benchWorkspace, publishedLunchPoll, startBenchServer } from './server.js';
 
 // The baseline's Fastify app closes with the server (startBenchServer's SIGTERM handler).
 const baseline = Fastify({ logger: false });
 const server = await startBenchServer(() => baseline.close());
 const { db } = server.deps;
 const { workspaceId, apiKey } = await benchWorkspace(server.deps.db);
-const poll = await createPoll(server.deps, workspaceId, {
-  title: 'Ingestion bench',
-  content: {
-    questions: [
-      {
-        id: 'lunch',
-        kind: 'multiple_choice',
-        text: 'Where shall we eat?',
-        type: 'single',
-        options: ['pizza', 'sushi', 'tacos', 'salad'].map((id) => ({ id, label: id })),
-      },
-    ],
-  },
-});
-await updatePoll(server.deps, workspaceId, { id: poll.id, publish: true });
+const { pollId } = await publishedLunchPoll(server.deps, workspaceId, 'Ingestion bench');
 
 // The baseline: what a straightforward implementation does, one INSERT per request, same pool.
 await sql`create table if not exists bench_baseline_votes (
@@ -53,7 +38,7 @@ process.stdout.write(
     url: server.url,
     baselineUrl: `http://127.0.0.1:${port}`,
     apiKey,
-    pollId: poll.id,
+    pollId,
     slideId: 'lunch',
     database: server.deps.database.description,
   })}\n`,

@@ -8,8 +8,7 @@
  */
 import Fastify from 'fastify';
 import { sql } from 'kysely';
-import { createPoll, updatePoll } from '../../src/modules/polls/polls.service.js';
-import { benchWorkspace, startBenchServer } from './server.js';
+import { benchWorkspace, publishedLunchPoll, startBenchServer } from './server.js';
 
 const statsApp = Fastify({ logger: false });
 const server = await startBenchServer(() => statsApp.close());
@@ -17,22 +16,8 @@ const { db } = server.deps;
 
 async function workspaceWithPoll(title: string) {
   const { workspaceId, apiKey } = await benchWorkspace(db);
-  const poll = await createPoll(server.deps, workspaceId, {
-    title,
-    content: {
-      questions: [
-        {
-          id: 'lunch',
-          kind: 'multiple_choice',
-          text: 'Where shall we eat?',
-          type: 'single',
-          options: ['pizza', 'sushi', 'tacos', 'salad'].map((id) => ({ id, label: id })),
-        },
-      ],
-    },
-  });
-  await updatePoll(server.deps, workspaceId, { id: poll.id, publish: true });
-  return { apiKey, pollId: poll.id };
+  const { pollId } = await publishedLunchPoll(server.deps, workspaceId, title);
+  return { apiKey, pollId };
 }
 
 const a = await workspaceWithPoll('Clean workspace');

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import { parseConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/schema.js';
 import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
+import { createPoll, updatePoll } from '../../src/modules/polls/polls.service.js';
 import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 
@@ -34,4 +35,28 @@ export async function benchWorkspace(db: Kysely<Database>): Promise<{ workspaceI
   });
   const { secret } = await createApiKey(db, { workspaceId: workspace.id, name: 'bench' });
   return { workspaceId: workspace.id, apiKey: secret };
+}
+
+/** A published poll with one single-choice slide, `lunch`, of four options: what the vote benches vote on. */
+export async function publishedLunchPoll(
+  deps: RunningServer['deps'],
+  workspaceId: string,
+  title: string,
+): Promise<{ pollId: string }> {
+  const poll = await createPoll(deps, workspaceId, {
+    title,
+    content: {
+      questions: [
+        {
+          id: 'lunch',
+          kind: 'multiple_choice',
+          text: 'Where shall we eat?',
+          type: 'single',
+          options: ['pizza', 'sushi', 'tacos', 'salad'].map((id) => ({ id, label: id })),
+        },
+      ],
+    },
+  });
+  await updatePoll(deps, workspaceId, { id: poll.id, publish: true });
+  return { pollId: poll.id };
 }
