@@ -68,7 +68,10 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
       // One flush at a time: every flush of a live poll updates the same counter rows, so parallel
       // flushes only queue on each other's row locks (measured: 6.4k votes/s with one, 4.8k with
       // two, 2.7k with eight — server/bench/RESULTS.md). Waiting answers form the next, bigger batch.
-      answerWriter: new AnswerWriter(database.db, { maxConcurrentFlushes: 1 }),
+      answerWriter: new AnswerWriter(database.db, {
+        maxConcurrentFlushes: 1,
+        inProcessDatabase: database.driver === 'pglite',
+      }),
       media: createMediaDeps(config),
       log,
       state: { shuttingDown: false },

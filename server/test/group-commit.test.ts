@@ -316,3 +316,37 @@ describe('GroupCommit', () => {
     });
   });
 });
+
+/**
+ * For a database inside this thread (PGlite), a flush started by the first submit would run before
+ * the other requests of the same event-loop turn were even read: with `gatherBeforeFlush` the flush
+ * waits for the turn to end (setImmediate), so they share it.
+ */
+describe('gathering before a flush (in-process databases)', () => {
+  async function batchesOf(gatherBeforeFlush: boolean): Promise<number[][]> {
+    const batches: number[][] = [];
+    const commit = new GroupCommit(
+      async (items: number[]) => {
+        batches.push([...items]);
+        return items;
+      },
+      { maxBatch: 100, maxConcurrentFlushes: 1, gatherBeforeFlush },
+    );
+    // Requests of one turn reach `submit` one after another, each after a few awaits of its own.
+    const submits = [1, 2, 3, 4].map(async (item) => {
+      for (let hop = 0; hop < item; hop++) await Promise.resolve();
+      return commit.submit(item);
+    });
+    expect(await Promise.all(submits)).toEqual([1, 2, 3, 4]);
+    await commit.drained();
+    return batches;
+  }
+
+  it('flushes everything submitted in one turn as one batch', async () => {
+    expect(await batchesOf(true)).toEqual([[1, 2, 3, 4]]);
+  });
+
+  it('without it, the first submit flushes at once, alone', async () => {
+    expect((await batchesOf(false))[0]).toEqual([1]);
+  });
+});

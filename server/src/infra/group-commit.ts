@@ -36,15 +36,37 @@ export class GroupCommit<T, R> {
   #inFlight = 0;
   #idle: (() => void)[] = [];
 
+  #drainScheduled = false;
+
   constructor(
     private readonly flush: (items: T[]) => Promise<R[]>,
-    private readonly options: { maxBatch: number; maxConcurrentFlushes: number },
+    private readonly options: {
+      maxBatch: number;
+      maxConcurrentFlushes: number;
+      /**
+       * Start a flush only once the event loop has handled every request that arrived with this
+       * one (`setImmediate`), instead of at once. For a database that runs inside this thread
+       * (PGlite): its statements execute synchronously, so a flush started at once by the first
+       * request blocks the loop before the requests that arrived with it have been read, and every
+       * batch holds one item (measured: 1,500 flushes for 1,500 votes, ~370 votes/s). A database
+       * across a socket needs no such help: items arrive while its flush is in flight.
+       */
+      gatherBeforeFlush?: boolean;
+    },
   ) {}
 
   submit(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.#queue.push({ item, resolve, reject });
-      this.#drain();
+      if (!this.options.gatherBeforeFlush) {
+        this.#drain();
+      } else if (!this.#drainScheduled) {
+        this.#drainScheduled = true;
+        setImmediate(() => {
+          this.#drainScheduled = false;
+          this.#drain();
+        });
+      }
     });
   }
 

@@ -43,19 +43,27 @@ export class AnswerWriter {
 
   constructor(
     private readonly db: Kysely<Database>,
-    options: { maxBatch?: number; maxConcurrentFlushes: number; quarantineMs?: number },
+    options: {
+      maxBatch?: number;
+      maxConcurrentFlushes: number;
+      quarantineMs?: number;
+      /** The database runs in this thread (PGlite): see GroupCommit's `gatherBeforeFlush`. */
+      inProcessDatabase?: boolean;
+    },
   ) {
     const maxBatch = options.maxBatch ?? 500;
+    const gatherBeforeFlush = options.inProcessDatabase ?? false;
     this.#commit = new GroupCommit((items) => this.#flushWithRetry(items), {
       maxBatch,
       maxConcurrentFlushes: options.maxConcurrentFlushes,
+      gatherBeforeFlush,
     });
     this.#quarantine = new GroupCommit(
       (items) => {
         this.#quarantineFlushes += 1;
         return this.#flushWithRetry(items);
       },
-      { maxBatch, maxConcurrentFlushes: 1 },
+      { maxBatch, maxConcurrentFlushes: 1, gatherBeforeFlush },
     );
     this.#quarantineMs = options.quarantineMs ?? 60_000;
   }
