@@ -17,17 +17,11 @@ import { insertAnswerBatch, type VersionedAnswer } from '../src/modules/answers/
 import type { PendingAnswer } from '../src/modules/answers/answer-writer.js';
 import { deltasFor } from '../src/modules/answers/tallies.js';
 import { createPoll, updatePoll } from '../src/modules/polls/polls.service.js';
-import { benchWorkspace } from './targets/server.js';
+import { benchWorkspace, lunchSlide } from './targets/server.js';
 
 export const seededContent: PollContent = {
   questions: [
-    {
-      id: 'lunch',
-      kind: 'multiple_choice',
-      text: 'Where shall we eat?',
-      type: 'single',
-      options: ['pizza', 'sushi', 'tacos', 'salad'].map((id) => ({ id, label: id })),
-    },
+    lunchSlide,
     { id: 'mood', kind: 'scale', text: 'How was the week?', min: 1, max: 5, statements: [] },
     {
       id: 'rank',

@@ -18,16 +18,16 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/**
- * config -> dependencies (database migrated) -> Fastify app -> listening. Used by main and by tests.
- * This is the composition root: it hands the app the modules' handler registry and the OpenAPI
- * document builder, so the transport imports neither the modules' handlers nor the generator.
- */
 export interface StartOptions {
   /** Start-up progress (main.ts prints it; tests and benchmarks pass nothing). */
   progress?: DatabaseProgress;
 }
 
+/**
+ * config -> dependencies (database migrated) -> Fastify app -> listening. Used by main and by tests.
+ * This is the composition root: it hands the app the modules' handler registry and the OpenAPI
+ * document builder, so the transport imports neither the modules' handlers nor the generator.
+ */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const deps = await createDeps(config, log, options.progress);

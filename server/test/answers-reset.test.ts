@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, enableOAuth } from '../src/modules/oauth/oauth.service.js';
 import { expectError } from './support/assertions.js';
 import { call } from './support/http.js';
+import { issuedToken, oauthClient } from './support/oauth.js';
 import { type ContentInput, pollPublisher, sampleContent } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
@@ -166,26 +166,8 @@ describe('DELETE /polls/{id}/answers', () => {
   });
 
   it('needs the responses:write scope', async () => {
-    const workspace = await t.workspace('enterprise');
-    await enableOAuth(t.server.deps.db, workspace.id);
-    const { client, secret } = await createClient(t.server.deps.db, {
-      workspaceId: workspace.id,
-      name: 'dashboard',
-      scopes: 'polls:read polls:write responses:read responses:write',
-    });
-    const token = async (scope: string) => {
-      const res = await call('POST', `${t.url}/api/oauth/token`, {
-        rawBody: new URLSearchParams({
-          grant_type: 'client_credentials',
-          client_id: client.id,
-          client_secret: secret,
-          scope,
-        }).toString(),
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      });
-      expect(res.status, res.text).toBe(200);
-      return res.body.access_token as string;
-    };
+    const workspace = await oauthClient(t, 'polls:read polls:write responses:read responses:write', 'dashboard');
+    const token = async (scope: string) => (await issuedToken(t, workspace, scope)).access_token;
     const poll = await publishedPoll({ apiKey: workspace.apiKey });
     await post(`/polls/${poll.id}/votes`, { voterId: 'ada', slideId: 'lunch', optionIds: ['pizza'] }, workspace.apiKey);
 

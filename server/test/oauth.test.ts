@@ -4,11 +4,12 @@ import { contract, operationId, type RouteDefinition, scopes } from '@pollkit/co
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../src/core/secrets.js';
 import { setOAuthEnabled } from '../src/modules/oauth/oauth.repository.js';
-import { createClient, enableOAuth, revokeClient } from '../src/modules/oauth/oauth.service.js';
+import { revokeClient } from '../src/modules/oauth/oauth.service.js';
 import { AUTHENTICATION_DOC_PATH, scopeTableMarkdown, withScopeTable } from '../src/modules/oauth/scope-table.js';
 import { updateWorkspace } from '../src/modules/workspaces/workspaces.service.js';
 import { runCliInProcess } from './support/cli.js';
 import { call, type JsonResponse } from './support/http.js';
+import { oauthClient as enterpriseOAuthClient, issuedToken, type TestOAuthClient } from './support/oauth.js';
 import { startTestServer, type TestServer, usingPostgres } from './support/server.js';
 
 /**
@@ -26,23 +27,11 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-interface TestClient {
-  workspaceId: string;
-  apiKey: string;
-  clientId: string;
-  clientSecret: string;
-}
+type TestClient = TestOAuthClient;
 
 /** An Enterprise workspace with OAuth enabled and one client allowed `allowed`. */
-async function oauthClient(allowed = 'polls:read polls:write'): Promise<TestClient> {
-  const workspace = await t.workspace('enterprise');
-  await enableOAuth(t.server.deps.db, workspace.id);
-  const { client, secret } = await createClient(t.server.deps.db, {
-    workspaceId: workspace.id,
-    name: 'test client',
-    scopes: allowed,
-  });
-  return { workspaceId: workspace.id, apiKey: workspace.apiKey, clientId: client.id, clientSecret: secret };
+function oauthClient(allowed = 'polls:read polls:write'): Promise<TestClient> {
+  return enterpriseOAuthClient(t, allowed);
 }
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -62,14 +51,7 @@ function tokenByJson(params: Record<string, unknown>, headers: Record<string, st
 }
 
 async function accessToken(client: TestClient, scope?: string): Promise<string> {
-  const res = await tokenByForm({
-    grant_type: 'client_credentials',
-    client_id: client.clientId,
-    client_secret: client.clientSecret,
-    ...(scope ? { scope } : {}),
-  });
-  expect(res.status, res.text).toBe(200);
-  return res.body.access_token;
+  return (await issuedToken(t, client, scope)).access_token;
 }
 
 /** An RFC 6749 §5.2 error: `{ error, error_description }` and nothing else, never cached. */

@@ -1,8 +1,8 @@
 import { scopes } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, enableOAuth } from '../src/modules/oauth/oauth.service.js';
 import { expectError } from './support/assertions.js';
 import { call } from './support/http.js';
+import { issuedToken, oauthClient } from './support/oauth.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /** `GET /workspace`: what the calling credential is, for an API key, a rotated key and an OAuth token. */
@@ -61,37 +61,22 @@ describe('GET /workspace', () => {
   });
 
   it('describes an OAuth token: its client id, narrowed scopes and expiry; it needs no scope', async () => {
-    const workspace = await t.workspace('enterprise');
-    await enableOAuth(t.server.deps.db, workspace.id);
-    const { client, secret } = await createClient(t.server.deps.db, {
-      workspaceId: workspace.id,
-      name: 'reporting',
-      scopes: 'polls:read responses:read keys:manage',
-    });
+    const client = await oauthClient(t, 'polls:read responses:read keys:manage', 'reporting');
     const before = Date.now();
-    const token = await call('POST', `${t.url}/api/oauth/token`, {
-      rawBody: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: client.id,
-        client_secret: secret,
-        // Narrower than the client may have, and given in another order than the contract's.
-        scope: 'responses:read polls:read',
-      }).toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    });
-    expect(token.status, token.text).toBe(200);
+    // Narrower than the client may have, and given in another order than the contract's.
+    const token = await issuedToken(t, client, 'responses:read polls:read');
 
-    const res = await describeCaller(token.body.access_token);
+    const res = await describeCaller(token.access_token);
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ id: workspace.id, plan: 'enterprise', rateLimitPerMinute: 120 });
+    expect(res.body).toMatchObject({ id: client.workspaceId, plan: 'enterprise', rateLimitPerMinute: 120 });
     expect(res.body.credential).toMatchObject({
       kind: 'oauth_token',
-      id: client.id,
+      id: client.clientId,
       scopes: ['polls:read', 'responses:read'],
     });
     const expiresAt = Date.parse(res.body.credential.expiresAt);
-    expect(expiresAt).toBeGreaterThanOrEqual(before + token.body.expires_in * 1000 - 1000);
-    expect(expiresAt).toBeLessThanOrEqual(Date.now() + token.body.expires_in * 1000 + 1000);
+    expect(expiresAt).toBeGreaterThanOrEqual(before + token.expires_in * 1000 - 1000);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + token.expires_in * 1000 + 1000);
   });
 
   it('answers 401 without a valid credential, 402 on the Free plan, 422 for a query parameter', async () => {

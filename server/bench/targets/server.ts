@@ -3,6 +3,7 @@
  * BENCH_DATABASE_URL or in memory, on an ephemeral loopback port, closed cleanly on SIGTERM; and a
  * workspace whose key's rate limit is out of the way.
  */
+import type { Slide } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import { parseConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/schema.js';
@@ -37,26 +38,22 @@ export async function benchWorkspace(db: Kysely<Database>): Promise<{ workspaceI
   return { workspaceId: workspace.id, apiKey: secret };
 }
 
-/** A published poll with one single-choice slide, `lunch`, of four options: what the vote benches vote on. */
+/** The single-choice slide the vote benches vote on (and the first of the seeded deck, bench/seed.ts). */
+export const lunchSlide: Slide = {
+  id: 'lunch',
+  kind: 'multiple_choice',
+  text: 'Where shall we eat?',
+  type: 'single',
+  options: ['pizza', 'sushi', 'tacos', 'salad'].map((id) => ({ id, label: id })),
+};
+
+/** A published poll whose one slide is `lunchSlide`. */
 export async function publishedLunchPoll(
   deps: RunningServer['deps'],
   workspaceId: string,
   title: string,
 ): Promise<{ pollId: string }> {
-  const poll = await createPoll(deps, workspaceId, {
-    title,
-    content: {
-      questions: [
-        {
-          id: 'lunch',
-          kind: 'multiple_choice',
-          text: 'Where shall we eat?',
-          type: 'single',
-          options: ['pizza', 'sushi', 'tacos', 'salad'].map((id) => ({ id, label: id })),
-        },
-      ],
-    },
-  });
+  const poll = await createPoll(deps, workspaceId, { title, content: { questions: [lunchSlide] } });
   await updatePoll(deps, workspaceId, { id: poll.id, publish: true });
   return { pollId: poll.id };
 }

@@ -28,7 +28,7 @@ export interface AppParts {
   /** The handler of every contract operation (modules/index.ts). */
   handlers: ContractHandlers;
   /** Builds the OpenAPI document served at `/api/v1/openapi.json` (openapi/document.ts). */
-  openApiDocument: () => object | Promise<object>;
+  openApiDocument: () => Promise<object>;
 }
 
 /**

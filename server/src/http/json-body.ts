@@ -21,7 +21,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     // Many clients send `Content-Type: application/json` on every request, bodiless DELETEs and
     // POSTs (`/keys/{id}/revoke`) included: an empty body is no body. Where a route does take one,
     // validation then names the missing fields (422) as for `{}`.
-    if (isBlank(body)) {
+    if (JSON_WHITESPACE_ONLY.test(body)) {
       done(null, undefined);
       return;
     }
@@ -33,14 +33,8 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   });
 }
 
-function isBlank(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const char = text.charCodeAt(i);
-    // JSON's whitespace: space, tab, LF, CR.
-    if (char !== 0x20 && char !== 0x09 && char !== 0x0a && char !== 0x0d) return false;
-  }
-  return true;
-}
+/** JSON's whitespace (space, tab, LF, CR) and nothing else, the empty body included. */
+const JSON_WHITESPACE_ONLY = /^[ \t\n\r]*$/;
 
 /** Whether `text` opens more than `max` arrays/objects at once. One pass, no recursion. */
 function jsonNestsDeeperThan(text: string, max: number): boolean {

@@ -9,14 +9,12 @@ import { baseHeaderRefs } from './response-headers.js';
 export function registerOpenApiRoute(
   app: FastifyInstance,
   basePath: string,
-  buildDocument: () => object | Promise<object>,
+  buildDocument: () => Promise<object>,
 ): void {
   let document: Promise<string> | undefined;
   app.get(`${basePath}/openapi.json`, async (_request, reply) => {
     if (!document) {
-      document = Promise.resolve()
-        .then(buildDocument)
-        .then((built) => JSON.stringify(built));
+      document = buildDocument().then((built) => JSON.stringify(built));
       // A failed build is not kept: the next request tries again.
       document.catch(() => {
         document = undefined;

@@ -1,12 +1,12 @@
 /**
  * The table of error codes in docs/errors.md, generated from the registry (contracts/src/errors.ts):
- * `npx -y pnpm@10 openapi:generate` rewrites it between its markers, `openapi:check` (part of
- * `pnpm check`) and server/test/errors.test.ts fail when the committed table is stale. A code added
+ * `npx -y pnpm@10 openapi:generate` (write.ts) rewrites it between its markers, `openapi:check` (part
+ * of `pnpm check`) and server/test/errors.test.ts fail when the committed table is stale. A code added
  * to the registry is in the document the moment it exists, with the words the OpenAPI document uses.
  */
-import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { type ErrorCode, errorCodes } from '@pollkit/contracts';
+import { withGeneratedBlock } from '../core/generated-block.js';
 
 export const ERRORS_DOC_PATH = fileURLToPath(new URL('../../../docs/errors.md', import.meta.url));
 export const ERROR_TABLE_START =
@@ -27,14 +27,6 @@ export function errorTableMarkdown(): string {
 
 /** The document with its table block replaced by the generated one. */
 export function withErrorTable(document: string): string {
-  const start = document.indexOf(ERROR_TABLE_START);
-  const end = document.indexOf(ERROR_TABLE_END);
-  if (start < 0 || end < start) throw new Error(`docs/errors.md lacks the ${ERROR_TABLE_START} markers`);
-  return `${document.slice(0, start + ERROR_TABLE_START.length)}\n${errorTableMarkdown()}\n${document.slice(end)}`;
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const current = await readFile(ERRORS_DOC_PATH, 'utf8');
-  await writeFile(ERRORS_DOC_PATH, withErrorTable(current));
-  console.log(`wrote the error table in ${ERRORS_DOC_PATH}`);
+  const markers = { start: ERROR_TABLE_START, end: ERROR_TABLE_END, where: 'docs/errors.md' };
+  return withGeneratedBlock(document, markers, errorTableMarkdown());
 }

@@ -6,6 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { contract, type RouteDefinition, scopes } from '@pollkit/contracts';
+import { withGeneratedBlock } from '../../core/generated-block.js';
 import { scopeDescriptions } from './scope-descriptions.js';
 
 export const AUTHENTICATION_DOC_PATH = fileURLToPath(new URL('../../../../docs/authentication.md', import.meta.url));
@@ -42,10 +43,8 @@ export function scopeTableMarkdown(): string {
 
 /** The document with its table block replaced by the generated one. */
 export function withScopeTable(document: string): string {
-  const start = document.indexOf(SCOPE_TABLE_START);
-  const end = document.indexOf(SCOPE_TABLE_END);
-  if (start < 0 || end < start) throw new Error(`docs/authentication.md lacks the ${SCOPE_TABLE_START} markers`);
-  return `${document.slice(0, start + SCOPE_TABLE_START.length)}\n${scopeTableMarkdown()}\n${document.slice(end)}`;
+  const markers = { start: SCOPE_TABLE_START, end: SCOPE_TABLE_END, where: 'docs/authentication.md' };
+  return withGeneratedBlock(document, markers, scopeTableMarkdown());
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
