@@ -16,7 +16,11 @@ export const errorCodes = {
     description:
       'The request is malformed in a way no other code names: a wrong `Content-Length`, a malformed `Idempotency-Key`.',
   },
-  missing_authorization: { status: 401, description: 'No `Authorization: Bearer` credential was sent.' },
+  missing_authorization: {
+    status: 401,
+    description:
+      'No `Authorization: Bearer` credential was sent (or, on live-session routes, no `X-Host-Token` / `X-Participant-Token`).',
+  },
   invalid_api_key: { status: 401, description: 'The API key is unknown or incorrect.' },
   revoked_api_key: { status: 401, description: 'The API key was revoked.' },
   expired_api_key: { status: 401, description: 'The API key was rotated and its grace period is over.' },
@@ -24,6 +28,14 @@ export const errorCodes = {
     status: 401,
     description:
       'The OAuth access token is unknown or expired, its client was revoked, or its workspace no longer has OAuth.',
+  },
+  invalid_host_token: {
+    status: 401,
+    description: "The `X-Host-Token` is not this session's host token.",
+  },
+  invalid_participant_token: {
+    status: 401,
+    description: 'The `X-Participant-Token` names no participant of this session (join again without it).',
   },
   upgrade_required: {
     status: 402,
@@ -50,6 +62,24 @@ export const errorCodes = {
     status: 409,
     description:
       'The poll already has answers, so its slides can no longer change; `DELETE /polls/{id}/answers` deletes them.',
+  },
+  invalid_session_state: {
+    status: 409,
+    description:
+      'The session is not in a state this action applies to (`details.status`): `start` on an active session, any action on an ended one.',
+  },
+  session_not_active: {
+    status: 409,
+    description: 'The live session has not started yet or has ended (`details.status`); it takes no answers.',
+  },
+  slide_not_active: {
+    status: 409,
+    description: 'Live answers go to the current slide only (`details.currentSlideId`); this one is not it.',
+  },
+  slide_locked: { status: 409, description: 'The presenter locked the current slide; it takes no answers for now.' },
+  time_up: {
+    status: 409,
+    description: "The quiz slide's time limit passed before the answer arrived (`details.timeLimitSec`).",
   },
   idempotency_key_in_use: {
     status: 409,

@@ -1,22 +1,34 @@
 import { resetAnswers } from './routes/answers.js';
 import { createKey, listKeys, revokeKey, rotateKey } from './routes/keys.js';
+import { answerLive, joinSession, liveEvents, upvoteLive } from './routes/live.js';
 import { ingestMedia } from './routes/media.js';
 import { createPoll, deletePoll, getPoll, listPolls, updatePoll } from './routes/polls.js';
 import { listQuestions, moderateQuestion, upvoteQuestion } from './routes/questions.js';
 import { createResponse, listResponses } from './routes/responses.js';
 import { exportResults, getResults } from './routes/results.js';
+import {
+  controlSession,
+  createSession,
+  getSession,
+  listSessions,
+  sessionEvents,
+  sessionQrCode,
+} from './routes/sessions.js';
 import { castVote, listVotes } from './routes/votes.js';
 import { getWorkspace } from './routes/workspace.js';
 
 export * from './errors.js';
+export * from './events.js';
 export * from './route.js';
 export { MEDIA_INGEST_REQUESTS_PER_MINUTE } from './routes/media.js';
 export * from './schemas/answers.js';
 export * from './schemas/common.js';
 export * from './schemas/keys.js';
+export * from './schemas/live.js';
 export * from './schemas/media.js';
 export * from './schemas/polls.js';
 export * from './schemas/results.js';
+export * from './schemas/sessions.js';
 export * from './schemas/text.js';
 export * from './schemas/workspace.js';
 export * from './scopes.js';
@@ -61,6 +73,20 @@ export const contract = {
   },
   media: {
     ingest: ingestMedia,
+  },
+  sessions: {
+    create: createSession,
+    list: listSessions,
+    get: getSession,
+    control: controlSession,
+    qrCode: sessionQrCode,
+    events: sessionEvents,
+  },
+  live: {
+    join: joinSession,
+    events: liveEvents,
+    answer: answerLive,
+    upvote: upvoteLive,
   },
   keys: {
     list: listKeys,

@@ -7,9 +7,13 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 /**
  * Who may call a route:
  * - `workspace`: a workspace credential (API key or OAuth access token);
+ * - `host`: a workspace credential, or the `X-Host-Token` of the session named by the path's `{id}`
+ *   (a presenter device holds no API key);
+ * - `participant`: anyone who knows the session's `{pin}`, limited per IP address; the participant
+ *   is named by `X-Participant-Token` where the route needs one;
  * - `none`: anyone.
  */
-export type RouteAuth = 'workspace' | 'none';
+export type RouteAuth = 'workspace' | 'host' | 'participant' | 'none';
 
 /**
  * One operation of the API as plain data, read by the server (to serve it through its pipeline and
@@ -38,10 +42,12 @@ export interface RouteDefinition<TInput extends z.ZodType = z.ZodType, TOutput e
    */
   rateLimitPerMinute?: number;
   /**
-   * What the success body is: JSON matching `output` (the default), or a CSV download, which the
-   * server streams and the SDK returns as text.
+   * What the success body is: JSON matching `output` (the default); a CSV download, which the
+   * server streams and the SDK returns as text; an SVG image (text); or a Server-Sent Events stream
+   * whose events (`event:` name, JSON `data:`) each match one member of `output`, a union
+   * discriminated by `type`, which the SDK reads as an async iterator.
    */
-  format?: 'json' | 'csv';
+  format?: 'json' | 'csv' | 'svg' | 'sse';
   input: TInput;
   output: TOutput;
   /** Error codes this operation can answer besides those every authenticated route can. */

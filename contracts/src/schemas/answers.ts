@@ -41,37 +41,48 @@ export const CastVoteInput = z
 
 const answerFields = ['scaleValue', 'scaleValues', 'rankingOrder', 'text', 'optionIds'] as const;
 
+/** The answer fields of a response (and of a live answer): the one that matches the slide's kind. */
+export const answerFieldShape = {
+  scaleValue: z.number().int().optional().describe('`scale` slides without statements: the rating.'),
+  scaleValues: z
+    .record(ClientId, z.number().int())
+    .optional()
+    .describe('`scale` slides with statements: a rating per statement id.'),
+  rankingOrder: z
+    .array(ClientId)
+    .max(50)
+    .optional()
+    .describe('`ranking` slides: every option id, most preferred first.'),
+  text: text().trim().min(1).max(5000).optional().describe('`open_ended` answers and `qa` questions.'),
+  optionIds: z.array(ClientId).min(1).max(50).optional().describe('`quiz` slides: the chosen options.'),
+};
+
+/** Exactly one of the answer fields (`answerFieldShape`) must be sent. */
+export function checkOneAnswerField(
+  input: { [K in (typeof answerFields)[number]]?: unknown },
+  ctx: z.RefinementCtx,
+): void {
+  const sent = answerFields.filter((field) => input[field] !== undefined);
+  if (sent.length !== 1) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [],
+      message:
+        sent.length === 0
+          ? `Send the answer field that matches the slide's kind: one of ${answerFields.join(', ')}`
+          : `Send exactly one answer field, not ${sent.join(' and ')}`,
+    });
+  }
+}
+
 export const CreateResponseInput = z
   .strictObject({
     id: PollId,
     voterId: VoterId,
     slideId: SlideId,
-    scaleValue: z.number().int().optional().describe('`scale` slides without statements: the rating.'),
-    scaleValues: z
-      .record(ClientId, z.number().int())
-      .optional()
-      .describe('`scale` slides with statements: a rating per statement id.'),
-    rankingOrder: z
-      .array(ClientId)
-      .max(50)
-      .optional()
-      .describe('`ranking` slides: every option id, most preferred first.'),
-    text: text().trim().min(1).max(5000).optional().describe('`open_ended` answers and `qa` questions.'),
-    optionIds: z.array(ClientId).min(1).max(50).optional().describe('`quiz` slides: the chosen options.'),
+    ...answerFieldShape,
   })
-  .superRefine((input, ctx) => {
-    const sent = answerFields.filter((field) => input[field] !== undefined);
-    if (sent.length !== 1) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [],
-        message:
-          sent.length === 0
-            ? `Send the answer field that matches the slide's kind: one of ${answerFields.join(', ')}`
-            : `Send exactly one answer field, not ${sent.join(' and ')}`,
-      });
-    }
-  })
+  .superRefine(checkOneAnswerField)
   .meta({ id: 'CreateResponseInput' });
 
 export const Vote = z

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { SlideId } from './schemas/answers.js';
+import { Leaderboard, LiveState, SessionSummary } from './schemas/live.js';
+import { SlideResult } from './schemas/results.js';
+import { Session } from './schemas/sessions.js';
+
+/**
+ * Live-session events, as the two Server-Sent Events streams carry them: the SSE `event:` field is
+ * `type`, the `data:` field is `data` as JSON, and the `id:` field (when present) is the session's
+ * event sequence number. Events with an id are the session's own history (every control action):
+ * a client that reconnects with `Last-Event-ID` gets every one it missed, in order, before anything
+ * new. Events without an id (`counts`, refreshed `results`, `questions`) are snapshots that the next
+ * one replaces, throttled to a few a second. Heartbeats are SSE comments (`: ping`), not events.
+ *
+ * Each stream's events are one zod union discriminated by `type`; the SDK's iterators yield them as
+ * `{ type, id, data }`.
+ */
+function event<T extends string, D extends z.ZodType>(type: T, data: D, description: string) {
+  return z
+    .object({
+      type: z.literal(type),
+      id: z.string().optional().describe('The SSE event id: present on events of the session’s history.'),
+      data,
+    })
+    .describe(description);
+}
+
+const SlideRef = z.object({ slideId: SlideId });
+
+export const SlideResults = z
+  .object({
+    slideId: SlideId,
+    results: SlideResult,
+    leaderboard: Leaderboard.nullable().describe('On quiz slides: the top ten, and the participant’s own rank.'),
+  })
+  .meta({ id: 'SlideResults' });
+export type SlideResults = z.output<typeof SlideResults>;
+
+export const LiveCounts = z
+  .object({
+    slideId: SlideId.nullable().describe('The current slide; null before the session starts.'),
+    answerCount: z.number().int().describe('Answers to the current slide (questions, on a Q&A slide).'),
+    participantCount: z.number().int(),
+    results: SlideResult.nullable().describe('The current slide’s live results.'),
+  })
+  .meta({ id: 'LiveCounts' });
+export type LiveCounts = z.output<typeof LiveCounts>;
+
+export const QuestionBoard = z
+  .object({
+    slideId: SlideId,
+    questions: z
+      .array(z.object({ id: z.string(), text: z.string(), upvotes: z.number().int(), createdAt: z.string() }))
+      .describe('Approved questions, most upvoted first (at most 50).'),
+  })
+  .meta({ id: 'QuestionBoard' });
+
+/** What a participant's stream (`GET /live/{pin}/events`) carries. */
+export const ParticipantEvent = z
+  .discriminatedUnion('type', [
+    event('slide', LiveState, 'On connect, and whenever the current slide changes (`start`, `next`, `prev`, `goto`).'),
+    event(
+      'results',
+      SlideResults,
+      'The presenter showed the current slide’s results; refreshed (without an id) while they stay visible.',
+    ),
+    event('results_hidden', SlideRef, 'The presenter hid the results.'),
+    event('locked', SlideRef, 'The current slide no longer takes answers.'),
+    event('unlocked', SlideRef, 'The current slide takes answers again.'),
+    event(
+      'questions',
+      QuestionBoard,
+      'On a Q&A slide: the approved questions, refreshed as they are asked and upvoted.',
+    ),
+    event('ended', SessionSummary, 'The session ended: the summary. The stream closes after it.'),
+  ])
+  .meta({ id: 'ParticipantEvent' });
+export type ParticipantEvent = z.output<typeof ParticipantEvent>;
+
+/** What the presenter's stream (`GET /sessions/{id}/events`) carries. */
+export const PresenterEvent = z
+  .discriminatedUnion('type', [
+    event('session', Session, 'On connect, and after every control action: the session as it now is.'),
+    event('counts', LiveCounts, 'Live counts for the current slide, throttled (at most four a second).'),
+    event('results', SlideResults, 'The results were shown (as participants see them).'),
+    event('ended', SessionSummary, 'The session ended: the summary. The stream closes after it.'),
+  ])
+  .meta({ id: 'PresenterEvent' });
+export type PresenterEvent = z.output<typeof PresenterEvent>;
+
+export type ParticipantEventType = ParticipantEvent['type'];
+export type PresenterEventType = PresenterEvent['type'];

@@ -1,0 +1,96 @@
+import { ParticipantEvent } from '../events.js';
+import { defineRoute } from '../route.js';
+import { Question } from '../schemas/answers.js';
+import {
+  JoinedSession,
+  JoinSessionInput,
+  LiveAnswerInput,
+  LiveAnswerReceipt,
+  LiveEventsInput,
+  LiveUpvoteInput,
+} from '../schemas/live.js';
+
+/** Errors of every participant route: an unknown PIN (404), the per-IP limits (429). */
+const participantErrors = ['not_found', 'validation_failed', 'rate_limited'] as const;
+
+export const joinSession = defineRoute({
+  method: 'POST',
+  path: '/live/{pin}/join',
+  tags: ['live'],
+  summary: 'Join a live session',
+  description:
+    'No API key: the audience joins with the PIN. Answers a participant token and what is on screen. Sending a ' +
+    'token from an earlier join as `X-Participant-Token` resumes that participant (name, answers, score) instead ' +
+    'of adding one. Unknown PINs are limited per IP address, so PINs cannot be found by enumeration.',
+  auth: 'participant',
+  successStatus: 200,
+  input: JoinSessionInput,
+  output: JoinedSession,
+  errors: [...participantErrors, 'invalid_session_state', 'invalid_participant_token'],
+});
+
+export const liveEvents = defineRoute({
+  method: 'GET',
+  path: '/live/{pin}/events',
+  tags: ['live'],
+  summary: 'Participant event stream',
+  description:
+    'Server-Sent Events: the current slide on connect and on every change, results shown and hidden, lock and ' +
+    'unlock, the end summary. Send `X-Participant-Token` for your own answered state and rank. Reconnect with ' +
+    '`Last-Event-ID` to receive what was missed. Slides never carry `correctOptionIds`.',
+  auth: 'participant',
+  successStatus: 200,
+  format: 'sse',
+  input: LiveEventsInput,
+  output: ParticipantEvent,
+  errors: [...participantErrors, 'invalid_participant_token'],
+});
+
+export const answerLive = defineRoute({
+  method: 'POST',
+  path: '/live/{pin}/answers',
+  tags: ['live'],
+  summary: 'Answer the current slide',
+  description:
+    'The answer field of the slide’s kind, as `POST /polls/{id}/votes` and `/responses` take them; it is stored ' +
+    'with them (results and CSV export include it). Needs `X-Participant-Token`. Accepts an `Idempotency-Key`. On ' +
+    'a quiz slide the answer is timed from the moment the slide went live.',
+  auth: 'participant',
+  successStatus: 201,
+  input: LiveAnswerInput,
+  output: LiveAnswerReceipt,
+  errors: [
+    ...participantErrors,
+    'missing_authorization',
+    'invalid_participant_token',
+    'session_not_active',
+    'slide_not_active',
+    'slide_locked',
+    'time_up',
+    'already_responded',
+    'poll_closed',
+    'idempotency_key_in_use',
+    'idempotency_key_reused',
+  ],
+});
+
+export const upvoteLive = defineRoute({
+  method: 'POST',
+  path: '/live/{pin}/questions/{questionId}/upvotes',
+  tags: ['live'],
+  summary: 'Upvote a question',
+  description: 'A question of the current Q&A slide, once per participant. Needs `X-Participant-Token`.',
+  auth: 'participant',
+  successStatus: 201,
+  input: LiveUpvoteInput,
+  output: Question,
+  errors: [
+    ...participantErrors,
+    'missing_authorization',
+    'invalid_participant_token',
+    'session_not_active',
+    'slide_not_active',
+    'already_upvoted',
+    'upvotes_disabled',
+  ],
+});

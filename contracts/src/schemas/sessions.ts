@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.js';
+import { PollId } from './polls.js';
+import { text } from './text.js';
+
+export const SessionId = resourceId('ses', 'Session id.');
+
+/** Six digits: what an audience types on a phone. Unique among sessions that have not ended. */
+export const Pin = text()
+  .regex(/^[0-9]{6}$/, 'A PIN is six digits')
+  .describe('The six-digit code an audience joins with.');
+
+export const SessionStatus = z
+  .enum(['pending', 'active', 'ended'])
+  .describe('`pending` (created) -`start`-> `active` -`end`-> `ended`; `end` also ends a pending session.')
+  .meta({ id: 'SessionStatus' });
+
+export const sessionActions = [
+  'start',
+  'next',
+  'prev',
+  'goto',
+  'showResults',
+  'hideResults',
+  'lock',
+  'unlock',
+  'end',
+] as const;
+export const SessionAction = z.enum(sessionActions).meta({ id: 'SessionAction' });
+
+export const Session = z
+  .object({
+    id: SessionId,
+    pollId: PollId,
+    pin: Pin,
+    status: SessionStatus,
+    currentSlideIndex: z.number().int().describe('0-based index of the slide on screen.'),
+    slideCount: z.number().int().describe('Slides in the deck (as it was when the session was created).'),
+    resultsVisible: z.boolean().describe('Whether participants see the current slide’s results.'),
+    locked: z.boolean().describe('Whether the current slide refuses answers.'),
+    joinUrl: z.url().describe('Where the audience joins; the QR code (`GET /sessions/{id}/qr.svg`) encodes it.'),
+    participantCount: z.number().int().describe('Participants who joined.'),
+    createdAt: Timestamp,
+    startedAt: Timestamp.nullable(),
+    endedAt: Timestamp.nullable(),
+  })
+  .meta({ id: 'Session' });
+export type Session = z.output<typeof Session>;
+
+export const CreatedSession = Session.extend({
+  hostToken: z
+    .string()
+    .describe(
+      'Authorises `POST /sessions/{id}/control` and `GET /sessions/{id}/events` as `X-Host-Token`, for a presenter ' +
+        'device that holds no API key. Shown this once; stored only as a hash.',
+    ),
+}).meta({ id: 'CreatedSession' });
+export type CreatedSession = z.output<typeof CreatedSession>;
+
+export const CreateSessionInput = z
+  .strictObject({ pollId: PollId.describe('A published poll: its slides are the session’s deck.') })
+  .meta({ id: 'CreateSessionInput' });
+export type CreateSessionInput = z.input<typeof CreateSessionInput>;
+
+export const GetSessionInput = z.strictObject({ id: SessionId });
+export type GetSessionInput = z.input<typeof GetSessionInput>;
+
+export const ListSessionsInput = z
+  .strictObject({
+    limit: ListLimit,
+    cursor: ListCursor,
+    pollId: PollId.optional().describe('Only sessions of this poll.'),
+    status: SessionStatus.optional().describe('Only sessions in this status.'),
+  })
+  .meta({ id: 'ListSessionsInput' });
+export type ListSessionsInput = z.input<typeof ListSessionsInput>;
+
+export const SessionList = pageOf(Session, 'SessionList');
+export type SessionList = z.output<typeof SessionList>;
+
+export const SessionControlInput = z
+  .strictObject({
+    id: SessionId,
+    action: SessionAction,
+    slideIndex: z.number().int().min(0).optional().describe('0-based; required with `goto`, refused otherwise.'),
+  })
+  .superRefine((input, ctx) => {
+    if (input.action === 'goto' && input.slideIndex === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['slideIndex'], message: '`goto` needs a `slideIndex`' });
+    }
+    if (input.action !== 'goto' && input.slideIndex !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['slideIndex'], message: 'Only `goto` takes a `slideIndex`' });
+    }
+  })
+  .meta({ id: 'SessionControlInput' });
+export type SessionControlInput = z.input<typeof SessionControlInput>;
+
+export const SessionQrInput = z.strictObject({ id: SessionId });
+export type SessionQrInput = z.input<typeof SessionQrInput>;
+
+export const SessionEventsInput = z.strictObject({ id: SessionId });
+export type SessionEventsInput = z.input<typeof SessionEventsInput>;
+
+// Types of the same names: `*Input` schemas as a client writes them, the rest as the API answers.
+export type SessionStatus = z.output<typeof SessionStatus>;
+export type SessionAction = z.output<typeof SessionAction>;
+export type SessionId = z.output<typeof SessionId>;
+export type Pin = z.output<typeof Pin>;
