@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { Timestamp } from './common.js';
 import { answerFieldShape, checkOneAnswerField, ResponseId, SlideId } from './answers.js';
+import { Timestamp } from './common.js';
 import {
   ContentSlide,
   MultipleChoiceSlide,
