@@ -15,6 +15,7 @@ export interface LiveGateDeps {
   config: {
     RATE_LIMIT_PER_MINUTE: number;
     LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: number;
+    LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE: number;
     LIVE_PIN_MISSES_PER_IP_PER_MINUTE: number;
   };
 }
@@ -49,16 +50,17 @@ export function hostGateStep(deps: LiveGateDeps, workspaceSteps: (next: Next) =>
 }
 
 /**
- * `auth: 'participant'`: no credential, so the limits are per IP address — every request, and
- * separately the PINs that name no open session: past `LIVE_PIN_MISSES_PER_IP_PER_MINUTE` misses an
+ * `auth: 'participant'`: no credential, so limits are per participant and per IP address. PINs that
+ * name no open session are counted per address: past `LIVE_PIN_MISSES_PER_IP_PER_MINUTE` misses the
  * address gets 429 on every PIN until the window ends, so PINs cannot be found by trying them all.
- * Then the PIN is resolved (404 for a miss) and the participant token, if one was sent.
+ * A request that names a participant (a valid `X-Participant-Token`) counts against that
+ * participant's limit, so a classroom behind one NAT address is not throttled as one client; the
+ * rest (joins, anonymous streams) against the address's limit.
  */
 export function participantGateStep(deps: LiveGateDeps): Step {
   const blockedUntil = new Map<string, number>();
   return async (call, next) => {
     const { ip } = call.request;
-    decideRateLimit(call, deps.config.LIVE_RATE_LIMIT_PER_IP_PER_MINUTE, await deps.rateLimits.hit(`ip:${ip}`));
     const blocked = blockedUntil.get(ip);
     if (blocked !== undefined) {
       if (blocked > Date.now()) throw pinMissesExceeded(deps, blocked);
@@ -70,12 +72,21 @@ export function participantGateStep(deps: LiveGateDeps): Step {
       : undefined;
     if (!caller) {
       const miss = await deps.rateLimits.hit(`pin-miss:${ip}`);
-      if (miss.count > deps.config.LIVE_PIN_MISSES_PER_IP_PER_MINUTE) {
+      decideRateLimit(call, deps.config.LIVE_PIN_MISSES_PER_IP_PER_MINUTE, miss);
+      if (miss.count >= deps.config.LIVE_PIN_MISSES_PER_IP_PER_MINUTE) {
         if (blockedUntil.size > 100_000) blockedUntil.clear();
         blockedUntil.set(ip, miss.resetAt);
-        throw pinMissesExceeded(deps, miss.resetAt);
       }
       throw ApiError.notFound('Session');
+    }
+    if (caller.participant) {
+      decideRateLimit(
+        call,
+        deps.config.LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE,
+        await deps.rateLimits.hit(`participant:${caller.participant.id}`),
+      );
+    } else {
+      decideRateLimit(call, deps.config.LIVE_RATE_LIMIT_PER_IP_PER_MINUTE, await deps.rateLimits.hit(`ip:${ip}`));
     }
     call.live = caller;
     return next(call);
