@@ -64,6 +64,7 @@ interface Projection {
 export class LiveHub {
   readonly #sessions = new Map<string, { row: SessionRow; loadedAt: number }>();
   readonly #sessionIdByPin = new Map<string, string>();
+  readonly #loading = new Map<string, Promise<SessionRow | undefined>>();
   readonly #participantsByToken = new Map<string, ParticipantRow>();
   readonly #channels = new Map<string, SessionChannel>();
   readonly #announced = new Map<string, { at: number; timer: NodeJS.Timeout | undefined }>();
@@ -80,10 +81,11 @@ export class LiveHub {
   /** The open (not ended) session a PIN names, at most a second old. */
   async sessionByPin(pin: string): Promise<SessionRow | undefined> {
     const id = this.#sessionIdByPin.get(pin);
-    const cached = id === undefined ? undefined : this.#sessions.get(id);
-    if (cached && Date.now() - cached.loadedAt < SESSION_TTL_MS && cached.row.status !== 'ended') return cached.row;
+    if (id !== undefined) {
+      const known = await this.freshSession(id);
+      if (known && known.pin === pin && known.status !== 'ended') return known;
+    }
     const row = await findOpenSessionByPin(this.deps.db, pin);
-    if (id !== undefined && row?.id !== id) this.#forget(id);
     if (row) this.remember(row);
     return row;
   }
@@ -92,10 +94,24 @@ export class LiveHub {
   async freshSession(id: string): Promise<SessionRow | undefined> {
     const cached = this.#sessions.get(id);
     if (cached && Date.now() - cached.loadedAt < SESSION_TTL_MS) return cached.row;
-    const row = await findSessionById(this.deps.db, id);
-    if (row) this.remember(row);
-    else this.#forget(id);
-    return row;
+    // A burst of answers finding the row stale reads it once, not once each.
+    let loading = this.#loading.get(id);
+    if (!loading) {
+      loading = findSessionById(this.deps.db, id).then(
+        (row) => {
+          this.#loading.delete(id);
+          if (row) this.remember(row);
+          else this.#forget(id);
+          return row;
+        },
+        (error: unknown) => {
+          this.#loading.delete(id);
+          throw error;
+        },
+      );
+      this.#loading.set(id, loading);
+    }
+    return loading;
   }
 
   /** Keeps a session row just read or written (an older one never replaces a newer one). */
