@@ -9,7 +9,12 @@ import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { answerCountOf, resultsOf, slideResultOf } from '../results/results.service.js';
 import type { SessionSnapshot } from '../sessions/session-control.js';
 import { snapshotOf, toSession } from '../sessions/session-view.js';
-import { findOpenSessionByPin, findSessionById, listEventsAfter } from '../sessions/sessions.repository.js';
+import {
+  findOpenSessionByPin,
+  findSessionById,
+  listEventsAfter,
+  sessionEndedSince,
+} from '../sessions/sessions.repository.js';
 import { currentSlide, liveState, Standings } from './live-views.js';
 import * as participants from './participants.repository.js';
 
@@ -30,6 +35,8 @@ const TOPIC = 'live';
 /** How long a cached session row is trusted by the answer path before it is read again. */
 const SESSION_TTL_MS = 1000;
 const DEFAULT_REFRESH_MS = 250;
+/** How long after its end a PIN is still known as a session's (not a guess). */
+const RECENTLY_ENDED_MS = 10 * 60_000;
 /** Participant tokens kept in memory per process (the oldest are dropped past this). */
 const PARTICIPANT_CACHE_SIZE = 100_000;
 /** Replaced per participant by `leaderboard.you` (JSON escapes NUL, which no stored text contains). */
@@ -88,6 +95,11 @@ export class LiveHub {
     const row = await findOpenSessionByPin(this.deps.db, pin);
     if (row) this.remember(row);
     return row;
+  }
+
+  /** Whether a session with this PIN ended in the last ten minutes. */
+  endedRecently(pin: string): Promise<boolean> {
+    return sessionEndedSince(this.deps.db, pin, new Date(Date.now() - RECENTLY_ENDED_MS));
   }
 
   /** The session row, at most a second old. */
