@@ -6,11 +6,11 @@ import { Session } from './schemas/sessions.js';
 
 /**
  * Live-session events, as the two Server-Sent Events streams carry them: the SSE `event:` field is
- * `type`, the `data:` field is `data` as JSON, and the `id:` field (when present) is the session's
- * event sequence number. Events with an id are the session's own history (every control action):
- * a client that reconnects with `Last-Event-ID` gets every one it missed, in order, before anything
- * new. Events without an id (`counts`, refreshed `results`, `questions`) are snapshots that the next
- * one replaces, throttled to a few a second. Heartbeats are SSE comments (`: ping`), not events.
+ * `type`, the `data:` field is `data` as JSON, and the `id:` field is the number of the last event of the
+ * session's history (one per control action) the stream has sent. A client that reconnects with
+ * `Last-Event-ID` gets every history event it missed, in order, before anything new. `counts`,
+ * refreshed `results` and `questions` are snapshots that the next one replaces, throttled to a few
+ * a second; they carry the id of the history event before them. Heartbeats are SSE comments.
  *
  * Each stream's events are one zod union discriminated by `type`; the SDK's iterators yield them as
  * `{ type, id, data }`.
@@ -19,7 +19,10 @@ function event<T extends string, D extends z.ZodType>(type: T, data: D, descript
   return z
     .object({
       type: z.literal(type),
-      id: z.string().optional().describe('The SSE event id: present on events of the session’s history.'),
+      id: z
+        .string()
+        .optional()
+        .describe('The SSE event id: the number of the last event of the session’s history this stream has sent.'),
       data,
     })
     .describe(description);

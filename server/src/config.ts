@@ -53,6 +53,22 @@ const ConfigSchema = z.object({
     .default('false')
     .transform((v) => v === 'true'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * Where the audience joins a live session: a URL with `{pin}` in it (it is the session's `joinUrl`
+   * and what its QR code encodes). Default: PUBLIC_BASE_URL + `/join/{pin}`.
+   */
+  LIVE_JOIN_URL: z
+    .string()
+    .refine((value) => value.includes('{pin}') && URL.canParse(value.replace('{pin}', '000000')), {
+      message: 'must be an absolute URL containing {pin}',
+    })
+    .optional(),
+  /** Requests per minute per IP address on the participant routes (`/live/{pin}/…`). */
+  LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  /** Unknown PINs per minute per IP address before that address is refused every PIN until the minute ends. */
+  LIVE_PIN_MISSES_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  /** How often an idle event stream gets a heartbeat comment. */
+  LIVE_HEARTBEAT_MS: z.coerce.number().int().min(1000).max(120_000).default(15_000),
   /** Check every response against its contract schema. On in tests; off by default (see docs/architecture.md). */
   RESPONSE_VALIDATION: z
     .enum(['true', 'false'])
@@ -83,6 +99,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 }
 
 /** The base URL clients reach this server at, for links the API hands out. */
+/** The join URL of a PIN: `LIVE_JOIN_URL` with the PIN in it, or PUBLIC_BASE_URL + `/join/<pin>`. */
+export function liveJoinUrl(config: Config, port: number, pin: string): string {
+  if (config.LIVE_JOIN_URL) return config.LIVE_JOIN_URL.replace('{pin}', pin);
+  return `${publicBaseUrl(config, port)}/join/${pin}`;
+}
+
 export function publicBaseUrl(config: Config, port: number): string {
   if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL.replace(/\/$/, '');
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;

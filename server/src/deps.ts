@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { type Config, publicBaseUrl, resolveDataDir } from './config.js';
+import { type Config, liveJoinUrl, publicBaseUrl, resolveDataDir } from './config.js';
 import { type DatabaseHandle, type DatabaseProgress, migrateToLatest, openDatabase } from './db/database.js';
 import type { Database } from './db/schema.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './infra/invalidation.js';
@@ -13,6 +13,8 @@ import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from '
 import { AnswerWriter } from './modules/answers/answer-writer.js';
 import { Authenticator } from './modules/auth/auth.service.js';
 import { CREDENTIALS_TOPIC } from './modules/auth/credentials-topic.js';
+import { DomainEvents } from './modules/events/domain-events.js';
+import { LiveHub } from './modules/live/live-hub.js';
 import type { MediaFiles } from './modules/media/media.service.js';
 import { PollCache } from './modules/polls/poll-cache.js';
 
@@ -32,6 +34,12 @@ export interface AppDeps {
   invalidation: InvalidationBus;
   pollCache: PollCache;
   answerWriter: AnswerWriter;
+  /** What happened in the domain (modules/events): the live hub listens; webhooks will. */
+  events: DomainEvents;
+  /** Live sessions in this process: cached session rows, participant tokens, event streams. */
+  liveHub: LiveHub;
+  /** The audience's join URL for a PIN. */
+  joinUrl: (pin: string) => string;
   /** Re-hosted media files and the base URL they are served at (modules/media). */
   media: MediaFiles & { setPort(port: number): void };
   log: Logger;
@@ -56,6 +64,13 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
     const authenticator = new Authenticator(database.db);
     // A key revoked or rotated in any process (API or CLI) drops every cached credential here.
     invalidation.subscribe(CREDENTIALS_TOPIC, () => authenticator.invalidate());
+    const pollCache = new PollCache(invalidation);
+    const events = new DomainEvents((error, event) =>
+      log.error({ err: error, event: event.type }, 'a domain-event subscriber failed'),
+    );
+    const media = createMediaDeps(config);
+    const joinUrl = (pin: string) => liveJoinUrl(config, media.port(), pin);
+    const liveHub = new LiveHub({ db: database.db, pollCache, bus: invalidation, events, log, joinUrl });
     return {
       config,
       database,
@@ -64,7 +79,10 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
       authenticator,
       rateLimits: redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore(),
       invalidation,
-      pollCache: new PollCache(invalidation),
+      pollCache,
+      events,
+      liveHub,
+      joinUrl,
       // One flush at a time: every flush of a live poll updates the same counter rows, so parallel
       // flushes only queue on each other's row locks (measured: 6.4k votes/s with one, 4.8k with
       // two, 2.7k with eight — server/bench/RESULTS.md). Waiting answers form the next, bigger batch.
@@ -72,7 +90,7 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
         maxConcurrentFlushes: 1,
         inProcessDatabase: database.driver === 'pglite',
       }),
-      media: createMediaDeps(config),
+      media,
       log,
       state: { shuttingDown: false },
     };
@@ -87,7 +105,7 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
  * fresh temporary directory, removed at shutdown, so nothing outlives the data it belongs to.
  * The base URL is PUBLIC_BASE_URL, or the bound address once the server listens.
  */
-function createMediaDeps(config: Config): AppDeps['media'] {
+function createMediaDeps(config: Config): AppDeps['media'] & { port(): number } {
   const inMemory = config.DATABASE_URL === 'memory://';
   const storage = inMemory
     ? new LocalDiskMediaStorage(join(tmpdir(), `pollkit-media-${randomBytes(8).toString('hex')}`), {
@@ -97,6 +115,7 @@ function createMediaDeps(config: Config): AppDeps['media'] {
   let port = config.PORT;
   return {
     storage,
+    port: () => port,
     baseUrl: () => publicBaseUrl(config, port),
     setPort(bound) {
       port = bound;
@@ -114,6 +133,7 @@ async function connectRedis(url: string): Promise<Redis> {
 }
 
 export async function closeDeps(deps: AppDeps): Promise<void> {
+  deps.liveHub.closeAll();
   await deps.answerWriter.drained();
   await deps.rateLimits.close();
   await deps.media.storage.close();

@@ -35,7 +35,7 @@ export const Session = z
     pin: Pin,
     status: SessionStatus,
     currentSlideIndex: z.number().int().describe('0-based index of the slide on screen.'),
-    slideCount: z.number().int().describe('Slides in the deck (as it was when the session was created).'),
+    slideCount: z.number().int().describe('Slides in the poll’s deck.'),
     resultsVisible: z.boolean().describe('Whether participants see the current slide’s results.'),
     locked: z.boolean().describe('Whether the current slide refuses answers.'),
     joinUrl: z.url().describe('Where the audience joins; the QR code (`GET /sessions/{id}/qr.svg`) encodes it.'),

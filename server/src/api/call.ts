@@ -1,7 +1,9 @@
 import type { RouteDefinition } from '@pollkit/contracts';
 import type { Logger } from 'pino';
+import type { EventFeed } from '../core/event-stream.js';
 import type { WorkspaceCredential } from '../modules/auth/auth.service.js';
 import type { CsvDownload } from '../modules/handler.js';
+import type { HostGrant, LiveCaller } from '../modules/live/live-caller.js';
 
 /** The part of a pino logger the pipeline and handlers use (Fastify's request logger is one). */
 export type RequestLog = Pick<Logger, 'error' | 'warn' | 'info' | 'debug'>;
@@ -17,6 +19,14 @@ export interface ApiRequest {
   log: RequestLog;
   /** The `Authorization` header, as sent. */
   authorization: string | undefined;
+  /** `X-Host-Token`: a presenter device's credential for one session (`auth: 'host'` routes). */
+  hostToken: string | string[] | undefined;
+  /** `X-Participant-Token`: who a participant is (`auth: 'participant'` routes). */
+  participantToken: string | string[] | undefined;
+  /** `Last-Event-ID`: where a reconnecting event stream resumes. */
+  lastEventId: string | string[] | undefined;
+  /** The client's IP address (participant routes are limited per address). */
+  ip: string;
   /** The `Idempotency-Key` header, as sent (repeated headers arrive as an array). */
   idempotencyKey: string | string[] | undefined;
   /** Path parameters, decoded. */
@@ -42,8 +52,12 @@ export interface RateLimitDecision {
 export interface ApiCall {
   readonly route: RouteDefinition;
   readonly request: ApiRequest;
-  /** Set by `authenticate`; undefined on routes open to anyone. */
+  /** Set by `authenticate`; undefined on routes open to anyone (and on host routes called with a host token). */
   credential: WorkspaceCredential | undefined;
+  /** Set on `auth: 'host'` routes called with `X-Host-Token`: the one session it controls. */
+  host: HostGrant | undefined;
+  /** Set on `auth: 'participant'` routes: the session the PIN names, and the participant if a token named one. */
+  live: LiveCaller | undefined;
   /** Set by the rate limiter. */
   rateLimit: RateLimitDecision | undefined;
   /** Set by `validate`: the input, parsed by the route's schema. */
@@ -51,7 +65,15 @@ export interface ApiCall {
 }
 
 export function newCall(route: RouteDefinition, request: ApiRequest): ApiCall {
-  return { route, request, credential: undefined, rateLimit: undefined, input: undefined };
+  return {
+    route,
+    request,
+    credential: undefined,
+    host: undefined,
+    live: undefined,
+    rateLimit: undefined,
+    input: undefined,
+  };
 }
 
 /**
@@ -59,13 +81,17 @@ export function newCall(route: RouteDefinition, request: ApiRequest): ApiCall {
  * - `json`: a value to send as JSON with `status` (as `text` when its JSON is already made);
  * - `serialized`: JSON already serialised (an idempotent outcome, as stored); with `replayOf`, the
  *   stored response of an earlier request with the same `Idempotency-Key` (that request's id);
- * - `csv`: a file to stream.
+ * - `csv`: a file to stream;
+ * - `svg`: an SVG image;
+ * - `sse`: a Server-Sent Events stream, fed by `feed` once the transport has opened it.
  * Failures are thrown as `ApiError` (core/api-error.ts) and rendered as the envelope.
  */
 export type Outcome =
   | { kind: 'json'; status: number; body: unknown; text?: string }
   | { kind: 'serialized'; status: number; text: string; replayOf?: string }
-  | { kind: 'csv'; status: number; download: CsvDownload };
+  | { kind: 'csv'; status: number; download: CsvDownload }
+  | { kind: 'svg'; status: number; text: string }
+  | { kind: 'sse'; status: number; feed: EventFeed };
 
 /** The rest of the pipeline after a step. */
 export type Next = (call: ApiCall) => Promise<Outcome>;

@@ -8,14 +8,14 @@ import {
   releaseIdempotentRequest,
   startIdempotentRequest,
 } from '../modules/idempotency/idempotency.service.js';
-import type { Step } from './call.js';
+import type { ApiCall, Step } from './call.js';
 
 const MAX_KEY_LENGTH = 255;
 const KEY_PATTERN = /^[\x20-\x7e]+$/;
 
 /** Whether this route takes `Idempotency-Key`: every POST that answers JSON. */
 export function takesIdempotencyKey(route: RouteDefinition): boolean {
-  return route.method === 'POST' && route.format !== 'csv';
+  return route.method === 'POST' && (route.format ?? 'json') === 'json';
 }
 
 /**
@@ -29,10 +29,13 @@ export function idempotencyStep(deps: { db: Kysely<Database> }): Step {
   return async (call, next) => {
     const { request, route } = call;
     if (request.idempotencyKey === undefined) return next(call);
+    const owner = keyOwner(call);
+    // A join has no participant yet: there is nobody to keep the key for.
+    if (owner === undefined) return next(call);
     const key = parseIdempotencyKey(request.idempotencyKey);
     const start = await startIdempotentRequest(deps.db, {
-      workspaceId: call.credential!.workspaceId,
-      key,
+      workspaceId: owner.workspaceId,
+      key: `${owner.namespace}${key}`,
       fingerprint: requestFingerprint(route, request.params, request.body),
       requestId: request.id,
     });
@@ -70,6 +73,18 @@ export function idempotencyStep(deps: { db: Kysely<Database> }): Step {
     if (failure) throw failure;
     return { kind: 'serialized', status: stored.status, text: stored.body };
   };
+}
+
+/**
+ * Whose key it is: the workspace's (a workspace credential, or a host token, which acts for the
+ * session's workspace), or one participant's, kept apart from every other participant's.
+ */
+function keyOwner(call: ApiCall): { workspaceId: string; namespace: string } | undefined {
+  if (call.credential) return { workspaceId: call.credential.workspaceId, namespace: '' };
+  if (call.host) return { workspaceId: call.host.workspaceId, namespace: '' };
+  const participant = call.live?.participant;
+  if (participant && call.live) return { workspaceId: call.live.session.workspace_id, namespace: `${participant.id}/` };
+  return undefined;
 }
 
 /** The key from its header value: 1–255 printable ASCII characters, else 400 `bad_request`. */

@@ -2,6 +2,7 @@ import { contract, operationId, pathParams, type RouteDefinition } from '@pollki
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { ApiError, validationError } from '../core/api-error.js';
+import type { EventFeed } from '../core/event-stream.js';
 import { JsonText } from '../core/json-text.js';
 import type { Database } from '../db/schema.js';
 import type { RateLimitStore } from '../infra/rate-limit.js';
@@ -10,14 +11,15 @@ import type { ContractHandlers, CsvDownload, Handler, HandlerContext, ModuleDeps
 import type { ApiCall, Next, Outcome, Step } from './call.js';
 import { idempotencyStep, takesIdempotencyKey } from './idempotency.js';
 import { inputReader } from './input.js';
+import { hostGateStep, type LiveGateDeps, participantGateStep } from './live-gates.js';
 import { rateLimitStep } from './rate-limit.js';
 
 /** What the pipeline needs besides the handlers' own deps: who is calling, how often, and two switches. */
-export interface PipelineDeps extends ModuleDeps {
+export interface PipelineDeps extends ModuleDeps, LiveGateDeps {
   db: Kysely<Database>;
   authenticator: Authenticator;
   rateLimits: RateLimitStore;
-  config: ModuleDeps['config'] & Pick<Config, 'RATE_LIMIT_PER_MINUTE' | 'RESPONSE_VALIDATION'>;
+  config: ModuleDeps['config'] & LiveGateDeps['config'] & Pick<Config, 'RATE_LIMIT_PER_MINUTE' | 'RESPONSE_VALIDATION'>;
 }
 
 /** One operation of the contract, ready to serve: its route object and the whole pipeline for it. */
@@ -43,14 +45,16 @@ export interface Operation {
  */
 export function stepsFor(route: RouteDefinition, deps: PipelineDeps): Step[] {
   const steps: Step[] = [];
-  if (route.auth === 'workspace') {
-    steps.push(authenticateStep(deps), rateLimitStep(deps), planStep);
-    if (route.scope) steps.push(scopeStep);
-    if (takesIdempotencyKey(route)) steps.push(idempotencyStep(deps));
-  }
+  const workspaceGate: Step[] = [authenticateStep(deps), rateLimitStep(deps), planStep];
+  if (route.scope) workspaceGate.push(scopeStep);
+  if (route.auth === 'workspace') steps.push(...workspaceGate);
+  // A presenter device holds the session's host token instead of a workspace credential.
+  if (route.auth === 'host') steps.push(hostGateStep(deps, (next) => compose(workspaceGate, next)));
+  if (route.auth === 'participant') steps.push(participantGateStep(deps));
+  if (route.auth !== 'none' && takesIdempotencyKey(route)) steps.push(idempotencyStep(deps));
   steps.push(validateStep(route));
   // A mismatch between a handler and its contract is our bug: tests turn this on (it halves throughput).
-  if (deps.config.RESPONSE_VALIDATION && route.format !== 'csv') steps.push(checkOutputStep);
+  if (deps.config.RESPONSE_VALIDATION && (route.format ?? 'json') === 'json') steps.push(checkOutputStep);
   return steps;
 }
 
@@ -156,6 +160,12 @@ export function handlerStep(route: RouteDefinition, handler: Handler<RouteDefini
   if (route.format === 'csv') {
     return async (call) => ({ kind: 'csv', status, download: (await handler(handlerArgs(call, deps))) as CsvDownload });
   }
+  if (route.format === 'svg') {
+    return async (call) => ({ kind: 'svg', status, text: (await handler(handlerArgs(call, deps))) as string });
+  }
+  if (route.format === 'sse') {
+    return async (call) => ({ kind: 'sse', status, feed: (await handler(handlerArgs(call, deps))) as EventFeed });
+  }
   return async (call) => {
     const output = await handler(handlerArgs(call, deps));
     if (output instanceof JsonText) return { kind: 'json', status, body: output.value, text: output.text };
@@ -164,7 +174,15 @@ export function handlerStep(route: RouteDefinition, handler: Handler<RouteDefini
 }
 
 function handlerArgs(call: ApiCall, deps: ModuleDeps) {
-  const ctx: HandlerContext = { deps, credential: call.credential, log: call.request.log };
+  const lastEventId = call.request.lastEventId;
+  const ctx: HandlerContext = {
+    deps,
+    credential: call.credential,
+    host: call.host,
+    live: call.live as undefined,
+    lastEventId: typeof lastEventId === 'string' ? lastEventId : undefined,
+    log: call.request.log,
+  };
   return { ctx, input: call.input };
 }
 

@@ -25,18 +25,18 @@ export function rateLimitStep(deps: RateLimitDeps): Step {
     const generalHit = await deps.rateLimits.hit(general.key);
     const own = call.route.rateLimitPerMinute;
     if (own === undefined || generalHit.count > general.limit) {
-      decide(call, general.limit, generalHit);
+      decideRateLimit(call, general.limit, generalHit);
       return next(call);
     }
     const ownHit = await deps.rateLimits.hit(`${general.key}:${call.route.method} ${call.route.path}`);
-    if (own - ownHit.count <= general.limit - generalHit.count) decide(call, own, ownHit);
-    else decide(call, general.limit, generalHit);
+    if (own - ownHit.count <= general.limit - generalHit.count) decideRateLimit(call, own, ownHit);
+    else decideRateLimit(call, general.limit, generalHit);
     return next(call);
   };
 }
 
 /** Records the decision on the call (the transport turns it into headers); past the limit, 429. */
-function decide(call: ApiCall, limit: number, hit: RateLimitHit): void {
+export function decideRateLimit(call: ApiCall, limit: number, hit: RateLimitHit): void {
   const decision: RateLimitDecision = { limit, remaining: Math.max(0, limit - hit.count), resetAt: hit.resetAt };
   call.rateLimit = decision;
   if (hit.count > limit) {

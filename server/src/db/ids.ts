@@ -19,6 +19,7 @@ export const idPrefixes = {
   event: 'evt',
   oauthClient: 'oac',
   oauthToken: 'oat',
+  participant: 'prt',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

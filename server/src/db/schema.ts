@@ -1,4 +1,13 @@
-import type { Branching, Plan, PollContent, PollStatus, QuestionStatus, Scope, SlideKind } from '@pollkit/contracts';
+import type {
+  Branching,
+  Plan,
+  PollContent,
+  PollStatus,
+  QuestionStatus,
+  Scope,
+  SessionStatus,
+  SlideKind,
+} from '@pollkit/contracts';
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
 
 /** Timestamps: written as Date (or defaulted by the database), read as Date on both drivers. */
@@ -63,6 +72,10 @@ export interface AnswersTable {
   value: ColumnType<AnswerValue, string, string>;
   status: QuestionStatus | null;
   upvotes: ColumnType<number, number | undefined, number>;
+  /** The live session the answer came from (null for API answers). */
+  session_id: ColumnType<string | null, string | null | undefined, never>;
+  /** Quiz points the answer earned in a live session (null elsewhere). */
+  points: ColumnType<number | null, number | null | undefined, never>;
   created_at: CreatedAt;
 }
 
@@ -149,6 +162,45 @@ export interface OAuthTokensTable {
   created_at: CreatedAt;
 }
 
+export interface SessionsTable {
+  id: string;
+  workspace_id: string;
+  poll_id: string;
+  pin: string;
+  status: SessionStatus;
+  current_slide_index: ColumnType<number, number | undefined, number>;
+  results_visible: ColumnType<boolean, boolean | undefined, boolean>;
+  locked: ColumnType<boolean, boolean | undefined, boolean>;
+  /** SHA-256 (hex) of the host token; the token itself is never stored. */
+  host_token_hash: string;
+  /** The number of the session's last event (session_events): what `Last-Event-ID` refers to. */
+  seq: ColumnType<number, number | undefined, number>;
+  /** When the current slide went live: quiz answers are timed from it. */
+  slide_started_at: NullableTimestamp;
+  created_at: CreatedAt;
+  started_at: NullableTimestamp;
+  ended_at: NullableTimestamp;
+}
+
+export interface SessionParticipantsTable {
+  id: string;
+  session_id: string;
+  /** SHA-256 (hex) of the participant token. */
+  token_hash: string;
+  name: string | null;
+  created_at: CreatedAt;
+}
+
+/** A session's history: one row per control action, replayed to streams that reconnect. */
+export interface SessionEventsTable {
+  session_id: string;
+  seq: number;
+  type: string;
+  /** The event's data as JSON text. */
+  data: string;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -163,6 +215,9 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   oauth_clients: OAuthClientsTable;
   oauth_tokens: OAuthTokensTable;
+  sessions: SessionsTable;
+  session_participants: SessionParticipantsTable;
+  session_events: SessionEventsTable;
 }
 
 export type AnswerRow = Selectable<AnswersTable>;
@@ -179,3 +234,7 @@ export type IdempotencyKeyRow = Selectable<IdempotencyKeysTable>;
 
 export type OAuthClientRow = Selectable<OAuthClientsTable>;
 export type OAuthTokenRow = Selectable<OAuthTokensTable>;
+
+export type SessionRow = Selectable<SessionsTable>;
+export type SessionEventRow = Selectable<SessionEventsTable>;
+export type ParticipantRow = Selectable<SessionParticipantsTable>;

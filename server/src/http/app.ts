@@ -45,7 +45,9 @@ export async function buildApp(deps: HttpDeps, parts: AppParts): Promise<Fastify
   registerErrorHandlers(app);
   registerHealthRoutes(app, deps);
   registerOpenApiRoute(app, API_BASE_PATH, parts.openApiDocument);
-  registerContractRoutes(app, buildOperations(parts.handlers, deps), API_BASE_PATH);
+  registerContractRoutes(app, buildOperations(parts.handlers, deps), API_BASE_PATH, {
+    heartbeatMs: deps.config.LIVE_HEARTBEAT_MS,
+  });
   registerOAuthTokenRoute(app, deps);
   registerMediaFilesRoute(app, deps);
   return app;

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiCall, type ApiRequest, newCall, type Outcome } from '../api/call.js';
 import type { Operation } from '../api/pipeline.js';
 import { toApiError } from '../core/api-error.js';
+import { openEventStream } from './event-stream.js';
 import { writeRateLimitHeaders } from './rate-limit-headers.js';
 import { allHeaderRefs } from './response-headers.js';
 
@@ -14,7 +15,12 @@ import { allHeaderRefs } from './response-headers.js';
  * the status, the rate-limit headers the pipeline decided, the body or the error envelope. This is
  * the only place that turns a pipeline result into HTTP. See docs/architecture.md.
  */
-export function registerContractRoutes(app: FastifyInstance, operations: readonly Operation[], basePath: string) {
+export function registerContractRoutes(
+  app: FastifyInstance,
+  operations: readonly Operation[],
+  basePath: string,
+  options: { heartbeatMs: number },
+) {
   for (const operation of operations) {
     const { route } = operation;
     const url = `${basePath}${route.path.replace(/\{(\w+)\}/g, ':$1')}`;
@@ -26,6 +32,15 @@ export function registerContractRoutes(app: FastifyInstance, operations: readonl
         const call = newCall(route, apiRequestOf(request));
         try {
           const outcome = await operation.run(call);
+          if (outcome.kind === 'sse') {
+            if (call.rateLimit) writeRateLimitHeaders(reply, call.rateLimit);
+            openEventStream(request, reply, outcome.feed, {
+              heartbeatMs: options.heartbeatMs,
+              onError: (error) =>
+                request.log.error({ err: error, operation: operation.operationId }, 'event stream failed'),
+            });
+            return reply;
+          }
           return sendOutcome(reply, call, outcome);
         } catch (error) {
           const apiError = toApiError(error);
@@ -45,6 +60,10 @@ function apiRequestOf(request: FastifyRequest): ApiRequest {
     id: request.id,
     log: request.log,
     authorization: request.headers.authorization,
+    hostToken: request.headers['x-host-token'],
+    participantToken: request.headers['x-participant-token'],
+    lastEventId: request.headers['last-event-id'],
+    ip: request.ip,
     idempotencyKey: request.headers['idempotency-key'],
     params: request.params as Record<string, string>,
     query: request.query as Record<string, unknown>,
@@ -52,7 +71,7 @@ function apiRequestOf(request: FastifyRequest): ApiRequest {
   };
 }
 
-function sendOutcome(reply: FastifyReply, call: ApiCall, outcome: Outcome): FastifyReply {
+function sendOutcome(reply: FastifyReply, call: ApiCall, outcome: Exclude<Outcome, { kind: 'sse' }>): FastifyReply {
   if (call.rateLimit) writeRateLimitHeaders(reply, call.rateLimit);
   reply.code(outcome.status);
   switch (outcome.kind) {
@@ -64,6 +83,8 @@ function sendOutcome(reply: FastifyReply, call: ApiCall, outcome: Outcome): Fast
         reply.header('idempotent-replayed', 'true').header('original-request', outcome.replayOf);
       }
       return reply.type('application/json; charset=utf-8').send(outcome.text);
+    case 'svg':
+      return reply.type('image/svg+xml; charset=utf-8').header('cache-control', 'no-store').send(outcome.text);
     case 'csv':
       // Streamed: rows are produced as the client reads them (one chunk of read-ahead), so memory
       // stays flat however large the export.

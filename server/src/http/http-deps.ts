@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
  */
 export interface HttpDeps extends PipelineDeps {
   config: PipelineDeps['config'] &
-    Pick<Config, 'BODY_LIMIT_BYTES' | 'OAUTH_TOKEN_TTL_SECONDS' | 'RATE_LIMIT_PER_MINUTE'>;
+    Pick<Config, 'BODY_LIMIT_BYTES' | 'OAUTH_TOKEN_TTL_SECONDS' | 'RATE_LIMIT_PER_MINUTE' | 'LIVE_HEARTBEAT_MS'>;
   redis: Redis | undefined;
   media: PipelineDeps['media'] & { setPort(port: number): void };
   log: Logger;

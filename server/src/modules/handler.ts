@@ -1,12 +1,16 @@
 import type { PollkitContract, RouteDefinition, RouteGroup } from '@pollkit/contracts';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import type { EventFeed } from '../core/event-stream.js';
 import type { JsonText } from '../core/json-text.js';
 import type { AnswersDeps } from './answers/answers.service.js';
 import type { ApiKeysDeps } from './api-keys/api-keys.service.js';
 import type { WorkspaceCredential } from './auth/auth.service.js';
+import type { LiveDeps } from './live/live.service.js';
+import type { HostGrant, LiveCaller } from './live/live-caller.js';
 import type { MediaDeps } from './media/media.service.js';
 import type { PollWriteDeps } from './polls/polls.service.js';
+import type { SessionsDeps } from './sessions/sessions.service.js';
 import type { WorkspacesDeps } from './workspaces/workspaces.service.js';
 
 /**
@@ -14,7 +18,13 @@ import type { WorkspacesDeps } from './workspaces/workspaces.service.js';
  * module's own deps interface. The composition root (deps.ts) builds one object that satisfies it;
  * services each declare, and receive, only their own part.
  */
-export interface ModuleDeps extends PollWriteDeps, AnswersDeps, ApiKeysDeps, Omit<MediaDeps, 'config'> {
+export interface ModuleDeps
+  extends PollWriteDeps,
+    AnswersDeps,
+    ApiKeysDeps,
+    SessionsDeps,
+    LiveDeps,
+    Omit<MediaDeps, 'config'> {
   config: MediaDeps['config'] & WorkspacesDeps['config'];
 }
 
@@ -22,6 +32,12 @@ export interface ModuleDeps extends PollWriteDeps, AnswersDeps, ApiKeysDeps, Omi
 export interface HandlerContext<R extends RouteDefinition = RouteDefinition> {
   deps: ModuleDeps;
   credential: R['auth'] extends 'workspace' ? WorkspaceCredential : WorkspaceCredential | undefined;
+  /** `auth: 'host'` routes called with `X-Host-Token` (then `credential` is undefined). */
+  host: HostGrant | undefined;
+  /** `auth: 'participant'` routes: the session the PIN names and the participant, if any. */
+  live: R['auth'] extends 'participant' ? LiveCaller : undefined;
+  /** `Last-Event-ID`, on event-stream routes. */
+  lastEventId: string | undefined;
   /** The request's logger (it carries the request id). */
   log: Pick<Logger, 'error' | 'warn' | 'info' | 'debug'>;
 }
@@ -40,7 +56,23 @@ export interface CsvDownload {
 export type Handler<R extends RouteDefinition> = (args: {
   ctx: HandlerContext<R>;
   input: z.output<R['input']>;
-}) => Promise<R['format'] extends 'csv' ? CsvDownload : z.input<R['output']> | JsonText<z.input<R['output']>>>;
+}) => Promise<HandlerResult<R>>;
+
+/** What a handler answers: per the route's `format`, a CSV download, SVG text, an event feed, or JSON. */
+export type HandlerResult<R extends RouteDefinition> = R['format'] extends 'csv'
+  ? CsvDownload
+  : R['format'] extends 'svg'
+    ? string
+    : R['format'] extends 'sse'
+      ? EventFeed
+      : z.input<R['output']> | JsonText<z.input<R['output']>>;
+
+/** The workspace a host route acts in: the credential's, or the session's for a host token. */
+export function hostWorkspaceId(ctx: Pick<HandlerContext, 'credential' | 'host'>): string {
+  const workspaceId = ctx.credential?.workspaceId ?? ctx.host?.workspaceId;
+  if (workspaceId === undefined) throw new Error('host route reached its handler unauthenticated');
+  return workspaceId;
+}
 
 /** A handler for every route of a group: leaving one out is a compile error. */
 export type GroupHandlers<G extends RouteGroup> = { [K in keyof G]: Handler<G[K]> };

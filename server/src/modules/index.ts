@@ -1,10 +1,12 @@
 import { answersHandlers, responsesHandlers, votesHandlers } from './answers/answers.handlers.js';
 import { keysHandlers } from './api-keys/api-keys.handlers.js';
 import type { ContractHandlers } from './handler.js';
+import { liveHandlers } from './live/live.handlers.js';
 import { mediaHandlers } from './media/media.handlers.js';
 import { pollsHandlers } from './polls/polls.handlers.js';
 import { questionsHandlers } from './questions/questions.handlers.js';
 import { resultsHandlers } from './results/results.handlers.js';
+import { sessionsHandlers } from './sessions/sessions.handlers.js';
 import { workspaceHandlers } from './workspaces/workspaces.handlers.js';
 
 export type { ContractHandlers, CsvDownload, HandlerContext, ModuleDeps } from './handler.js';
@@ -22,6 +24,8 @@ export const handlers: ContractHandlers = {
   results: resultsHandlers,
   questions: questionsHandlers,
   media: mediaHandlers,
+  sessions: sessionsHandlers,
+  live: liveHandlers,
   keys: keysHandlers,
   workspace: workspaceHandlers,
 };

@@ -3,6 +3,7 @@ import * as initial from './0001_initial.js';
 import * as answers from './0002_answers.js';
 import * as idempotency from './0003_idempotency.js';
 import * as oauth from './0004_oauth.js';
+import * as sessions from './0005_sessions.js';
 
 /**
  * Migrations are registered here, in code, rather than read from a folder at run time: the server
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '0002_answers': answers,
   '0003_idempotency': idempotency,
   '0004_oauth': oauth,
+  '0005_sessions': sessions,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -48,6 +48,8 @@ export async function insertAnswerBatch(db: Kysely<Database>, batch: VersionedAn
     status: [] as (string | null)[],
     createdAt: [] as string[],
     pollVersion: [] as string[],
+    sessionId: [] as (string | null)[],
+    points: [] as (number | null)[],
   };
   const tallies = { answerId: [] as string[], key: [] as string[], count: [] as number[], total: [] as number[] };
   const texts = { answerId: [] as string[], hash: [] as string[], text: [] as string[] };
@@ -65,6 +67,8 @@ export async function insertAnswerBatch(db: Kysely<Database>, batch: VersionedAn
     answers.status.push(row.status ?? null);
     answers.createdAt.push((row.created_at ?? new Date()).toISOString());
     answers.pollVersion.push(pollVersion);
+    answers.sessionId.push(row.session_id ?? null);
+    answers.points.push(row.points ?? null);
     for (const delta of deltas.tallies) {
       tallies.answerId.push(row.id);
       tallies.key.push(delta.key);
@@ -89,19 +93,22 @@ export async function insertAnswerBatch(db: Kysely<Database>, batch: VersionedAn
       order by id
       for share
     ),
-    candidates (id, poll_id, slide_id, voter_id, kind, slide_kind, value, status, created_at, poll_version) as (
+    candidates (id, poll_id, slide_id, voter_id, kind, slide_kind, value, status, created_at, poll_version,
+                session_id, points) as (
       select * from unnest(
         ${answers.id}::text[], ${answers.pollId}::text[], ${answers.slideId}::text[], ${answers.voterId}::text[],
         ${answers.kind}::text[], ${answers.slideKind}::text[], ${answers.value}::text[], ${answers.status}::text[],
-        ${answers.createdAt}::timestamptz[], ${answers.pollVersion}::timestamptz[])
+        ${answers.createdAt}::timestamptz[], ${answers.pollVersion}::timestamptz[], ${answers.sessionId}::text[],
+        ${answers.points}::int[])
     ),
     current as (
       select c.* from candidates c
       join locked l on l.id = c.poll_id and l.status = 'published' and l.updated_at = c.poll_version
     ),
     inserted as (
-      insert into answers (id, poll_id, slide_id, voter_id, kind, slide_kind, value, status, created_at)
-      select id, poll_id, slide_id, voter_id, kind, slide_kind, value::jsonb, status, created_at
+      insert into answers (id, poll_id, slide_id, voter_id, kind, slide_kind, value, status, created_at, session_id,
+                           points)
+      select id, poll_id, slide_id, voter_id, kind, slide_kind, value::jsonb, status, created_at, session_id, points
       from current
       order by poll_id, slide_id, voter_id, id
       on conflict (poll_id, slide_id, voter_id) where slide_kind <> 'qa' do nothing

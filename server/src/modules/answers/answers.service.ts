@@ -12,6 +12,7 @@ import { ApiError } from '../../core/api-error.js';
 import { keysetPage } from '../../core/paging.js';
 import { newId } from '../../db/ids.js';
 import type { AnswerRow, AnswerValue } from '../../db/schema.js';
+import type { DomainEvents } from '../events/domain-events.js';
 import * as polls from '../polls/polls.repository.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { assertTakesAnswers, findSlide, responseValue, voteValue } from './answer-rules.js';
@@ -21,6 +22,13 @@ import { deltasFor } from './tallies.js';
 
 export interface AnswersDeps extends PollsDeps {
   answerWriter: AnswerWriter;
+  events: DomainEvents;
+}
+
+/** Where a live answer came from, and the quiz points it earns (judged against the slide and its value). */
+export interface LiveOrigin {
+  sessionId: string;
+  points: (slide: Slide, value: AnswerValue) => number | null;
 }
 
 function receipt(row: { id: string; poll_id: string; slide_id: string; voter_id: string }, createdAt: Date) {
@@ -44,12 +52,13 @@ const MAX_ATTEMPTS = 3;
  * a newer version under lock), the cached copy is dropped and the answer is judged again against the
  * poll as it now is: a deck change can make it a 422, a close a 409, a delete a 404.
  */
-async function recordAnswer(
+export async function recordAnswer(
   deps: AnswersDeps,
   workspaceId: string,
   input: { id: string; slideId: string; voterId: string },
   kind: 'vote' | 'response',
   judge: (slide: Slide) => AnswerValue,
+  live?: LiveOrigin,
 ) {
   for (let attempt = 1; ; attempt++) {
     const poll = await getPoll(deps, workspaceId, input.id);
@@ -67,6 +76,8 @@ async function recordAnswer(
       value: JSON.stringify(value),
       // Q&A questions on a moderated slide wait for approval; elsewhere they show at once.
       status: slide.kind === 'qa' ? (slide.moderated ? ('pending' as const) : ('approved' as const)) : null,
+      session_id: live?.sessionId ?? null,
+      points: live ? live.points(slide, value) : null,
       created_at: createdAt,
     };
     const outcome = await deps.answerWriter.write(
@@ -74,7 +85,19 @@ async function recordAnswer(
       poll.updatedAt,
       workspaceId,
     );
-    if (outcome === 'accepted') return receipt(row, createdAt);
+    if (outcome === 'accepted') {
+      deps.events.publish({
+        type: 'answer.created',
+        workspaceId,
+        kind,
+        pollId: row.poll_id,
+        slideId: row.slide_id,
+        answerId: row.id,
+        voterId: row.voter_id,
+        sessionId: row.session_id,
+      });
+      return receipt(row, createdAt);
+    }
     if (outcome === 'duplicate') throw alreadyResponded(slide.id);
     if (attempt >= MAX_ATTEMPTS) {
       throw new ApiError('service_unavailable', 'The poll changed while the answer was being recorded; try again');

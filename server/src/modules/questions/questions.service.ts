@@ -83,11 +83,18 @@ export async function upvoteQuestion(
   deps: PollsDeps,
   workspaceId: string,
   input: z.output<typeof UpvoteQuestionInput>,
+  /** Live sessions: only questions of the slide on screen take upvotes. */
+  options: { currentSlideId?: string } = {},
 ): Promise<Question> {
   const poll = await getPoll(deps, workspaceId, input.id);
   assertTakesAnswers(poll);
   const question = await questions.findQuestion(deps.db, poll.id, input.questionId);
   if (question?.status !== 'approved') throw questionNotFound();
+  if (options.currentSlideId !== undefined && question.slide_id !== options.currentSlideId) {
+    throw new ApiError('slide_not_active', 'Only questions of the current slide take upvotes', {
+      currentSlideId: options.currentSlideId,
+    });
+  }
   // Slides cannot change once the poll has answers, so a question's slide is still there; a
   // missing one is treated as a missing question all the same.
   const slide = qaSlide(poll, question.slide_id);

@@ -42,6 +42,17 @@ export async function listTallies(db: Db, pollId: string): Promise<TallyRow[]> {
   return rows.map((row) => ({ slideId: row.slide_id, key: row.key, count: toNumber(row.count), total: row.total }));
 }
 
+/** One slide's counters (the primary key's prefix). */
+export async function listSlideTallies(db: Db, pollId: string, slideId: string): Promise<TallyRow[]> {
+  const rows = await db
+    .selectFrom('slide_tallies')
+    .select(['slide_id', 'key', 'count', 'total'])
+    .where('poll_id', '=', pollId)
+    .where('slide_id', '=', slideId)
+    .execute();
+  return rows.map((row) => ({ slideId: row.slide_id, key: row.key, count: toNumber(row.count), total: row.total }));
+}
+
 /** The newest open-ended answers of a slide, from the (poll_id, kind, slide_id, id) index read backwards. */
 export async function listRecentTexts(
   db: Db,

@@ -14,7 +14,11 @@ export const resultLimits = { recentAnswers: 20, cloudWords: 50, topQuestions: 5
  */
 export async function getResults(deps: PollsDeps, workspaceId: string, pollId: string): Promise<PollResults> {
   // Resolving the poll first keeps workspaces apart: another workspace's poll id is a 404.
-  const poll = await getPoll(deps, workspaceId, pollId);
+  return resultsOf(deps, await getPoll(deps, workspaceId, pollId));
+}
+
+/** The results of a poll already resolved (live sessions read them for their summary). */
+export async function resultsOf(deps: PollsDeps, poll: Poll): Promise<PollResults> {
   const [totals, tallyRows] = await Promise.all([
     results.findPollTotals(deps.db, poll.id),
     results.listTallies(deps.db, poll.id),
@@ -22,6 +26,19 @@ export async function getResults(deps: PollsDeps, workspaceId: string, pollId: s
   const tallies = new TallyIndex(tallyRows);
   const slides = await Promise.all(poll.content.questions.map((slide) => slideResult(deps, poll, slide, tallies)));
   return { pollId: poll.id, totalVoters: totals.voters, slides };
+}
+
+/** One slide's results: what a live session shows on screen, refreshed a few times a second. */
+export async function slideResultOf(deps: PollsDeps, poll: Poll, slide: Slide): Promise<SlideResult> {
+  const tallies = new TallyIndex(await results.listSlideTallies(deps.db, poll.id, slide.id));
+  return slideResult(deps, poll, slide, tallies);
+}
+
+/** How many answers a result counts (questions, on a Q&A slide). */
+export function answerCountOf(result: SlideResult): number {
+  if (result.kind === 'qa') return result.totalQuestions;
+  if (result.kind === 'content') return 0;
+  return result.totalAnswers;
 }
 
 async function slideResult(deps: PollsDeps, poll: Poll, slide: Slide, tallies: TallyIndex): Promise<SlideResult> {

@@ -1,0 +1,68 @@
+import type { Session, SessionAction } from '@pollkit/contracts';
+
+/**
+ * What happened in the domain, as the modules that made it happen announce it: after the change
+ * committed, in the process that made it. Subscribers today: the live-session hub (fan-out to event
+ * streams in every process). The webhook deliveries will subscribe here too.
+ */
+export type DomainEvent =
+  | { type: 'session.created'; workspaceId: string; session: Session }
+  | {
+      type: 'session.changed';
+      workspaceId: string;
+      sessionId: string;
+      /** The number of the event in the session's history (session_events.seq). */
+      seq: number;
+      action: SessionAction;
+    }
+  | { type: 'participant.joined'; workspaceId: string; sessionId: string; participantId: string }
+  | {
+      type: 'answer.created';
+      workspaceId: string;
+      kind: 'vote' | 'response';
+      pollId: string;
+      slideId: string;
+      answerId: string;
+      voterId: string;
+      /** The live session the answer came from; null for answers sent through the API. */
+      sessionId: string | null;
+    }
+  | {
+      type: 'question.upvoted';
+      workspaceId: string;
+      pollId: string;
+      questionId: string;
+      voterId: string;
+      sessionId: string | null;
+    };
+
+export type DomainEventType = DomainEvent['type'];
+
+/**
+ * One in-process publisher of domain events. Subscribers run synchronously and must not throw (a
+ * throwing one is logged through `onError` and the others still run): publishing never fails the
+ * change that was already made.
+ */
+export class DomainEvents {
+  readonly #subscribers: Array<(event: DomainEvent) => void> = [];
+
+  constructor(private readonly onError: (error: unknown, event: DomainEvent) => void = () => {}) {}
+
+  subscribe(subscriber: (event: DomainEvent) => void): () => void {
+    this.#subscribers.push(subscriber);
+    return () => {
+      const index = this.#subscribers.indexOf(subscriber);
+      if (index >= 0) this.#subscribers.splice(index, 1);
+    };
+  }
+
+  publish(event: DomainEvent): void {
+    for (const subscriber of this.#subscribers) {
+      try {
+        subscriber(event);
+      } catch (error) {
+        this.onError(error, event);
+      }
+    }
+  }
+}

@@ -1,0 +1,20 @@
+import type { ParticipantRow, SessionRow } from '../../db/schema.js';
+
+/** A host route called with `X-Host-Token`: the one session the token controls. */
+export interface HostGrant {
+  sessionId: string;
+  workspaceId: string;
+}
+
+/**
+ * A participant route's caller, as the pipeline resolved it: the session the PIN names (open, not
+ * ended), and the participant its `X-Participant-Token` names, if it sent one that does.
+ */
+export interface LiveCaller {
+  session: SessionRow;
+  participant: ParticipantRow | undefined;
+  /** An `X-Participant-Token` was sent but names no participant of this session. */
+  tokenRejected: boolean;
+  /** `X-Participant-Token` as sent (join echoes it back when it resumes). */
+  token: string | undefined;
+}

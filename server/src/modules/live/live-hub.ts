@@ -1,0 +1,657 @@
+import type { Poll, SessionSummary, Slide, SlideResults } from '@pollkit/contracts';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { EventFeed, EventSink, StreamEvent } from '../../core/event-stream.js';
+import type { Database, ParticipantRow, SessionEventRow, SessionRow } from '../../db/schema.js';
+import type { InvalidationBus } from '../../infra/invalidation.js';
+import type { DomainEvent, DomainEvents } from '../events/domain-events.js';
+import { getPoll, type PollsDeps } from '../polls/polls.service.js';
+import { answerCountOf, resultsOf, slideResultOf } from '../results/results.service.js';
+import type { SessionSnapshot } from '../sessions/session-control.js';
+import { snapshotOf, toSession } from '../sessions/session-view.js';
+import { findOpenSessionByPin, findSessionById, listEventsAfter } from '../sessions/sessions.repository.js';
+import { currentSlide, liveState, Standings } from './live-views.js';
+import * as participants from './participants.repository.js';
+
+export interface LiveHubDeps extends PollsDeps {
+  db: Kysely<Database>;
+  /** Carries live-session messages between processes (Redis pub/sub, or in process). */
+  bus: InvalidationBus;
+  events: DomainEvents;
+  log: Pick<Logger, 'error' | 'warn'>;
+  /** The join URL of a PIN (config `LIVE_JOIN_URL`). */
+  joinUrl: (pin: string) => string;
+  /** How often counts and results refresh at most (ms). */
+  refreshIntervalMs?: number;
+}
+
+/** The bus topic of live-session messages: `e <sessionId> <seq>` (history) and `d <sessionId>` (answers). */
+const TOPIC = 'live';
+/** How long a cached session row is trusted by the answer path before it is read again. */
+const SESSION_TTL_MS = 1000;
+const DEFAULT_REFRESH_MS = 250;
+/** Participant tokens kept in memory per process (the oldest are dropped past this). */
+const PARTICIPANT_CACHE_SIZE = 100_000;
+/** Replaced per participant by `leaderboard.you` (JSON escapes NUL, which no stored text contains). */
+const YOU_MARK = '\u0000you';
+const YOU_MARK_JSON = JSON.stringify(YOU_MARK);
+
+interface Subscriber {
+  kind: 'participant' | 'presenter';
+  participantId: string | undefined;
+  sink: EventSink;
+  /** The last history event this stream has been sent (or that its snapshot covered). */
+  lastSeq: number;
+}
+
+/** A history event turned into what each kind of stream is sent. */
+interface Projection {
+  seq: number;
+  ended: boolean;
+  presenter: StreamEvent[];
+  participant: (subscriber: Subscriber) => StreamEvent[];
+}
+
+/**
+ * The live side of sessions in one process: the session rows the answer path reads (cached for a
+ * second at most, and dropped as soon as any process announces a change), participant tokens, and
+ * a channel per session with connected streams. Every process hears every session's changes over
+ * the bus (`REDIS_URL`): a control call in process B reaches the participants connected to process A
+ * because A's channel reads the new history events from the database and sends them. Answers are
+ * announced on the bus at most four times a second per session and process; each channel then reads
+ * the current slide's aggregates once for all its streams — never once per answer per viewer.
+ */
+export class LiveHub {
+  readonly #sessions = new Map<string, { row: SessionRow; loadedAt: number }>();
+  readonly #sessionIdByPin = new Map<string, string>();
+  readonly #participantsByToken = new Map<string, ParticipantRow>();
+  readonly #channels = new Map<string, SessionChannel>();
+  readonly #announced = new Map<string, { at: number; timer: NodeJS.Timeout | undefined }>();
+  readonly refreshIntervalMs: number;
+
+  constructor(readonly deps: LiveHubDeps) {
+    this.refreshIntervalMs = deps.refreshIntervalMs ?? DEFAULT_REFRESH_MS;
+    deps.bus.subscribe(TOPIC, (message) => this.#onBusMessage(message));
+    deps.events.subscribe((event) => this.#onDomainEvent(event));
+  }
+
+  // ---- Session rows -------------------------------------------------------------------------
+
+  /** The open (not ended) session a PIN names, at most a second old. */
+  async sessionByPin(pin: string): Promise<SessionRow | undefined> {
+    const id = this.#sessionIdByPin.get(pin);
+    const cached = id === undefined ? undefined : this.#sessions.get(id);
+    if (cached && Date.now() - cached.loadedAt < SESSION_TTL_MS && cached.row.status !== 'ended') return cached.row;
+    const row = await findOpenSessionByPin(this.deps.db, pin);
+    if (id !== undefined && row?.id !== id) this.#forget(id);
+    if (row) this.remember(row);
+    return row;
+  }
+
+  /** The session row, at most a second old. */
+  async freshSession(id: string): Promise<SessionRow | undefined> {
+    const cached = this.#sessions.get(id);
+    if (cached && Date.now() - cached.loadedAt < SESSION_TTL_MS) return cached.row;
+    const row = await findSessionById(this.deps.db, id);
+    if (row) this.remember(row);
+    else this.#forget(id);
+    return row;
+  }
+
+  /** Keeps a session row just read or written (an older one never replaces a newer one). */
+  remember(row: SessionRow): void {
+    const cached = this.#sessions.get(row.id);
+    if (cached && cached.row.seq > row.seq) return;
+    this.#sessions.set(row.id, { row, loadedAt: Date.now() });
+    if (row.status === 'ended') {
+      if (this.#sessionIdByPin.get(row.pin) === row.id) this.#sessionIdByPin.delete(row.pin);
+    } else {
+      this.#sessionIdByPin.set(row.pin, row.id);
+    }
+  }
+
+  #forget(id: string): void {
+    const cached = this.#sessions.get(id);
+    this.#sessions.delete(id);
+    if (cached && this.#sessionIdByPin.get(cached.row.pin) === id) this.#sessionIdByPin.delete(cached.row.pin);
+  }
+
+  // ---- Participants -------------------------------------------------------------------------
+
+  async participantByTokenHash(tokenHash: string): Promise<ParticipantRow | undefined> {
+    const cached = this.#participantsByToken.get(tokenHash);
+    if (cached) return cached;
+    const row = await participants.findParticipantByTokenHash(this.deps.db, tokenHash);
+    if (row) this.rememberParticipant(row);
+    return row;
+  }
+
+  rememberParticipant(row: ParticipantRow): void {
+    if (this.#participantsByToken.size >= PARTICIPANT_CACHE_SIZE) {
+      // Maps iterate in insertion order: the first key is the oldest.
+      const oldest = this.#participantsByToken.keys().next().value;
+      if (oldest !== undefined) this.#participantsByToken.delete(oldest);
+    }
+    this.#participantsByToken.set(row.token_hash, row);
+  }
+
+  // ---- Between processes ----------------------------------------------------------------------
+
+  #onDomainEvent(event: DomainEvent): void {
+    switch (event.type) {
+      case 'session.changed':
+        this.#publish(`e ${event.sessionId} ${event.seq}`);
+        break;
+      case 'participant.joined':
+        this.#announceActivity(event.sessionId);
+        break;
+      case 'answer.created':
+      case 'question.upvoted':
+        if (event.sessionId !== null) this.#announceActivity(event.sessionId);
+        break;
+      default:
+        break;
+    }
+  }
+
+  #publish(message: string): void {
+    this.deps.bus.publish(TOPIC, message).catch((error: unknown) => {
+      this.deps.log.error({ err: error }, 'could not publish a live-session message');
+    });
+  }
+
+  /** Answers or joins happened: tell every process, at most once per refresh interval per session. */
+  #announceActivity(sessionId: string): void {
+    const now = Date.now();
+    const state = this.#announced.get(sessionId);
+    if (state?.timer) return;
+    const wait = state ? state.at + this.refreshIntervalMs - now : 0;
+    if (wait <= 0) {
+      this.#announced.set(sessionId, { at: now, timer: undefined });
+      this.#publish(`d ${sessionId}`);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.#announced.set(sessionId, { at: Date.now(), timer: undefined });
+      this.#publish(`d ${sessionId}`);
+    }, wait);
+    timer.unref();
+    this.#announced.set(sessionId, { at: state?.at ?? now, timer });
+  }
+
+  #onBusMessage(message: string): void {
+    const [kind, sessionId, seq] = message.split(' ');
+    if (sessionId === undefined) return;
+    if (kind === 'e') {
+      // The next read of this session goes to the database.
+      const cached = this.#sessions.get(sessionId);
+      if (cached && cached.row.seq < Number(seq)) cached.loadedAt = 0;
+      this.#channels.get(sessionId)?.deliverHistory();
+    } else if (kind === 'd') {
+      this.#channels.get(sessionId)?.scheduleRefresh();
+    }
+  }
+
+  // ---- Streams ----------------------------------------------------------------------------------
+
+  /** A participant's stream (`GET /live/{pin}/events`); `participant` when its token named one. */
+  participantFeed(session: SessionRow, participant: ParticipantRow | undefined, lastEventId?: string): EventFeed {
+    return this.#feed(session, { kind: 'participant', participantId: participant?.id }, lastEventId);
+  }
+
+  /** The presenter's stream (`GET /sessions/{id}/events`). */
+  presenterFeed(session: SessionRow, lastEventId?: string): EventFeed {
+    return this.#feed(session, { kind: 'presenter', participantId: undefined }, lastEventId);
+  }
+
+  #feed(
+    session: SessionRow,
+    who: Pick<Subscriber, 'kind' | 'participantId'>,
+    lastEventId: string | undefined,
+  ): EventFeed {
+    let subscriber: Subscriber | undefined;
+    let channel: SessionChannel | undefined;
+    return {
+      start: async (sink) => {
+        subscriber = { ...who, sink, lastSeq: 0 };
+        channel = this.#channelOf(session);
+        await channel.attach(subscriber, lastEventId);
+      },
+      stop: () => {
+        if (channel && subscriber) channel.detach(subscriber);
+      },
+    };
+  }
+
+  #channelOf(session: SessionRow): SessionChannel {
+    let channel = this.#channels.get(session.id);
+    if (!channel) {
+      channel = new SessionChannel(this, session);
+      this.#channels.set(session.id, channel);
+    }
+    return channel;
+  }
+
+  /** Called by a channel that has no stream left. */
+  dropChannel(channel: SessionChannel): void {
+    if (this.#channels.get(channel.sessionId) === channel) this.#channels.delete(channel.sessionId);
+  }
+
+  /** Streams connected to this process (all sessions). */
+  get connectedStreams(): number {
+    let count = 0;
+    for (const channel of this.#channels.values()) count += channel.size;
+    return count;
+  }
+
+  /** Ends every stream (shutdown): clients reconnect, with `Last-Event-ID`, to another process. */
+  closeAll(): void {
+    for (const channel of this.#channels.values()) channel.closeAll();
+    this.#channels.clear();
+    for (const state of this.#announced.values()) if (state.timer) clearTimeout(state.timer);
+  }
+}
+
+/**
+ * The streams of one session in this process. Everything it sends goes through one queue, so each
+ * stream gets the history in order, without gaps or repeats, whatever the timing of connects,
+ * reconnects and changes: a stream is attached with the history event its first events cover
+ * (`lastSeq`), and each history event is sent only to streams that have not seen it.
+ */
+class SessionChannel {
+  readonly sessionId: string;
+  readonly #workspaceId: string;
+  readonly #pollId: string;
+  readonly #subscribers = new Set<Subscriber>();
+  /** The last history event this channel has sent out. */
+  #lastSeq: number;
+  #queue: Promise<void> = Promise.resolve();
+  #refreshTimer: NodeJS.Timeout | undefined;
+  #lastRefresh = 0;
+  #closed = false;
+  /** Streams being attached (their first events are being sent): the channel stays while there are any. */
+  #attaching = 0;
+
+  constructor(
+    private readonly hub: LiveHub,
+    session: SessionRow,
+  ) {
+    this.sessionId = session.id;
+    this.#workspaceId = session.workspace_id;
+    this.#pollId = session.poll_id;
+    this.#lastSeq = session.seq;
+  }
+
+  get size(): number {
+    return this.#subscribers.size;
+  }
+
+  #enqueue(task: () => Promise<void>): Promise<void> {
+    const run = this.#queue.then(task).catch((error: unknown) => {
+      this.hub.deps.log.error({ err: error, sessionId: this.sessionId }, 'live-session stream task failed');
+    });
+    this.#queue = run;
+    return run;
+  }
+
+  #poll(): Promise<Poll> {
+    return getPoll(this.hub.deps, this.#workspaceId, this.#pollId);
+  }
+
+  /**
+   * Sends a new stream what is due on connect, then adds it to the channel. With a `Last-Event-ID`
+   * the channel has sent, it gets the history after it; otherwise the state as it is now.
+   */
+  attach(subscriber: Subscriber, lastEventId: string | undefined): Promise<void> {
+    this.#attaching += 1;
+    return this.#enqueue(async () => {
+      try {
+        await this.#attach(subscriber, lastEventId);
+      } finally {
+        this.#attaching -= 1;
+      }
+    });
+  }
+
+  async #attach(subscriber: Subscriber, lastEventId: string | undefined): Promise<void> {
+    const { db } = this.hub.deps;
+    const row = await findSessionById(db, this.sessionId);
+    if (!row) {
+      subscriber.sink.close();
+      return;
+    }
+    this.hub.remember(row);
+    const poll = await this.#poll();
+    const resumeAfter = lastEventId === undefined ? Number.NaN : Number(lastEventId);
+    if (Number.isSafeInteger(resumeAfter) && resumeAfter >= 0 && resumeAfter <= row.seq) {
+      const missed = await listEventsAfter(db, this.sessionId, resumeAfter);
+      const answered =
+        subscriber.participantId === undefined
+          ? new Set<string>()
+          : await participants.answeredSlides(db, this.sessionId, subscriber.participantId);
+      subscriber.lastSeq = resumeAfter;
+      for (const event of missed) {
+        send(subscriber, await this.#project(event, poll, row, (slideId) => answered.has(slideId)));
+        subscriber.lastSeq = event.seq;
+      }
+    } else {
+      // A stream's first events cover the history up to the row it was built from.
+      subscriber.lastSeq = row.seq;
+      for (const event of await this.#snapshotEvents(row, poll, subscriber)) subscriber.sink.send(event);
+    }
+    if (row.status === 'ended' || this.#closed) {
+      subscriber.sink.close();
+      return;
+    }
+    this.#subscribers.add(subscriber);
+    // The row read here may be newer than what this channel has sent: catch the others up.
+    if (row.seq > this.#lastSeq) await this.#deliverNewEvents();
+  }
+
+  detach(subscriber: Subscriber): void {
+    this.#subscribers.delete(subscriber);
+    if (this.#subscribers.size === 0 && this.#attaching === 0) {
+      if (this.#refreshTimer) clearTimeout(this.#refreshTimer);
+      this.#refreshTimer = undefined;
+      this.#closed = true;
+      this.hub.dropChannel(this);
+    }
+  }
+
+  closeAll(): void {
+    this.#closed = true;
+    if (this.#refreshTimer) clearTimeout(this.#refreshTimer);
+    for (const subscriber of this.#subscribers) subscriber.sink.close();
+    this.#subscribers.clear();
+  }
+
+  /** Some process announced a change: send the history events this channel has not sent yet. */
+  deliverHistory(): void {
+    void this.#enqueue(() => this.#deliverNewEvents());
+  }
+
+  async #deliverNewEvents(): Promise<void> {
+    const { db } = this.hub.deps;
+    const events = await listEventsAfter(db, this.sessionId, this.#lastSeq);
+    if (events.length === 0) return;
+    const row = await findSessionById(db, this.sessionId);
+    if (!row) {
+      this.closeAll();
+      this.hub.dropChannel(this);
+      return;
+    }
+    this.hub.remember(row);
+    const poll = await this.#poll();
+    for (const event of events) {
+      const respondents = await this.#respondentsFor(event, poll);
+      const projection = await this.#project(event, poll, row, (slideId, participantId) =>
+        respondents.slideId === slideId ? respondents.ids.has(participantId) : false,
+      );
+      for (const subscriber of this.#subscribers) {
+        if (subscriber.lastSeq < event.seq) {
+          send(subscriber, projection);
+          subscriber.lastSeq = event.seq;
+        }
+      }
+      this.#lastSeq = event.seq;
+      if (projection.ended) {
+        this.closeAll();
+        this.hub.dropChannel(this);
+        return;
+      }
+    }
+  }
+
+  /** Who already answered the slide a `slide` event moves to (going back to one, they have). */
+  async #respondentsFor(
+    event: SessionEventRow,
+    poll: Poll,
+  ): Promise<{ slideId: string | undefined; ids: Set<string> }> {
+    const snapshot = JSON.parse(event.data) as SessionSnapshot;
+    const slide = currentSlide(poll, snapshot);
+    if (!slide || !isSlideChange(snapshot.action)) return { slideId: undefined, ids: new Set() };
+    return { slideId: slide.id, ids: await participants.slideRespondents(this.hub.deps.db, this.sessionId, slide.id) };
+  }
+
+  /** What a history event becomes on each kind of stream. */
+  async #project(
+    event: SessionEventRow,
+    poll: Poll,
+    row: SessionRow,
+    hasAnswered: (slideId: string, participantId: string) => boolean,
+  ): Promise<Projection> {
+    const snapshot = JSON.parse(event.data) as SessionSnapshot;
+    const id = String(event.seq);
+    const slide = currentSlide(poll, snapshot);
+    const participantCount = await participants.countSessionParticipants(this.hub.deps.db, this.sessionId);
+    const session = toSession(
+      { ...row, ...sessionFields(snapshot) },
+      { slideCount: poll.content.questions.length, participantCount, joinUrl: this.hub.deps.joinUrl(row.pin) },
+    );
+    const presenter: StreamEvent[] = [{ type: 'session', id, data: JSON.stringify(session) }];
+    const ref = JSON.stringify({ slideId: slide?.id ?? null });
+
+    switch (snapshot.action) {
+      case 'start':
+      case 'next':
+      case 'prev':
+      case 'goto': {
+        const unanswered = JSON.stringify(liveState(this.sessionId, poll, snapshot, false));
+        const answered = JSON.stringify(liveState(this.sessionId, poll, snapshot, true));
+        return {
+          seq: event.seq,
+          ended: false,
+          presenter,
+          participant: (subscriber) => [
+            {
+              type: 'slide',
+              id,
+              data:
+                slide && subscriber.participantId && hasAnswered(slide.id, subscriber.participantId)
+                  ? answered
+                  : unanswered,
+            },
+          ],
+        };
+      }
+      case 'showResults': {
+        if (!slide) return { seq: event.seq, ended: false, presenter, participant: () => [] };
+        const results = await this.#slideResults(poll, slide);
+        presenter.push({ type: 'results', id, data: results.forPresenter });
+        return {
+          seq: event.seq,
+          ended: false,
+          presenter,
+          participant: (subscriber) => [
+            { type: 'results', id, data: results.forParticipant(subscriber.participantId) },
+          ],
+        };
+      }
+      case 'hideResults':
+      case 'lock':
+      case 'unlock': {
+        const type =
+          snapshot.action === 'hideResults' ? 'results_hidden' : snapshot.action === 'lock' ? 'locked' : 'unlocked';
+        return { seq: event.seq, ended: false, presenter, participant: () => [{ type, id, data: ref }] };
+      }
+      case 'end': {
+        const summary = await this.#summary(poll, participantCount);
+        presenter.push({ type: 'ended', id, data: summary.forPresenter });
+        return {
+          seq: event.seq,
+          ended: true,
+          presenter,
+          participant: (subscriber) => [{ type: 'ended', id, data: summary.forParticipant(subscriber.participantId) }],
+        };
+      }
+    }
+  }
+
+  /** The results of a slide, with the leaderboard on quiz slides (each participant's own rank spliced in). */
+  async #slideResults(poll: Poll, slide: Slide) {
+    const result = await slideResultOf(this.hub.deps, poll, slide);
+    const standings =
+      slide.kind === 'quiz'
+        ? new Standings(await participants.listScores(this.hub.deps.db, this.sessionId))
+        : undefined;
+    const data = (you: unknown): SlideResults => ({
+      slideId: slide.id,
+      results: result,
+      leaderboard: standings ? { top: standings.top, you: you as null } : null,
+    });
+    return {
+      forPresenter: JSON.stringify(data(null)),
+      forParticipant: personalised(JSON.stringify(data(YOU_MARK)), standings),
+    };
+  }
+
+  async #summary(poll: Poll, participantCount: number) {
+    const results = await resultsOf(this.hub.deps, poll);
+    const hasQuiz = poll.content.questions.some((slide) => slide.kind === 'quiz');
+    const standings = hasQuiz
+      ? new Standings(await participants.listScores(this.hub.deps.db, this.sessionId))
+      : undefined;
+    const data = (you: unknown): SessionSummary => ({
+      sessionId: this.sessionId,
+      participantCount,
+      leaderboard: standings ? { top: standings.top, you: you as null } : null,
+      slides: results.slides,
+    });
+    return {
+      forPresenter: JSON.stringify(data(null)),
+      forParticipant: personalised(JSON.stringify(data(YOU_MARK)), standings),
+    };
+  }
+
+  /** What a stream that connects without `Last-Event-ID` is sent: the state as it is now. */
+  async #snapshotEvents(row: SessionRow, poll: Poll, subscriber: Subscriber): Promise<StreamEvent[]> {
+    const { db } = this.hub.deps;
+    const id = String(row.seq);
+    const snapshot = { action: 'start' as const, ...snapshotOf(row) };
+    const slide = currentSlide(poll, snapshot);
+    const participantCount = await participants.countSessionParticipants(db, this.sessionId);
+    if (row.status === 'ended') {
+      const summary = await this.#summary(poll, participantCount);
+      return subscriber.kind === 'presenter'
+        ? [{ type: 'ended', id, data: summary.forPresenter }]
+        : [{ type: 'ended', id, data: summary.forParticipant(subscriber.participantId) }];
+    }
+    const events: StreamEvent[] = [];
+    if (subscriber.kind === 'presenter') {
+      const session = toSession(row, {
+        slideCount: poll.content.questions.length,
+        participantCount,
+        joinUrl: this.hub.deps.joinUrl(row.pin),
+      });
+      events.push({ type: 'session', id, data: JSON.stringify(session) });
+      events.push({ type: 'counts', id, data: await this.#countsData(poll, slide, participantCount) });
+      if (slide && row.results_visible) {
+        events.push({ type: 'results', id, data: (await this.#slideResults(poll, slide)).forPresenter });
+      }
+      return events;
+    }
+    const answered =
+      slide !== undefined &&
+      subscriber.participantId !== undefined &&
+      (await participants.answeredSlides(db, this.sessionId, subscriber.participantId)).has(slide.id);
+    events.push({ type: 'slide', id, data: JSON.stringify(liveState(this.sessionId, poll, snapshot, answered)) });
+    if (slide && row.results_visible) {
+      const results = await this.#slideResults(poll, slide);
+      events.push({ type: 'results', id, data: results.forParticipant(subscriber.participantId) });
+    }
+    if (slide?.kind === 'qa') {
+      const result = await slideResultOf(this.hub.deps, poll, slide);
+      if (result.kind === 'qa') events.push({ type: 'questions', id, data: questionBoard(slide.id, result) });
+    }
+    return events;
+  }
+
+  async #countsData(poll: Poll, slide: Slide | undefined, participantCount: number): Promise<string> {
+    const result = slide ? await slideResultOf(this.hub.deps, poll, slide) : null;
+    return JSON.stringify({
+      slideId: slide?.id ?? null,
+      answerCount: result ? answerCountOf(result) : 0,
+      participantCount,
+      results: result,
+    });
+  }
+
+  /** Answers or joins happened somewhere: refresh counts (and visible results), at most every interval. */
+  scheduleRefresh(): void {
+    if (this.#refreshTimer || this.#closed) return;
+    const wait = Math.max(0, this.#lastRefresh + this.hub.refreshIntervalMs - Date.now());
+    this.#refreshTimer = setTimeout(() => {
+      this.#refreshTimer = undefined;
+      this.#lastRefresh = Date.now();
+      void this.#enqueue(() => this.#refresh());
+    }, wait);
+    this.#refreshTimer.unref();
+  }
+
+  async #refresh(): Promise<void> {
+    if (this.#subscribers.size === 0) return;
+    const row = await this.hub.freshSession(this.sessionId);
+    if (!row || row.status === 'ended') return;
+    const poll = await this.#poll();
+    const snapshot = { action: 'start' as const, ...snapshotOf(row) };
+    const slide = currentSlide(poll, snapshot);
+    const participantCount = await participants.countSessionParticipants(this.hub.deps.db, this.sessionId);
+    const id = String(this.#lastSeq);
+    const result = slide ? await slideResultOf(this.hub.deps, poll, slide) : null;
+    const counts: StreamEvent = {
+      type: 'counts',
+      id,
+      data: JSON.stringify({
+        slideId: slide?.id ?? null,
+        answerCount: result ? answerCountOf(result) : 0,
+        participantCount,
+        results: result,
+      }),
+    };
+    const results = slide && row.results_visible ? await this.#slideResults(poll, slide) : undefined;
+    const board = slide?.kind === 'qa' && result?.kind === 'qa' ? questionBoard(slide.id, result) : undefined;
+    for (const subscriber of this.#subscribers) {
+      if (subscriber.kind === 'presenter') {
+        subscriber.sink.send(counts);
+        continue;
+      }
+      if (results)
+        subscriber.sink.send({ type: 'results', id, data: results.forParticipant(subscriber.participantId) });
+      if (board) subscriber.sink.send({ type: 'questions', id, data: board });
+    }
+  }
+}
+
+function send(subscriber: Subscriber, projection: Projection): void {
+  const events = subscriber.kind === 'presenter' ? projection.presenter : projection.participant(subscriber);
+  for (const event of events) subscriber.sink.send(event);
+}
+
+function isSlideChange(action: SessionSnapshot['action']): boolean {
+  return action === 'start' || action === 'next' || action === 'prev' || action === 'goto';
+}
+
+/** The session row's fields as a snapshot states them. */
+function sessionFields(snapshot: SessionSnapshot): Partial<SessionRow> {
+  return {
+    status: snapshot.status,
+    current_slide_index: snapshot.slideIndex,
+    results_visible: snapshot.resultsVisible,
+    locked: snapshot.locked,
+  };
+}
+
+/**
+ * JSON made once with `YOU_MARK` where `leaderboard.you` goes, then completed per participant: one
+ * serialisation for everybody, and a string join per stream.
+ */
+function personalised(json: string, standings: Standings | undefined): (participantId: string | undefined) => string {
+  const parts = json.split(YOU_MARK_JSON);
+  if (parts.length !== 2 || !standings) return () => json.replace(YOU_MARK_JSON, 'null');
+  const [before, after] = parts as [string, string];
+  return (participantId) => `${before}${JSON.stringify(standings.of(participantId))}${after}`;
+}
+
+function questionBoard(slideId: string, result: { questions: unknown[] }): string {
+  return JSON.stringify({ slideId, questions: result.questions });
+}

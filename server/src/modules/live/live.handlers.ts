@@ -1,0 +1,10 @@
+import { contract } from '@pollkit/contracts';
+import { defineHandlers } from '../handler.js';
+import * as service from './live.service.js';
+
+export const liveHandlers = defineHandlers(contract.live, {
+  join: ({ ctx, input }) => service.joinSession(ctx.deps, ctx.live, input),
+  events: async ({ ctx }) => service.liveEvents(ctx.deps, ctx.live, ctx.lastEventId),
+  answer: ({ ctx, input }) => service.answerLive(ctx.deps, ctx.live, input),
+  upvote: ({ ctx, input }) => service.upvoteLive(ctx.deps, ctx.live, input),
+});

@@ -1,0 +1,205 @@
+import type {
+  JoinedSession,
+  JoinSessionInput,
+  LiveAnswerInput,
+  LiveAnswerReceipt,
+  LiveUpvoteInput,
+  Question,
+} from '@pollkit/contracts';
+import type { z } from 'zod';
+import { ApiError } from '../../core/api-error.js';
+import type { EventFeed } from '../../core/event-stream.js';
+import { hashSecret, newSecret } from '../../core/secrets.js';
+import { newId } from '../../db/ids.js';
+import type { ParticipantRow } from '../../db/schema.js';
+import { responseValue, voteValue } from '../answers/answer-rules.js';
+import { type AnswersDeps, recordAnswer } from '../answers/answers.service.js';
+import { getPoll } from '../polls/polls.service.js';
+import { upvoteQuestion } from '../questions/questions.service.js';
+import { snapshotOf } from '../sessions/session-view.js';
+import type { LiveCaller } from './live-caller.js';
+import type { LiveHub } from './live-hub.js';
+import { currentSlide, liveState, quizPoints } from './live-views.js';
+import * as participants from './participants.repository.js';
+
+export interface LiveDeps extends AnswersDeps {
+  liveHub: LiveHub;
+}
+
+/** Participant tokens: `ptk_` + 32 random bytes; stored as SHA-256 like every other secret. */
+const TOKEN_PREFIX = 'ptk_';
+
+/**
+ * Resolves what a participant route's caller sent: the session its PIN names (404 when none is
+ * open: unknown and ended PINs look alike) and the participant its token names.
+ */
+export async function resolveLiveCaller(
+  hub: LiveHub,
+  pin: string,
+  token: string | undefined,
+): Promise<LiveCaller | undefined> {
+  const session = await hub.sessionByPin(pin);
+  if (!session) return undefined;
+  if (token === undefined) return { session, participant: undefined, tokenRejected: false, token };
+  const participant = token.startsWith(TOKEN_PREFIX) ? await hub.participantByTokenHash(hashSecret(token)) : undefined;
+  if (participant?.session_id !== session.id) return { session, participant: undefined, tokenRejected: true, token };
+  return { session, participant, tokenRejected: false, token };
+}
+
+function toParticipant(row: ParticipantRow, score: number) {
+  return { id: row.id, name: row.name, score, joinedAt: row.created_at.toISOString() };
+}
+
+/**
+ * `POST /live/{pin}/join`. A token that names a participant of this session resumes it (name,
+ * answers and score kept); otherwise a new participant joins. An unknown token is not an error
+ * here (it may be from an earlier session on the same PIN): the caller simply joins anew.
+ */
+export async function joinSession(
+  deps: LiveDeps,
+  caller: LiveCaller,
+  input: z.output<typeof JoinSessionInput>,
+): Promise<JoinedSession> {
+  const { session } = caller;
+  const poll = await getPoll(deps, session.workspace_id, session.poll_id);
+  const snapshot = { action: 'start' as const, ...snapshotOf(session) };
+  const slide = currentSlide(poll, snapshot);
+
+  if (caller.participant && caller.token) {
+    const participant = caller.participant;
+    const [score, answered] = await Promise.all([
+      participants.participantScore(deps.db, session.id, participant.id),
+      participants.answeredSlides(deps.db, session.id, participant.id),
+    ]);
+    return {
+      participant: toParticipant(participant, score),
+      participantToken: caller.token,
+      resumed: true,
+      state: liveState(session.id, poll, snapshot, slide !== undefined && answered.has(slide.id)),
+    };
+  }
+
+  const token = newSecret(TOKEN_PREFIX);
+  const row = await participants.insertParticipant(deps.db, {
+    id: newId('participant'),
+    session_id: session.id,
+    token_hash: hashSecret(token),
+    name: input.name ?? null,
+  });
+  deps.liveHub.rememberParticipant(row);
+  deps.events.publish({
+    type: 'participant.joined',
+    workspaceId: session.workspace_id,
+    sessionId: session.id,
+    participantId: row.id,
+  });
+  return {
+    participant: toParticipant(row, 0),
+    participantToken: token,
+    resumed: false,
+    state: liveState(session.id, poll, snapshot, false),
+  };
+}
+
+/** The participant a route needs: 401 without a token, or with one that names nobody here. */
+function requireParticipant(caller: LiveCaller): ParticipantRow {
+  if (caller.participant) return caller.participant;
+  if (caller.tokenRejected) {
+    throw new ApiError('invalid_participant_token', 'The X-Participant-Token names no participant of this session');
+  }
+  throw new ApiError('missing_authorization', 'Send the participant token from the join as X-Participant-Token');
+}
+
+/**
+ * `POST /live/{pin}/answers`: the current slide only, while it is unlocked (and, on a quiz, within
+ * its time limit, timed by the server from the moment the slide went live). Stored through the
+ * same writer as API votes and responses, with the session and the quiz points, so results, CSV
+ * export and the leaderboard all read it.
+ */
+export async function answerLive(
+  deps: LiveDeps,
+  caller: LiveCaller,
+  input: z.output<typeof LiveAnswerInput>,
+): Promise<LiveAnswerReceipt> {
+  const participant = requireParticipant(caller);
+  const receivedAt = Date.now();
+  const session = (await deps.liveHub.freshSession(caller.session.id)) ?? caller.session;
+  if (session.status !== 'active') {
+    throw new ApiError('session_not_active', `The session is ${session.status}; it takes no answers`, {
+      status: session.status,
+    });
+  }
+  const poll = await getPoll(deps, session.workspace_id, session.poll_id);
+  const slide = poll.content.questions[session.current_slide_index];
+  if (!slide || slide.id !== input.slideId) {
+    throw new ApiError('slide_not_active', `Slide '${input.slideId}' is not the current slide`, {
+      currentSlideId: slide?.id ?? null,
+    });
+  }
+  if (session.locked) throw new ApiError('slide_locked', 'The presenter locked this slide');
+  const elapsedMs = receivedAt - (session.slide_started_at?.getTime() ?? receivedAt);
+  if (slide.kind === 'quiz' && elapsedMs > slide.timeLimitSec * 1000) {
+    throw new ApiError('time_up', `The ${slide.timeLimitSec}-second time limit of this question has passed`, {
+      timeLimitSec: slide.timeLimitSec,
+    });
+  }
+
+  const kind = slide.kind === 'multiple_choice' ? 'vote' : 'response';
+  const receipt = await recordAnswer(
+    deps,
+    session.workspace_id,
+    { id: poll.id, slideId: slide.id, voterId: participant.id },
+    kind,
+    (judged) =>
+      judged.kind === 'multiple_choice' ? voteValue(judged, input.optionIds ?? []) : responseValue(judged, input),
+    {
+      sessionId: session.id,
+      points: (judged, value) => (judged.kind === 'quiz' ? quizPoints(judged, value.optionIds ?? [], elapsedMs) : null),
+    },
+  );
+  return {
+    id: receipt.id,
+    sessionId: session.id,
+    slideId: receipt.slideId,
+    participantId: participant.id,
+    createdAt: receipt.createdAt,
+  };
+}
+
+/** `POST /live/{pin}/questions/{questionId}/upvotes`: a question of the Q&A slide on screen. */
+export async function upvoteLive(
+  deps: LiveDeps,
+  caller: LiveCaller,
+  input: z.output<typeof LiveUpvoteInput>,
+): Promise<Question> {
+  const participant = requireParticipant(caller);
+  const session = (await deps.liveHub.freshSession(caller.session.id)) ?? caller.session;
+  if (session.status !== 'active') {
+    throw new ApiError('session_not_active', `The session is ${session.status}`, { status: session.status });
+  }
+  const poll = await getPoll(deps, session.workspace_id, session.poll_id);
+  const slide = poll.content.questions[session.current_slide_index];
+  const question = await upvoteQuestion(
+    deps,
+    session.workspace_id,
+    { id: poll.id, questionId: input.questionId, voterId: participant.id },
+    { currentSlideId: slide?.id ?? '' },
+  );
+  deps.events.publish({
+    type: 'question.upvoted',
+    workspaceId: session.workspace_id,
+    pollId: poll.id,
+    questionId: question.id,
+    voterId: participant.id,
+    sessionId: session.id,
+  });
+  return question;
+}
+
+/** `GET /live/{pin}/events`: a bad token is refused; no token is an anonymous viewer. */
+export function liveEvents(deps: LiveDeps, caller: LiveCaller, lastEventId: string | undefined): EventFeed {
+  if (caller.tokenRejected) {
+    throw new ApiError('invalid_participant_token', 'The X-Participant-Token names no participant of this session');
+  }
+  return deps.liveHub.participantFeed(caller.session, caller.participant, lastEventId);
+}

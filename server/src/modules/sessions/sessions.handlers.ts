@@ -1,0 +1,12 @@
+import { contract } from '@pollkit/contracts';
+import { defineHandlers, hostWorkspaceId } from '../handler.js';
+import * as service from './sessions.service.js';
+
+export const sessionsHandlers = defineHandlers(contract.sessions, {
+  create: ({ ctx, input }) => service.createSession(ctx.deps, ctx.credential.workspaceId, input),
+  list: ({ ctx, input }) => service.listSessions(ctx.deps, ctx.credential.workspaceId, input),
+  get: ({ ctx, input }) => service.getSession(ctx.deps, hostWorkspaceId(ctx), input.id),
+  control: ({ ctx, input }) => service.controlSession(ctx.deps, hostWorkspaceId(ctx), input),
+  qrCode: ({ ctx, input }) => service.sessionQrCode(ctx.deps, hostWorkspaceId(ctx), input.id),
+  events: ({ ctx, input }) => service.sessionEvents(ctx.deps, hostWorkspaceId(ctx), input.id, ctx.lastEventId),
+});

@@ -1,0 +1,125 @@
+import type { SessionStatus } from '@pollkit/contracts';
+import { type Kysely, sql } from 'kysely';
+import { toNumber } from '../../db/database.js';
+import type { Database, SessionEventRow, SessionRow } from '../../db/schema.js';
+
+export function insertSession(
+  db: Kysely<Database>,
+  session: { id: string; workspace_id: string; poll_id: string; pin: string; host_token_hash: string },
+): Promise<SessionRow> {
+  return db
+    .insertInto('sessions')
+    .values({ ...session, status: 'pending' })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function findSession(db: Kysely<Database>, workspaceId: string, id: string): Promise<SessionRow | undefined> {
+  return db
+    .selectFrom('sessions')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export function findSessionById(db: Kysely<Database>, id: string): Promise<SessionRow | undefined> {
+  return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The session a PIN names now: PINs are unique among sessions that have not ended. */
+export function findOpenSessionByPin(db: Kysely<Database>, pin: string): Promise<SessionRow | undefined> {
+  return db.selectFrom('sessions').selectAll().where('pin', '=', pin).where('status', '<>', 'ended').executeTakeFirst();
+}
+
+/** Newest first; `beforeId` is the last id of the previous page. */
+export function listSessions(
+  db: Kysely<Database>,
+  workspaceId: string,
+  options: {
+    limit: number;
+    beforeId?: string | undefined;
+    pollId?: string | undefined;
+    status?: SessionStatus | undefined;
+  },
+): Promise<SessionRow[]> {
+  let query = db.selectFrom('sessions').selectAll().where('workspace_id', '=', workspaceId);
+  if (options.pollId) query = query.where('poll_id', '=', options.pollId);
+  if (options.status) query = query.where('status', '=', options.status);
+  if (options.beforeId) query = query.where('id', '<', options.beforeId);
+  return query.orderBy('id', 'desc').limit(options.limit).execute();
+}
+
+/** Participants per session, for a page of sessions at once. */
+export async function countParticipants(
+  db: Kysely<Database>,
+  sessionIds: readonly string[],
+): Promise<Map<string, number>> {
+  if (sessionIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('session_participants')
+    .select(['session_id', (eb) => eb.fn.countAll().as('count')])
+    .where('session_id', 'in', sessionIds)
+    .groupBy('session_id')
+    .execute();
+  return new Map(rows.map((row) => [row.session_id, toNumber(row.count as string | number)]));
+}
+
+/** What a control action changes in a session row. */
+export interface SessionChanges {
+  status?: SessionStatus;
+  current_slide_index?: number;
+  results_visible?: boolean;
+  locked?: boolean;
+  slide_started_at?: Date | null;
+  started_at?: Date;
+  ended_at?: Date;
+}
+
+/**
+ * Applies a control action as one transaction: the session row, locked and checked by `decide`
+ * (which throws to refuse), moves to its next state and next event number, and the event is added
+ * to the session's history — so every process that replays the history sees the same events in the
+ * same order, whichever process wrote them.
+ */
+export async function applySessionChange(
+  db: Kysely<Database>,
+  workspaceId: string,
+  id: string,
+  decide: (session: SessionRow) => { changes: SessionChanges; event: { type: string; data: string } },
+): Promise<{ session: SessionRow; event: SessionEventRow } | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const current = await trx
+      .selectFrom('sessions')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!current) return undefined;
+    const { changes, event } = decide(current);
+    const session = await trx
+      .updateTable('sessions')
+      .set({ ...changes, seq: sql<number>`seq + 1` })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const row = await trx
+      .insertInto('session_events')
+      .values({ session_id: id, seq: session.seq, type: event.type, data: event.data })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { session, event: row };
+  });
+}
+
+/** The history after event `afterSeq`, oldest first. */
+export function listEventsAfter(db: Kysely<Database>, sessionId: string, afterSeq: number): Promise<SessionEventRow[]> {
+  return db
+    .selectFrom('session_events')
+    .selectAll()
+    .where('session_id', '=', sessionId)
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .execute();
+}

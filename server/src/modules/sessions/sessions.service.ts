@@ -1,0 +1,195 @@
+import { randomInt } from 'node:crypto';
+import type {
+  CreatedSession,
+  CreateSessionInput,
+  ListSessionsInput,
+  Session,
+  SessionControlInput,
+  SessionList,
+} from '@pollkit/contracts';
+import { renderSVG } from 'uqr';
+import type { z } from 'zod';
+import { ApiError } from '../../core/api-error.js';
+import type { EventFeed } from '../../core/event-stream.js';
+import { keysetPage } from '../../core/paging.js';
+import { hashSecret, newSecret } from '../../core/secrets.js';
+import { newId } from '../../db/ids.js';
+import type { SessionRow } from '../../db/schema.js';
+import type { DomainEvents } from '../events/domain-events.js';
+import type { LiveHub } from '../live/live-hub.js';
+import { getPoll, type PollsDeps } from '../polls/polls.service.js';
+import { decideControl } from './session-control.js';
+import { toSession } from './session-view.js';
+import * as sessions from './sessions.repository.js';
+
+export interface SessionsDeps extends PollsDeps {
+  events: DomainEvents;
+  liveHub: LiveHub;
+  /** The audience's join URL for a PIN (config `LIVE_JOIN_URL`). */
+  joinUrl: (pin: string) => string;
+}
+
+const notFound = () => ApiError.notFound('Session');
+
+/** Six random digits. With PIN-failure limits per IP address, guessing one takes years. */
+function newPin(): string {
+  return String(randomInt(0, 1_000_000)).padStart(6, '0');
+}
+
+/** A PIN taken by another open session: the partial unique index says so. */
+function isPinTaken(error: unknown): boolean {
+  return (error as { code?: unknown }).code === '23505';
+}
+
+const PIN_ATTEMPTS = 20;
+
+async function present(deps: SessionsDeps, row: SessionRow, slideCount?: number): Promise<Session> {
+  const counts = await sessions.countParticipants(deps.db, [row.id]);
+  const count = slideCount ?? (await getPoll(deps, row.workspace_id, row.poll_id)).content.questions.length;
+  return toSession(row, {
+    slideCount: count,
+    participantCount: counts.get(row.id) ?? 0,
+    joinUrl: deps.joinUrl(row.pin),
+  });
+}
+
+/**
+ * `POST /sessions`: a pending session of a published poll, with a PIN no open session has (a
+ * random PIN is retried on the rare collision) and a host token shown this once.
+ */
+export async function createSession(
+  deps: SessionsDeps,
+  workspaceId: string,
+  input: z.output<typeof CreateSessionInput>,
+): Promise<CreatedSession> {
+  const poll = await getPoll(deps, workspaceId, input.pollId);
+  if (poll.status === 'draft') {
+    throw new ApiError('poll_not_published', 'Publish the poll before presenting it in a session');
+  }
+  if (poll.status === 'closed') throw new ApiError('poll_closed', 'The poll is closed; reopen it to present it');
+  const hostToken = newSecret('pht_');
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const row = await sessions.insertSession(deps.db, {
+        id: newId('session'),
+        workspace_id: workspaceId,
+        poll_id: poll.id,
+        pin: newPin(),
+        host_token_hash: hashSecret(hostToken),
+      });
+      deps.liveHub.remember(row);
+      const session = toSession(row, {
+        slideCount: poll.content.questions.length,
+        participantCount: 0,
+        joinUrl: deps.joinUrl(row.pin),
+      });
+      deps.events.publish({ type: 'session.created', workspaceId, session });
+      return { ...session, hostToken };
+    } catch (error) {
+      if (!isPinTaken(error) || attempt >= PIN_ATTEMPTS) throw error;
+    }
+  }
+}
+
+export async function getSession(deps: SessionsDeps, workspaceId: string, id: string): Promise<Session> {
+  const row = await sessions.findSession(deps.db, workspaceId, id);
+  if (!row) throw notFound();
+  return present(deps, row);
+}
+
+export async function listSessions(
+  deps: SessionsDeps,
+  workspaceId: string,
+  input: z.output<typeof ListSessionsInput>,
+): Promise<SessionList> {
+  const page = await keysetPage(
+    input,
+    'ses',
+    ({ beforeId, limit }) =>
+      sessions.listSessions(deps.db, workspaceId, { limit, beforeId, pollId: input.pollId, status: input.status }),
+    (row) => row,
+  );
+  const counts = await sessions.countParticipants(
+    deps.db,
+    page.data.map((row) => row.id),
+  );
+  const slideCounts = new Map<string, number>();
+  for (const row of page.data) {
+    if (!slideCounts.has(row.poll_id)) {
+      const poll = await getPoll(deps, workspaceId, row.poll_id);
+      slideCounts.set(row.poll_id, poll.content.questions.length);
+    }
+  }
+  return {
+    data: page.data.map((row) =>
+      toSession(row, {
+        slideCount: slideCounts.get(row.poll_id) ?? 0,
+        participantCount: counts.get(row.id) ?? 0,
+        joinUrl: deps.joinUrl(row.pin),
+      }),
+    ),
+    nextCursor: page.nextCursor,
+  };
+}
+
+/**
+ * `POST /sessions/{id}/control`: the action is decided and recorded under the session's row lock
+ * (session-control.ts), then announced; every process's streams send it (modules/live/live-hub.ts).
+ */
+export async function controlSession(
+  deps: SessionsDeps,
+  workspaceId: string,
+  input: z.output<typeof SessionControlInput>,
+): Promise<Session> {
+  const existing = await sessions.findSession(deps.db, workspaceId, input.id);
+  if (!existing) throw notFound();
+  const poll = await getPoll(deps, workspaceId, existing.poll_id);
+  const slideCount = poll.content.questions.length;
+  const applied = await sessions.applySessionChange(deps.db, workspaceId, input.id, (current) => {
+    const { changes, snapshot } = decideControl(current, slideCount, input.action, input.slideIndex, new Date());
+    return { changes, event: { type: input.action, data: JSON.stringify(snapshot) } };
+  });
+  if (!applied) throw notFound();
+  deps.liveHub.remember(applied.session);
+  deps.events.publish({
+    type: 'session.changed',
+    workspaceId,
+    sessionId: applied.session.id,
+    seq: applied.event.seq,
+    action: input.action,
+  });
+  return present(deps, applied.session, slideCount);
+}
+
+/** `GET /sessions/{id}/qr.svg`: the join URL as a QR code (uqr: medium error correction, a quiet border). */
+export async function sessionQrCode(deps: SessionsDeps, workspaceId: string, id: string): Promise<string> {
+  const row = await sessions.findSession(deps.db, workspaceId, id);
+  if (!row) throw notFound();
+  return renderSVG(deps.joinUrl(row.pin), { ecc: 'M', border: 2 });
+}
+
+/** `GET /sessions/{id}/events`: the presenter's stream. */
+export async function sessionEvents(
+  deps: SessionsDeps,
+  workspaceId: string,
+  id: string,
+  lastEventId: string | undefined,
+): Promise<EventFeed> {
+  const row = await sessions.findSession(deps.db, workspaceId, id);
+  if (!row) throw notFound();
+  return deps.liveHub.presenterFeed(row, lastEventId);
+}
+
+/**
+ * `X-Host-Token`: whether it is the token of session `id` (by SHA-256, as every secret). Answers
+ * the session's workspace, or undefined for an unknown session or a wrong token.
+ */
+export async function authenticateHost(
+  deps: Pick<SessionsDeps, 'db'>,
+  id: string,
+  token: string,
+): Promise<{ sessionId: string; workspaceId: string } | undefined> {
+  const row = await sessions.findSessionById(deps.db, id);
+  if (!row || row.host_token_hash !== hashSecret(token)) return undefined;
+  return { sessionId: row.id, workspaceId: row.workspace_id };
+}
