@@ -39,7 +39,8 @@ export interface EventStreamOptions extends Omit<RequestOptions, 'idempotencyKey
   lastEventId?: string;
   /**
    * Reconnections in a row, after the stream was open, that may fail before the stream gives up and
-   * throws the last failure; the count starts again at every event received. 10 by default.
+   * throws the last failure; a connection that delivered an event or a heartbeat starts the count
+   * again. 10 by default.
    */
   maxReconnects?: number;
   /**
@@ -135,6 +136,8 @@ class SseEventStream<T> implements EventStream<T> {
   /** The server's SSE `retry:` value: the first wait before a reconnection. */
   #retryMs: number | undefined;
   #closed = false;
+  /** Whether the current connection has delivered an event or a heartbeat: it was no failed reconnection. */
+  #heard = false;
 
   constructor(config: RequestConfig, route: RouteDefinition, input: unknown, options: EventStreamOptions) {
     this.#config = config;
@@ -207,12 +210,12 @@ class SseEventStream<T> implements EventStream<T> {
             accessToken = await tokens.token(config, stopped);
             headers.set('authorization', `Bearer ${accessToken}`);
           }
+          this.#heard = false;
           const open = await this.#connect({ ...prepared, headers }, number, settings);
           // 204: the server has nothing to stream and asks not to reconnect.
           if (open === undefined) return;
           opened = true;
           for await (const event of this.#read(open, settings)) {
-            failures = 0;
             yield event as T;
             if (event.type === 'ended') return;
           }
@@ -236,6 +239,8 @@ class SseEventStream<T> implements EventStream<T> {
           if (reason === undefined) throw error;
           failure = error;
         }
+        // A connection that delivered anything was a working one: the count of failures in a row restarts.
+        if (this.#heard) failures = 0;
         if (failures >= (opened ? settings.maxReconnects : settings.maxRetries)) throw failure;
         const delay = backoffDelay(reason, failures++, {
           retryBaseDelayMs: this.#retryMs ?? config.retryBaseDelayMs,
@@ -347,11 +352,17 @@ class SseEventStream<T> implements EventStream<T> {
     const messages: EventSourceMessage[] = [];
     let overflow = false;
     const parser = createParser({
-      onEvent: (message) => messages.push(message),
+      onEvent: (message) => {
+        this.#heard = true;
+        messages.push(message);
+      },
       onRetry: (ms) => {
         this.#retryMs = ms;
       },
-      // Heartbeats (`: ping`) are comments: they only keep the idle timer from firing.
+      // Heartbeats are comments (`: ping`): no event, but a sign of a working connection.
+      onComment: () => {
+        this.#heard = true;
+      },
       onError: (error) => {
         // Unknown fields and a malformed `retry:` are ignored, as the SSE spec says.
         if (error.type === 'max-buffer-size-exceeded') overflow = true;
