@@ -31,7 +31,12 @@ import { backoffDelay, type RetryReason, retryReasonOf, sleep } from './retry.js
  * `idleTimeout`, or the server closing the stream before the `ended` event) is reopened with the
  * `Last-Event-ID` of the last event received, so the server replays what was missed.
  */
-export interface EventStreamOptions extends Omit<RequestOptions, 'idempotencyKey'> {
+export interface EventStreamOptions extends Omit<RequestOptions, 'idempotencyKey' | 'timeout'> {
+  /**
+   * Milliseconds each connection may take to answer (the status and headers, or a whole error
+   * answer); overrides the client's `timeout`. The stream itself has no end in time: see `idleTimeout`.
+   */
+  timeout?: number;
   /**
    * Resume after this event id (sent as `Last-Event-ID` on the first connection): the events of the
    * session's history after it are replayed first. `stream.lastEventId` of an earlier stream fits.
@@ -68,8 +73,11 @@ export interface EventStreamOptions extends Omit<RequestOptions, 'idempotencyKey
  *
  * Nothing is sent until the iteration starts. The stream reconnects by itself when the connection
  * drops (see {@link EventStreamOptions}), and finishes after the session's `ended` event. `break`
- * out of the loop, or call {@link close}, to stop listening: either closes the connection. An
- * iterator is read once: a second loop over the same stream continues where the first stopped.
+ * out of the loop, or call {@link close}, to stop listening: either closes the connection. A stream
+ * is read once: after a `break`, a second loop over it finds it finished.
+ *
+ * An event of a type this SDK does not know (from a newer server) is yielded as it came, unless
+ * `validateResponses` is on, which checks every event against the route's union.
  */
 export interface EventStream<T> extends AsyncIterable<T> {
   /** The id of the last event received that had one; sent as `Last-Event-ID` when reconnecting. */
@@ -307,6 +315,7 @@ class SseEventStream<T> implements EventStream<T> {
         throw PollkitError.from({ status: response.status, headers: response.headers, text });
       }
     } catch (error) {
+      connection.abort();
       if (error instanceof PollkitError || this.#controller.signal.aborted) throw error;
       if (timedOut) {
         throw new TimeoutError(
@@ -334,7 +343,9 @@ class SseEventStream<T> implements EventStream<T> {
     const connection = new AbortController();
     const stopped = this.#controller.signal;
     if (stopped.aborted) connection.abort(stopped.reason);
-    else stopped.addEventListener('abort', () => connection.abort(stopped.reason), { once: true });
+    // Removed once the connection is over (every path through #connect and #read aborts it), so
+    // reconnections do not pile listeners up on the stream's signal.
+    else stopped.addEventListener('abort', () => connection.abort(stopped.reason), { signal: connection.signal });
     return connection;
   }
 
