@@ -65,7 +65,7 @@ export const ParticipantEvent = z
     event(
       'results',
       SlideResults,
-      'The presenter showed the current slide’s results; refreshed (without an id) while they stay visible.',
+      'The presenter showed the current slide’s results; refreshed as answers arrive while they stay visible.',
     ),
     event('results_hidden', SlideRef, 'The presenter hid the results.'),
     event('locked', SlideRef, 'The current slide no longer takes answers.'),

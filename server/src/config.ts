@@ -63,8 +63,10 @@ const ConfigSchema = z.object({
       message: 'must be an absolute URL containing {pin}',
     })
     .optional(),
-  /** Requests per minute per IP address on the participant routes (`/live/{pin}/…`). */
+  /** Requests per minute per IP address on the participant routes (`/live/{pin}/…`) that name no participant. */
   LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  /** Requests per minute per participant (a valid `X-Participant-Token`) on the participant routes. */
+  LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   /** Unknown PINs per minute per IP address before that address is refused every PIN until the minute ends. */
   LIVE_PIN_MISSES_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   /** How often an idle event stream gets a heartbeat comment. */

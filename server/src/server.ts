@@ -58,6 +58,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     close: () => {
       closing ??= (async () => {
         deps.state.shuttingDown = true;
+        // Event streams never finish by themselves: end them now (clients reconnect elsewhere with
+        // Last-Event-ID) so that draining waits only for ordinary requests.
+        deps.liveHub.closeAll();
         await app.close();
         await closeDeps(deps);
       })();

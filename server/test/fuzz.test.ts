@@ -57,6 +57,14 @@ const seeds: Record<string, (world: World) => Record<string, unknown>[]> = {
     { id: world.pollId, voterId: 'fuzz-voter', slideId: 'capital', optionIds: ['paris'] },
     { id: world.pollId, voterId: 'fuzz-voter', slideId: 'ask', text: 'Why?' },
   ],
+  // The world's session is on its Q&A slide (`ask`), so questions are answers and upvotes apply.
+  sessionsControl: (world) => [
+    { id: world.sessionId, action: 'showResults' },
+    { id: world.sessionId, action: 'goto', slideIndex: 1 },
+  ],
+  liveJoin: (world) => [{ pin: world.pin, name: 'Fuzzer' }],
+  liveAnswer: (world) => [{ pin: world.pin, slideId: 'ask', text: 'Why?' }],
+  liveUpvote: (world) => [{ pin: world.pin, questionId: world.questionId }],
 };
 
 /** What path parameters and ids can name: one of each resource, made afresh after any 2xx. */
@@ -65,6 +73,10 @@ interface World {
   pollId: string;
   questionId: string;
   keyId: string;
+  /** An active session of the poll, on its Q&A slide, with one participant. */
+  sessionId: string;
+  pin: string;
+  participantToken: string;
 }
 
 let t: TestServer;
@@ -81,7 +93,12 @@ beforeAll(async () => {
   imageHost = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
   await new Promise<void>((resolve) => imageHost.listen(0, '127.0.0.1', resolve));
   imageUrl = `http://127.0.0.1:${(imageHost.address() as AddressInfo).port}/pixel.png`;
-  t = await startTestServer({ MEDIA_ALLOW_LOOPBACK: 'true' });
+  // Hostile PINs are unknown PINs: without room for them, the PIN-miss limit would answer 429, not 404.
+  t = await startTestServer({
+    MEDIA_ALLOW_LOOPBACK: 'true',
+    LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000000',
+    LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
+  });
   world = await newWorld();
   firstWorld = world;
 });
@@ -112,12 +129,38 @@ async function newWorld(apiKey?: string): Promise<World> {
     call('PATCH', `${t.api}/polls/${poll.id}/questions/${question.id}`, { apiKey: key, body: { status: 'approved' } }),
   );
   const created = await ok(call('POST', `${t.api}/keys`, { apiKey: key, body: { name: 'fuzz target' } }));
-  return { apiKey: key, pollId: poll.id, questionId: question.id, keyId: created.id };
+  const session = await ok(call('POST', `${t.api}/sessions`, { apiKey: key, body: { pollId: poll.id } }));
+  await ok(call('POST', `${t.api}/sessions/${session.id}/control`, { apiKey: key, body: { action: 'start' } }));
+  await ok(
+    call('POST', `${t.api}/sessions/${session.id}/control`, {
+      apiKey: key,
+      body: { action: 'goto', slideIndex: 5 },
+    }),
+  );
+  const joined = await ok(call('POST', `${t.api}/live/${session.pin}/join`, { body: { name: 'World' } }));
+  return {
+    apiKey: key,
+    pollId: poll.id,
+    questionId: question.id,
+    keyId: created.id,
+    sessionId: session.id,
+    pin: session.pin,
+    participantToken: joined.participantToken,
+  };
 }
 
 /** Strings a generic sample may use, in order of preference: ids of the world first. */
 function sampleStrings(current: World): string[] {
-  return [current.pollId, current.questionId, current.keyId, 'a', imageUrl, 'Sample text'];
+  return [
+    current.pollId,
+    current.questionId,
+    current.keyId,
+    current.sessionId,
+    current.pin,
+    'a',
+    imageUrl,
+    'Sample text',
+  ];
 }
 
 /** `value` with the first world's ids replaced by the current world's, everywhere in it. */
@@ -126,7 +169,9 @@ function bind(value: unknown): unknown {
     return value
       .replaceAll(firstWorld.pollId, world.pollId)
       .replaceAll(firstWorld.questionId, world.questionId)
-      .replaceAll(firstWorld.keyId, world.keyId);
+      .replaceAll(firstWorld.keyId, world.keyId)
+      .replaceAll(firstWorld.sessionId, world.sessionId)
+      .replaceAll(firstWorld.pin, world.pin);
   }
   if (Array.isArray(value)) return value.map(bind);
   if (value !== null && typeof value === 'object') {
@@ -179,12 +224,35 @@ function requestOf(route: RouteDefinition, input: Record<string, unknown>) {
 
 async function send(route: RouteDefinition, input: Record<string, unknown>): Promise<JsonResponse> {
   const request = requestOf(route, bind(input) as Record<string, unknown>);
+  // Participants hold no API key: the PIN and their token are their way in.
+  const participant = route.auth === 'participant';
+  const headers: Record<string, string> = participant ? { 'x-participant-token': world.participantToken } : {};
+  if (request.rawBody !== undefined) headers['content-type'] = 'application/json';
+  if (route.format === 'sse')
+    return openStream(request.url, participant ? headers : { ...headers, authorization: `Bearer ${world.apiKey}` });
   return call(request.method, request.url, {
-    apiKey: world.apiKey,
-    ...(request.rawBody === undefined
-      ? {}
-      : { rawBody: request.rawBody, headers: { 'content-type': 'application/json' } }),
+    ...(participant ? {} : { apiKey: world.apiKey }),
+    headers,
+    ...(request.rawBody === undefined ? {} : { rawBody: request.rawBody }),
   });
+}
+
+/** An event stream never ends by itself: a 200 is its head; an error is read whole. */
+async function openStream(url: string, headers: Record<string, string>): Promise<JsonResponse> {
+  const controller = new AbortController();
+  const response = await fetch(url, { headers, signal: controller.signal });
+  if (response.status === 200) {
+    controller.abort();
+    return { status: 200, headers: response.headers, body: undefined, text: '' };
+  }
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, headers: response.headers, body, text };
 }
 
 /** Everything the API can write, in one row (idempotency records aside) and the media files. */
@@ -205,7 +273,11 @@ async function storedState(): Promise<string> {
       (select coalesce(sum(count), 0) from open_text_counts) as texts,
       (select coalesce(sum(count), 0) from word_counts) as words,
       (select count(*) from oauth_clients) as oauth_clients,
-      (select count(*) from oauth_tokens) as oauth_tokens
+      (select count(*) from oauth_tokens) as oauth_tokens,
+      (select count(*) from sessions) as sessions,
+      (select coalesce(sum(seq), 0) from sessions) as session_seqs,
+      (select count(*) from session_participants) as participants,
+      (select count(*) from session_events) as session_events
   `.execute(t.server.deps.db);
   const media = await readdir(join(t.server.deps.config.DATA_DIR, 'media')).catch(() => []);
   return JSON.stringify({ ...rows[0], media: media.length });

@@ -161,19 +161,33 @@ describe('the OpenAPI document', () => {
       const operation = served.paths[route.path]?.[route.method.toLowerCase()];
       expect(operation, id).toBeDefined();
       expect(operation).toMatchObject({ operationId: id, summary: route.summary, tags: [...route.tags] });
-      // A route without a scope takes any OAuth token.
-      expect(operation.security, id).toEqual([{ ApiKey: [] }, { OAuth2: route.scope ? [route.scope] : [] }]);
+      // A route without a scope takes any OAuth token; host routes also the session's host token;
+      // participant routes no workspace credential at all.
+      const workspace = [{ ApiKey: [] }, { OAuth2: route.scope ? [route.scope] : [] }];
+      const security = {
+        workspace,
+        host: [...workspace, { HostToken: [] }],
+        participant: route.errors.includes('missing_authorization')
+          ? [{ ParticipantToken: [] }]
+          : [{}, { ParticipantToken: [] }],
+        none: [],
+      }[route.auth];
+      expect(operation.security, id).toEqual(security);
+      const authCodes =
+        route.auth === 'participant'
+          ? (['rate_limited'] as const)
+          : ([
+              'missing_authorization',
+              'invalid_oauth_token',
+              ...(route.scope ? (['insufficient_scope'] as const) : []),
+              'rate_limited',
+              ...(route.auth === 'host' ? (['invalid_host_token'] as const) : []),
+            ] as const);
 
       const statuses = Object.keys(operation.responses);
       expect(statuses, id).toContain(String(route.successStatus));
       if (route.successStatus !== 200) expect(statuses, id).not.toContain('200');
-      for (const code of [
-        ...route.errors,
-        'missing_authorization',
-        'invalid_oauth_token',
-        ...(route.scope ? (['insufficient_scope'] as const) : []),
-        'rate_limited',
-      ] as const) {
+      for (const code of [...route.errors, ...authCodes]) {
         const response = operation.responses[String(errorCodes[code].status)];
         expect(response, `${id} ${code}`).toBeDefined();
         expect(response.content['application/json'].schema.allOf[1].properties.error.properties.code.enum).toContain(
@@ -192,10 +206,14 @@ describe('the OpenAPI document', () => {
       }
 
       const outputId = route.output.meta()?.id;
-      if (outputId) {
-        expect(operation.responses[String(route.successStatus)].content['application/json'].schema).toEqual({
-          $ref: `#/components/schemas/${outputId}`,
-        });
+      const mediaType = { json: 'application/json', csv: 'text/csv', svg: 'image/svg+xml', sse: 'text/event-stream' }[
+        route.format ?? 'json'
+      ];
+      const success = operation.responses[String(route.successStatus)].content[mediaType];
+      expect(success, `${id} ${mediaType}`).toBeDefined();
+      // An event stream's events are its output schema (a union discriminated by `type`).
+      if (outputId && (route.format ?? 'json') !== 'csv') {
+        expect(success.schema).toEqual({ $ref: `#/components/schemas/${outputId}` });
       }
       for (const parameter of operation.parameters ?? []) {
         expect(parameter.description, `${id} ${parameter.in} ${parameter.name}`).toEqual(expect.any(String));

@@ -1,5 +1,5 @@
 import { ApiError } from '../core/api-error.js';
-import type { RateLimitStore } from '../infra/rate-limit.js';
+import { RATE_LIMIT_WINDOW_MS, type RateLimitStore } from '../infra/rate-limit.js';
 import type { Authenticator } from '../modules/auth/auth.service.js';
 import { resolveLiveCaller } from '../modules/live/live.service.js';
 import type { LiveHub } from '../modules/live/live-hub.js';
@@ -15,6 +15,7 @@ export interface LiveGateDeps {
   config: {
     RATE_LIMIT_PER_MINUTE: number;
     LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: number;
+    LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE: number;
     LIVE_PIN_MISSES_PER_IP_PER_MINUTE: number;
   };
 }
@@ -49,33 +50,44 @@ export function hostGateStep(deps: LiveGateDeps, workspaceSteps: (next: Next) =>
 }
 
 /**
- * `auth: 'participant'`: no credential, so the limits are per IP address — every request, and
- * separately the PINs that name no open session: past `LIVE_PIN_MISSES_PER_IP_PER_MINUTE` misses an
- * address gets 429 on every PIN until the window ends, so PINs cannot be found by trying them all.
- * Then the PIN is resolved (404 for a miss) and the participant token, if one was sent.
+ * `auth: 'participant'`: no credential, so limits are per participant and per IP address. PINs that
+ * name no open session are counted per address (shared through Redis): once an address has made
+ * `LIVE_PIN_MISSES_PER_IP_PER_MINUTE` misses, it gets 429 on every PIN, on every participant route
+ * and process, until the window ends, so PINs cannot be found by trying them all.
+ * A request that names a participant (a valid `X-Participant-Token`) counts against that
+ * participant's limit, so a classroom behind one NAT address is not throttled as one client; the
+ * rest (joins, anonymous streams) against the address's limit.
  */
 export function participantGateStep(deps: LiveGateDeps): Step {
-  const blockedUntil = new Map<string, number>();
   return async (call, next) => {
     const { ip } = call.request;
-    decideRateLimit(call, deps.config.LIVE_RATE_LIMIT_PER_IP_PER_MINUTE, await deps.rateLimits.hit(`ip:${ip}`));
-    const blocked = blockedUntil.get(ip);
-    if (blocked !== undefined) {
-      if (blocked > Date.now()) throw pinMissesExceeded(deps, blocked);
-      blockedUntil.delete(ip);
-    }
+    // Checked first, on every participant route: past the limit an address learns nothing more
+    // about which PINs exist, whichever process or route it asks.
+    const misses = await deps.rateLimits.count(`pin-miss:${ip}`);
+    if (misses >= deps.config.LIVE_PIN_MISSES_PER_IP_PER_MINUTE) throw pinMissesExceeded(deps);
     const pin = call.request.params.pin ?? '';
     const caller = /^[0-9]{6}$/.test(pin)
       ? await resolveLiveCaller(deps.liveHub, pin, single(call.request.participantToken) ?? undefinedIfArray(call))
       : undefined;
     if (!caller) {
-      const miss = await deps.rateLimits.hit(`pin-miss:${ip}`);
-      if (miss.count > deps.config.LIVE_PIN_MISSES_PER_IP_PER_MINUTE) {
-        if (blockedUntil.size > 100_000) blockedUntil.clear();
-        blockedUntil.set(ip, miss.resetAt);
-        throw pinMissesExceeded(deps, miss.resetAt);
-      }
+      // A PIN whose session ended lately is no guess (browsers reconnect to it after the end): it
+      // counts against the address's request limit, not against its misses.
+      const recent = /^[0-9]{6}$/.test(pin) && (await deps.liveHub.endedRecently(pin));
+      const key = recent ? `ip:${ip}` : `pin-miss:${ip}`;
+      const limit = recent
+        ? deps.config.LIVE_RATE_LIMIT_PER_IP_PER_MINUTE
+        : deps.config.LIVE_PIN_MISSES_PER_IP_PER_MINUTE;
+      decideRateLimit(call, limit, await deps.rateLimits.hit(key));
       throw ApiError.notFound('Session');
+    }
+    if (caller.participant) {
+      decideRateLimit(
+        call,
+        deps.config.LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE,
+        await deps.rateLimits.hit(`participant:${caller.participant.id}`),
+      );
+    } else {
+      decideRateLimit(call, deps.config.LIVE_RATE_LIMIT_PER_IP_PER_MINUTE, await deps.rateLimits.hit(`ip:${ip}`));
     }
     call.live = caller;
     return next(call);
@@ -87,9 +99,10 @@ function undefinedIfArray(call: { request: { participantToken: string | string[]
   return Array.isArray(call.request.participantToken) ? '' : undefined;
 }
 
-function pinMissesExceeded(deps: LiveGateDeps, resetAt: number): ApiError {
+function pinMissesExceeded(deps: LiveGateDeps): ApiError {
   const limit = deps.config.LIVE_PIN_MISSES_PER_IP_PER_MINUTE;
-  return new ApiError('rate_limited', `More than ${limit} unknown PINs from this address in a minute; retry later`, {
+  const resetAt = (Math.floor(Date.now() / RATE_LIMIT_WINDOW_MS) + 1) * RATE_LIMIT_WINDOW_MS;
+  return new ApiError('rate_limited', `${limit} unknown PINs from this address this minute; retry later`, {
     limit,
     resetAt: new Date(resetAt).toISOString(),
   });

@@ -15,6 +15,8 @@ export interface RateLimitHit {
  */
 export interface RateLimitStore {
   hit(key: string, windowMs?: number): Promise<RateLimitHit>;
+  /** The current window's count without adding to it (0 when nothing was counted). */
+  count(key: string, windowMs?: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -39,6 +41,12 @@ export class MemoryRateLimitStore implements RateLimitStore {
     }
     this.#counters.set(key, { windowStart: start, count: 1 });
     return { count: 1, resetAt };
+  }
+
+  async count(key: string, windowMs = RATE_LIMIT_WINDOW_MS): Promise<number> {
+    const { start } = windowOf(Date.now(), windowMs);
+    const counter = this.#counters.get(key);
+    return counter && counter.windowStart === start ? counter.count : 0;
   }
 
   #sweep(currentStart: number) {
@@ -68,6 +76,11 @@ export class RedisRateLimitStore implements RateLimitStore {
     const [incrError, count] = results?.[0] ?? [new Error('empty MULTI reply'), 0];
     if (incrError) throw incrError;
     return { count: Number(count), resetAt };
+  }
+
+  async count(key: string, windowMs = RATE_LIMIT_WINDOW_MS): Promise<number> {
+    const { start } = windowOf(Date.now(), windowMs);
+    return Number((await this.redis.get(`pollkit:rl:${key}:${start}`)) ?? 0);
   }
 
   async close(): Promise<void> {}

@@ -29,6 +29,20 @@ const idempotencyKeyHeader = z.object({
     ),
 });
 
+/**
+ * Every POST that answers JSON, as the pipeline decides (api/idempotency.ts) — but a participant
+ * route keeps keys per participant, so a join (which has none yet) takes no key.
+ */
+function takesIdempotencyKeyHeader(route: RouteDefinition): boolean {
+  if (route.method !== 'POST' || (route.format ?? 'json') !== 'json') return false;
+  return route.auth !== 'participant' || requiresParticipantToken(route);
+}
+
+/** The participant routes that need `X-Participant-Token` (they can answer `missing_authorization`). */
+export function requiresParticipantToken(route: RouteDefinition): boolean {
+  return route.auth === 'participant' && route.errors.includes('missing_authorization');
+}
+
 function notServedHere(): never {
   throw new TRPCError({ code: 'NOT_IMPLEMENTED', message: 'Documentation only: the pipeline serves this route' });
 }
@@ -43,8 +57,8 @@ function procedureOf(operationId: string, route: RouteDefinition) {
         summary: route.summary,
         description: route.description,
         tags: [...route.tags],
-        protect: route.auth !== 'none',
-        ...(route.method === 'POST' && route.format !== 'csv' ? { requestHeaders: idempotencyKeyHeader } : {}),
+        protect: route.auth === 'workspace' || route.auth === 'host',
+        ...(takesIdempotencyKeyHeader(route) ? { requestHeaders: idempotencyKeyHeader } : {}),
         // Success and error responses are described from the route object (openapi/document.ts).
         errorResponses: [],
       },

@@ -17,7 +17,7 @@ import { OAUTH_TOKEN_PATH, oauthTokenPath, oauthTokenSchemas } from '../http/oau
 import { openApiDocumentPath } from '../http/openapi-route.js';
 import { allHeaderRefs, responseHeaders } from '../http/response-headers.js';
 import { scopeDescriptions } from '../modules/oauth/scope-descriptions.js';
-import { contractRouter } from './contract-router.js';
+import { contractRouter, requiresParticipantToken } from './contract-router.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -41,8 +41,9 @@ export function buildOpenApiDocument(): OpenAPIObject {
     version: API_VERSION,
     description:
       'Polls as decks of typed slides (multiple choice, quiz, scale, ranking, open-ended, Q&A, content), votes ' +
-      'and responses, Q&A moderation and upvotes, aggregated results and CSV export, media ingestion and API ' +
-      'key management. Authenticate with ' +
+      'and responses, Q&A moderation and upvotes, aggregated results and CSV export, live sessions (an audience ' +
+      'joins by PIN or QR code, the presenter controls the deck, both follow it over Server-Sent Events), media ' +
+      'ingestion and API key management. Authenticate with ' +
       '`Authorization: Bearer <API_KEY>`, or (Enterprise) with an OAuth access token from ' +
       '`POST /api/oauth/token` holding the scope each operation names (`GET /workspace` takes any token). Errors answer `{ error: { code, message, details? } }`. Every ' +
       'response carries `X-RateLimit-Limit` and `X-RateLimit-Window`; authenticated ones also ' +
@@ -60,6 +61,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
   for (const { operation, route } of contractOperations(document)) {
     describeResponses(operation, route);
     restoreParameterDescriptions(operation, route);
+    describeEventStreamResume(operation, route);
     nameRequestBody(operation, route, schemas);
     describeAccess(operation, route);
   }
@@ -110,6 +112,22 @@ const securitySchemes = {
       'is sent as `Authorization: Bearer <token>` and holds only its scopes; each operation names the one ' +
       'it requires.',
     flows: { clientCredentials: { tokenUrl: OAUTH_TOKEN_PATH, scopes: scopeDescriptions } },
+  },
+  HostToken: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Host-Token',
+    description:
+      'A live session’s host token (`pht_…`), shown once when the session is created: controls that one ' +
+      'session and reads its presenter stream, for a presenter device that holds no API key.',
+  },
+  ParticipantToken: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Participant-Token',
+    description:
+      'A participant’s token (`ptk_…`) from `POST /live/{pin}/join`: who answers and upvotes. Send it to the ' +
+      'join again to resume the same participant.',
   },
   OAuthClientBasic: {
     type: 'http',
@@ -165,11 +183,54 @@ function registerEnvelopeSchemas(schemas: Record<string, Schema>): void {
 function describeResponses(operation: Operation, route: RouteDefinition): void {
   const { 200: success, ...rest } = operation.responses ?? {};
   operation.responses = {
-    [String(route.successStatus)]:
-      route.format === 'csv' ? csvOpenApiResponse(route) : { ...success, headers: allHeaderRefs },
+    [String(route.successStatus)]: successResponse(route, success),
     ...rest,
     ...errorResponses(route),
   };
+}
+
+function successResponse(route: RouteDefinition, generated: Record<string, unknown> | undefined) {
+  switch (route.format) {
+    case 'csv':
+      return csvOpenApiResponse(route);
+    case 'svg':
+      return {
+        description: 'The SVG document.',
+        headers: allHeaderRefs,
+        content: { 'image/svg+xml': { schema: { type: 'string' } } },
+      };
+    case 'sse': {
+      // The generator described the event union as a JSON body; it is the stream's events instead.
+      const json = (generated?.content as Record<string, { schema: Schema }> | undefined)?.['application/json'];
+      return {
+        description:
+          'A Server-Sent Events stream (`text/event-stream`). Each event is one member of this schema: its `type` ' +
+          'is the SSE `event:` field, its `data` the `data:` field as JSON, its `id` the `id:` field. Heartbeats ' +
+          'are comment lines. See docs/live-sessions.md.',
+        headers: allHeaderRefs,
+        content: { 'text/event-stream': { schema: json?.schema ?? { type: 'string' } } },
+      };
+    }
+    default:
+      return { ...generated, headers: allHeaderRefs };
+  }
+}
+
+/** Event streams resume after the `Last-Event-ID` a reconnecting client sends. */
+function describeEventStreamResume(operation: Operation, route: RouteDefinition): void {
+  if (route.format !== 'sse') return;
+  operation.parameters = [
+    ...(operation.parameters ?? []),
+    {
+      name: 'Last-Event-ID',
+      in: 'header',
+      description:
+        'The `id` of the last event received: a reconnecting stream is sent every event of the session’s ' +
+        'history after it, in order, before anything new (EventSource sends it by itself).',
+      required: false,
+      schema: { type: 'string', pattern: '^[0-9]+$' },
+    } as never,
+  ];
 }
 
 /** The generator re-wraps optional query fields, which drops the description they carry. */
@@ -198,7 +259,24 @@ function nameRequestBody(operation: Operation, route: RouteDefinition, schemas: 
  * extensions for tools.
  */
 function describeAccess(operation: Operation, route: RouteDefinition): void {
-  operation.security = [{ ApiKey: [] }, { OAuth2: route.scope ? [route.scope] : [] }];
+  const workspace = [{ ApiKey: [] }, { OAuth2: route.scope ? [route.scope] : [] }];
+  switch (route.auth) {
+    case 'workspace':
+      operation.security = workspace;
+      break;
+    case 'host':
+      operation.security = [...workspace, { HostToken: [] }];
+      break;
+    case 'participant':
+      // No API key: the PIN in the path is the way in; the participant token names who is calling.
+      operation.security = requiresParticipantToken(route)
+        ? [{ ParticipantToken: [] }]
+        : [{}, { ParticipantToken: [] }];
+      break;
+    case 'none':
+      operation.security = [];
+      break;
+  }
   Object.assign(operation, {
     ...(route.scope ? { 'x-pollkit-scope': route.scope } : {}),
     ...(route.plan ? { 'x-pollkit-plan': route.plan } : {}),
@@ -212,7 +290,12 @@ function describeAccess(operation: Operation, route: RouteDefinition): void {
  */
 function errorCodesOf(route: RouteDefinition): ErrorCode[] {
   const codes = new Set<ErrorCode>(route.errors);
-  if (route.auth === 'workspace') {
+  if (route.auth === 'host') {
+    codes.add('missing_authorization');
+    codes.add('invalid_host_token');
+  }
+  if (route.auth === 'participant') codes.add('rate_limited');
+  if (route.auth === 'workspace' || route.auth === 'host') {
     for (const code of [
       'missing_authorization',
       'invalid_api_key',
@@ -226,7 +309,7 @@ function errorCodesOf(route: RouteDefinition): ErrorCode[] {
     if (route.scope) codes.add('insufficient_scope');
     codes.add('rate_limited');
   }
-  if (route.method === 'POST') {
+  if (route.method === 'POST' && (route.format ?? 'json') === 'json' && route.auth !== 'none') {
     codes.add('idempotency_key_reused');
     codes.add('idempotency_key_in_use');
   }

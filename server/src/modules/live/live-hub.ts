@@ -9,7 +9,12 @@ import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { answerCountOf, resultsOf, slideResultOf } from '../results/results.service.js';
 import type { SessionSnapshot } from '../sessions/session-control.js';
 import { snapshotOf, toSession } from '../sessions/session-view.js';
-import { findOpenSessionByPin, findSessionById, listEventsAfter } from '../sessions/sessions.repository.js';
+import {
+  findOpenSessionByPin,
+  findSessionById,
+  listEventsAfter,
+  sessionEndedSince,
+} from '../sessions/sessions.repository.js';
 import { currentSlide, liveState, Standings } from './live-views.js';
 import * as participants from './participants.repository.js';
 
@@ -30,6 +35,8 @@ const TOPIC = 'live';
 /** How long a cached session row is trusted by the answer path before it is read again. */
 const SESSION_TTL_MS = 1000;
 const DEFAULT_REFRESH_MS = 250;
+/** How long after its end a PIN is still known as a session's (not a guess). */
+const RECENTLY_ENDED_MS = 10 * 60_000;
 /** Participant tokens kept in memory per process (the oldest are dropped past this). */
 const PARTICIPANT_CACHE_SIZE = 100_000;
 /** Replaced per participant by `leaderboard.you` (JSON escapes NUL, which no stored text contains). */
@@ -64,6 +71,7 @@ interface Projection {
 export class LiveHub {
   readonly #sessions = new Map<string, { row: SessionRow; loadedAt: number }>();
   readonly #sessionIdByPin = new Map<string, string>();
+  readonly #loading = new Map<string, Promise<SessionRow | undefined>>();
   readonly #participantsByToken = new Map<string, ParticipantRow>();
   readonly #channels = new Map<string, SessionChannel>();
   readonly #announced = new Map<string, { at: number; timer: NodeJS.Timeout | undefined }>();
@@ -80,22 +88,42 @@ export class LiveHub {
   /** The open (not ended) session a PIN names, at most a second old. */
   async sessionByPin(pin: string): Promise<SessionRow | undefined> {
     const id = this.#sessionIdByPin.get(pin);
-    const cached = id === undefined ? undefined : this.#sessions.get(id);
-    if (cached && Date.now() - cached.loadedAt < SESSION_TTL_MS && cached.row.status !== 'ended') return cached.row;
+    if (id !== undefined) {
+      const known = await this.freshSession(id);
+      if (known && known.pin === pin && known.status !== 'ended') return known;
+    }
     const row = await findOpenSessionByPin(this.deps.db, pin);
-    if (id !== undefined && row?.id !== id) this.#forget(id);
     if (row) this.remember(row);
     return row;
+  }
+
+  /** Whether a session with this PIN ended in the last ten minutes. */
+  endedRecently(pin: string): Promise<boolean> {
+    return sessionEndedSince(this.deps.db, pin, new Date(Date.now() - RECENTLY_ENDED_MS));
   }
 
   /** The session row, at most a second old. */
   async freshSession(id: string): Promise<SessionRow | undefined> {
     const cached = this.#sessions.get(id);
     if (cached && Date.now() - cached.loadedAt < SESSION_TTL_MS) return cached.row;
-    const row = await findSessionById(this.deps.db, id);
-    if (row) this.remember(row);
-    else this.#forget(id);
-    return row;
+    // A burst of answers finding the row stale reads it once, not once each.
+    let loading = this.#loading.get(id);
+    if (!loading) {
+      loading = findSessionById(this.deps.db, id).then(
+        (row) => {
+          this.#loading.delete(id);
+          if (row) this.remember(row);
+          else this.#forget(id);
+          return row;
+        },
+        (error: unknown) => {
+          this.#loading.delete(id);
+          throw error;
+        },
+      );
+      this.#loading.set(id, loading);
+    }
+    return loading;
   }
 
   /** Keeps a session row just read or written (an older one never replaces a newer one). */

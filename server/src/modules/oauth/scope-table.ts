@@ -29,6 +29,10 @@ export function scopeTableMarkdown(): string {
   const routeRows = scopes.flatMap((scope) =>
     routes.filter((route) => route.scope === scope).map((route) => row(route, `\`${scope}\``)),
   );
+  // The audience's routes take no workspace credential at all (docs/live-sessions.md).
+  const participantRows = routes
+    .filter((route) => route.auth === 'participant')
+    .map((route) => row(route, 'none: a participant route (PIN and participant token)'));
   return [
     '| Scope | Allows |',
     '| --- | --- |',
@@ -38,6 +42,7 @@ export function scopeTableMarkdown(): string {
     '| --- | --- | --- |',
     ...unscoped,
     ...routeRows,
+    ...participantRows,
   ].join('\n');
 }
 

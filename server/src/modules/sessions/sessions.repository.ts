@@ -32,6 +32,19 @@ export function findOpenSessionByPin(db: Kysely<Database>, pin: string): Promise
   return db.selectFrom('sessions').selectAll().where('pin', '=', pin).where('status', '<>', 'ended').executeTakeFirst();
 }
 
+/** Whether a session with this PIN ended after `since`. */
+export async function sessionEndedSince(db: Kysely<Database>, pin: string, since: Date): Promise<boolean> {
+  const row = await db
+    .selectFrom('sessions')
+    .select('id')
+    .where('pin', '=', pin)
+    .where('status', '=', 'ended')
+    .where('ended_at', '>', since)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Newest first; `beforeId` is the last id of the previous page. */
 export function listSessions(
   db: Kysely<Database>,

@@ -1,0 +1,177 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './support/server.js';
+
+/**
+ * docs/live-sessions.md is a walkthrough whose ```sh blocks run in order in one shell. This test runs
+ * them, as written, against a real server: a sample that stops working fails CI.
+ */
+
+const DOC_PATH = resolve(fileURLToPath(import.meta.url), '../../../docs/live-sessions.md');
+/**
+ * Generous: the walkthrough takes about ten seconds on a quiet machine, several times that on a busy
+ * one. Its background streams give up after 120 s (`--max-time`) if they never close.
+ */
+const SCRIPT_TIMEOUT_MS = 150_000;
+
+interface ShBlock {
+  /** 1-based line of the opening fence. */
+  line: number;
+  code: string;
+}
+
+/** The ```sh blocks of a Markdown text, in order. */
+function shBlocks(markdown: string): ShBlock[] {
+  const blocks: ShBlock[] = [];
+  let current: { line: number; lines: string[] } | undefined;
+  markdown.split('\n').forEach((text, index) => {
+    if (current === undefined) {
+      if (text.trim() === '```sh') current = { line: index + 1, lines: [] };
+    } else if (text.trim() === '```') {
+      blocks.push({ line: current.line, code: current.lines.join('\n') });
+      current = undefined;
+    } else {
+      current.lines.push(text);
+    }
+  });
+  if (current !== undefined) throw new Error(`unclosed \`\`\`sh block at line ${current.line}`);
+  return blocks;
+}
+
+/** One bash script: strict mode, background streams killed on exit, a trace naming the doc's blocks. */
+function scriptOf(blocks: ShBlock[]): string {
+  // `:` is a no-op the trace shows: a failure's trace names the block it happened in.
+  const parts = blocks.map((block) => `: docs/live-sessions.md:${block.line}\n${block.code}\n`);
+  return [
+    'set -euo pipefail',
+    // A failing sample must not leave the background `curl -N` streams running.
+    "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT",
+    // The trace goes to stderr, shown only when the script fails.
+    "PS4='+ line $LINENO: '",
+    'set -x',
+    ...parts,
+  ].join('\n');
+}
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runScript(path: string, cwd: string, env: Record<string, string>): Promise<Run> {
+  return new Promise((resolveRun, reject) => {
+    // A process group of its own, so that a timeout can stop the background streams too.
+    const child = spawn('bash', [path], { cwd, env: { ...process.env, ...env }, detached: true });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const timer = setTimeout(() => {
+      stderr += `\n[test] killed after ${SCRIPT_TIMEOUT_MS} ms`;
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    }, SCRIPT_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolveRun({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+function which(command: string): Promise<boolean> {
+  return new Promise((resolveWhich) => {
+    const child = spawn('bash', ['-c', `command -v ${command}`], { stdio: 'ignore' });
+    child.on('close', (code) => resolveWhich(code === 0));
+    child.on('error', () => resolveWhich(false));
+  });
+}
+
+let t: TestServer;
+let workDir: string;
+let run: Run;
+
+beforeAll(async () => {
+  for (const tool of ['bash', 'curl', 'jq']) {
+    if (!(await which(tool))) throw new Error(`docs/live-sessions.md's samples need \`${tool}\` on the PATH`);
+  }
+  t = await startTestServer();
+  const { apiKey } = await t.workspace('pro');
+  workDir = await mkdtemp(join(tmpdir(), 'pollkit-docs-live-'));
+  const blocks = shBlocks(await readFile(DOC_PATH, 'utf8'));
+  const scriptPath = join(workDir, 'walkthrough.sh');
+  await writeFile(scriptPath, scriptOf(blocks));
+  run = await runScript(scriptPath, workDir, { BASE: t.api, API_KEY: apiKey });
+}, SCRIPT_TIMEOUT_MS + 60_000);
+
+afterAll(async () => {
+  await t?.close();
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+describe('docs/live-sessions.md', () => {
+  it('has a walkthrough of ```sh blocks that use only $BASE, $API_KEY and what earlier blocks set', async () => {
+    const blocks = shBlocks(await readFile(DOC_PATH, 'utf8'));
+    expect(blocks.length).toBeGreaterThan(10);
+    const code = blocks.map((block) => block.code).join('\n');
+    // Every sample goes through $BASE: none names a host of its own.
+    expect(code).not.toMatch(/curl[^\n]*https?:\/\//);
+    expect(code).not.toContain('localhost');
+  });
+
+  it('runs from start to end', () => {
+    const failure = `exit ${run.code} (${run.signal ?? 'no signal'})\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
+    expect(run.code, failure).toBe(0);
+  });
+
+  it('prints what the guide says it prints', () => {
+    const out = run.stdout;
+    expect(out).toContain('published');
+    expect(out).toMatch(/"hostToken": "pht_/);
+    expect(out).toMatch(/"participantToken": "ptk_/);
+    expect(out).toContain('<svg');
+    expect(out).toContain('{"resumed":true,"name":"Ada"}');
+    expect(out).toContain('{"status":"active","currentSlideIndex":0}');
+    // The reconnect with Last-Event-ID: 2 replays event 3 (the unlock).
+    expect(out).toMatch(/event:unlocked\nid:3\n/);
+    expect(out).toMatch(/"id":"vote_[0-9A-Z]{26}"/);
+    for (const code of ['invalid_session_state', 'already_responded', 'slide_locked', 'not_found']) {
+      expect(out).toContain(code);
+    }
+    expect(out).toContain('{"currentSlideId":"lunch"}');
+    expect(out).toMatch(/HTTP\/1\.1 201 Created\r?\nHTTP\/1\.1 201 Created\r?\nidempotent-replayed: true/i);
+    expect(out).toContain('{"text":"Will there be cake?","upvotes":1}');
+    expect(out).toContain('{"status":"ended"}');
+    expect(out).toContain('{"rank":1,"name":"Ada"}');
+    expect(out).toContain('{"status":"ended","participantCount":2}');
+  });
+
+  it("leaves the participant's and the presenter's streams as the guide describes them", async () => {
+    const ada = await readFile(join(workDir, 'ada.sse'), 'utf8');
+    const types = [...ada.matchAll(/^event:(\w+)$/gm)].map((match) => match[1]);
+    for (const type of ['slide', 'locked', 'unlocked', 'results', 'questions', 'ended']) expect(types).toContain(type);
+    // The stream closed after `ended`: nothing follows it.
+    expect(types.at(-1)).toBe('ended');
+    expect(ada).toMatch(/^retry:2000$/m);
+    expect(ada).toContain('"Will there be cake?"');
+    // Participants never see a quiz's answer before the results.
+    const slides = [...ada.matchAll(/^event:slide\nid:\d+\ndata:(.*)$/gm)].map((match) => JSON.parse(match[1] ?? ''));
+    const quiz = slides.find((state) => state.slide?.kind === 'quiz');
+    expect(quiz?.slide).toBeDefined();
+    expect(quiz.slide).not.toHaveProperty('correctOptionIds');
+
+    const presenter = await readFile(join(workDir, 'presenter.sse'), 'utf8');
+    const presenterTypes = [...presenter.matchAll(/^event:(\w+)$/gm)].map((match) => match[1]);
+    for (const type of ['session', 'counts', 'results', 'ended']) expect(presenterTypes).toContain(type);
+    expect(presenterTypes.at(-1)).toBe('ended');
+  });
+});
