@@ -125,7 +125,9 @@ export interface LiveParticipant {
   readonly state: LiveState;
   /**
    * The participant's event stream (`GET /live/{pin}/events`): `slide` on connect and on every
-   * change, `results`, `results_hidden`, `locked`, `unlocked`, `questions`, and `ended`.
+   * change, `results`, `results_hidden`, `locked`, `unlocked`, `questions`, and `ended`. An ended
+   * session's PIN names nothing: a stream that was disconnected when `ended` was sent throws a
+   * `NotFoundError` when it reconnects.
    */
   events(options?: EventStreamOptions): EventStream<ParticipantEvent>;
   /**

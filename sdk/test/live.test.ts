@@ -326,6 +326,20 @@ describe('participants', () => {
     stream.close();
   });
 
+  it('a participant stream that missed `ended` throws NotFoundError: the PIN of an ended session names nothing', async () => {
+    const { session } = await newSession();
+    await client.sessions.control({ id: session.id, action: 'start' });
+    const me = await joinSession({ baseUrl: proxy.url, pin: session.pin });
+    const stream = me.events(quickReconnect);
+    const events = reader(stream);
+    expect((await events.next()).type).toBe('slide');
+    expect(proxy.dropStreams()).toBe(1);
+    await client.sessions.control({ id: session.id, action: 'end' });
+    const error = await rejectionOf(events.next());
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
   it('a closed stream resumes from its lastEventId', async () => {
     const { session } = await newSession();
     await client.sessions.control({ id: session.id, action: 'start' });
