@@ -177,4 +177,19 @@ describe('reading an event stream', () => {
     await closed;
     expect(connections).toHaveLength(1);
   });
+
+  it("the caller's signal stops the stream with the signal's reason", async () => {
+    script = (response) => {
+      open(response);
+      response.write(frame('session', session(0, 'active'), 1));
+    };
+    const controller = new AbortController();
+    const iterator = client().sessions.events({ id: 'ses_1' }, { signal: controller.signal })[Symbol.asyncIterator]();
+    expect((await iterator.next()).done).toBe(false);
+    const pending = iterator.next();
+    const reason = new Error('navigated away');
+    controller.abort(reason);
+    expect(await rejectionOf(pending)).toBe(reason);
+    expect(connections).toHaveLength(1);
+  });
 });
