@@ -63,13 +63,26 @@ const ConfigSchema = z.object({
       message: 'must be an absolute URL containing {pin}',
     })
     .optional(),
+  /**
+   * Which proxies' `X-Forwarded-For` to believe for the client's address (participant limits are per
+   * address): `false` (the peer address, default), `true` (any), a hop count, or addresses/CIDRs
+   * separated by commas (Fastify's `trustProxy`).
+   */
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((value): boolean | number | string => {
+      if (value === 'true') return true;
+      if (value === 'false' || value === '') return false;
+      return /^[0-9]+$/.test(value) ? Number(value) : value;
+    }),
   /** Requests per minute per IP address on the participant routes (`/live/{pin}/…`) that name no participant. */
   LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   /** Requests per minute per participant (a valid `X-Participant-Token`) on the participant routes. */
   LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   /** Unknown PINs per minute per IP address before that address is refused every PIN until the minute ends. */
   LIVE_PIN_MISSES_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(10),
-  /** How often an idle event stream gets a heartbeat comment. */
+  /** How often every event stream gets a heartbeat comment (keeps proxies and phones from dropping it). */
   LIVE_HEARTBEAT_MS: z.coerce.number().int().min(1000).max(120_000).default(15_000),
   /** Check every response against its contract schema. On in tests; off by default (see docs/architecture.md). */
   RESPONSE_VALIDATION: z

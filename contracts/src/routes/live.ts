@@ -26,7 +26,7 @@ export const joinSession = defineRoute({
   successStatus: 200,
   input: JoinSessionInput,
   output: JoinedSession,
-  errors: [...participantErrors, 'invalid_session_state', 'invalid_participant_token'],
+  errors: [...participantErrors],
 });
 
 export const liveEvents = defineRoute({
@@ -68,6 +68,7 @@ export const answerLive = defineRoute({
     'slide_locked',
     'time_up',
     'already_responded',
+    'poll_not_published',
     'poll_closed',
     'idempotency_key_in_use',
     'idempotency_key_reused',
@@ -92,5 +93,7 @@ export const upvoteLive = defineRoute({
     'slide_not_active',
     'already_upvoted',
     'upvotes_disabled',
+    'poll_not_published',
+    'poll_closed',
   ],
 });

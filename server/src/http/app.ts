@@ -4,6 +4,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  type FastifyServerOptions,
   LogController,
 } from 'fastify';
 import { buildOperations } from '../api/pipeline.js';
@@ -80,6 +81,8 @@ function createFastify(deps: HttpDeps): FastifyInstance {
       reply.code(apiError.status as never).send(apiError.toEnvelope() as never);
     },
     genReqId: () => randomUUID(),
+    // The client's address (request.ip), which participant limits count by, behind a proxy.
+    trustProxy: deps.config.TRUST_PROXY as FastifyServerOptions['trustProxy'],
     // Requests that arrive while draining get the 503 from the onRequest hook, in the envelope;
     // Fastify's own would be `{ "error": "Service Unavailable", … }`.
     return503OnClosing: false,

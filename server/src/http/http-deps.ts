@@ -9,7 +9,10 @@ import type { Config } from '../config.js';
  */
 export interface HttpDeps extends PipelineDeps {
   config: PipelineDeps['config'] &
-    Pick<Config, 'BODY_LIMIT_BYTES' | 'OAUTH_TOKEN_TTL_SECONDS' | 'RATE_LIMIT_PER_MINUTE' | 'LIVE_HEARTBEAT_MS'>;
+    Pick<
+      Config,
+      'BODY_LIMIT_BYTES' | 'OAUTH_TOKEN_TTL_SECONDS' | 'RATE_LIMIT_PER_MINUTE' | 'LIVE_HEARTBEAT_MS' | 'TRUST_PROXY'
+    >;
   redis: Redis | undefined;
   media: PipelineDeps['media'] & { setPort(port: number): void };
   log: Logger;

@@ -28,6 +28,13 @@ export type DomainEvent =
       sessionId: string | null;
     }
   | {
+      type: 'question.moderated';
+      workspaceId: string;
+      pollId: string;
+      questionId: string;
+      status: 'pending' | 'approved' | 'dismissed';
+    }
+  | {
       type: 'question.upvoted';
       workspaceId: string;
       pollId: string;

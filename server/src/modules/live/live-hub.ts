@@ -30,7 +30,10 @@ export interface LiveHubDeps extends PollsDeps {
   refreshIntervalMs?: number;
 }
 
-/** The bus topic of live-session messages: `e <sessionId> <seq>` (history) and `d <sessionId>` (answers). */
+/**
+ * The bus topic of live-session messages: `e <sessionId> <seq>` (history), `d <sessionId>` (answers,
+ * joins, upvotes) and `p <pollId>` (a question of the poll was moderated).
+ */
 const TOPIC = 'live';
 /** How long a cached session row is trusted by the answer path before it is read again. */
 const SESSION_TTL_MS = 1000;
@@ -177,6 +180,10 @@ export class LiveHub {
       case 'question.upvoted':
         if (event.sessionId !== null) this.#announceActivity(event.sessionId);
         break;
+      case 'question.moderated':
+        // Moderation is done on the poll: every session of it, on any process, refreshes.
+        this.#publish(`p ${event.pollId}`);
+        break;
       default:
         break;
     }
@@ -217,6 +224,9 @@ export class LiveHub {
       this.#channels.get(sessionId)?.deliverHistory();
     } else if (kind === 'd') {
       this.#channels.get(sessionId)?.scheduleRefresh();
+    } else if (kind === 'p') {
+      // `sessionId` is a poll id here.
+      for (const channel of this.#channels.values()) if (channel.pollId === sessionId) channel.scheduleRefresh();
     }
   }
 
@@ -289,7 +299,7 @@ export class LiveHub {
 class SessionChannel {
   readonly sessionId: string;
   readonly #workspaceId: string;
-  readonly #pollId: string;
+  readonly pollId: string;
   readonly #subscribers = new Set<Subscriber>();
   /** The last history event this channel has sent out. */
   #lastSeq: number;
@@ -306,7 +316,7 @@ class SessionChannel {
   ) {
     this.sessionId = session.id;
     this.#workspaceId = session.workspace_id;
-    this.#pollId = session.poll_id;
+    this.pollId = session.poll_id;
     this.#lastSeq = session.seq;
   }
 
@@ -323,7 +333,7 @@ class SessionChannel {
   }
 
   #poll(): Promise<Poll> {
-    return getPoll(this.hub.deps, this.#workspaceId, this.#pollId);
+    return getPoll(this.hub.deps, this.#workspaceId, this.pollId);
   }
 
   /**
@@ -466,6 +476,8 @@ class SessionChannel {
       case 'goto': {
         const unanswered = JSON.stringify(liveState(this.sessionId, poll, snapshot, false));
         const answered = JSON.stringify(liveState(this.sessionId, poll, snapshot, true));
+        // A Q&A slide comes with its board: the questions already approved.
+        const board = slide?.kind === 'qa' ? await this.#questionBoard(poll, slide) : undefined;
         return {
           seq: event.seq,
           ended: false,
@@ -479,6 +491,7 @@ class SessionChannel {
                   ? answered
                   : unanswered,
             },
+            ...(board ? [{ type: 'questions', id, data: board }] : []),
           ],
         };
       }
@@ -587,11 +600,13 @@ class SessionChannel {
       const results = await this.#slideResults(poll, slide);
       events.push({ type: 'results', id, data: results.forParticipant(subscriber.participantId) });
     }
-    if (slide?.kind === 'qa') {
-      const result = await slideResultOf(this.hub.deps, poll, slide);
-      if (result.kind === 'qa') events.push({ type: 'questions', id, data: questionBoard(slide.id, result) });
-    }
+    if (slide?.kind === 'qa') events.push({ type: 'questions', id, data: await this.#questionBoard(poll, slide) });
     return events;
+  }
+
+  async #questionBoard(poll: Poll, slide: Slide): Promise<string> {
+    const result = await slideResultOf(this.hub.deps, poll, slide);
+    return questionBoard(slide.id, result.kind === 'qa' ? result : { questions: [] });
   }
 
   async #countsData(poll: Poll, slide: Slide | undefined, participantCount: number): Promise<string> {

@@ -11,6 +11,7 @@ import { ApiError } from '../../core/api-error.js';
 import { keysetPage } from '../../core/paging.js';
 import type { AnswerRow } from '../../db/schema.js';
 import { assertTakesAnswers } from '../answers/answer-rules.js';
+import type { DomainEvents } from '../events/domain-events.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import * as questions from './questions.repository.js';
 
@@ -58,13 +59,21 @@ export async function listQuestions(deps: PollsDeps, workspaceId: string, input:
  * questions through a partial index on `status`, so they follow without further bookkeeping.
  */
 export async function moderateQuestion(
-  deps: PollsDeps,
+  deps: PollsDeps & { events: DomainEvents },
   workspaceId: string,
   input: z.output<typeof ModerateQuestionInput>,
 ): Promise<Question> {
   const poll = await getPoll(deps, workspaceId, input.id);
   const row = await questions.setQuestionStatus(deps.db, poll.id, input.questionId, input.status);
   if (!row) throw questionNotFound();
+  // Live sessions of the poll refresh their Q&A board.
+  deps.events.publish({
+    type: 'question.moderated',
+    workspaceId,
+    pollId: poll.id,
+    questionId: row.id,
+    status: input.status,
+  });
   return toQuestion(row);
 }
 

@@ -34,7 +34,7 @@ export function decideControl(
       'invalid_session_state',
       session.status === 'ended'
         ? 'The session has ended; it takes no more actions'
-        : `\`${action}\` does not apply to a ${session.status} session`,
+        : `\`${action}\` does not apply to ${session.status === 'active' ? 'an active' : 'a pending'} session`,
       { status: session.status, action },
     );
   if (session.status === 'ended') throw wrongState();
