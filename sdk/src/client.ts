@@ -7,6 +7,7 @@ import {
   type RouteInput,
   type RouteOutput,
 } from '@pollkit/contracts';
+import { type EventStream, type EventStreamOptions, openEventStream } from './core/event-stream.js';
 import { ClientCredentialsTokens, type OAuthClientCredentials, tokenUrlOf } from './core/oauth.js';
 import { isPageRoute, Page, type PageData, PagePromise } from './core/pagination.js';
 import {
@@ -90,10 +91,19 @@ export type ClientOptions = CommonClientOptions & (ApiKeyAuth | OAuthClientAuth)
 export type PageItemOf<R extends RouteDefinition> =
   RouteOutput<R> extends { data: Array<infer Item>; nextCursor: string | null } ? Item : never;
 
-/** A list route's method returns a {@link PagePromise}; any other route's a promise of its output. */
-export type RouteResult<R extends RouteDefinition> = [PageItemOf<R>] extends [never]
-  ? Promise<RouteOutput<R>>
-  : PagePromise<PageItemOf<R>>;
+/**
+ * A list route's method returns a {@link PagePromise}; an event stream's (`format: 'sse'`) an
+ * {@link EventStream} of its output union; any other route's a promise of its output (the text of a
+ * CSV or SVG document for those formats).
+ */
+export type RouteResult<R extends RouteDefinition> = R extends { format: 'sse' }
+  ? EventStream<RouteOutput<R>>
+  : [PageItemOf<R>] extends [never]
+    ? Promise<RouteOutput<R>>
+    : PagePromise<PageItemOf<R>>;
+
+/** The per-call options of a route's method: {@link EventStreamOptions} for an event stream. */
+export type RouteOptions<R extends RouteDefinition> = R extends { format: 'sse' } ? EventStreamOptions : RequestOptions;
 
 /**
  * The method of one route: `z.input` of its input schema in, `z.output` of its output schema out.
@@ -103,8 +113,8 @@ export type RouteResult<R extends RouteDefinition> = [PageItemOf<R>] extends [ne
  */
 export type RouteMethod<R extends RouteDefinition> =
   Record<never, never> extends RouteInput<R>
-    ? (input?: RouteInput<R>, options?: RequestOptions) => RouteResult<R>
-    : (input: RouteInput<R>, options?: RequestOptions) => RouteResult<R>;
+    ? (input?: RouteInput<R>, options?: RouteOptions<R>) => RouteResult<R>
+    : (input: RouteInput<R>, options?: RouteOptions<R>) => RouteResult<R>;
 
 /**
  * Options `withOptions()` can change: any of the client's. `headers` are merged into the current ones;
@@ -240,6 +250,12 @@ function resolveClient(
   options: ClientOptions,
   inheritedTokens: ClientCredentialsTokens | undefined,
 ): { config: RequestConfig; tokens: ClientCredentialsTokens | undefined } {
+  const apiUrl = apiUrlOf(baseUrlOf(options));
+  const { credential, tokens } = credentialOf(options, apiUrl, inheritedTokens);
+  return { config: configOf(options, apiUrl, credential, options.headers), tokens };
+}
+
+function baseUrlOf(options: CommonClientOptions): string | URL {
   if (options.fetch === undefined && typeof globalThis.fetch !== 'function') {
     throw new TypeError('No global fetch: use Node 20 or later, or pass a fetch implementation as `fetch`');
   }
@@ -249,14 +265,21 @@ function resolveClient(
       'baseUrl is required: pass baseUrl (such as https://polls.example.com) or set the POLLKIT_BASE_URL environment variable',
     );
   }
-  const apiUrl = apiUrlOf(baseUrl);
-  const { credential, tokens } = credentialOf(options, apiUrl, inheritedTokens);
-  const config: RequestConfig = Object.freeze({
+  return baseUrl;
+}
+
+function configOf(
+  options: CommonClientOptions,
+  apiUrl: string,
+  credential: Credential,
+  headers: HeadersLike | undefined,
+): RequestConfig {
+  return Object.freeze({
     apiUrl,
     credential,
     // Looked up per call, so a fetch instrumented after the client was created is still used.
     fetch: options.fetch ?? ((url: string, init: RequestInit) => globalThis.fetch(url, init)),
-    headers: options.headers,
+    headers,
     timeout: checkTimeout(options.timeout ?? DEFAULT_TIMEOUT_MS),
     maxRetries: checkCount('maxRetries', options.maxRetries ?? DEFAULT_MAX_RETRIES),
     retryBaseDelayMs: checkCount('retryBaseDelayMs', options.retryBaseDelayMs ?? defaultBackoff.retryBaseDelayMs),
@@ -268,7 +291,29 @@ function resolveClient(
     validateResponses: options.validateResponses ?? false,
     logger: options.logger,
   });
-  return { config, tokens };
+}
+
+/**
+ * The config of calls that carry no workspace credential: a presenter device's (`X-Host-Token`) or a
+ * participant's (`X-Participant-Token`, none before joining). `tokenHeaders` are set over the
+ * options' `headers`; `Authorization` is never sent.
+ */
+export function resolveTokenConfig(
+  options: CommonClientOptions,
+  tokenHeaders: Readonly<Record<string, string | undefined>>,
+): RequestConfig {
+  const apiUrl = apiUrlOf(baseUrlOf(options));
+  const headers = new Headers(options.headers);
+  headers.delete('authorization');
+  for (const [name, value] of Object.entries(tokenHeaders)) {
+    if (value === undefined) continue;
+    // Checked here, since `Headers` would quote a bad value (a secret) in its error.
+    if (typeof value !== 'string' || !TOKEN_CHARACTERS.test(value)) {
+      throw new TypeError(`${name} must be printable ASCII without whitespace`);
+    }
+    headers.set(name, value);
+  }
+  return configOf(options, apiUrl, { none: true }, headers);
 }
 
 function mergeOptions(base: ClientOptions, overrides: ClientOverrides): ClientOptions {
@@ -312,7 +357,10 @@ export function buildClient<C extends Contract>(
         Object.entries(operations).map(([name, route]) => {
           const method = isPageRoute(route)
             ? pagedMethod(config, route)
-            : (input?: unknown, callOptions?: RequestOptions) => request(config, route, input, callOptions);
+            : route.format === 'sse'
+              ? (input?: unknown, callOptions?: EventStreamOptions) =>
+                  openEventStream(config, route, input, callOptions)
+              : (input?: unknown, callOptions?: RequestOptions) => request(config, route, input, callOptions);
           Object.defineProperty(method, 'name', { value: operationId(group, name) });
           return [name, method];
         }),

@@ -23,23 +23,37 @@ export type {
   ContentResult,
   CreateApiKeyInput,
   CreatedApiKey,
+  CreatedSession,
   CreatePollInput,
   CreateResponseInput,
+  CreateSessionInput,
   DeletedPoll,
   ErrorCode,
   ErrorEnvelope,
   GetPollInput,
   IngestMediaInput,
+  JoinedSession,
+  JoinSessionInput,
+  Leaderboard,
   ListAnswersInput,
   ListApiKeysInput,
   ListPollsInput,
   ListQuestionsInput,
+  ListSessionsInput,
+  LiveAnswerInput,
+  LiveAnswerReceipt,
+  LiveCounts,
+  LiveState,
   Media,
   MediaEnvelope,
   MediaType,
   ModerateQuestionInput,
   MultipleChoiceResult,
   OpenEndedResult,
+  Participant,
+  ParticipantEvent,
+  ParticipantEventType,
+  ParticipantSlide,
   Poll,
   PollContent,
   PollkitContract,
@@ -47,6 +61,8 @@ export type {
   PollResponse,
   PollResults,
   PollStatus,
+  PresenterEvent,
+  PresenterEventType,
   QaResult,
   Question,
   QuestionList,
@@ -58,9 +74,16 @@ export type {
   RotateApiKeyInput,
   RotatedApiKey,
   ScaleResult,
+  Session,
+  SessionAction,
+  SessionControlInput,
+  SessionList,
+  SessionStatus,
+  SessionSummary,
   Slide,
   SlideKind,
   SlideResult,
+  SlideResults,
   UpdatePollInput,
   UpvoteQuestionInput,
   ValidationErrorDetails,
@@ -79,6 +102,7 @@ export {
   type PageItemOf,
   type PollkitClient,
   type RouteMethod,
+  type RouteOptions,
   type RouteResult,
 } from './client.js';
 export {
@@ -100,6 +124,7 @@ export {
   UpgradeRequiredError,
   ValidationError,
 } from './core/errors.js';
+export type { EventStream, EventStreamOptions } from './core/event-stream.js';
 export type { OAuthErrorCode } from './core/oauth.js';
 export { Page, type PageData, PagePromise } from './core/pagination.js';
 export type {
@@ -110,6 +135,15 @@ export type {
   RequestOptions,
 } from './core/request.js';
 export type { BackoffOptions } from './core/retry.js';
+export {
+  type JoinSessionOptions,
+  joinSession,
+  type LiveAnswer,
+  type LiveParticipant,
+  type PresenterSession,
+  type PresenterSessionOptions,
+  presenterSession,
+} from './live.js';
 
 /** What `client.<group>.<operation>()` takes: `PollkitInput<'polls', 'create'>`. */
 export type PollkitInput<

@@ -24,6 +24,8 @@ interface ScratchReport {
   created: { id: string; title: string; status: string };
   fetched: { id: string; title: string; slideIds: string[] };
   missing: { isPollkitError: boolean; status: number; code: string };
+  /** The first event of a live session's presenter stream: read through eventsource-parser. */
+  streamed: { type: string; status: string };
 }
 
 /** Calls shared by the ESM and CJS programs; `createClient` and `PollkitError` come from the package. */
@@ -40,11 +42,20 @@ try {
 } catch (error) {
   missing = { isPollkitError: error instanceof PollkitError, status: error.status, code: error.code };
 }
+await client.polls.update({ id: created.id, publish: true });
+const session = await client.sessions.create({ pollId: created.id });
+const events = client.sessions.events({ id: session.id });
+let streamed;
+for await (const event of events) {
+  streamed = { type: event.type, status: event.data.status };
+  break;
+}
 console.log(JSON.stringify({
   resolved,
   created: { id: created.id, title: created.title, status: created.status },
   fetched: { id: fetched.id, title: fetched.title, slideIds: fetched.content.questions.map((q) => q.id) },
   missing,
+  streamed,
 }));
 `;
 
@@ -95,7 +106,8 @@ beforeAll(async () => {
       },
     }),
   );
-  // npm, not pnpm: the scratch project must not see the workspace; only zod comes from the registry.
+  // npm, not pnpm: the scratch project must not see the workspace; only zod and eventsource-parser come
+  // from the registry.
   await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline', '--loglevel=error'], {
     cwd: scratchDir,
   });
@@ -129,5 +141,6 @@ describe('the packed @pollkit/sdk in a scratch npm project', () => {
     });
     expect(report.fetched).toEqual({ id: report.created.id, title: `Packaged ${format}`, slideIds: ['lunch'] });
     expect(report.missing).toEqual({ isPollkitError: true, status: 404, code: 'not_found' });
+    expect(report.streamed).toEqual({ type: 'session', status: 'pending' });
   });
 });

@@ -7,17 +7,30 @@ import { expectTypeOf } from 'vitest';
 import {
   type AnswersReset,
   type ConflictError,
+  type CreatedSession,
   type CreatePollInput,
   createClient,
   type DeletedPoll,
+  type EventStream,
+  type EventStreamOptions,
+  joinSession,
+  type LiveAnswerReceipt,
+  type LiveParticipant,
+  type LiveState,
   type Page,
   type PagePromise,
+  type ParticipantEvent,
   type Poll,
   type PollkitClient,
   type PollkitError,
   type PollList,
+  type PresenterEvent,
+  type PresenterSession,
+  presenterSession,
+  type Question,
   type RequestOptions,
   type RotatedApiKey,
+  type Session,
   type ValidationError,
   type Vote,
   type Workspace,
@@ -80,7 +93,7 @@ client.polls.list(undefined, { signal: AbortSignal.timeout(1000), headers: { 'x-
 // @ts-expect-error a route the contract does not have
 client.polls.archive;
 // @ts-expect-error a group the contract does not have
-client.sessions;
+client.billing;
 
 // Error codes autocomplete from the registry and still accept codes from a newer server.
 declare const error: PollkitError;
@@ -113,3 +126,78 @@ client.answers.reset({ id: 'poll_1' });
 client.answers.reset();
 expectTypeOf(client.keys.rotate).returns.resolves.toEqualTypeOf<RotatedApiKey>();
 expectTypeOf<RotatedApiKey['previousKey']['expiresAt']>().toEqualTypeOf<string | null>();
+
+// Live sessions: create answers the host token once; list pages; get and control answer the session.
+expectTypeOf(client.sessions.create).returns.resolves.toEqualTypeOf<CreatedSession>();
+expectTypeOf<CreatedSession['hostToken']>().toEqualTypeOf<string>();
+expectTypeOf(client.sessions.list).returns.toEqualTypeOf<PagePromise<Session>>();
+client.sessions.list({ status: 'active', limit: 5 });
+expectTypeOf(client.sessions.get).returns.toEqualTypeOf<Promise<Session>>();
+expectTypeOf(client.sessions.control).returns.resolves.toEqualTypeOf<Session>();
+client.sessions.control({ id: 'ses_1', action: 'goto', slideIndex: 2 });
+// @ts-expect-error an action the contract does not have
+client.sessions.control({ id: 'ses_1', action: 'restart' });
+expectTypeOf<Session['status']>().toEqualTypeOf<'pending' | 'active' | 'ended'>();
+
+// An SVG route answers the document's text.
+expectTypeOf(client.sessions.qrCode).returns.toEqualTypeOf<Promise<string>>();
+
+// An SSE route answers an EventStream of its union, not a promise; its options are the stream's.
+expectTypeOf(client.sessions.events).returns.toEqualTypeOf<EventStream<PresenterEvent>>();
+expectTypeOf(client.live.events).returns.toEqualTypeOf<EventStream<ParticipantEvent>>();
+expectTypeOf(client.sessions.events).parameter(1).toEqualTypeOf<EventStreamOptions | undefined>();
+expectTypeOf<EventStream<PresenterEvent>>().toExtend<AsyncIterable<PresenterEvent>>();
+expectTypeOf<EventStream<PresenterEvent>['lastEventId']>().toEqualTypeOf<string | undefined>();
+expectTypeOf<EventStream<PresenterEvent>['close']>().toEqualTypeOf<() => void>();
+client.live.events({ pin: '123456' }, { lastEventId: '7', maxReconnects: 3, idleTimeout: 10_000 });
+// @ts-expect-error streams take no idempotency key
+client.sessions.events({ id: 'ses_1' }, { idempotencyKey: 'k' });
+// @ts-expect-error the session id is required
+client.sessions.events({});
+// The union narrows on `type`.
+async function readPresenter(stream: EventStream<PresenterEvent>) {
+  for await (const event of stream) {
+    if (event.type === 'counts') expectTypeOf(event.data.participantCount).toEqualTypeOf<number>();
+    if (event.type === 'session') expectTypeOf(event.data).toEqualTypeOf<Session>();
+    expectTypeOf(event.id).toEqualTypeOf<string | undefined>();
+    // @ts-expect-error `answerCount` is on `counts` events only
+    event.data.answerCount;
+  }
+}
+async function readParticipant(stream: EventStream<ParticipantEvent>) {
+  for await (const event of stream) {
+    if (event.type === 'slide') expectTypeOf(event.data).toEqualTypeOf<LiveState>();
+    expectTypeOf(event.type).toEqualTypeOf<
+      'slide' | 'results' | 'results_hidden' | 'locked' | 'unlocked' | 'questions' | 'ended'
+    >();
+  }
+}
+void readPresenter;
+void readParticipant;
+
+// A presenter device: the host token instead of an API key.
+const presenter = presenterSession({ baseUrl: 'https://polls.example.com', sessionId: 'ses_1', hostToken: 't' });
+expectTypeOf(presenter).toEqualTypeOf<PresenterSession>();
+expectTypeOf(presenter.get).returns.toEqualTypeOf<Promise<Session>>();
+expectTypeOf(presenter.control('goto', 1)).toEqualTypeOf<Promise<Session>>();
+expectTypeOf(presenter.events()).toEqualTypeOf<EventStream<PresenterEvent>>();
+expectTypeOf(presenter.qrCode()).toEqualTypeOf<Promise<string>>();
+// @ts-expect-error an action the contract does not have
+presenter.control('restart');
+// @ts-expect-error the host token is required
+presenterSession({ baseUrl: 'https://polls.example.com', sessionId: 'ses_1' });
+
+// A participant: the PIN, no API key.
+expectTypeOf(joinSession).returns.toEqualTypeOf<Promise<LiveParticipant>>();
+// @ts-expect-error the PIN is required
+joinSession({ baseUrl: 'https://polls.example.com' });
+declare const participant: LiveParticipant;
+expectTypeOf(participant.participantToken).toEqualTypeOf<string>();
+expectTypeOf(participant.resumed).toEqualTypeOf<boolean>();
+expectTypeOf(participant.state).toEqualTypeOf<LiveState>();
+expectTypeOf(participant.events()).toEqualTypeOf<EventStream<ParticipantEvent>>();
+expectTypeOf(participant.answer({ slideId: 's', optionIds: ['a'] })).toEqualTypeOf<Promise<LiveAnswerReceipt>>();
+participant.answer({ slideId: 's', scaleValue: 3 }, { idempotencyKey: 'k' });
+// @ts-expect-error the participant knows its PIN: the answer does not take one
+participant.answer({ pin: '123456', slideId: 's', optionIds: ['a'] });
+expectTypeOf(participant.upvote('rsp_1')).toEqualTypeOf<Promise<Question>>();

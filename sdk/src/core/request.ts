@@ -74,8 +74,12 @@ export interface AccessTokenSource {
   reject(accessToken: string): void;
 }
 
-/** How a client proves who it is: an API key sent as is, or OAuth access tokens obtained per attempt. */
-export type Credential = { readonly apiKey: string } | { readonly tokens: AccessTokenSource };
+/**
+ * How a client proves who it is: an API key sent as is, OAuth access tokens obtained per attempt, or
+ * nothing in `Authorization` (a presenter device or a participant: their token travels in the
+ * config's `headers`, as `X-Host-Token` or `X-Participant-Token`).
+ */
+export type Credential = { readonly apiKey: string } | { readonly tokens: AccessTokenSource } | { readonly none: true };
 
 /** What every request of one client shares. The credential lives here and nowhere else. */
 export interface RequestConfig extends BackoffOptions {
@@ -133,6 +137,14 @@ function appendQuery(route: RouteDefinition, params: URLSearchParams, name: stri
   params.append(name, queryValue(route, name, value));
 }
 
+/** The `Accept` header of each response format a route can have. */
+const ACCEPT: Readonly<Record<NonNullable<RouteDefinition['format']>, string>> = {
+  json: 'application/json',
+  csv: 'text/csv',
+  svg: 'image/svg+xml',
+  sse: 'text/event-stream',
+};
+
 /**
  * Splits a route's input the way the server reads it back and the OpenAPI document describes it:
  * `{param}`s into the path, the rest into the query string (GET, DELETE) or a JSON body (POST, PATCH, PUT).
@@ -159,7 +171,7 @@ export function prepareRequest(
   let body: string | undefined;
   const headers = new Headers(config.headers);
   for (const [name, value] of new Headers(options.headers)) headers.set(name, value);
-  headers.set('accept', route.format === 'csv' ? 'text/csv' : 'application/json');
+  headers.set('accept', ACCEPT[route.format ?? 'json']);
 
   if (inputInQuery(route.method)) {
     const params = new URLSearchParams();
@@ -184,16 +196,22 @@ export function prepareRequest(
 }
 
 /** undici reports every network failure as `TypeError: fetch failed`; the reason is its cause. */
-function rootCause(error: unknown): string {
+export function rootCause(error: unknown): string {
   let current = error;
   while (current instanceof Error && current.cause instanceof Error) current = current.cause;
   return current instanceof Error ? current.message : String(error);
 }
 
 /** Headers that carry credentials: logged as `[redacted]`, never by value. */
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
+const SECRET_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'x-host-token',
+  'x-participant-token',
+]);
 
-function redactedHeaders(headers: Headers): Record<string, string> {
+export function redactedHeaders(headers: Headers): Record<string, string> {
   const record: Record<string, string> = {};
   for (const [name, value] of headers) {
     // The scheme (`Bearer`, `Basic`) says which credential went out; the rest is the secret.
@@ -204,7 +222,12 @@ function redactedHeaders(headers: Headers): Record<string, string> {
 }
 
 /** Reports to the user's logger; a logger that throws must not fail or retry the call it reports on. */
-function log(config: RequestConfig, level: 'debug' | 'info' | 'warn', message: string, record: RequestLogRecord): void {
+export function log(
+  config: RequestConfig,
+  level: 'debug' | 'info' | 'warn',
+  message: string,
+  record: RequestLogRecord,
+): void {
   try {
     config.logger?.[level]?.(message, record);
   } catch {
@@ -298,8 +321,9 @@ export function interpretResponse(route: RouteDefinition, response: ReadResponse
       cause,
     });
   let value: unknown;
-  // A CSV download (`client.results.export()`) is returned as the document's text.
-  if (route.format === 'csv') value = response.text;
+  // A CSV download (`client.results.export()`) and an SVG image (`client.sessions.qrCode()`) are
+  // returned as the document's text.
+  if (route.format === 'csv' || route.format === 'svg') value = response.text;
   else if (response.status === 204 || response.text === '') value = undefined;
   else {
     try {
@@ -309,6 +333,14 @@ export function interpretResponse(route: RouteDefinition, response: ReadResponse
     }
   }
   if (!validate) return value;
+  // An SVG route's output schema describes the image, not its markup (the QR code's schema is the
+  // URL it encodes): check that an SVG document arrived.
+  if (route.format === 'svg') {
+    if (!/<svg[\s>]/.test(response.text)) {
+      throw invalid(`The ${response.status} response of ${route.method} ${route.path} is not an SVG document`);
+    }
+    return value;
+  }
   const parsed = route.output.safeParse(value);
   if (!parsed.success) {
     throw invalid(

@@ -1,5 +1,12 @@
 import { once } from 'node:events';
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import {
+  type ClientRequest,
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One request as it reached the proxy, before any fault. */
@@ -35,6 +42,16 @@ export interface FaultProxy {
   readonly url: string;
   /** Every request received, in order. */
   readonly requests: RecordedRequest[];
+  /**
+   * Server-Sent Events streams being relayed now. An event stream (`text/event-stream`) is relayed as
+   * it arrives rather than read to its end; `rewrite` does not apply to it.
+   */
+  readonly openStreams: number;
+  /**
+   * Breaks every event stream being relayed, as a lost network does: the client's connection is
+   * destroyed mid-stream, and so is the proxy's connection to the server. Answers how many it broke.
+   */
+  dropStreams(): number;
   /** Applies `fault` to the next `times` requests that `matches` accepts (every request by default). */
   inject(fault: Fault, times?: number, matches?: (request: RecordedRequest) => boolean): void;
   /** Forgets recorded requests and pending faults. */
@@ -51,11 +68,11 @@ function readBody(stream: IncomingMessage): Promise<Buffer> {
   });
 }
 
-interface UpstreamAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
+type UpstreamAnswer =
+  | { status: number; headers: IncomingHttpHeaders; body: Buffer; stream?: undefined }
+  | { status: number; headers: IncomingHttpHeaders; stream: IncomingMessage; request: ClientRequest };
+
+const isEventStream = (headers: IncomingHttpHeaders) => /^text\/event-stream\b/.test(headers['content-type'] ?? '');
 
 function forward(upstream: URL, recorded: RecordedRequest, body: Buffer): Promise<UpstreamAnswer> {
   return new Promise((resolve, reject) => {
@@ -68,6 +85,10 @@ function forward(upstream: URL, recorded: RecordedRequest, body: Buffer): Promis
         headers: { ...recorded.headers, host: upstream.host },
       },
       (answer) => {
+        if (isEventStream(answer.headers)) {
+          resolve({ status: answer.statusCode ?? 502, headers: answer.headers, stream: answer, request: outgoing });
+          return;
+        }
         readBody(answer).then(
           (answerBody) => resolve({ status: answer.statusCode ?? 502, headers: answer.headers, body: answerBody }),
           reject,
@@ -88,6 +109,7 @@ export async function startFaultProxy(upstreamUrl: string): Promise<FaultProxy> 
   const upstream = new URL(upstreamUrl);
   const requests: RecordedRequest[] = [];
   let faults: QueuedFault[] = [];
+  const streams = new Set<{ client: ServerResponse; upstream: ClientRequest }>();
 
   function takeFault(recorded: RecordedRequest): Fault | undefined {
     const queued = faults.find((entry) => entry.remaining > 0 && entry.matches(recorded));
@@ -123,6 +145,20 @@ export async function startFaultProxy(upstreamUrl: string): Promise<FaultProxy> 
       if (fault?.kind === 'drop') {
         // The server did the work; the client never learns the outcome.
         outgoing.socket?.destroy();
+        answer.stream?.destroy();
+        return;
+      }
+      if (answer.stream) {
+        const relay = { client: outgoing, upstream: answer.request };
+        streams.add(relay);
+        outgoing.on('close', () => {
+          streams.delete(relay);
+          answer.request.destroy();
+        });
+        answer.stream.on('error', () => outgoing.destroy());
+        outgoing.writeHead(answer.status, answer.headers);
+        outgoing.flushHeaders();
+        answer.stream.pipe(outgoing);
         return;
       }
       let answerBody = answer.body;
@@ -144,6 +180,18 @@ export async function startFaultProxy(upstreamUrl: string): Promise<FaultProxy> 
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    get openStreams() {
+      return streams.size;
+    },
+    dropStreams() {
+      const dropped = streams.size;
+      for (const relay of streams) {
+        relay.client.socket?.destroy();
+        relay.upstream.destroy();
+      }
+      streams.clear();
+      return dropped;
+    },
     inject(fault, times = 1, matches = () => true) {
       faults.push({ fault, remaining: times, matches });
     },

@@ -1,0 +1,180 @@
+import {
+  contract,
+  type JoinedSession,
+  type LiveAnswerInput,
+  type LiveAnswerReceipt,
+  type LiveState,
+  type Participant,
+  type ParticipantEvent,
+  type PresenterEvent,
+  type Question,
+  type Session,
+  type SessionAction,
+} from '@pollkit/contracts';
+import { type CommonClientOptions, resolveTokenConfig } from './client.js';
+import { type EventStream, type EventStreamOptions, openEventStream } from './core/event-stream.js';
+import { type RequestOptions, request } from './core/request.js';
+
+/** Options of {@link presenterSession}: the session and its host token, plus any client option but a credential. */
+export interface PresenterSessionOptions extends Omit<CommonClientOptions, 'now'> {
+  /** The session's id (`ses_…`), as `client.sessions.create()` answered it. */
+  sessionId: string;
+  /** The session's `hostToken`, shown once by `client.sessions.create()`. Sent only as `X-Host-Token`. */
+  hostToken: string;
+}
+
+/**
+ * A presenter device's hold on one live session, authorised by the session's host token instead of
+ * a workspace API key (which never belongs on a presenter's screen). Each method is the route of
+ * `contract.sessions` of the same name.
+ */
+export interface PresenterSession {
+  /** The session's id. */
+  readonly sessionId: string;
+  /** The session as it now is (`GET /sessions/{id}`). */
+  get(options?: RequestOptions): Promise<Session>;
+  /**
+   * Moves the session on (`POST /sessions/{id}/control`): `start`, `next`, `prev`, `goto` (with
+   * `slideIndex`), `showResults`, `hideResults`, `lock`, `unlock`, `end`. Answers the session as it
+   * now is.
+   */
+  control(action: SessionAction, slideIndex?: number, options?: RequestOptions): Promise<Session>;
+  /**
+   * The presenter's event stream (`GET /sessions/{id}/events`): `session` on connect and after every
+   * control action, throttled `counts`, `results`, and `ended`.
+   */
+  events(options?: EventStreamOptions): EventStream<PresenterEvent>;
+  /** The QR code of the session's join URL, as the text of an SVG document (`GET /sessions/{id}/qr.svg`). */
+  qrCode(options?: RequestOptions): Promise<string>;
+}
+
+/**
+ * Drives a live session from a presenter device that holds the session's host token, not an API key:
+ *
+ * ```ts
+ * // On the server, with the API key:
+ * const { id, hostToken } = await pollkit.sessions.create({ pollId });
+ * // On the presenter's device, given id and hostToken:
+ * const presenter = presenterSession({ baseUrl: 'https://polls.example.com', sessionId: id, hostToken });
+ * await presenter.control('start');
+ * for await (const event of presenter.events()) {
+ *   if (event.type === 'counts') showCount(event.data.answerCount);
+ * }
+ * ```
+ *
+ * Every call sends `X-Host-Token`, never `Authorization`; retries, timeouts, errors and logging are
+ * those of {@link createClient}'s calls.
+ */
+export function presenterSession(options: PresenterSessionOptions): PresenterSession {
+  const { sessionId, hostToken } = options;
+  if (typeof sessionId !== 'string' || sessionId === '') throw new TypeError('sessionId is required');
+  if (typeof hostToken !== 'string' || hostToken === '') {
+    throw new TypeError('hostToken is required: the hostToken that client.sessions.create() answered');
+  }
+  const config = resolveTokenConfig(options, { 'x-host-token': hostToken });
+  const routes = contract.sessions;
+  const id = { id: sessionId };
+  return Object.freeze({
+    sessionId,
+    get: (callOptions?: RequestOptions) => request(config, routes.get, id, callOptions) as Promise<Session>,
+    control: (action: SessionAction, slideIndex?: number, callOptions?: RequestOptions) =>
+      request(
+        config,
+        routes.control,
+        slideIndex === undefined ? { ...id, action } : { ...id, action, slideIndex },
+        callOptions,
+      ) as Promise<Session>,
+    events: (callOptions?: EventStreamOptions) =>
+      openEventStream<PresenterEvent>(config, routes.events, id, callOptions),
+    qrCode: (callOptions?: RequestOptions) => request(config, routes.qrCode, id, callOptions) as Promise<string>,
+  });
+}
+
+/** Options of {@link joinSession}: the PIN, plus any client option but a credential. */
+export interface JoinSessionOptions extends Omit<CommonClientOptions, 'now'> {
+  /** The session's six-digit PIN. */
+  pin: string;
+  /** Shown on the leaderboard; ignored when `participantToken` resumes a participant. */
+  name?: string;
+  /**
+   * The `participantToken` of an earlier join (kept in local storage, say): resumes that participant,
+   * with its name, answers and score, instead of joining as a new one.
+   */
+  participantToken?: string;
+  /** Aborts the join. */
+  signal?: AbortSignal;
+}
+
+/** An answer to the current slide: {@link LiveAnswerInput} without the PIN, which the participant knows. */
+export type LiveAnswer = Omit<LiveAnswerInput, 'pin'>;
+
+/**
+ * A participant of a live session, as {@link joinSession} resolves it. Every call sends the
+ * participant's `X-Participant-Token`.
+ */
+export interface LiveParticipant {
+  /** The session's PIN. */
+  readonly pin: string;
+  /** Who joined: id, name, score so far. */
+  readonly participant: Participant;
+  /** Keep it (local storage, a cookie) and pass it to {@link joinSession} again to resume this participant. */
+  readonly participantToken: string;
+  /** Whether `participantToken` resumed a participant who had joined before. */
+  readonly resumed: boolean;
+  /** What was on screen when the participant joined; the `slide` events of {@link events} tell what follows. */
+  readonly state: LiveState;
+  /**
+   * The participant's event stream (`GET /live/{pin}/events`): `slide` on connect and on every
+   * change, `results`, `results_hidden`, `locked`, `unlocked`, `questions`, and `ended`. An ended
+   * session's PIN names nothing: a stream that was disconnected when `ended` was sent throws a
+   * `NotFoundError` when it reconnects.
+   */
+  events(options?: EventStreamOptions): EventStream<ParticipantEvent>;
+  /**
+   * Answers the current slide (`POST /live/{pin}/answers`) with the answer field of its kind. The call
+   * carries an `Idempotency-Key` (a random UUID unless `options.idempotencyKey` gives one) that every
+   * retry repeats, so an answer whose response was lost is not counted twice.
+   */
+  answer(input: LiveAnswer, options?: RequestOptions): Promise<LiveAnswerReceipt>;
+  /** Upvotes a question of the current Q&A slide (`POST /live/{pin}/questions/{questionId}/upvotes`). */
+  upvote(questionId: string, options?: RequestOptions): Promise<Question>;
+}
+
+/**
+ * Joins a live session with its PIN: no API key, so it runs in a browser as well as in Node.
+ *
+ * ```ts
+ * const me = await joinSession({ baseUrl: 'https://polls.example.com', pin: '123456', name: 'Ada' });
+ * localStorage.setItem('pollkit-token', me.participantToken);
+ * for await (const event of me.events()) {
+ *   if (event.type === 'slide' && event.data.slide?.kind === 'multiple_choice') {
+ *     await me.answer({ slideId: event.data.slide.id, optionIds: [event.data.slide.options[0].id] });
+ *   }
+ * }
+ * ```
+ *
+ * Pass the `participantToken` of an earlier join to resume that participant. Retries, timeouts,
+ * errors and logging are those of {@link createClient}'s calls.
+ */
+export async function joinSession(options: JoinSessionOptions): Promise<LiveParticipant> {
+  const { pin, name, participantToken, signal } = options;
+  const routes = contract.live;
+  const joinConfig = resolveTokenConfig(options, { 'x-participant-token': participantToken });
+  const joined = (await request(joinConfig, routes.join, name === undefined ? { pin } : { pin, name }, {
+    signal,
+  })) as JoinedSession;
+  const config = resolveTokenConfig(options, { 'x-participant-token': joined.participantToken });
+  return Object.freeze({
+    pin,
+    participant: joined.participant,
+    participantToken: joined.participantToken,
+    resumed: joined.resumed,
+    state: joined.state,
+    events: (callOptions?: EventStreamOptions) =>
+      openEventStream<ParticipantEvent>(config, routes.events, { pin }, callOptions),
+    answer: (input: LiveAnswer, callOptions?: RequestOptions) =>
+      request(config, routes.answer, { ...input, pin }, callOptions) as Promise<LiveAnswerReceipt>,
+    upvote: (questionId: string, callOptions?: RequestOptions) =>
+      request(config, routes.upvote, { pin, questionId }, callOptions) as Promise<Question>,
+  });
+}
