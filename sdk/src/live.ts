@@ -125,9 +125,9 @@ export interface LiveParticipant {
   readonly state: LiveState;
   /**
    * The participant's event stream (`GET /live/{pin}/events`): `slide` on connect and on every
-   * change, `results`, `results_hidden`, `locked`, `unlocked`, `questions`, and `ended`. An ended
-   * session's PIN names nothing: a stream that was disconnected when `ended` was sent throws a
-   * `NotFoundError` when it reconnects.
+   * change, `results`, `results_hidden`, `locked`, `unlocked`, `questions`, and `ended`. A stream that
+   * was disconnected when `ended` was sent gets what it missed, `ended` last, when it reconnects
+   * within ten minutes of the end; later, the PIN names nothing and it throws a `NotFoundError`.
    */
   events(options?: EventStreamOptions): EventStream<ParticipantEvent>;
   /**

@@ -326,7 +326,7 @@ describe('participants', () => {
     stream.close();
   });
 
-  it('a participant stream that missed `ended` throws NotFoundError: the PIN of an ended session names nothing', async () => {
+  it('a participant stream that missed `ended` gets it on reconnect, for ten minutes after the end', async () => {
     const { session } = await newSession();
     await client.sessions.control({ id: session.id, action: 'start' });
     const me = await joinSession({ baseUrl: proxy.url, pin: session.pin });
@@ -334,10 +334,11 @@ describe('participants', () => {
     const events = reader(stream);
     expect((await events.next()).type).toBe('slide');
     expect(proxy.dropStreams()).toBe(1);
+    await client.sessions.control({ id: session.id, action: 'lock' });
     await client.sessions.control({ id: session.id, action: 'end' });
-    const error = await rejectionOf(events.next());
-    expect(error).toBeInstanceOf(NotFoundError);
-    expect(error).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await events.next()).toMatchObject({ type: 'locked' });
+    expect(await events.next()).toMatchObject({ type: 'ended', data: { sessionId: session.id } });
+    await expect(events.next()).rejects.toThrow('the stream ended');
   });
 
   it('a closed stream resumes from its lastEventId', async () => {

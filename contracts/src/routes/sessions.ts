@@ -1,5 +1,6 @@
 import { PresenterEvent } from '../events.js';
 import { defineRoute } from '../route.js';
+import { SvgDocument } from '../schemas/common.js';
 import {
   CreatedSession,
   CreateSessionInput,
@@ -84,7 +85,7 @@ export const sessionQrCode = defineRoute({
   successStatus: 200,
   format: 'svg',
   input: SessionQrInput,
-  output: Session.shape.joinUrl.describe('An SVG document (`image/svg+xml`).'),
+  output: SvgDocument,
   errors: ['not_found', 'validation_failed', 'invalid_host_token'],
 });
 

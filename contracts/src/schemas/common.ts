@@ -29,6 +29,9 @@ export function pageOf<T extends z.ZodType>(item: T, id: string) {
     .meta({ id });
 }
 
+/** What a `format: 'svg'` route answers (`image/svg+xml`), as text. */
+export const SvgDocument = z.string().startsWith('<svg').describe('An SVG document (`image/svg+xml`).');
+
 export const ValidationErrorDetails = z
   .object({
     fieldErrors: z

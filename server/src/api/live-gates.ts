@@ -1,7 +1,7 @@
 import { ApiError } from '../core/api-error.js';
 import { RATE_LIMIT_WINDOW_MS, type RateLimitStore } from '../infra/rate-limit.js';
 import type { Authenticator } from '../modules/auth/auth.service.js';
-import { resolveLiveCaller } from '../modules/live/live.service.js';
+import { resolveEndedLiveCaller, resolveLiveCaller } from '../modules/live/live.service.js';
 import type { LiveHub } from '../modules/live/live-hub.js';
 import { authenticateHost } from '../modules/sessions/sessions.service.js';
 import type { Next, Step } from './call.js';
@@ -71,13 +71,20 @@ export function participantGateStep(deps: LiveGateDeps): Step {
       : undefined;
     if (!caller) {
       // A PIN whose session ended lately is no guess (browsers reconnect to it after the end): it
-      // counts against the address's request limit, not against its misses.
-      const recent = /^[0-9]{6}$/.test(pin) && (await deps.liveHub.endedRecently(pin));
-      const key = recent ? `ip:${ip}` : `pin-miss:${ip}`;
-      const limit = recent
+      // counts against the address's request limit, not against its misses, and an event stream
+      // reconnecting to it gets what it missed, the end summary last.
+      const ended = /^[0-9]{6}$/.test(pin)
+        ? await resolveEndedLiveCaller(deps.liveHub, pin, single(call.request.participantToken))
+        : undefined;
+      const key = ended ? `ip:${ip}` : `pin-miss:${ip}`;
+      const limit = ended
         ? deps.config.LIVE_RATE_LIMIT_PER_IP_PER_MINUTE
         : deps.config.LIVE_PIN_MISSES_PER_IP_PER_MINUTE;
       decideRateLimit(call, limit, await deps.rateLimits.hit(key));
+      if (ended && call.route.format === 'sse') {
+        call.live = ended;
+        return next(call);
+      }
       throw ApiError.notFound('Session');
     }
     if (caller.participant) {

@@ -12,8 +12,8 @@ import { snapshotOf, toSession } from '../sessions/session-view.js';
 import {
   findOpenSessionByPin,
   findSessionById,
+  findSessionEndedSince,
   listEventsAfter,
-  sessionEndedSince,
 } from '../sessions/sessions.repository.js';
 import { currentSlide, liveState, Standings } from './live-views.js';
 import * as participants from './participants.repository.js';
@@ -100,9 +100,9 @@ export class LiveHub {
     return row;
   }
 
-  /** Whether a session with this PIN ended in the last ten minutes. */
-  endedRecently(pin: string): Promise<boolean> {
-    return sessionEndedSince(this.deps.db, pin, new Date(Date.now() - RECENTLY_ENDED_MS));
+  /** The session with this PIN that ended in the last ten minutes, if one did. */
+  recentlyEndedSession(pin: string): Promise<SessionRow | undefined> {
+    return findSessionEndedSince(this.deps.db, pin, new Date(Date.now() - RECENTLY_ENDED_MS));
   }
 
   /** The session row, at most a second old. */

@@ -11,7 +11,7 @@ import { ApiError } from '../../core/api-error.js';
 import type { EventFeed } from '../../core/event-stream.js';
 import { hashSecret, newSecret } from '../../core/secrets.js';
 import { newId } from '../../db/ids.js';
-import type { ParticipantRow } from '../../db/schema.js';
+import type { ParticipantRow, SessionRow } from '../../db/schema.js';
 import { responseValue, voteValue } from '../answers/answer-rules.js';
 import { type AnswersDeps, recordAnswer } from '../answers/answers.service.js';
 import { getPoll } from '../polls/polls.service.js';
@@ -30,8 +30,8 @@ export interface LiveDeps extends AnswersDeps {
 const TOKEN_PREFIX = 'ptk_';
 
 /**
- * Resolves what a participant route's caller sent: the session its PIN names (404 when none is
- * open: unknown and ended PINs look alike) and the participant its token names.
+ * Resolves what a participant route's caller sent: the session its PIN names (none when no open
+ * session has it: unknown and ended PINs look alike) and the participant its token names.
  */
 export async function resolveLiveCaller(
   hub: LiveHub,
@@ -39,7 +39,23 @@ export async function resolveLiveCaller(
   token: string | undefined,
 ): Promise<LiveCaller | undefined> {
   const session = await hub.sessionByPin(pin);
-  if (!session) return undefined;
+  return session && callerOf(hub, session, token);
+}
+
+/**
+ * An event stream may also reconnect to a session that ended lately: it is sent what it missed,
+ * the end summary last, and closed — rather than a 404 that would leave it without the summary.
+ */
+export async function resolveEndedLiveCaller(
+  hub: LiveHub,
+  pin: string,
+  token: string | undefined,
+): Promise<LiveCaller | undefined> {
+  const session = await hub.recentlyEndedSession(pin);
+  return session && callerOf(hub, session, token);
+}
+
+async function callerOf(hub: LiveHub, session: SessionRow, token: string | undefined): Promise<LiveCaller> {
   if (token === undefined) return { session, participant: undefined, tokenRejected: false, token };
   const participant = token.startsWith(TOKEN_PREFIX) ? await hub.participantByTokenHash(hashSecret(token)) : undefined;
   if (participant?.session_id !== session.id) return { session, participant: undefined, tokenRejected: true, token };

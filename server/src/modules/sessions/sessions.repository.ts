@@ -32,17 +32,17 @@ export function findOpenSessionByPin(db: Kysely<Database>, pin: string): Promise
   return db.selectFrom('sessions').selectAll().where('pin', '=', pin).where('status', '<>', 'ended').executeTakeFirst();
 }
 
-/** Whether a session with this PIN ended after `since`. */
-export async function sessionEndedSince(db: Kysely<Database>, pin: string, since: Date): Promise<boolean> {
-  const row = await db
+/** The session with this PIN that ended last, if it ended after `since`. */
+export function findSessionEndedSince(db: Kysely<Database>, pin: string, since: Date): Promise<SessionRow | undefined> {
+  return db
     .selectFrom('sessions')
-    .select('id')
+    .selectAll()
     .where('pin', '=', pin)
     .where('status', '=', 'ended')
     .where('ended_at', '>', since)
+    .orderBy('ended_at', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return row !== undefined;
 }
 
 /** Newest first; `beforeId` is the last id of the previous page. */
