@@ -175,3 +175,13 @@ describe('docs/live-sessions.md', () => {
     expect(presenterTypes.at(-1)).toBe('ended');
   });
 });
+
+describe('the TypeScript walkthrough of docs/live-sessions.md', () => {
+  it('is examples/live-session/index.ts, word for word (CI runs the example)', async () => {
+    const doc = await readFile(DOC_PATH, 'utf8');
+    const example = await readFile(new URL('../../examples/live-session/index.ts', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('## From TypeScript'));
+    const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(block).toBe(example);
+  });
+});
