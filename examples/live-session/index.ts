@@ -71,10 +71,7 @@ async function play(me: LiveParticipant, choose: Record<string, string>): Promis
     if (event.type === 'ended') return;
   }
 }
-const players = [
-  play(ada, { mood: 'great', capital: 'canberra' }),
-  play(grace, { mood: 'fine', capital: 'sydney' }),
-];
+const players = [play(ada, { mood: 'great', capital: 'canberra' }), play(grace, { mood: 'fine', capital: 'sydney' })];
 
 // 4. The presenter moves through the deck, waiting on its own stream for both answers each time.
 // One stream for the whole session: read it through its iterator (leaving a `for await` would close it).
