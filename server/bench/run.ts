@@ -8,8 +8,12 @@
  *   BENCH_SCENARIOS=media BENCH_DURATION=10 BENCH_MEDIA_SINGLES=5 BENCH_MEDIA_CONCURRENCY=4,8 npx -y pnpm@10 bench
  *   BENCH_SCENARIOS=poisoned-votes BENCH_POISON_RATE=200 BENCH_POISON_SHARE=0.05 BENCH_POISON_CONNECTIONS=10 \
  *     BENCH_POISON_CONFIGS=alone,clean,nul,check,invalid npx -y pnpm@10 bench   # workspace A's votes/s beside B's poison
+ *   BENCH_SCENARIOS=live-sessions BENCH_LIVE_SIZES=1000,5000,10000 BENCH_LIVE_CLIENTS=2 BENCH_LIVE_CONCURRENCY=256 \
+ *     npx -y pnpm@10 bench   # N participants on one session: join, SSE fan-out of `next`, answers, memory
+ *   (BENCH_LIVE_CPU_PROF=<dir> writes the server's V8 CPU profile per N there)
  */
 import { getPollScenario } from './get-poll.js';
+import { liveSessionsScenario } from './live-sessions.js';
 import { mediaIngestionScenario } from './media-ingestion.js';
 import { pipelineStepsScenario } from './pipeline-steps.js';
 import { type PoisonConfig, poisonConfigs, poisonedVotesScenario } from './poisoned-votes.js';
@@ -29,6 +33,10 @@ const poisonRate = Number(process.env.BENCH_POISON_RATE ?? 200);
 const poisonShare = Number(process.env.BENCH_POISON_SHARE ?? 0.05);
 const poisonConnections = Number(process.env.BENCH_POISON_CONNECTIONS ?? 10);
 const poisonSelected = (process.env.BENCH_POISON_CONFIGS ?? poisonConfigs.join(',')).split(',') as PoisonConfig[];
+const liveSizes = (process.env.BENCH_LIVE_SIZES ?? '1000,5000,10000').split(',').map(Number);
+const liveClients = Number(process.env.BENCH_LIVE_CLIENTS ?? 2);
+const liveConcurrency = Number(process.env.BENCH_LIVE_CONCURRENCY ?? 256);
+const liveCpuProf = process.env.BENCH_LIVE_CPU_PROF;
 const selected = new Set(
   (
     process.env.BENCH_SCENARIOS ??
@@ -201,6 +209,78 @@ if (selected.has('poisoned-votes')) {
     '',
     `Rounds (A accepted votes/s): ${r.results.map(({ config, rounds: all }) => `${config} ${all.map(fmt).join(' / ')}`).join('; ')}.`,
     'Goal: A keeps ≥ 0.90 of its rate alone while B sends poison.',
+    '',
+  );
+}
+
+if (selected.has('live-sessions')) {
+  const r = await liveSessionsScenario({
+    sizes: liveSizes,
+    clients: liveClients,
+    concurrency: liveConcurrency,
+    serverNodeArgs: liveCpuProf ? ['--cpu-prof', `--cpu-prof-dir=${liveCpuProf}`] : [],
+    serverFdLimit: process.env.BENCH_LIVE_SERVER_FD_LIMIT ? Number(process.env.BENCH_LIVE_SERVER_FD_LIMIT) : undefined,
+  });
+  const ms = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '—' : n < 10 ? n.toFixed(1) : fmt(n));
+  const failures = (x: { failed: number; failures: Record<string, number> } | undefined) =>
+    x === undefined
+      ? '—'
+      : x.failed === 0
+        ? '0'
+        : Object.entries(x.failures)
+            .map(([what, count]) => `${what}×${fmt(count)}`)
+            .join(', ');
+  const row = (x: (typeof r.sizes)[number]) => {
+    const { join, connect, memory, delivery } = x;
+    return [
+      fmt(x.participants),
+      join ? fmt(join.perSec) : '—',
+      ms(join?.p99Ms),
+      connect ? `${fmt(connect.ok)}${connect.failed ? ` (failed: ${failures(connect)})` : ''}` : '—',
+      connect ? `${connect.seconds.toFixed(1)} (${fmt(connect.perSec)})` : '—',
+      memory ? `${fmt(memory.rssAfterJoinMb)} → ${fmt(memory.rssAfterConnectMb)}` : '—',
+      memory ? memory.perStreamKb.toFixed(1) : '—',
+      delivery ? `${fmt(delivery.received)} / ${fmt(delivery.streamsOpen)}` : '—',
+      ms(delivery?.p50Ms),
+      ms(delivery?.p99Ms),
+      ms(delivery?.maxMs),
+      delivery ? `${delivery.serverCpuSec.toFixed(2)} / ${delivery.clientCpuSec.toFixed(2)}` : '—',
+    ];
+  };
+  const answerRow = (x: (typeof r.sizes)[number]) => {
+    const a = x.answers;
+    return [
+      fmt(x.participants),
+      a ? fmt(a.ok) : '—',
+      failures(a),
+      a ? fmt(a.perSec) : '—',
+      ms(a?.p50Ms),
+      ms(a?.p99Ms),
+      a ? fmt(a.counted) : '—',
+      a ? a.serverCpuSec.toFixed(1) : '—',
+    ];
+  };
+  const stopped = r.sizes.filter((x) => x.error !== undefined);
+  print(
+    `#### One live session, N participants, one server process (${r.database})`,
+    '',
+    `${liveClients} load-generator processes (node:http), ${liveConcurrency} requests in flight in all; a fresh server per N. ` +
+      'Delivery: from just before `POST /sessions/{id}/control {action: "next"}` is written until each stream has read the new `slide` event. ' +
+      'CPU: user + system seconds over the phase, of the server process (/proc) and of the load generators (process.cpuUsage).',
+    '',
+    '| participants | joins/s | join p99 ms | streams connected | connect s (streams/s) | RSS after joins → streams MB | KB per stream | `next` delivered | delivery p50 ms | p99 ms | max ms | CPU s server / clients (delivery) |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.sizes.map((x) => `| ${row(x).join(' | ')} |`),
+    '',
+    '| participants | answers accepted | refused | accepted/s | answer p50 ms | p99 ms | counted by /results | server CPU s |',
+    '|---:|---:|---|---:|---:|---:|---:|---:|',
+    ...r.sizes.map((x) => `| ${answerRow(x).join(' | ')} |`),
+    '',
+    `Server open-files limit: ${[...new Set(r.sizes.map((x) => fmt(x.serverFdLimit)))].join(', ')}. ` +
+      `Control request (\`next\`) answered in: ${r.sizes.map((x) => `${fmt(x.participants)}: ${ms(x.delivery?.controlMs)} ms`).join('; ')}. ` +
+      `Joins failed: ${r.sizes.map((x) => `${fmt(x.participants)}: ${failures(x.join)}`).join('; ')}.`,
+    ...stopped.map((x) => `Stopped at ${fmt(x.participants)}: ${x.error}`),
+    'Target (issue 11): 10,000 participants, p99 delivery < 1 s.',
     '',
   );
 }

@@ -18,8 +18,10 @@ export interface BenchTarget {
  * Bundles a target script the way the server ships (tsup, as in `pnpm start`), so benchmarks
  * measure `node` running built code, not `tsx` compiling on the fly.
  */
-async function bundle(script: string): Promise<string> {
-  const outDir = fileURLToPath(new URL('./.tmp/targets/', import.meta.url));
+export async function bundle(script: string, under = 'targets'): Promise<string> {
+  // Each bundle empties its folder (server/tsup.config.ts cleans): scripts that run side by side
+  // (a target and its load generators) are bundled under different folders.
+  const outDir = fileURLToPath(new URL(`./.tmp/${under}/`, import.meta.url));
   const name = basename(script, '.ts');
   await build({
     entry: { [name]: script },
@@ -41,9 +43,15 @@ async function bundle(script: string): Promise<string> {
  * Starts a bench target in its own process, so the load generator (this process) and the server
  * under test do not share an event loop. The child prints one JSON line when it is ready.
  */
-export async function startTarget(script: string, env: Record<string, string> = {}): Promise<BenchTarget> {
+export async function startTarget(
+  script: string,
+  env: Record<string, string> = {},
+  options: { fdLimit?: number; nodeArgs?: string[] } = {},
+): Promise<BenchTarget> {
   const bundled = await bundle(script);
-  const child = spawn(process.execPath, ['--enable-source-maps', bundled], {
+  const args = [...(options.nodeArgs ?? []), '--enable-source-maps', bundled];
+  const [command, commandArgs] = options.fdLimit ? withFdLimit(options.fdLimit, args) : [process.execPath, args];
+  const child = spawn(command, commandArgs, {
     cwd: serverDir,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -67,6 +75,16 @@ export async function startTarget(script: string, env: Record<string, string> = 
         child.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * `node <args>` run by bash after `ulimit -n <limit>` (Node cannot raise its own limit): where
+ * the hard limit is lower and may not be raised (not root), the soft limit goes up to the hard one.
+ * `exec` keeps the pid, so /proc readings of the child's pid are node's.
+ */
+export function withFdLimit(limit: number, args: string[]): [string, string[]] {
+  const script = `ulimit -n ${limit} 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec "$@"`;
+  return ['bash', ['-c', script, 'bash', process.execPath, ...args]];
 }
 
 export interface LoadResult {
