@@ -309,6 +309,14 @@ class SessionChannel {
   #closed = false;
   /** Streams being attached (their first events are being sent): the channel stays while there are any. */
   #attaching = 0;
+  #snapshotCache:
+    | {
+        seq: number;
+        at: number;
+        results: ((participantId: string | undefined) => string) | undefined;
+        board: string | undefined;
+      }
+    | undefined;
 
   constructor(
     private readonly hub: LiveHub,
@@ -342,31 +350,35 @@ class SessionChannel {
    */
   attach(subscriber: Subscriber, lastEventId: string | undefined): Promise<void> {
     this.#attaching += 1;
+    // The participant's own answers are read before its turn in the queue, so that streams
+    // connecting together (a room joining, or reconnecting after a restart) wait on the database
+    // side by side rather than one after another.
+    const answered =
+      subscriber.participantId === undefined
+        ? Promise.resolve(new Set<string>())
+        : participants.answeredSlides(this.hub.deps.db, this.sessionId, subscriber.participantId);
+    answered.catch(() => {});
     return this.#enqueue(async () => {
       try {
-        await this.#attach(subscriber, lastEventId);
+        await this.#attach(subscriber, lastEventId, await answered);
       } finally {
         this.#attaching -= 1;
       }
     });
   }
 
-  async #attach(subscriber: Subscriber, lastEventId: string | undefined): Promise<void> {
-    const { db } = this.hub.deps;
-    const row = await findSessionById(db, this.sessionId);
+  async #attach(subscriber: Subscriber, lastEventId: string | undefined, answered: Set<string>): Promise<void> {
+    // At most a second old, and never older than what this channel has sent (each delivery keeps
+    // the row it read): a stream whose snapshot is older than the history still gets what follows.
+    const row = await this.hub.freshSession(this.sessionId);
     if (!row) {
       subscriber.sink.close();
       return;
     }
-    this.hub.remember(row);
     const poll = await this.#poll();
     const resumeAfter = lastEventId === undefined ? Number.NaN : Number(lastEventId);
     if (Number.isSafeInteger(resumeAfter) && resumeAfter >= 0 && resumeAfter <= row.seq) {
-      const missed = await listEventsAfter(db, this.sessionId, resumeAfter);
-      const answered =
-        subscriber.participantId === undefined
-          ? new Set<string>()
-          : await participants.answeredSlides(db, this.sessionId, subscriber.participantId);
+      const missed = await listEventsAfter(this.hub.deps.db, this.sessionId, resumeAfter);
       subscriber.lastSeq = resumeAfter;
       for (const event of missed) {
         send(subscriber, await this.#project(event, poll, row, (slideId) => answered.has(slideId)));
@@ -375,7 +387,7 @@ class SessionChannel {
     } else {
       // A stream's first events cover the history up to the row it was built from.
       subscriber.lastSeq = row.seq;
-      for (const event of await this.#snapshotEvents(row, poll, subscriber)) subscriber.sink.send(event);
+      for (const event of await this.#snapshotEvents(row, poll, subscriber, answered)) subscriber.sink.send(event);
     }
     if (row.status === 'ended' || this.#closed) {
       subscriber.sink.close();
@@ -565,20 +577,25 @@ class SessionChannel {
   }
 
   /** What a stream that connects without `Last-Event-ID` is sent: the state as it is now. */
-  async #snapshotEvents(row: SessionRow, poll: Poll, subscriber: Subscriber): Promise<StreamEvent[]> {
+  async #snapshotEvents(
+    row: SessionRow,
+    poll: Poll,
+    subscriber: Subscriber,
+    answered: Set<string>,
+  ): Promise<StreamEvent[]> {
     const { db } = this.hub.deps;
     const id = String(row.seq);
     const snapshot = { action: 'start' as const, ...snapshotOf(row) };
     const slide = currentSlide(poll, snapshot);
-    const participantCount = await participants.countSessionParticipants(db, this.sessionId);
     if (row.status === 'ended') {
-      const summary = await this.#summary(poll, participantCount);
+      const summary = await this.#summary(poll, await participants.countSessionParticipants(db, this.sessionId));
       return subscriber.kind === 'presenter'
         ? [{ type: 'ended', id, data: summary.forPresenter }]
         : [{ type: 'ended', id, data: summary.forParticipant(subscriber.participantId) }];
     }
     const events: StreamEvent[] = [];
     if (subscriber.kind === 'presenter') {
+      const participantCount = await participants.countSessionParticipants(db, this.sessionId);
       const session = toSession(row, {
         slideCount: poll.content.questions.length,
         participantCount,
@@ -591,17 +608,31 @@ class SessionChannel {
       }
       return events;
     }
-    const answered =
-      slide !== undefined &&
-      subscriber.participantId !== undefined &&
-      (await participants.answeredSlides(db, this.sessionId, subscriber.participantId)).has(slide.id);
-    events.push({ type: 'slide', id, data: JSON.stringify(liveState(this.sessionId, poll, snapshot, answered)) });
-    if (slide && row.results_visible) {
-      const results = await this.#slideResults(poll, slide);
-      events.push({ type: 'results', id, data: results.forParticipant(subscriber.participantId) });
+    const hasAnswered = slide !== undefined && answered.has(slide.id);
+    events.push({ type: 'slide', id, data: JSON.stringify(liveState(this.sessionId, poll, snapshot, hasAnswered)) });
+    if (slide && (row.results_visible || slide.kind === 'qa')) {
+      const shared = await this.#sharedSnapshot(row, poll, slide);
+      if (shared.results) events.push({ type: 'results', id, data: shared.results(subscriber.participantId) });
+      if (shared.board) events.push({ type: 'questions', id, data: shared.board });
     }
-    if (slide?.kind === 'qa') events.push({ type: 'questions', id, data: await this.#questionBoard(poll, slide) });
     return events;
+  }
+
+  /**
+   * What every participant stream connecting now is sent besides its slide — the results shown, the
+   * Q&A board — made once per refresh interval rather than once per stream.
+   */
+  async #sharedSnapshot(row: SessionRow, poll: Poll, slide: Slide) {
+    const cached = this.#snapshotCache;
+    if (cached && cached.seq === row.seq && Date.now() - cached.at < this.hub.refreshIntervalMs) return cached;
+    const made = {
+      seq: row.seq,
+      at: Date.now(),
+      results: row.results_visible ? (await this.#slideResults(poll, slide)).forParticipant : undefined,
+      board: slide.kind === 'qa' ? await this.#questionBoard(poll, slide) : undefined,
+    };
+    this.#snapshotCache = made;
+    return made;
   }
 
   async #questionBoard(poll: Poll, slide: Slide): Promise<string> {
@@ -653,11 +684,13 @@ class SessionChannel {
     };
     const results = slide && row.results_visible ? await this.#slideResults(poll, slide) : undefined;
     const board = slide?.kind === 'qa' && result?.kind === 'qa' ? questionBoard(slide.id, result) : undefined;
+    const forParticipants = results !== undefined || board !== undefined;
     for (const subscriber of this.#subscribers) {
       if (subscriber.kind === 'presenter') {
         subscriber.sink.send(counts);
         continue;
       }
+      if (!forParticipants) continue;
       if (results)
         subscriber.sink.send({ type: 'results', id, data: results.forParticipant(subscriber.participantId) });
       if (board) subscriber.sink.send({ type: 'questions', id, data: board });
