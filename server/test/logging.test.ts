@@ -28,6 +28,25 @@ describe('log formats', () => {
     expect(line).toMatchObject({ level: 30, msg: 'hello', n: 1, secret: '[redacted]' });
   });
 
+  it('redacts live-session tokens: the host and participant tokens, as headers and as fields', () => {
+    const out = new PassThrough();
+    const text = collect(out);
+    createLogger({ level: 'info', format: 'json', out }).info(
+      {
+        req: { headers: { 'x-host-token': 'pht_secret', 'x-participant-token': 'ptk_secret' } },
+        session: { hostToken: 'pht_secret' },
+        joined: { participantToken: 'ptk_secret' },
+      },
+      'live',
+    );
+    expect(text()).not.toContain('_secret');
+    expect(JSON.parse(text())).toMatchObject({
+      req: { headers: { 'x-host-token': '[redacted]', 'x-participant-token': '[redacted]' } },
+      session: { hostToken: '[redacted]' },
+      joined: { participantToken: '[redacted]' },
+    });
+  });
+
   it('writes one human-readable line per entry in pretty format, and picks it for a terminal on auto', () => {
     const pipe = Object.assign(new PassThrough(), { isTTY: false });
     const terminal = Object.assign(new PassThrough(), { isTTY: true });
