@@ -1128,3 +1128,45 @@ function postFrom(
     req.end(payload);
   });
 }
+
+describe('after the end', () => {
+  it('a stream that missed the end gets it; one that saw it all gets 204, the SSE signal to stop', async () => {
+    const { session } = await pollAndSession();
+    const ada = await joined(session.pin, 'Ada');
+    await act(session, 'start');
+    await act(session, 'lock');
+    await act(session, 'end');
+    const last = '3';
+
+    // A participant stream reconnecting from before the lock: the history it missed, `ended` last.
+    const missed = await openSse(`${t.api}/live/${session.pin}/events`, {
+      'x-participant-token': ada.token,
+      'last-event-id': '1',
+    });
+    streams.push(missed);
+    expect(missed.status).toBe(200);
+    expect((await missed.next()).type).toBe('locked');
+    const ended = await missed.next();
+    expect(ended).toMatchObject({ type: 'ended', id: last, data: { sessionId: session.id } });
+    await missed.closed;
+
+    // A late viewer without Last-Event-ID is sent the summary, then the stream closes.
+    const late = await openSse(`${t.api}/live/${session.pin}/events`);
+    streams.push(late);
+    expect((await late.next()).type).toBe('ended');
+    await late.closed;
+
+    // Everything seen: 204 for the participant and for the presenter, no body.
+    for (const [url, headers] of [
+      [`${t.api}/live/${session.pin}/events`, { 'x-participant-token': ada.token }],
+      [`${t.api}/sessions/${session.id}/events`, { 'x-host-token': session.hostToken }],
+    ] as const) {
+      const res = await fetch(url, { headers: { ...headers, 'last-event-id': last } });
+      expect(res.status, url).toBe(204);
+      expect(await res.text()).toBe('');
+    }
+
+    // Other participant routes: the PIN names no open session.
+    expectError(await join(session.pin, { name: 'Too late' }), 404, 'not_found');
+  });
+});

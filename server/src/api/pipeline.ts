@@ -164,7 +164,11 @@ export function handlerStep(route: RouteDefinition, handler: Handler<RouteDefini
     return async (call) => ({ kind: 'svg', status, text: (await handler(handlerArgs(call, deps))) as string });
   }
   if (route.format === 'sse') {
-    return async (call) => ({ kind: 'sse', status, feed: (await handler(handlerArgs(call, deps))) as EventFeed });
+    return async (call) => {
+      const feed = (await handler(handlerArgs(call, deps))) as EventFeed | undefined;
+      // Nothing will ever come (an ended session, all of it seen): 204 tells SSE clients to stop.
+      return feed ? { kind: 'sse', status, feed } : { kind: 'json', status: 204, body: undefined };
+    };
   }
   return async (call) => {
     const output = await handler(handlerArgs(call, deps));

@@ -58,13 +58,16 @@ export type Handler<R extends RouteDefinition> = (args: {
   input: z.output<R['input']>;
 }) => Promise<HandlerResult<R>>;
 
-/** What a handler answers: per the route's `format`, a CSV download, SVG text, an event feed, or JSON. */
+/**
+ * What a handler answers: per the route's `format`, a CSV download, SVG text, an event feed (or
+ * undefined when the stream has nothing left to send: 204), or JSON.
+ */
 export type HandlerResult<R extends RouteDefinition> = R['format'] extends 'csv'
   ? CsvDownload
   : R['format'] extends 'svg'
     ? string
     : R['format'] extends 'sse'
-      ? EventFeed
+      ? EventFeed | undefined
       : z.input<R['output']> | JsonText<z.input<R['output']>>;
 
 /** The workspace a host route acts in: the credential's, or the session's for a host token. */

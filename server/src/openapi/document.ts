@@ -184,6 +184,16 @@ function describeResponses(operation: Operation, route: RouteDefinition): void {
   const { 200: success, ...rest } = operation.responses ?? {};
   operation.responses = {
     [String(route.successStatus)]: successResponse(route, success),
+    ...(route.format === 'sse'
+      ? {
+          204: {
+            description:
+              'The session has ended and `Last-Event-ID` names its last event: nothing more will come. SSE clients ' +
+              '(EventSource included) stop reconnecting on a 204.',
+            headers: allHeaderRefs,
+          },
+        }
+      : {}),
     ...rest,
     ...errorResponses(route),
   };

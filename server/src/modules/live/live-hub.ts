@@ -232,13 +232,23 @@ export class LiveHub {
 
   // ---- Streams ----------------------------------------------------------------------------------
 
-  /** A participant's stream (`GET /live/{pin}/events`); `participant` when its token named one. */
-  participantFeed(session: SessionRow, participant: ParticipantRow | undefined, lastEventId?: string): EventFeed {
+  /**
+   * A participant's stream (`GET /live/{pin}/events`); `participant` when its token named one.
+   * Undefined when the session has ended and the client has seen all of it (its `Last-Event-ID` is
+   * the last event): there is nothing to send, ever.
+   */
+  participantFeed(
+    session: SessionRow,
+    participant: ParticipantRow | undefined,
+    lastEventId?: string,
+  ): EventFeed | undefined {
+    if (seenToTheEnd(session, lastEventId)) return undefined;
     return this.#feed(session, { kind: 'participant', participantId: participant?.id }, lastEventId);
   }
 
-  /** The presenter's stream (`GET /sessions/{id}/events`). */
-  presenterFeed(session: SessionRow, lastEventId?: string): EventFeed {
+  /** The presenter's stream (`GET /sessions/{id}/events`); undefined as for participants. */
+  presenterFeed(session: SessionRow, lastEventId?: string): EventFeed | undefined {
+    if (seenToTheEnd(session, lastEventId)) return undefined;
     return this.#feed(session, { kind: 'presenter', participantId: undefined }, lastEventId);
   }
 
@@ -696,6 +706,11 @@ class SessionChannel {
       if (board) subscriber.sink.send({ type: 'questions', id, data: board });
     }
   }
+}
+
+/** An ended session whose last event the client has (by `Last-Event-ID`). */
+function seenToTheEnd(session: SessionRow, lastEventId: string | undefined): boolean {
+  return session.status === 'ended' && lastEventId !== undefined && Number(lastEventId) >= session.seq;
 }
 
 function send(subscriber: Subscriber, projection: Projection): void {

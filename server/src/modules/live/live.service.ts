@@ -213,7 +213,7 @@ export async function upvoteLive(
 }
 
 /** `GET /live/{pin}/events`: a bad token is refused; no token is an anonymous viewer. */
-export function liveEvents(deps: LiveDeps, caller: LiveCaller, lastEventId: string | undefined): EventFeed {
+export function liveEvents(deps: LiveDeps, caller: LiveCaller, lastEventId: string | undefined): EventFeed | undefined {
   if (caller.tokenRejected) {
     throw new ApiError('invalid_participant_token', 'The X-Participant-Token names no participant of this session');
   }

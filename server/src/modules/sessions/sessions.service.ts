@@ -174,7 +174,7 @@ export async function sessionEvents(
   workspaceId: string,
   id: string,
   lastEventId: string | undefined,
-): Promise<EventFeed> {
+): Promise<EventFeed | undefined> {
   const row = await sessions.findSession(deps.db, workspaceId, id);
   if (!row) throw notFound();
   return deps.liveHub.presenterFeed(row, lastEventId);
