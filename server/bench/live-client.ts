@@ -7,6 +7,7 @@
  * `process.hrtime` (CLOCK_MONOTONIC), comparable between the processes of one machine.
  */
 import http from 'node:http';
+import { jsonRequest } from './json-request.js';
 
 export type Command =
   | { type: 'init'; url: string; pin: string; first: number; count: number; concurrency: number }
@@ -88,35 +89,7 @@ function request(
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(
-      {
-        hostname: target.hostname,
-        port: target.port,
-        path,
-        method,
-        agent: requestAgent,
-        headers: {
-          ...headers,
-          ...(payload === undefined
-            ? {}
-            : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }),
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+  return jsonRequest(`http://${target.hostname}:${target.port}${path}`, method, requestAgent, body, headers);
 }
 
 /** Runs `task` for every participant, `limit` at a time. */

@@ -13,6 +13,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { jsonRequest } from './json-request.js';
 import type { Command, Reply, Timed } from './live-client.js';
 import { bundle, startTarget, withFdLimit } from './support.js';
 
@@ -133,38 +134,14 @@ class Client {
 
 /** One JSON request (the host's and the API key's; few, so one keep-alive socket). */
 const hostAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-function call(
+async function call(
   url: string,
   method: string,
   headers: Record<string, string>,
   body?: unknown,
 ): Promise<{ status: number; json: unknown }> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(
-      url,
-      {
-        method,
-        agent: hostAgent,
-        headers: {
-          ...headers,
-          ...(payload === undefined
-            ? {}
-            : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }),
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined }));
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+  const { status, text } = await jsonRequest(url, method, hostAgent, body, headers);
+  return { status, json: text ? JSON.parse(text) : undefined };
 }
 
 async function expectStatus(

@@ -1,13 +1,7 @@
 import type { RouteDefinition } from '@pollkit/contracts';
 import { validationDetails } from '@pollkit/contracts';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import {
-  AuthenticationError,
-  ConnectionError,
-  PollkitError,
-  type PollkitErrorDetails,
-  TimeoutError,
-} from './errors.js';
+import { ConnectionError, PollkitError, type PollkitErrorDetails, TimeoutError } from './errors.js';
 import {
   checkCount,
   checkTimeout,
@@ -17,6 +11,7 @@ import {
   type RequestConfig,
   type RequestOptions,
   redactedHeaders,
+  rejectedOAuthToken,
   rootCause,
 } from './request.js';
 import { backoffDelay, type RetryReason, retryReasonOf, sleep } from './retry.js';
@@ -232,15 +227,8 @@ class SseEventStream<T> implements EventStream<T> {
         } catch (error) {
           if (this.#closed) return;
           if (userSignal?.aborted) throw userSignal.reason;
-          if (
-            tokens &&
-            accessToken !== undefined &&
-            !renewedToken &&
-            error instanceof AuthenticationError &&
-            error.code === 'invalid_oauth_token'
-          ) {
+          if (!renewedToken && rejectedOAuthToken(error, tokens, accessToken)) {
             renewedToken = true;
-            tokens.reject(accessToken);
             continue;
           }
           reason = retryReasonOf(error);

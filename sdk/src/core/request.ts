@@ -389,15 +389,8 @@ export async function request(
     } catch (error) {
       // A token the API no longer takes (revoked, or expired early): one new token, one new attempt,
       // outside the retry budget; a second rejection is the caller's to see.
-      if (
-        tokens &&
-        accessToken !== undefined &&
-        !renewedToken &&
-        error instanceof AuthenticationError &&
-        error.code === 'invalid_oauth_token'
-      ) {
+      if (!renewedToken && rejectedOAuthToken(error, tokens, accessToken)) {
         renewedToken = true;
-        tokens.reject(accessToken);
         continue;
       }
       const reason = retryReasonOf(error);
@@ -424,4 +417,19 @@ export function checkTimeout(value: number): number {
     throw new TypeError(`timeout must be a number of milliseconds between 1 and ${MAX_TIMEOUT_MS}`);
   }
   return value;
+}
+
+/**
+ * Whether the API refused the OAuth access token just used (revoked, or expired early); if so, the
+ * token cache drops it, so the caller's next attempt gets a new one.
+ */
+export function rejectedOAuthToken(
+  error: unknown,
+  tokens: { reject(token: string): void } | undefined,
+  accessToken: string | undefined,
+): boolean {
+  if (!tokens || accessToken === undefined) return false;
+  if (!(error instanceof AuthenticationError) || error.code !== 'invalid_oauth_token') return false;
+  tokens.reject(accessToken);
+  return true;
 }

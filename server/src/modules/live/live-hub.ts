@@ -1,4 +1,4 @@
-import type { Poll, SessionSummary, Slide, SlideResults } from '@pollkit/contracts';
+import type { Poll, SessionSummary, Slide, SlideResult, SlideResults } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { EventFeed, EventSink, StreamEvent } from '../../core/event-stream.js';
@@ -651,13 +651,7 @@ class SessionChannel {
   }
 
   async #countsData(poll: Poll, slide: Slide | undefined, participantCount: number): Promise<string> {
-    const result = slide ? await slideResultOf(this.hub.deps, poll, slide) : null;
-    return JSON.stringify({
-      slideId: slide?.id ?? null,
-      answerCount: result ? answerCountOf(result) : 0,
-      participantCount,
-      results: result,
-    });
+    return countsJson(slide, participantCount, slide ? await slideResultOf(this.hub.deps, poll, slide) : null);
   }
 
   /** Answers or joins happened somewhere: refresh counts (and visible results), at most every interval. */
@@ -682,16 +676,7 @@ class SessionChannel {
     const participantCount = await participants.countSessionParticipants(this.hub.deps.db, this.sessionId);
     const id = String(this.#lastSeq);
     const result = slide ? await slideResultOf(this.hub.deps, poll, slide) : null;
-    const counts: StreamEvent = {
-      type: 'counts',
-      id,
-      data: JSON.stringify({
-        slideId: slide?.id ?? null,
-        answerCount: result ? answerCountOf(result) : 0,
-        participantCount,
-        results: result,
-      }),
-    };
+    const counts: StreamEvent = { type: 'counts', id, data: countsJson(slide, participantCount, result) };
     const results = slide && row.results_visible ? await this.#slideResults(poll, slide) : undefined;
     const board = slide?.kind === 'qa' && result?.kind === 'qa' ? questionBoard(slide.id, result) : undefined;
     const forParticipants = results !== undefined || board !== undefined;
@@ -741,6 +726,16 @@ function personalised(json: string, standings: Standings | undefined): (particip
   if (parts.length !== 2 || !standings) return () => json.replace(YOU_MARK_JSON, 'null');
   const [before, after] = parts as [string, string];
   return (participantId) => `${before}${JSON.stringify(standings.of(participantId))}${after}`;
+}
+
+/** The `counts` event's data (LiveCounts). */
+function countsJson(slide: Slide | undefined, participantCount: number, result: SlideResult | null): string {
+  return JSON.stringify({
+    slideId: slide?.id ?? null,
+    answerCount: result ? answerCountOf(result) : 0,
+    participantCount,
+    results: result,
+  });
 }
 
 function questionBoard(slideId: string, result: { questions: unknown[] }): string {
