@@ -31,7 +31,7 @@ export interface SessionsDeps extends PollsDeps {
 
 const notFound = () => ApiError.notFound('Session');
 
-/** Six random digits. With PIN-failure limits per IP address, guessing one takes years. */
+/** Six random digits. With the PIN-miss limit per IP address, one address needs about a month to guess a given one. */
 function newPin(): string {
   return String(randomInt(0, 1_000_000)).padStart(6, '0');
 }
