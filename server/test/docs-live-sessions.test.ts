@@ -104,7 +104,12 @@ beforeAll(async () => {
   for (const tool of ['bash', 'curl', 'jq']) {
     if (!(await which(tool))) throw new Error(`docs/live-sessions.md's samples need \`${tool}\` on the PATH`);
   }
-  t = await startTestServer();
+  // Per-address limits count every test file's requests from 127.0.0.1 when Redis is shared:
+  // they are tested on their own addresses in server/test/live-sessions.test.ts.
+  t = await startTestServer({
+    LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
+    LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000000',
+  });
   const { apiKey } = await t.workspace('pro');
   workDir = await mkdtemp(join(tmpdir(), 'pollkit-docs-live-'));
   const blocks = shBlocks(await readFile(DOC_PATH, 'utf8'));
