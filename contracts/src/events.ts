@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SlideId } from './schemas/answers.js';
 import { Leaderboard, LiveState, SessionSummary } from './schemas/live.js';
-import { SlideResult } from './schemas/results.js';
+import { QaResult, SlideResult } from './schemas/results.js';
 import { Session } from './schemas/sessions.js';
 
 /**
@@ -52,9 +52,7 @@ export type LiveCounts = z.output<typeof LiveCounts>;
 export const QuestionBoard = z
   .object({
     slideId: SlideId,
-    questions: z
-      .array(z.object({ id: z.string(), text: z.string(), upvotes: z.number().int(), createdAt: z.string() }))
-      .describe('Approved questions, most upvoted first (at most 50).'),
+    questions: QaResult.shape.questions,
   })
   .meta({ id: 'QuestionBoard' });
 

@@ -13,6 +13,17 @@ import {
 /** Errors of every participant route: an unknown PIN (404), the per-IP limits (429). */
 const participantErrors = ['not_found', 'validation_failed', 'rate_limited'] as const;
 
+/** Errors of the routes a participant acts on the current slide with (its token required). */
+const actingErrors = [
+  ...participantErrors,
+  'missing_authorization',
+  'invalid_participant_token',
+  'session_not_active',
+  'slide_not_active',
+  'poll_not_published',
+  'poll_closed',
+] as const;
+
 export const joinSession = defineRoute({
   method: 'POST',
   path: '/live/{pin}/join',
@@ -60,16 +71,10 @@ export const answerLive = defineRoute({
   input: LiveAnswerInput,
   output: LiveAnswerReceipt,
   errors: [
-    ...participantErrors,
-    'missing_authorization',
-    'invalid_participant_token',
-    'session_not_active',
-    'slide_not_active',
+    ...actingErrors,
     'slide_locked',
     'time_up',
     'already_responded',
-    'poll_not_published',
-    'poll_closed',
     'idempotency_key_in_use',
     'idempotency_key_reused',
   ],
@@ -85,15 +90,5 @@ export const upvoteLive = defineRoute({
   successStatus: 201,
   input: LiveUpvoteInput,
   output: Question,
-  errors: [
-    ...participantErrors,
-    'missing_authorization',
-    'invalid_participant_token',
-    'session_not_active',
-    'slide_not_active',
-    'already_upvoted',
-    'upvotes_disabled',
-    'poll_not_published',
-    'poll_closed',
-  ],
+  errors: [...actingErrors, 'already_upvoted', 'upvotes_disabled'],
 });

@@ -1,53 +1,43 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import type { ErrorCode } from '@pollkit/contracts';
 import { ApiError } from '../core/api-error.js';
 import { WINDOW_HEADER_VALUE } from './rate-limit-headers.js';
 
 /** How long a socket answered here may stay open for the client to read the answer and close. */
 const LINGER_MS = 2_000;
 
-interface ClientErrorAnswer {
-  status: number;
-  code: ErrorCode;
-  message: string;
-}
-
-/** What Node's HTTP parser (llhttp) refuses before any request exists, keyed by its error code. */
-function answerFor(code: string | undefined): ClientErrorAnswer {
+/**
+ * What Node's HTTP parser (llhttp) refuses before any request exists, keyed by its error code; the
+ * status comes with the code, from the registry.
+ */
+function answerFor(code: string | undefined): ApiError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return {
-        status: 431,
-        code: 'request_header_fields_too_large',
-        message: 'The request line and headers are larger than the server accepts (16 KiB)',
-      };
+      return new ApiError(
+        'request_header_fields_too_large',
+        'The request line and headers are larger than the server accepts (16 KiB)',
+      );
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { status: 408, code: 'request_timeout', message: 'The request was not received in time' };
+      return new ApiError('request_timeout', 'The request was not received in time');
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return { status: 413, code: 'payload_too_large', message: 'The chunk extensions are too large' };
+      return new ApiError('payload_too_large', 'The chunk extensions are too large');
     case 'HPE_INVALID_METHOD':
-      return {
-        status: 400,
-        code: 'bad_request',
-        message: 'The request method is not an HTTP method this server knows',
-      };
+      return new ApiError('bad_request', 'The request method is not an HTTP method this server knows');
     case 'HPE_INVALID_CONTENT_LENGTH':
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
-      return {
-        status: 400,
-        code: 'bad_request',
-        message: 'Content-Length is not a single decimal number, or comes with Transfer-Encoding',
-      };
+      return new ApiError(
+        'bad_request',
+        'Content-Length is not a single decimal number, or comes with Transfer-Encoding',
+      );
     case 'HPE_INVALID_HEADER_TOKEN':
-      return { status: 400, code: 'bad_request', message: 'A header contains characters HTTP does not allow' };
+      return new ApiError('bad_request', 'A header contains characters HTTP does not allow');
     case 'HPE_INVALID_URL':
-      return { status: 400, code: 'bad_request', message: 'The request target is not a valid URL path' };
+      return new ApiError('bad_request', 'The request target is not a valid URL path');
     case 'HPE_INVALID_TRANSFER_ENCODING':
     case 'HPE_INVALID_CHUNK_SIZE':
-      return { status: 400, code: 'bad_request', message: 'The chunked request body is malformed' };
+      return new ApiError('bad_request', 'The chunked request body is malformed');
     default:
-      return { status: 400, code: 'bad_request', message: 'The request is not valid HTTP/1.1' };
+      return new ApiError('bad_request', 'The request is not valid HTTP/1.1');
   }
 }
 
@@ -75,14 +65,14 @@ export function clientErrorHandler(rateLimitPerMinute: number, log: { debug(obj:
  * closes it without a word. This server is no proxy; it says so in the envelope.
  */
 export function refuseConnect(_request: unknown, socket: Socket): void {
-  writeRawError(socket, { status: 400, code: 'bad_request', message: 'CONNECT is not supported: this is not a proxy' });
+  writeRawError(socket, new ApiError('bad_request', 'CONNECT is not supported: this is not a proxy'));
 }
 
 /**
  * Writes a whole response straight to the socket (no request object exists) and closes the
  * connection; `rateLimitPerMinute` when the request was for /api.
  */
-function writeRawError(socket: Socket, answer: ClientErrorAnswer, rateLimitPerMinute?: number): void {
+function writeRawError(socket: Socket, answer: ApiError, rateLimitPerMinute?: number): void {
   answered.add(socket);
   // A response already under way on this connection (the previous request's) cannot be followed
   // by one of ours without corrupting it.
@@ -91,7 +81,7 @@ function writeRawError(socket: Socket, answer: ClientErrorAnswer, rateLimitPerMi
     socket.destroy();
     return;
   }
-  const body = JSON.stringify(new ApiError(answer.code, answer.message).toEnvelope());
+  const body = JSON.stringify(answer.toEnvelope());
   const headers = [
     `HTTP/1.1 ${answer.status} ${STATUS_TEXT[answer.status] ?? 'Bad Request'}`,
     `Date: ${new Date().toUTCString()}`,

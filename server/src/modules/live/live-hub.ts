@@ -15,7 +15,7 @@ import {
   findSessionEndedSince,
   listEventsAfter,
 } from '../sessions/sessions.repository.js';
-import { currentSlide, liveState, Standings } from './live-views.js';
+import { answersOnce, currentSlide, liveState, Standings } from './live-views.js';
 import * as participants from './participants.repository.js';
 
 export interface LiveHubDeps extends PollsDeps {
@@ -391,7 +391,7 @@ class SessionChannel {
       const missed = await listEventsAfter(this.hub.deps.db, this.sessionId, resumeAfter);
       subscriber.lastSeq = resumeAfter;
       for (const event of missed) {
-        send(subscriber, await this.#project(event, poll, row, (slideId) => answered.has(slideId)));
+        send(subscriber, await this.#project(event, poll, row, answered));
         subscriber.lastSeq = event.seq;
       }
     } else {
@@ -443,10 +443,7 @@ class SessionChannel {
     this.hub.remember(row);
     const poll = await this.#poll();
     for (const event of events) {
-      const respondents = await this.#respondentsFor(event, poll);
-      const projection = await this.#project(event, poll, row, (slideId, participantId) =>
-        respondents.slideId === slideId ? respondents.ids.has(participantId) : false,
-      );
+      const projection = await this.#project(event, poll, row);
       for (const subscriber of this.#subscribers) {
         if (subscriber.lastSeq < event.seq) {
           send(subscriber, projection);
@@ -462,24 +459,12 @@ class SessionChannel {
     }
   }
 
-  /** Who already answered the slide a `slide` event moves to (going back to one, they have). */
-  async #respondentsFor(
-    event: SessionEventRow,
-    poll: Poll,
-  ): Promise<{ slideId: string | undefined; ids: Set<string> }> {
-    const snapshot = JSON.parse(event.data) as SessionSnapshot;
-    const slide = currentSlide(poll, snapshot);
-    if (!slide || !isSlideChange(snapshot.action)) return { slideId: undefined, ids: new Set() };
-    return { slideId: slide.id, ids: await participants.slideRespondents(this.hub.deps.db, this.sessionId, slide.id) };
-  }
-
-  /** What a history event becomes on each kind of stream. */
-  async #project(
-    event: SessionEventRow,
-    poll: Poll,
-    row: SessionRow,
-    hasAnswered: (slideId: string, participantId: string) => boolean,
-  ): Promise<Projection> {
+  /**
+   * What a history event becomes on each kind of stream. `answered`: the slides of the one
+   * participant a replay is for; without it, who answered the slide a `slide` event moves to (going
+   * back to one, they have) is read once for every stream.
+   */
+  async #project(event: SessionEventRow, poll: Poll, row: SessionRow, answered?: Set<string>): Promise<Projection> {
     const snapshot = JSON.parse(event.data) as SessionSnapshot;
     const id = String(event.seq);
     const slide = currentSlide(poll, snapshot);
@@ -497,7 +482,13 @@ class SessionChannel {
       case 'prev':
       case 'goto': {
         const unanswered = JSON.stringify(liveState(this.sessionId, poll, snapshot, false));
-        const answered = JSON.stringify(liveState(this.sessionId, poll, snapshot, true));
+        const answeredState = JSON.stringify(liveState(this.sessionId, poll, snapshot, true));
+        const respondents =
+          slide && answersOnce(slide) && !answered
+            ? await participants.slideRespondents(this.hub.deps.db, this.sessionId, slide.id)
+            : undefined;
+        const hasAnswered = (participantId: string) =>
+          slide !== undefined && (answered ? answered.has(slide.id) : (respondents?.has(participantId) ?? false));
         // A Q&A slide comes with its board: the questions already approved.
         const board = slide?.kind === 'qa' ? await this.#questionBoard(poll, slide) : undefined;
         return {
@@ -508,10 +499,7 @@ class SessionChannel {
             {
               type: 'slide',
               id,
-              data:
-                slide && subscriber.participantId && hasAnswered(slide.id, subscriber.participantId)
-                  ? answered
-                  : unanswered,
+              data: subscriber.participantId && hasAnswered(subscriber.participantId) ? answeredState : unanswered,
             },
             ...(board ? [{ type: 'questions', id, data: board }] : []),
           ],
@@ -701,10 +689,6 @@ function seenToTheEnd(session: SessionRow, lastEventId: string | undefined): boo
 function send(subscriber: Subscriber, projection: Projection): void {
   const events = subscriber.kind === 'presenter' ? projection.presenter : projection.participant(subscriber);
   for (const event of events) subscriber.sink.send(event);
-}
-
-function isSlideChange(action: SessionSnapshot['action']): boolean {
-  return action === 'start' || action === 'next' || action === 'prev' || action === 'goto';
 }
 
 /** The session row's fields as a snapshot states them. */

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { toNumber } from '../../db/database.js';
 import type { Database, ParticipantRow } from '../../db/schema.js';
+import { countParticipants } from '../sessions/sessions.repository.js';
 
 export function insertParticipant(
   db: Kysely<Database>,
@@ -16,13 +17,9 @@ export function findParticipantByTokenHash(
   return db.selectFrom('session_participants').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
 }
 
+/** Participants who joined the session (sessions.repository counts them for a page of sessions). */
 export async function countSessionParticipants(db: Kysely<Database>, sessionId: string): Promise<number> {
-  const row = await db
-    .selectFrom('session_participants')
-    .select((eb) => eb.fn.countAll().as('count'))
-    .where('session_id', '=', sessionId)
-    .executeTakeFirstOrThrow();
-  return toNumber(row.count as string | number);
+  return (await countParticipants(db, [sessionId])).get(sessionId) ?? 0;
 }
 
 /** Every participant of the session with the quiz points its answers earned. */
