@@ -10,7 +10,10 @@ import {
   controlSession,
   createSession,
   getSession,
+  listSessionQuestions,
   listSessions,
+  moderateSessionQuestion,
+  sessionDeck,
   sessionEvents,
   sessionQrCode,
 } from './routes/sessions.js';
@@ -81,6 +84,9 @@ export const contract = {
     control: controlSession,
     qrCode: sessionQrCode,
     events: sessionEvents,
+    deck: sessionDeck,
+    questions: listSessionQuestions,
+    moderateQuestion: moderateSessionQuestion,
   },
   live: {
     join: joinSession,
@@ -100,3 +106,4 @@ export const contract = {
 } as const;
 
 export type PollkitContract = typeof contract;
+export { routeTable } from './route-table.js';

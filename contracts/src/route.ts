@@ -80,3 +80,10 @@ export function inputInQuery(method: HttpMethod): boolean {
 export function operationId(group: string, name: string): string {
   return `${group}${name.charAt(0).toUpperCase()}${name.slice(1)}`;
 }
+
+/**
+ * A route's HTTP shape without its schemas: what a client needs to call it. `routeTable`
+ * (route-table.ts, generated from `contract`) holds one per operation, for clients that must stay
+ * small, such as the SDK's browser entry `@pollkit/sdk/live`, which would otherwise carry zod.
+ */
+export type RouteHead = Pick<RouteDefinition, 'method' | 'path' | 'successStatus' | 'auth' | 'format'>;

@@ -1,6 +1,7 @@
 import {
   contract,
   type JoinedSession,
+  type ListSessionQuestionsInput,
   type LiveAnswerInput,
   type LiveAnswerReceipt,
   type LiveState,
@@ -8,12 +9,17 @@ import {
   type ParticipantEvent,
   type PresenterEvent,
   type Question,
+  type QuestionList,
+  type QuestionStatus,
+  type RouteHead,
+  type routeTable,
   type Session,
   type SessionAction,
+  type SessionDeck,
 } from '@pollkit/contracts';
 import { type CommonClientOptions, resolveTokenConfig } from './client.js';
 import { type EventStream, type EventStreamOptions, openEventStream } from './core/event-stream.js';
-import { type RequestOptions, request } from './core/request.js';
+import { type CallableRoute, type RequestOptions, request } from './core/request.js';
 
 /** Options of {@link presenterSession}: the session and its host token, plus any client option but a credential. */
 export interface PresenterSessionOptions extends Omit<CommonClientOptions, 'now'> {
@@ -46,7 +52,22 @@ export interface PresenterSession {
   events(options?: EventStreamOptions): EventStream<PresenterEvent>;
   /** The QR code of the session's join URL, as the text of an SVG document (`GET /sessions/{id}/qr.svg`). */
   qrCode(options?: RequestOptions): Promise<string>;
+  /** The poll's title and slides, quiz answers included (`GET /sessions/{id}/deck`). */
+  deck(options?: RequestOptions): Promise<SessionDeck>;
+  /**
+   * One page of the Q&A questions of the session's poll, newest first (`GET /sessions/{id}/questions`);
+   * `{ status: 'pending' }` is the moderation queue. Pass `cursor: page.nextCursor` for the next page.
+   */
+  questions(input?: Omit<ListSessionQuestionsInput, 'id'>, options?: RequestOptions): Promise<QuestionList>;
+  /** Approves or dismisses a question (`PATCH /sessions/{id}/questions/{questionId}`). */
+  moderate(questionId: string, status: QuestionStatus, options?: RequestOptions): Promise<Question>;
 }
+
+/** What the live helpers call: `contract`'s routes (with schemas), or the schema-free `routeTable`'s. */
+export type LiveRoutes = {
+  sessions: { [K in keyof typeof routeTable.sessions]: CallableRoute & RouteHead };
+  live: { [K in keyof typeof routeTable.live]: CallableRoute & RouteHead };
+};
 
 /**
  * Drives a live session from a presenter device that holds the session's host token, not an API key:
@@ -66,13 +87,18 @@ export interface PresenterSession {
  * those of {@link createClient}'s calls.
  */
 export function presenterSession(options: PresenterSessionOptions): PresenterSession {
+  return presenterSessionOver(contract, options);
+}
+
+/** {@link presenterSession} calling `routes`: `@pollkit/sdk/live` passes the schema-free route table. */
+export function presenterSessionOver(routeSet: LiveRoutes, options: PresenterSessionOptions): PresenterSession {
   const { sessionId, hostToken } = options;
   if (typeof sessionId !== 'string' || sessionId === '') throw new TypeError('sessionId is required');
   if (typeof hostToken !== 'string' || hostToken === '') {
     throw new TypeError('hostToken is required: the hostToken that client.sessions.create() answered');
   }
   const config = resolveTokenConfig(options, { 'x-host-token': hostToken });
-  const routes = contract.sessions;
+  const routes = routeSet.sessions;
   const id = { id: sessionId };
   return Object.freeze({
     sessionId,
@@ -87,6 +113,11 @@ export function presenterSession(options: PresenterSessionOptions): PresenterSes
     events: (callOptions?: EventStreamOptions) =>
       openEventStream<PresenterEvent>(config, routes.events, id, callOptions),
     qrCode: (callOptions?: RequestOptions) => request(config, routes.qrCode, id, callOptions) as Promise<string>,
+    deck: (callOptions?: RequestOptions) => request(config, routes.deck, id, callOptions) as Promise<SessionDeck>,
+    questions: (input?: Omit<ListSessionQuestionsInput, 'id'>, callOptions?: RequestOptions) =>
+      request(config, routes.questions, { ...input, ...id }, callOptions) as Promise<QuestionList>,
+    moderate: (questionId: string, status: QuestionStatus, callOptions?: RequestOptions) =>
+      request(config, routes.moderateQuestion, { ...id, questionId, status }, callOptions) as Promise<Question>,
   });
 }
 
@@ -156,9 +187,14 @@ export interface LiveParticipant {
  * Pass the `participantToken` of an earlier join to resume that participant. Retries, timeouts,
  * errors and logging are those of {@link createClient}'s calls.
  */
-export async function joinSession(options: JoinSessionOptions): Promise<LiveParticipant> {
+export function joinSession(options: JoinSessionOptions): Promise<LiveParticipant> {
+  return joinSessionOver(contract, options);
+}
+
+/** {@link joinSession} calling `routes`: `@pollkit/sdk/live` passes the schema-free route table. */
+export async function joinSessionOver(routeSet: LiveRoutes, options: JoinSessionOptions): Promise<LiveParticipant> {
   const { pin, name, participantToken, signal } = options;
-  const routes = contract.live;
+  const routes = routeSet.live;
   const joinConfig = resolveTokenConfig(options, { 'x-participant-token': participantToken });
   const joined = (await request(joinConfig, routes.join, name === undefined ? { pin } : { pin, name }, {
     signal,

@@ -1,13 +1,18 @@
 import { PresenterEvent } from '../events.js';
 import { defineRoute } from '../route.js';
+import { Question, QuestionList } from '../schemas/answers.js';
 import { SvgDocument } from '../schemas/common.js';
 import {
   CreatedSession,
   CreateSessionInput,
   GetSessionInput,
+  ListSessionQuestionsInput,
   ListSessionsInput,
+  ModerateSessionQuestionInput,
   Session,
   SessionControlInput,
+  SessionDeck,
+  SessionDeckInput,
   SessionEventsInput,
   SessionList,
   SessionQrInput,
@@ -104,5 +109,55 @@ export const sessionEvents = defineRoute({
   format: 'sse',
   input: SessionEventsInput,
   output: PresenterEvent,
+  errors: ['not_found', 'validation_failed', 'invalid_host_token'],
+});
+
+export const sessionDeck = defineRoute({
+  method: 'GET',
+  path: '/sessions/{id}/deck',
+  tags: ['sessions'],
+  summary: 'Slides of a live session',
+  description:
+    'The poll’s title and slides as they are now, quiz answers included, for a presenter device that holds only ' +
+    'the session’s `X-Host-Token` (it cannot read the poll). `currentSlideIndex` indexes `slides`.',
+  auth: 'host',
+  scope: 'sessions:read',
+  successStatus: 200,
+  input: SessionDeckInput,
+  output: SessionDeck,
+  errors: ['not_found', 'validation_failed', 'invalid_host_token'],
+});
+
+export const listSessionQuestions = defineRoute({
+  method: 'GET',
+  path: '/sessions/{id}/questions',
+  tags: ['sessions'],
+  summary: 'Q&A questions of a live session',
+  description:
+    'The Q&A questions of the session’s poll, newest first, cursor-paginated, in every status: `status=pending` ' +
+    'is the presenter’s moderation queue. Filter by `slideId`. Authorised by a workspace credential or by the ' +
+    'session’s `X-Host-Token`.',
+  auth: 'host',
+  scope: 'sessions:read',
+  successStatus: 200,
+  input: ListSessionQuestionsInput,
+  output: QuestionList,
+  errors: ['not_found', 'validation_failed', 'invalid_host_token'],
+});
+
+export const moderateSessionQuestion = defineRoute({
+  method: 'PATCH',
+  path: '/sessions/{id}/questions/{questionId}',
+  tags: ['sessions'],
+  summary: 'Approve or dismiss a question of a live session',
+  description:
+    'As `PATCH /polls/{id}/questions/{questionId}`, for a presenter device that holds only the session’s ' +
+    '`X-Host-Token`: the question must belong to the session’s poll. Every session of the poll shows the change ' +
+    'on its Q&A board.',
+  auth: 'host',
+  scope: 'sessions:write',
+  successStatus: 200,
+  input: ModerateSessionQuestionInput,
+  output: Question,
   errors: ['not_found', 'validation_failed', 'invalid_host_token'],
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { QuestionStatus, ResponseId, SlideId } from './answers.js';
 import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.js';
-import { PollId } from './polls.js';
+import { PollId, Slide } from './polls.js';
 import { text } from './text.js';
 
 export const SessionId = resourceId('ses', 'Session id.');
@@ -100,6 +101,43 @@ export type SessionQrInput = z.input<typeof SessionQrInput>;
 
 export const SessionEventsInput = z.strictObject({ id: SessionId });
 export type SessionEventsInput = z.input<typeof SessionEventsInput>;
+
+export const SessionDeckInput = z.strictObject({ id: SessionId });
+export type SessionDeckInput = z.input<typeof SessionDeckInput>;
+
+/**
+ * The slides a presenter shows: the poll's as they are now, with quiz answers (the presenter reveals
+ * them). A presenter device that holds only the host token cannot read the poll itself.
+ */
+export const SessionDeck = z
+  .object({
+    sessionId: SessionId,
+    pollId: PollId,
+    title: z.string(),
+    slides: z.array(Slide).describe('In deck order: `currentSlideIndex` indexes it.'),
+  })
+  .meta({ id: 'SessionDeck' });
+export type SessionDeck = z.output<typeof SessionDeck>;
+
+export const ListSessionQuestionsInput = z
+  .strictObject({
+    id: SessionId,
+    limit: ListLimit,
+    cursor: ListCursor,
+    slideId: SlideId.optional().describe('Only questions asked on this slide.'),
+    status: QuestionStatus.optional().describe('`pending` for the moderation queue.'),
+  })
+  .meta({ id: 'ListSessionQuestionsInput' });
+export type ListSessionQuestionsInput = z.input<typeof ListSessionQuestionsInput>;
+
+export const ModerateSessionQuestionInput = z
+  .strictObject({
+    id: SessionId,
+    questionId: ResponseId.describe('A question of the session’s poll.'),
+    status: QuestionStatus.describe('`approved` shows the question; `dismissed` hides it.'),
+  })
+  .meta({ id: 'ModerateSessionQuestionInput' });
+export type ModerateSessionQuestionInput = z.input<typeof ModerateSessionQuestionInput>;
 
 // Types of the same names: `*Input` schemas as a client writes them, the rest as the API answers.
 export type SessionStatus = z.output<typeof SessionStatus>;

@@ -1,8 +1,8 @@
-import type { RouteDefinition } from '@pollkit/contracts';
 import { validationDetails } from '@pollkit/contracts';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { ConnectionError, PollkitError, type PollkitErrorDetails, TimeoutError } from './errors.js';
 import {
+  type CallableRoute,
   checkCount,
   checkTimeout,
   log,
@@ -111,7 +111,7 @@ interface OpenConnection {
 }
 
 function invalidStream(
-  route: RouteDefinition,
+  route: CallableRoute,
   response: Response,
   message: string,
   details?: PollkitErrorDetails,
@@ -129,7 +129,7 @@ function invalidStream(
 
 class SseEventStream<T> implements EventStream<T> {
   readonly #config: RequestConfig;
-  readonly #route: RouteDefinition;
+  readonly #route: CallableRoute;
   readonly #input: unknown;
   readonly #options: EventStreamOptions;
   /** Aborted by `close()`, by the caller's signal, and when the iteration ends: stops every connection. */
@@ -142,7 +142,7 @@ class SseEventStream<T> implements EventStream<T> {
   /** Whether the current connection has delivered an event or a heartbeat: it was no failed reconnection. */
   #heard = false;
 
-  constructor(config: RequestConfig, route: RouteDefinition, input: unknown, options: EventStreamOptions) {
+  constructor(config: RequestConfig, route: CallableRoute, input: unknown, options: EventStreamOptions) {
     this.#config = config;
     this.#route = route;
     this.#input = input;
@@ -411,8 +411,9 @@ class SseEventStream<T> implements EventStream<T> {
       throw invalidStream(this.#route, response, `the data of a "${type}" event is not JSON`, undefined, cause);
     }
     const event: StreamEvent = message.id === undefined ? { type, data } : { type, id: message.id, data };
-    if (!settings.validate) return event;
-    const parsed = this.#route.output.safeParse(event);
+    const schema = this.#route.output;
+    if (!settings.validate || schema === undefined) return event;
+    const parsed = schema.safeParse(event);
     if (!parsed.success) {
       throw invalidStream(
         this.#route,
@@ -433,7 +434,7 @@ class SseEventStream<T> implements EventStream<T> {
  */
 export function openEventStream<T>(
   config: RequestConfig,
-  route: RouteDefinition,
+  route: CallableRoute,
   input: unknown,
   options: EventStreamOptions = {},
 ): EventStream<T> {

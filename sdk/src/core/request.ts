@@ -1,4 +1,12 @@
-import { inputInQuery, pathParams, type RouteDefinition, validationDetails } from '@pollkit/contracts';
+import { inputInQuery, pathParams, type RouteDefinition, type RouteHead, validationDetails } from '@pollkit/contracts';
+import type { z } from 'zod';
+
+/**
+ * What a call needs of a route: its HTTP shape, and its output schema when responses are to be
+ * validated. A `RouteDefinition` of the contract is one; so is an entry of the schema-free
+ * `routeTable`, which `@pollkit/sdk/live` calls with so that browsers are not sent zod.
+ */
+export type CallableRoute = RouteHead & { readonly output?: z.ZodType };
 import {
   AuthenticationError,
   ConnectionError,
@@ -108,7 +116,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** `{id}` -> its percent-encoded value; refuses values that would change which route is called. */
-function pathSegment(route: RouteDefinition, name: string, value: unknown): string {
+function pathSegment(route: CallableRoute, name: string, value: unknown): string {
   if (typeof value !== 'string' && typeof value !== 'number') {
     throw new TypeError(`${route.method} ${route.path}: path parameter "${name}" must be a string`);
   }
@@ -121,14 +129,14 @@ function pathSegment(route: RouteDefinition, name: string, value: unknown): stri
   return encodeURIComponent(text);
 }
 
-function queryValue(route: RouteDefinition, name: string, value: unknown): string {
+function queryValue(route: CallableRoute, name: string, value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (value instanceof Date) return value.toISOString();
   throw new TypeError(`${route.method} ${route.path}: query parameter "${name}" cannot be sent as ${typeof value}`);
 }
 
-function appendQuery(route: RouteDefinition, params: URLSearchParams, name: string, value: unknown): void {
+function appendQuery(route: CallableRoute, params: URLSearchParams, name: string, value: unknown): void {
   if (value === undefined) return;
   if (Array.isArray(value)) {
     for (const item of value) if (item !== undefined) params.append(name, queryValue(route, name, item));
@@ -151,7 +159,7 @@ const ACCEPT: Readonly<Record<NonNullable<RouteDefinition['format']>, string>> =
  */
 export function prepareRequest(
   config: RequestConfig,
-  route: RouteDefinition,
+  route: CallableRoute,
   input: unknown,
   options: RequestOptions = {},
 ): PreparedRequest {
@@ -306,7 +314,7 @@ export async function sendOnce(
 }
 
 /** The value of a 2xx response; any other status becomes the {@link PollkitError} of its family. */
-export function interpretResponse(route: RouteDefinition, response: ReadResponse, validate: boolean): unknown {
+export function interpretResponse(route: CallableRoute, response: ReadResponse, validate: boolean): unknown {
   if (!response.ok)
     throw PollkitError.from({ status: response.status, headers: response.headers, text: response.text });
   const invalid = (message: string, details?: PollkitErrorDetails, cause?: unknown) =>
@@ -332,7 +340,8 @@ export function interpretResponse(route: RouteDefinition, response: ReadResponse
       throw invalid(`Expected a JSON body in the ${response.status} response`, undefined, cause);
     }
   }
-  if (!validate) return value;
+  // A route of the schema-free table has nothing to validate against.
+  if (!validate || route.output === undefined) return value;
   // An SVG route's output schema describes the image, not its markup (the QR code's schema is the
   // URL it encodes): check that an SVG document arrived.
   if (route.format === 'svg') {
@@ -364,7 +373,7 @@ export function checkCount(name: string, value: number): number {
  */
 export async function request(
   config: RequestConfig,
-  route: RouteDefinition,
+  route: CallableRoute,
   input: unknown,
   options: RequestOptions = {},
 ): Promise<unknown> {

@@ -1,6 +1,7 @@
 /**
- * Writes what the docs generate from the contracts (`pnpm openapi:generate`): docs/openapi.json, the
- * error table in docs/errors.md and the scope table in docs/authentication.md. With `--check` it
+ * Writes what is generated from the contracts (`pnpm openapi:generate`): docs/openapi.json, the
+ * error table in docs/errors.md, the scope table in docs/authentication.md and the schema-free route
+ * table contracts/src/route-table.ts. With `--check` it
  * fails when a committed file differs from what the contracts generate (`pnpm check`, so CI).
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -8,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { AUTHENTICATION_DOC_PATH, withScopeTable } from '../modules/oauth/scope-table.js';
 import { openApiJson } from './document.js';
 import { ERRORS_DOC_PATH, withErrorTable } from './error-table.js';
+import { ROUTE_TABLE_PATH, routeTableSource } from './route-table.js';
 
 export const OPENAPI_JSON_PATH = fileURLToPath(new URL('../../../docs/openapi.json', import.meta.url));
 export const STALE_MESSAGE = 'docs/openapi.json is stale: run `npx -y pnpm@10 openapi:generate` and commit the result.';
@@ -17,6 +19,7 @@ const generatedFiles: { path: string; name: string; generate: (committed: string
   { path: OPENAPI_JSON_PATH, name: 'docs/openapi.json', generate: () => openApiJson() },
   { path: ERRORS_DOC_PATH, name: 'the error table in docs/errors.md', generate: withErrorTable },
   { path: AUTHENTICATION_DOC_PATH, name: 'the scope table in docs/authentication.md', generate: withScopeTable },
+  { path: ROUTE_TABLE_PATH, name: 'contracts/src/route-table.ts', generate: routeTableSource },
 ];
 
 async function main(): Promise<void> {

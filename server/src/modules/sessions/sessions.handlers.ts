@@ -8,5 +8,8 @@ export const sessionsHandlers = defineHandlers(contract.sessions, {
   get: ({ ctx, input }) => service.getSession(ctx.deps, hostWorkspaceId(ctx), input.id),
   control: ({ ctx, input }) => service.controlSession(ctx.deps, hostWorkspaceId(ctx), input),
   qrCode: ({ ctx, input }) => service.sessionQrCode(ctx.deps, hostWorkspaceId(ctx), input.id),
+  deck: ({ ctx, input }) => service.sessionDeck(ctx.deps, hostWorkspaceId(ctx), input.id),
+  questions: ({ ctx, input }) => service.listSessionQuestions(ctx.deps, hostWorkspaceId(ctx), input),
+  moderateQuestion: ({ ctx, input }) => service.moderateSessionQuestion(ctx.deps, hostWorkspaceId(ctx), input),
   events: ({ ctx, input }) => service.sessionEvents(ctx.deps, hostWorkspaceId(ctx), input.id, ctx.lastEventId),
 });

@@ -2,9 +2,14 @@ import { randomInt } from 'node:crypto';
 import type {
   CreatedSession,
   CreateSessionInput,
+  ListSessionQuestionsInput,
   ListSessionsInput,
+  ModerateSessionQuestionInput,
+  Question,
+  QuestionList,
   Session,
   SessionControlInput,
+  SessionDeck,
   SessionList,
 } from '@pollkit/contracts';
 import { renderSVG } from 'uqr';
@@ -18,6 +23,7 @@ import type { SessionRow } from '../../db/schema.js';
 import type { DomainEvents } from '../events/domain-events.js';
 import type { LiveHub } from '../live/live-hub.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
+import { listQuestions, moderateQuestion } from '../questions/questions.service.js';
 import { decideControl } from './session-control.js';
 import { toSession } from './session-view.js';
 import * as sessions from './sessions.repository.js';
@@ -178,6 +184,41 @@ export async function sessionEvents(
   const row = await sessions.findSession(deps.db, workspaceId, id);
   if (!row) throw notFound();
   return deps.liveHub.presenterFeed(row, lastEventId);
+}
+
+async function findPollOfSession(deps: SessionsDeps, workspaceId: string, id: string): Promise<string> {
+  const row = await sessions.findSession(deps.db, workspaceId, id);
+  if (!row) throw notFound();
+  return row.poll_id;
+}
+
+/**
+ * `GET /sessions/{id}/deck`: the poll's slides as they are now, for a presenter device that holds
+ * only the host token (the poll's own routes need a workspace credential).
+ */
+export async function sessionDeck(deps: SessionsDeps, workspaceId: string, id: string): Promise<SessionDeck> {
+  const poll = await getPoll(deps, workspaceId, await findPollOfSession(deps, workspaceId, id));
+  return { sessionId: id, pollId: poll.id, title: poll.title, slides: poll.content.questions };
+}
+
+/** `GET /sessions/{id}/questions`: the Q&A questions of the session's poll (the presenter's moderation queue). */
+export async function listSessionQuestions(
+  deps: SessionsDeps,
+  workspaceId: string,
+  input: z.output<typeof ListSessionQuestionsInput>,
+): Promise<QuestionList> {
+  const pollId = await findPollOfSession(deps, workspaceId, input.id);
+  return listQuestions(deps, workspaceId, { ...input, id: pollId });
+}
+
+/** `PATCH /sessions/{id}/questions/{questionId}`: moderation from the presenter's screen. */
+export async function moderateSessionQuestion(
+  deps: SessionsDeps,
+  workspaceId: string,
+  input: z.output<typeof ModerateSessionQuestionInput>,
+): Promise<Question> {
+  const pollId = await findPollOfSession(deps, workspaceId, input.id);
+  return moderateQuestion(deps, workspaceId, { id: pollId, questionId: input.questionId, status: input.status });
 }
 
 /**
