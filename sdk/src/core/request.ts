@@ -1,12 +1,5 @@
 import { inputInQuery, pathParams, type RouteDefinition, type RouteHead, validationDetails } from '@pollkit/contracts';
 import type { z } from 'zod';
-
-/**
- * What a call needs of a route: its HTTP shape, and its output schema when responses are to be
- * validated. A `RouteDefinition` of the contract is one; so is an entry of the schema-free
- * `routeTable`, which `@pollkit/sdk/live` calls with so that browsers are not sent zod.
- */
-export type CallableRoute = RouteHead & { readonly output?: z.ZodType };
 import {
   AuthenticationError,
   ConnectionError,
@@ -15,6 +8,13 @@ import {
   TimeoutError,
 } from './errors.js';
 import { type BackoffOptions, backoffDelay, retryReasonOf, sleep } from './retry.js';
+
+/**
+ * What a call needs of a route: its HTTP shape, and its output schema when responses are to be
+ * validated. A `RouteDefinition` of the contract is one; so is an entry of the schema-free
+ * `routeTable`, which `@pollkit/sdk/live` calls with so that browsers are not sent zod.
+ */
+export type CallableRoute = RouteHead & { readonly output?: z.ZodType };
 
 /** Header values accepted wherever the SDK takes headers. */
 export type HeadersLike = Headers | Record<string, string>;
