@@ -52,6 +52,15 @@ module.exports = {
       to: { pathNot: ['^contracts/src/', 'node_modules/.*/?zod/'] },
     },
     {
+      name: 'web-pages-use-the-lean-sdk-entry',
+      severity: 'error',
+      comment:
+        'The audience and presenter pages ship to phones: they call the API through `@pollkit/sdk/live` ' +
+        '(the schema-free route table), never the main SDK entry, the contract routes or zod, which would add ~100 KB.',
+      from: { path: '^web/src/' },
+      to: { path: ['^sdk/src/index\\.ts$', '^contracts/src/(index|routes/|schemas/)', 'node_modules/.*/?zod/', '^server/'] },
+    },
+    {
       name: 'sdk-imports-no-server-code',
       severity: 'error',
       comment: 'The SDK is published; it may use the contracts, never the server.',
@@ -69,7 +78,7 @@ module.exports = {
       conditionNames: ['@pollkit/source', 'import', 'require', 'node', 'default'],
       exportsFields: ['exports'],
       mainFields: ['module', 'main', 'types'],
-      extensions: ['.ts', '.js', '.json'],
+      extensions: ['.ts', '.tsx', '.js', '.json'],
     },
   },
 };

@@ -1,8 +1,8 @@
 import { defineConfig } from 'tsup';
-import { sourcesFingerprint, writeBuildStamp } from './scripts/build-state.mjs';
+import { serverBuild, sourcesFingerprint, writeBuildStamp } from './scripts/build-state.mjs';
 
 // Taken before the build: a source edited while it runs makes the next start build again.
-const fingerprint = sourcesFingerprint();
+const fingerprint = sourcesFingerprint(serverBuild);
 
 /**
  * The server as it runs in production: one ESM bundle per entry point, the workspace's contracts
@@ -23,7 +23,7 @@ export default defineConfig((overrides) => ({
   noExternal: ['@pollkit/contracts'],
   // Only a build of these entry points into dist stamps it: the benchmarks bundle other entries
   // elsewhere through this same config (bench/support.ts), which says nothing about dist.
-  onSuccess: overrides.entry || overrides.outDir ? undefined : async () => writeBuildStamp(fingerprint),
+  onSuccess: overrides.entry || overrides.outDir ? undefined : async () => writeBuildStamp(serverBuild, fingerprint),
   esbuildOptions(options) {
     options.conditions = ['@pollkit/source'];
   },

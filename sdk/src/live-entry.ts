@@ -67,4 +67,5 @@ export {
 } from './core/errors.js';
 export type { EventStream, EventStreamOptions } from './core/event-stream.js';
 export type { FetchLike, RequestOptions } from './core/request.js';
+export { newIdempotencyKey } from './core/request.js';
 export type { LiveAnswer, LiveParticipant, PresenterSession } from './live.js';

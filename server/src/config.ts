@@ -113,13 +113,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   return result.data;
 }
 
-/** The base URL clients reach this server at, for links the API hands out. */
 /** The join URL of a PIN: `LIVE_JOIN_URL` with the PIN in it, or PUBLIC_BASE_URL + `/join/<pin>`. */
 export function liveJoinUrl(config: Config, port: number, pin: string): string {
   if (config.LIVE_JOIN_URL) return config.LIVE_JOIN_URL.replace('{pin}', pin);
   return `${publicBaseUrl(config, port)}/join/${pin}`;
 }
 
+/** The base URL clients reach this server at, for links the API hands out. */
 export function publicBaseUrl(config: Config, port: number): string {
   if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL.replace(/\/$/, '');
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;

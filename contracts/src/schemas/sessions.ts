@@ -39,6 +39,9 @@ export const Session = z
     slideCount: z.number().int().describe('Slides in the poll’s deck.'),
     resultsVisible: z.boolean().describe('Whether participants see the current slide’s results.'),
     locked: z.boolean().describe('Whether the current slide refuses answers.'),
+    slideStartedAt: Timestamp.nullable().describe(
+      'When the current slide went live (null before `start`): a quiz slide’s countdown runs from it.',
+    ),
     joinUrl: z.url().describe('Where the audience joins; the QR code (`GET /sessions/{id}/qr.svg`) encodes it.'),
     participantCount: z.number().int().describe('Participants who joined.'),
     createdAt: Timestamp,

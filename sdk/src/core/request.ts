@@ -197,10 +197,24 @@ export function prepareRequest(
   // then answers a retry of a POST whose response was lost with the stored response.
   if (route.method === 'POST') {
     if (options.idempotencyKey !== undefined) headers.set('idempotency-key', options.idempotencyKey);
-    else if (!headers.has('idempotency-key')) headers.set('idempotency-key', globalThis.crypto.randomUUID());
+    else if (!headers.has('idempotency-key')) headers.set('idempotency-key', newIdempotencyKey());
   }
 
   return { method: route.method, url, headers, body };
+}
+
+/**
+ * A random UUID (v4). `crypto.randomUUID` exists only in secure contexts: a page served over plain
+ * http on a LAN (an audience page at a venue) has `getRandomValues` but not `randomUUID`.
+ */
+export function newIdempotencyKey(): string {
+  const crypto = globalThis.crypto;
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** undici reports every network failure as `TypeError: fetch failed`; the reason is its cause. */

@@ -21,6 +21,7 @@ import { registerOAuthTokenRoute } from './oauth-token.js';
 import { registerOpenApiRoute } from './openapi-route.js';
 import { announceDefaultRateLimit } from './rate-limit-headers.js';
 import { lazyChildLogger } from './request-logger.js';
+import { registerWebPages } from './web-pages.js';
 
 export const API_BASE_PATH = '/api/v1';
 
@@ -51,6 +52,7 @@ export async function buildApp(deps: HttpDeps, parts: AppParts): Promise<Fastify
   });
   registerOAuthTokenRoute(app, deps);
   registerMediaFilesRoute(app, deps);
+  registerWebPages(app);
   return app;
 }
 

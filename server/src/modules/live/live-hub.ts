@@ -698,6 +698,7 @@ function sessionFields(snapshot: SessionSnapshot): Partial<SessionRow> {
     current_slide_index: snapshot.slideIndex,
     results_visible: snapshot.resultsVisible,
     locked: snapshot.locked,
+    slide_started_at: snapshot.slideStartedAt === null ? null : new Date(snapshot.slideStartedAt),
   };
 }
 

@@ -15,6 +15,7 @@ export function toSession(
     slideCount: facts.slideCount,
     resultsVisible: row.results_visible,
     locked: row.locked,
+    slideStartedAt: row.slide_started_at?.toISOString() ?? null,
     joinUrl: facts.joinUrl,
     participantCount: facts.participantCount,
     createdAt: row.created_at.toISOString(),

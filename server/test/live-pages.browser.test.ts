@@ -1,0 +1,464 @@
+import type { Browser, Locator } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  chromiumAvailable,
+  LAPTOP,
+  launchChromium,
+  openPage,
+  PHONE,
+  TABLET,
+  type WatchedPage,
+} from './support/browser.js';
+import { call } from './support/http.js';
+import { createLiveSession, everyKindDeck, type LiveSessionFixture, startImageHost } from './support/live-deck.js';
+import { startTestServer, type TestServer } from './support/server.js';
+
+/**
+ * The audience page and the presenter screen in a real browser (Debian's Chromium through
+ * playwright-core) against a real server: a presenter and three participants (one on a 360-px
+ * phone) through a deck with every slide kind; a participant whose stream the server drops; a
+ * participant who reloads mid-session. Every page's console must stay free of errors. Screenshots
+ * of each step go to test-artifacts/screenshots (gitignored; CI keeps them), and with
+ * POLLKIT_DOCS_SCREENSHOTS=1 the ones docs/live-sessions.md shows go to docs/images.
+ */
+
+let t: TestServer;
+let images: Awaited<ReturnType<typeof startImageHost>>;
+let browser: Browser;
+const pages: WatchedPage[] = [];
+
+async function open(name: string, options: Parameters<typeof openPage>[2]): Promise<WatchedPage> {
+  const page = await openPage(browser, name, options);
+  pages.push(page);
+  return page;
+}
+
+describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen, in Chromium', () => {
+  beforeAll(async () => {
+    images = await startImageHost();
+    t = await startTestServer({
+      MEDIA_ALLOW_LOOPBACK: 'true',
+      // Every page here comes from 127.0.0.1: one address for four people.
+      LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '100000',
+      LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE: '100000',
+    });
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await images?.close();
+  });
+
+  // A failed test leaves a picture of every screen as it was.
+  afterEach(async (context) => {
+    if (context.task.result?.state !== 'fail') return;
+    for (const page of pages) await page.screenshot('failed').catch(() => {});
+  });
+
+  // Checked after each test: a page that logged an error failed, whatever it showed.
+  function expectNoPageErrors() {
+    for (const page of pages.splice(0)) expect(page.errors, `${page.name}'s console`).toEqual([]);
+  }
+
+  it('runs a session through every slide kind with a presenter and three participants, one on a phone', async () => {
+    const session = await createLiveSession(t, everyKindDeck(images.url));
+    const presenter = await open('presenter', LAPTOP);
+    const ada = await open('ada', LAPTOP);
+    const grace = await open('grace', TABLET);
+    const phone = await open('phone', PHONE);
+    const all = [ada, grace, phone];
+    const p = presenter.page;
+
+    // The presenter screen: the PIN, the QR code, and the token gone from the address bar.
+    await p.goto(session.presenterUrl);
+    await p.getByTestId('waiting').waitFor();
+    expect(p.url()).not.toContain('hostToken');
+    expect(await p.getByTestId('pin').textContent()).toBe(`${session.pin.slice(0, 3)} ${session.pin.slice(3)}`);
+    const qr = await p.getByTestId('qr').getAttribute('src');
+    expect(decodeURIComponent(qr ?? '')).toContain('<svg');
+    await presenter.screenshot('01-pending', { docs: 'presenter-pending.png' });
+
+    // Ada types the PIN at /join; Grace and the phone come from the QR code's address.
+    await ada.page.goto(`${t.url}/join`);
+    await ada.page.getByLabel('PIN').fill(session.pin);
+    await ada.page.getByLabel(/Your name/).fill('Ada');
+    await ada.page.getByRole('button', { name: 'Join' }).click();
+    await grace.page.goto(session.joinUrl);
+    await phone.page.goto(session.joinUrl);
+    expect(await phone.page.getByLabel('PIN').inputValue()).toBe(session.pin);
+    await phone.screenshot('02-join', { docs: 'audience-join.png' });
+    await grace.page.getByLabel(/Your name/).fill('Grace');
+    await grace.page.getByRole('button', { name: 'Join' }).click();
+    await phone.page.getByLabel(/Your name/).fill('Linus');
+    // The keyboard alone: Enter in the form joins.
+    await phone.page.getByLabel(/Your name/).press('Enter');
+    for (const participant of all) await participant.page.getByTestId('waiting').waitFor();
+    expect(ada.page.url()).toBe(session.joinUrl);
+    await expectCount(p.getByTestId('participant-count'), 3);
+
+    // Start: the content slide, its image re-hosted by the server as WebP.
+    await p.getByRole('button', { name: /Start/ }).click();
+    for (const participant of all) {
+      const image = participant.page.locator('[data-kind=content] img.media');
+      await image.waitFor();
+      expect(await image.getAttribute('src')).toMatch(/\/media\/files\/[0-9a-f]{64}\.webp$/);
+      expect(await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+    }
+    await phone.screenshot('03-content');
+
+    // Multiple choice, single: answers by click, by tap and by keyboard.
+    await p.keyboard.press('ArrowRight');
+    await onSlide(all, 'lunch');
+    await choose(ada, ['Pizza']);
+    await choose(grace, ['Sushi']);
+    await phone.page.getByText('Sushi').tap();
+    await phone.page.getByRole('button', { name: 'Send' }).tap();
+    for (const participant of all) await participant.page.getByTestId('answer-received').waitFor();
+    await expectCount(p.getByTestId('answer-count'), 3);
+    await expectBar(p, 'pizza', 1);
+    await expectBar(p, 'sushi', 2);
+    await expectBar(p, 'tacos', 0);
+    await presenter.screenshot('04-choice-live', { docs: 'presenter-live-results.png' });
+    await p.keyboard.press('r');
+    for (const participant of all) await participant.page.getByTestId('results').waitFor();
+    await expectBar(phone.page, 'sushi', 2);
+    expect(await phone.page.locator('[data-option-id=sushi].bar-mine').count()).toBe(1);
+    await phone.screenshot('05-choice-results', { docs: 'audience-results.png' });
+
+    // Multiple choice, several options.
+    await p.keyboard.press('ArrowRight');
+    await onSlide(all, 'toppings');
+    await choose(ada, ['Olives', 'Basil']);
+    await choose(grace, ['Basil']);
+    await choose(phone, ['Chili']);
+    await expectCount(p.getByTestId('answer-count'), 3);
+    await expectBar(p, 'olives', 1);
+    await expectBar(p, 'basil', 2);
+    await expectBar(p, 'chili', 1);
+
+    // Quiz: a countdown of whole seconds on every screen; answers stay hidden until shown.
+    await p.keyboard.press('ArrowRight');
+    await onSlide(all, 'capital');
+    for (const screen of [presenter, ...all]) {
+      const seconds = Number(await screen.page.getByRole('timer').textContent());
+      expect(seconds).toBeGreaterThan(0);
+      expect(seconds).toBeLessThanOrEqual(60);
+    }
+    await phone.screenshot('06-quiz', { docs: 'audience-quiz.png' });
+    await choose(ada, ['Canberra']);
+    await choose(grace, ['Sydney']);
+    await choose(phone, ['Canberra']);
+    await expectCount(p.getByTestId('answer-count'), 3);
+    expect(await p.locator('.tag-correct').count()).toBe(0);
+    await p.keyboard.press('r');
+    for (const participant of all) await participant.page.getByTestId('quiz-outcome').waitFor();
+    expect(await ada.page.getByTestId('quiz-outcome').textContent()).toBe('Correct!');
+    expect(await grace.page.getByTestId('quiz-outcome').textContent()).toBe('Not this time.');
+    expect(await phone.page.getByTestId('quiz-outcome').textContent()).toBe('Correct!');
+    await expectScore(ada, 1000);
+    await expectScore(grace, 0);
+    await expectBar(p, 'canberra', 2);
+    expect(await p.locator('[data-option-id=canberra].bar-correct').count()).toBe(1);
+    await presenter.screenshot('07-quiz-results', { docs: 'presenter-quiz-results.png' });
+    await phone.screenshot('07-quiz-results');
+
+    // Scale per statement; the phone meets a locked slide first.
+    await p.keyboard.press('ArrowRight');
+    await onSlide(all, 'mood');
+    await p.keyboard.press('l');
+    await phone.page.getByTestId('locked').waitFor();
+    expect(await phone.page.getByRole('radio').first().isDisabled()).toBe(true);
+    await phone.screenshot('08-locked');
+    await p.keyboard.press('l');
+    await phone.page.getByTestId('locked').waitFor({ state: 'detached' });
+    await rate(ada, { 'At work': 4, 'In the team': 5 });
+    await rate(grace, { 'At work': 2, 'In the team': 3 });
+    await rate(phone, { 'At work': 5, 'In the team': 5 });
+    await expectCount(p.getByTestId('answer-count'), 3);
+    expect(await p.locator('[data-statement-id=work] .statement-average').textContent()).toBe('3.7');
+    expect(await p.locator('[data-statement-id=team] .statement-average').textContent()).toBe('4.3');
+    await presenter.screenshot('09-scale');
+
+    // Ranking: by buttons (Ada), by dragging (Grace), as it stands (the phone).
+    await p.keyboard.press('ArrowRight');
+    await onSlide(all, 'priorities');
+    await ada.page.getByRole('button', { name: 'Move Price up' }).click();
+    await ada.page.getByRole('button', { name: 'Move Price up' }).click();
+    expect(await rankingOrder(ada)).toEqual(['price', 'speed', 'quality']);
+    await dragToTop(grace, 'quality');
+    expect(await rankingOrder(grace)).toEqual(['quality', 'speed', 'price']);
+    for (const participant of all) await participant.page.getByRole('button', { name: 'Send' }).click();
+    for (const participant of all) await participant.page.getByTestId('answer-received').waitFor();
+    await expectCount(p.getByTestId('answer-count'), 3);
+    // Borda scores: speed 1+1+2, quality 0+2+1, price 2+0+0.
+    await poll(() => p.locator('.ranking-result li').evaluateAll(ids)).toEqual(['speed', 'quality', 'price']);
+    await phone.screenshot('10-ranking');
+
+    // Open-ended, shown as a word cloud.
+    await p.keyboard.press('ArrowRight');
+    await onSlide(all, 'word');
+    await say(ada, 'Growth');
+    await say(grace, 'growth');
+    await say(phone, 'Focus');
+    await expectCount(p.getByTestId('answer-count'), 3);
+    await poll(() => p.locator('.cloud li').allTextContents()).toEqual(['growth', 'focus']);
+    await presenter.screenshot('11-word-cloud', { docs: 'presenter-word-cloud.png' });
+
+    // Q&A, moderated: two questions asked, one approved, one dismissed, then upvoted.
+    await p.keyboard.press('ArrowRight');
+    await onSlide(all, 'ask');
+    await ask(ada, 'Will there be bonuses this year?');
+    await ask(phone, 'When is the next offsite?');
+    await expectCount(p.getByTestId('answer-count'), 2);
+    const queue = p.locator('.moderation li');
+    await poll(() => queue.count()).toBe(2);
+    await presenter.screenshot('12-moderation');
+    await queue.filter({ hasText: 'bonuses' }).getByRole('button', { name: 'Approve' }).click();
+    await queue.filter({ hasText: 'offsite' }).getByRole('button', { name: 'Dismiss' }).click();
+    await poll(() => queue.count()).toBe(0);
+    for (const participant of all) {
+      await participant.page.locator('.questions li', { hasText: 'bonuses' }).waitFor();
+      expect(await participant.page.locator('.questions li', { hasText: 'offsite' }).count()).toBe(0);
+    }
+    await grace.page.getByRole('button', { name: 'Upvote' }).click();
+    await grace.page.getByRole('button', { name: 'Upvoted' }).waitFor();
+    await p.locator('.questions li', { hasText: 'bonuses' }).getByText('▲ 1', { exact: true }).waitFor();
+    await phone.page.locator('.questions li', { hasText: 'bonuses' }).getByText('▲ 1', { exact: true }).waitFor();
+    await phone.screenshot('13-qa', { docs: 'audience-qa.png' });
+
+    // The end: a summary with each participant's score and rank (equal scores share one).
+    await p.getByRole('button', { name: 'End' }).click();
+    for (const participant of all) await participant.page.getByTestId('ended').waitFor();
+    expect(await ada.page.getByTestId('final-score').textContent()).toBe('Your score: 1000 · rank #1');
+    expect(await phone.page.getByTestId('final-score').textContent()).toBe('Your score: 1000 · rank #1');
+    expect(await grace.page.getByTestId('final-score').textContent()).toBe('Your score: 0 · rank #3');
+    await p.getByTestId('ended').waitFor();
+    await presenter.screenshot('14-ended', { docs: 'presenter-ended.png' });
+    await phone.screenshot('14-ended', { docs: 'audience-ended.png' });
+
+    // What the pages showed is what the API recorded.
+    const results = await call('GET', `${t.api}/polls/${session.pollId}/results`, { apiKey: session.apiKey });
+    const bySlide = Object.fromEntries(results.body.slides.map((slide: any) => [slide.slideId, slide]));
+    expect(bySlide.lunch.totalAnswers).toBe(3);
+    expect(bySlide.mood.totalAnswers).toBe(3);
+    expect(bySlide.word.totalAnswers).toBe(3);
+
+    // After the end, a stream request for the session answers 204, and a reloaded presenter
+    // screen shows the end instead of reconnecting.
+    const stream = await fetch(`${t.api}/sessions/${session.sessionId}/events`, {
+      headers: { 'x-host-token': session.hostToken, 'last-event-id': '1000000' },
+    });
+    expect(stream.status).toBe(204);
+    await p.reload();
+    await p.getByTestId('ended').waitFor();
+    expectNoPageErrors();
+  }, 120_000);
+
+  it('follows the session again after the server drops its stream, and counts an answer whose response was lost once', async () => {
+    const session = await createLiveSession(t, everyKindDeck(images.url));
+    const ada = await open('ada-reconnect', LAPTOP);
+    const streams: (string | undefined)[] = [];
+    ada.page.on('request', (request) => {
+      if (request.url().endsWith('/events')) streams.push(request.headers()['last-event-id']);
+    });
+    await ada.page.goto(session.joinUrl);
+    await ada.page.getByLabel(/Your name/).fill('Ada');
+    await ada.page.getByRole('button', { name: 'Join' }).click();
+    await ada.page.getByTestId('waiting').waitFor();
+    await control(session, 'start');
+    await control(session, 'next');
+    await onSlide([ada], 'lunch');
+    expect(streams).toEqual([undefined]);
+
+    await ada.expectNetworkErrors(async () => {
+      // The server drops every connection, the participant's stream among them; the slide moves on
+      // while the page reconnects, and reaches it all the same (replayed after Last-Event-ID).
+      t.server.app.server.closeAllConnections();
+      await control(session, 'next');
+      await onSlide([ada], 'toppings');
+    });
+    expect(streams.length).toBeGreaterThanOrEqual(2);
+    expect(Number(streams[1])).toBeGreaterThan(0);
+
+    // The answer reaches the server but its response is lost: the page sends it again with the
+    // same Idempotency-Key, and it is counted once.
+    await ada.expectNetworkErrors(async () => {
+      await ada.page.route(
+        '**/api/v1/live/*/answers',
+        async (route) => {
+          await route.fetch();
+          await route.abort('connectionreset');
+        },
+        { times: 1 },
+      );
+      await choose(ada, ['Basil']);
+    });
+    expect(await answerCount(session, 'toppings')).toBe(1);
+
+    // Offline when sending: the answer waits, says so, and goes when the network is back.
+    await control(session, 'next');
+    await onSlide([ada], 'capital');
+    await ada.expectNetworkErrors(async () => {
+      await ada.page.context().setOffline(true);
+      await ada.page.getByText('Canberra', { exact: true }).click();
+      await ada.page.getByRole('button', { name: 'Send' }).click();
+      await ada.page.getByTestId('answer-queued').waitFor();
+      await ada.screenshot('15-offline');
+      await ada.page.context().setOffline(false);
+      await ada.page.getByTestId('answer-received').waitFor();
+    });
+    expect(await answerCount(session, 'capital')).toBe(1);
+    await control(session, 'next');
+    await onSlide([ada], 'mood');
+    expectNoPageErrors();
+  }, 120_000);
+
+  it('keeps a participant who reloads mid-session: same name, score and answers; a late joiner sees the time really left', async () => {
+    const session = await createLiveSession(t, everyKindDeck(images.url));
+    const ada = await open('ada-reload', PHONE);
+    await ada.page.goto(session.joinUrl);
+    await ada.page.getByLabel(/Your name/).fill('Ada');
+    await ada.page.getByRole('button', { name: 'Join' }).click();
+    await ada.page.getByTestId('waiting').waitFor();
+    await control(session, 'start');
+    await control(session, 'goto', 3);
+    await onSlide([ada], 'capital');
+    await choose(ada, ['Canberra']);
+    await control(session, 'showResults');
+    await expectScore(ada, 1000);
+
+    await ada.page.reload();
+    await ada.page.getByTestId('quiz-outcome').waitFor();
+    expect(await ada.page.getByTestId('me-name').textContent()).toBe('Ada');
+    await expectScore(ada, 1000);
+    expect(await ada.page.locator('[data-option-id=canberra].bar-mine').count()).toBe(1);
+    expect(await participantCount(session)).toBe(1);
+
+    // The next slide answered, then a reload: the answer is still there, and not asked again.
+    await control(session, 'next');
+    await onSlide([ada], 'mood');
+    await rate(ada, { 'At work': 3, 'In the team': 4 });
+    await ada.page.reload();
+    await onSlide([ada], 'mood');
+    await ada.page.getByTestId('answer-received').waitFor();
+    expect(await ada.page.getByRole('radio', { name: '4', exact: true }).last().isChecked()).toBe(true);
+    expect(await participantCount(session)).toBe(1);
+
+    // Back to the quiz, restarted: someone who joins later sees the seconds that are really left.
+    await control(session, 'hideResults');
+    await control(session, 'goto', 3);
+    await onSlide([ada], 'capital');
+    await ada.page.waitForTimeout(2_500);
+    const grace = await open('grace-late', PHONE);
+    await grace.page.goto(session.joinUrl);
+    await grace.page.getByRole('button', { name: 'Join' }).click();
+    await onSlide([grace], 'capital');
+    const shown = Number(await grace.page.getByRole('timer').textContent());
+    const current = await call('GET', `${t.api}/sessions/${session.sessionId}`, {
+      headers: { 'x-host-token': session.hostToken },
+    });
+    const reallyLeft = Math.ceil((Date.parse(current.body.slideStartedAt) + 60_000 - Date.now()) / 1000);
+    expect(shown).toBeLessThanOrEqual(58);
+    expect(Math.abs(shown - reallyLeft)).toBeLessThanOrEqual(1);
+    expectNoPageErrors();
+  }, 120_000);
+});
+
+async function control(session: LiveSessionFixture, action: string, slideIndex?: number): Promise<void> {
+  // Sent on a new connection: the test's own kept-alive one may be among those the server dropped.
+  const res = await call('POST', `${t.api}/sessions/${session.sessionId}/control`, {
+    headers: { 'x-host-token': session.hostToken, connection: 'close' },
+    body: slideIndex === undefined ? { action } : { action, slideIndex },
+  });
+  expect(res.status, res.text).toBe(200);
+}
+
+async function participantCount(session: LiveSessionFixture): Promise<number> {
+  const res = await call('GET', `${t.api}/sessions/${session.sessionId}`, {
+    headers: { 'x-host-token': session.hostToken },
+  });
+  return res.body.participantCount;
+}
+
+async function answerCount(session: LiveSessionFixture, slideId: string): Promise<number> {
+  const res = await call('GET', `${t.api}/polls/${session.pollId}/results`, { apiKey: session.apiKey });
+  return res.body.slides.find((slide: { slideId: string }) => slide.slideId === slideId).totalAnswers;
+}
+
+/** What the pages show arrives over their streams: polled, with a timeout that only turns a hang into a failure. */
+function poll<T>(read: () => Promise<T> | T) {
+  return expect.poll(read, { timeout: 10_000, interval: 50 });
+}
+
+function ids(items: Element[]): (string | null)[] {
+  return items.map((item) => item.getAttribute('data-option-id'));
+}
+
+async function expectCount(locator: Locator, count: number): Promise<void> {
+  await poll(() => locator.getAttribute('data-count')).toBe(String(count));
+}
+
+async function expectBar(page: WatchedPage['page'], optionId: string, count: number): Promise<void> {
+  await poll(() => page.locator(`[data-option-id=${optionId}] .bar-count`).getAttribute('data-count')).toBe(
+    String(count),
+  );
+}
+
+async function expectScore(participant: WatchedPage, score: number): Promise<void> {
+  await poll(() => participant.page.getByTestId('score').getAttribute('data-score')).toBe(String(score));
+}
+
+async function onSlide(participants: WatchedPage[], slideId: string): Promise<void> {
+  for (const participant of participants) await participant.page.locator(`[data-slide-id=${slideId}]`).waitFor();
+}
+
+async function choose(participant: WatchedPage, labels: string[]): Promise<void> {
+  for (const label of labels) await participant.page.getByText(label, { exact: true }).click();
+  await participant.page.getByRole('button', { name: 'Send' }).click();
+  await participant.page.getByTestId('answer-received').waitFor();
+}
+
+async function rate(participant: WatchedPage, ratings: Record<string, number>): Promise<void> {
+  for (const [statement, value] of Object.entries(ratings)) {
+    await participant.page
+      .getByRole('radiogroup', { name: statement })
+      .getByRole('radio', { name: String(value), exact: true })
+      .check();
+  }
+  await participant.page.getByRole('button', { name: 'Send' }).click();
+  await participant.page.getByTestId('answer-received').waitFor();
+}
+
+async function rankingOrder(participant: WatchedPage): Promise<(string | null)[]> {
+  return participant.page.locator('ol.ranking li').evaluateAll(ids);
+}
+
+/** Drags an item by its handle above the first one, with the mouse (pointer events). */
+async function dragToTop(participant: WatchedPage, optionId: string): Promise<void> {
+  const page = participant.page;
+  const handle = page.locator(`ol.ranking li[data-option-id=${optionId}] .handle`);
+  const first = page.locator('ol.ranking li').first();
+  const from = (await handle.boundingBox())!;
+  const to = (await first.boundingBox())!;
+  await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+  await page.mouse.down();
+  for (let step = 1; step <= 8; step++) {
+    const y = from.y + from.height / 2 + ((to.y + 4 - (from.y + from.height / 2)) * step) / 8;
+    await page.mouse.move(from.x + from.width / 2, y);
+  }
+  await page.mouse.up();
+}
+
+async function say(participant: WatchedPage, text: string): Promise<void> {
+  await participant.page.getByLabel('Your answer').fill(text);
+  await participant.page.getByRole('button', { name: 'Send' }).click();
+  await participant.page.getByTestId('answer-received').waitFor();
+}
+
+async function ask(participant: WatchedPage, text: string): Promise<void> {
+  await participant.page.getByLabel('Your question').fill(text);
+  await participant.page.getByRole('button', { name: 'Ask' }).click();
+  await participant.page.getByTestId('answer-received').waitFor();
+}

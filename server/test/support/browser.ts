@@ -1,0 +1,97 @@
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+
+/**
+ * Browser tests drive Debian's Chromium (`apt-get install -y chromium`) through playwright-core,
+ * which downloads no browser. CHROMIUM_PATH points elsewhere. Without one, the browser tests are
+ * skipped with a message on a developer's machine and fail in CI (`CI=true`), where .ci/run
+ * installs it: they are never skipped silently where they are meant to run.
+ */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const chromiumAvailable = existsSync(CHROMIUM_PATH);
+if (!chromiumAvailable) {
+  const message = `no Chromium at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`;
+  if (process.env.CI) throw new Error(`Browser tests cannot run in CI: ${message}`);
+  console.warn(`\n  ⚠ browser tests skipped: ${message}\n`);
+}
+
+const repoRoot = resolve(fileURLToPath(import.meta.url), '../../../..');
+/** Screenshots of every run (gitignored; CI keeps them as artefacts). */
+export const SCREENSHOT_DIR = join(repoRoot, 'test-artifacts', 'screenshots');
+/** Screenshots the docs show, rewritten when POLLKIT_DOCS_SCREENSHOTS=1. */
+const DOCS_IMAGE_DIR = join(repoRoot, 'docs', 'images');
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    timeout: 30_000,
+    // What this machine's closed network needs: no background connections to Google's hosts.
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
+  });
+}
+
+export const PHONE: BrowserContextOptions = {
+  viewport: { width: 360, height: 740 },
+  isMobile: true,
+  hasTouch: true,
+};
+export const LAPTOP: BrowserContextOptions = { viewport: { width: 1280, height: 800 } };
+export const TABLET: BrowserContextOptions = { viewport: { width: 800, height: 1000 } };
+
+/** A page whose console errors and uncaught exceptions are kept, to assert there were none. */
+export interface WatchedPage {
+  page: Page;
+  name: string;
+  errors: string[];
+  /** Network failures the test provoked on purpose are not the page's errors. */
+  expectNetworkErrors(during: () => Promise<void>): Promise<void>;
+  screenshot(step: string, options?: { docs?: string }): Promise<void>;
+}
+
+export async function openPage(browser: Browser, name: string, options: BrowserContextOptions): Promise<WatchedPage> {
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  const errors: string[] = [];
+  let networkErrorsExpected = false;
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    if (networkErrorsExpected && /Failed to load resource|net::ERR_/.test(message.text())) return;
+    errors.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
+  return {
+    page,
+    name,
+    errors,
+    async expectNetworkErrors(during) {
+      networkErrorsExpected = true;
+      try {
+        await during();
+      } finally {
+        networkErrorsExpected = false;
+      }
+    },
+    async screenshot(step, shotOptions = {}) {
+      await mkdir(SCREENSHOT_DIR, { recursive: true });
+      const path = join(SCREENSHOT_DIR, `${step}-${name}.png`);
+      await page.screenshot({ path });
+      if (shotOptions.docs && process.env.POLLKIT_DOCS_SCREENSHOTS === '1') {
+        await mkdir(DOCS_IMAGE_DIR, { recursive: true });
+        await copyFile(path, join(DOCS_IMAGE_DIR, shotOptions.docs));
+      }
+    },
+  };
+}

@@ -1,0 +1,361 @@
+import type { LiveAnswer, ParticipantSlide } from '@pollkit/sdk/live';
+import { useEffect, useState } from 'preact/hooks';
+import { LeaderboardView, plural, QuestionList, ResultView } from '../shared/results.js';
+import { Countdown, kindLabel, MediaView } from '../shared/widgets.js';
+import { ChoiceForm, RankingForm, ScaleForm, TextForm } from './answer-forms.js';
+import type { JoinController, View } from './controller.js';
+
+function useView(controller: JoinController): View {
+  const [view, setView] = useState(controller.view);
+  useEffect(() => controller.subscribe(() => setView(controller.view)), [controller]);
+  return view;
+}
+
+export function JoinApp({ controller }: { controller: JoinController }) {
+  const view = useView(controller);
+  return (
+    <>
+      <header class="topbar">
+        <span class="brand">Pollkit</span>
+        {view.phase === 'live' ? (
+          <span class="me">
+            <span data-testid="me-name">{view.name ?? 'You'}</span>
+            <span class="score" data-testid="score" data-score={view.score}>
+              {view.score} pts
+            </span>
+            <ConnectionBadge connected={view.connected || view.summary !== undefined} />
+          </span>
+        ) : null}
+      </header>
+      <main class="page narrow">
+        {view.phase === 'live' ? (
+          <Live view={view} controller={controller} />
+        ) : (
+          <JoinForm view={view} controller={controller} />
+        )}
+      </main>
+    </>
+  );
+}
+
+function ConnectionBadge({ connected }: { connected: boolean }) {
+  // Shown only after a moment: a reconnection that takes a blink is not worth a flash.
+  const [shown, setShown] = useState(false);
+  useEffect(() => {
+    if (connected) return setShown(false);
+    const timer = setTimeout(() => setShown(true), 1500);
+    return () => clearTimeout(timer);
+  }, [connected]);
+  if (connected || !shown) return null;
+  return (
+    <span class="badge badge-warn" role="status" data-testid="reconnecting">
+      Reconnecting…
+    </span>
+  );
+}
+
+function JoinForm({ view, controller }: { view: View; controller: JoinController }) {
+  const [pin, setPin] = useState(view.pin);
+  const [name, setName] = useState('');
+  const joining = view.phase === 'joining';
+  return (
+    <form
+      class="card join"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void controller.join(pin.replace(/\s/g, ''), name.trim() || undefined);
+      }}
+    >
+      <h1>Join a session</h1>
+      <label class="field">
+        <span>PIN</span>
+        <input
+          name="pin"
+          inputMode="numeric"
+          autoComplete="off"
+          pattern="[0-9 ]*"
+          maxLength={7}
+          placeholder="123456"
+          value={pin}
+          required
+          onInput={(event) => setPin((event.currentTarget as HTMLInputElement).value)}
+        />
+      </label>
+      <label class="field">
+        <span>
+          Your name <span class="muted">(optional, shown on the leaderboard)</span>
+        </span>
+        <input
+          name="name"
+          maxLength={40}
+          autoComplete="nickname"
+          value={name}
+          onInput={(event) => setName((event.currentTarget as HTMLInputElement).value)}
+        />
+      </label>
+      {view.formError ? (
+        <p class="error" role="alert">
+          {view.formError}
+        </p>
+      ) : null}
+      <button type="submit" class="primary" disabled={joining}>
+        {joining ? 'Joining…' : 'Join'}
+      </button>
+    </form>
+  );
+}
+
+function Live({ view, controller }: { view: View; controller: JoinController }) {
+  if (view.summary) return <Ended view={view} />;
+  const state = view.state;
+  const slide = state?.slide;
+  if (view.lost) {
+    return (
+      <section class="card" role="alert">
+        <p>{view.lost}</p>
+      </section>
+    );
+  }
+  if (!state || !slide) {
+    return (
+      <section class="card waiting" data-testid="waiting">
+        <h1>You’re in!</h1>
+        <p>Waiting for the presenter to start. Keep this page open.</p>
+      </section>
+    );
+  }
+  return (
+    <section class="card slide" data-slide-id={slide.id} data-kind={slide.kind}>
+      <p class="eyebrow">
+        {kindLabel(slide)}
+        <span class="muted">
+          {' '}
+          · {state.slideIndex + 1} / {state.slideCount}
+        </span>
+      </p>
+      <h1>{slide.text}</h1>
+      <MediaView media={slide.media} alt="" />
+      <SlideBody view={view} slide={slide} controller={controller} />
+    </section>
+  );
+}
+
+function SlideBody({ view, slide, controller }: { view: View; slide: ParticipantSlide; controller: JoinController }) {
+  const state = view.state!;
+  const [timeUp, setTimeUp] = useState(false);
+  useEffect(() => setTimeUp(false), [slide.id, state.slideStartedAt]);
+  const status = view.answer;
+  const answered = status.kind === 'received';
+  const busy = status.kind === 'sending' || status.kind === 'queued';
+  const closed = state.locked || timeUp;
+  const disabled = closed || answered || busy;
+  const onAnswer = (answer: LiveAnswer) => controller.submit(answer);
+  const sent = view.mine[slide.id];
+
+  const countdown =
+    slide.kind === 'quiz' && state.slideStartedAt && !state.resultsVisible ? (
+      <Countdown
+        startedAt={state.slideStartedAt}
+        limitSec={slide.timeLimitSec}
+        clock={controller.clock}
+        onExpired={() => setTimeUp(true)}
+      />
+    ) : null;
+
+  let form = null;
+  switch (slide.kind) {
+    case 'multiple_choice':
+    case 'quiz':
+      form = <ChoiceForm key={slide.id} slide={slide} disabled={disabled} onAnswer={onAnswer} sent={sent} />;
+      break;
+    case 'scale':
+      form = <ScaleForm key={slide.id} slide={slide} disabled={disabled} onAnswer={onAnswer} sent={sent} />;
+      break;
+    case 'ranking':
+      form = <RankingForm key={slide.id} slide={slide} disabled={disabled} onAnswer={onAnswer} sent={sent} />;
+      break;
+    case 'open_ended':
+      form = answered ? null : (
+        <TextForm
+          key={slide.id}
+          slide={slide}
+          disabled={disabled}
+          onAnswer={onAnswer}
+          label="Your answer"
+          submitLabel="Send"
+        />
+      );
+      break;
+    case 'qa':
+      return <QaBody view={view} slide={slide} controller={controller} />;
+    case 'content':
+      return null;
+  }
+
+  return (
+    <>
+      {countdown}
+      {state.resultsVisible && view.results ? (
+        <Results view={view} />
+      ) : (
+        <>
+          {form}
+          <AnswerStatusLine view={view} closed={closed} timeUp={timeUp} />
+        </>
+      )}
+    </>
+  );
+}
+
+function AnswerStatusLine({ view, closed, timeUp }: { view: View; closed: boolean; timeUp: boolean }) {
+  const status = view.answer;
+  let line: preact.JSX.Element | null = null;
+  if (status.kind === 'received') {
+    line = (
+      <p class="status status-ok" data-testid="answer-received">
+        ✓ Answer received
+      </p>
+    );
+  } else if (status.kind === 'sending') {
+    line = <p class="status">Sending…</p>;
+  } else if (status.kind === 'queued') {
+    line = (
+      <p class="status status-warn" data-testid="answer-queued">
+        Not sent yet: the connection is down. Your answer will be sent as soon as it is back.
+      </p>
+    );
+  } else if (status.kind === 'refused') {
+    line = <p class="status status-error">{status.message}</p>;
+  } else if (timeUp) {
+    line = (
+      <p class="status status-warn" data-testid="time-up">
+        Time’s up!
+      </p>
+    );
+  } else if (closed) {
+    line = (
+      <p class="status status-warn" data-testid="locked">
+        Answers are closed for this slide.
+      </p>
+    );
+  }
+  return (
+    <div aria-live="polite" class="status-line">
+      {line}
+    </div>
+  );
+}
+
+function Results({ view }: { view: View }) {
+  const results = view.results!;
+  const mine = view.mine[results.slideId];
+  const you = results.leaderboard?.you;
+  const quizOutcome =
+    results.results.kind === 'quiz' && mine?.optionIds ? (
+      sameSet(
+        mine.optionIds,
+        results.results.options.filter((option) => option.correct).map((option) => option.id),
+      ) ? (
+        <p class="status status-ok" data-testid="quiz-outcome">
+          Correct!
+        </p>
+      ) : (
+        <p class="status status-error" data-testid="quiz-outcome">
+          Not this time.
+        </p>
+      )
+    ) : null;
+  return (
+    <div data-testid="results">
+      {quizOutcome}
+      <ResultView result={results.results} mine={mine?.optionIds} />
+      {you ? (
+        <p class="your-rank" data-testid="rank">
+          You are <strong>#{you.rank}</strong> with {you.score} points
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function QaBody({
+  view,
+  slide,
+  controller,
+}: {
+  view: View;
+  slide: Extract<ParticipantSlide, { kind: 'qa' }>;
+  controller: JoinController;
+}) {
+  const status = view.answer;
+  const closed = view.state!.locked;
+  return (
+    <>
+      {status.kind === 'received' ? (
+        <div class="status-line" aria-live="polite">
+          <p class="status status-ok" data-testid="answer-received">
+            ✓ Question sent{slide.moderated ? ': the presenter will review it' : ''}.
+          </p>
+          <button type="button" class="secondary" onClick={() => controller.askAnother()}>
+            Ask another question
+          </button>
+        </div>
+      ) : (
+        <>
+          <TextForm
+            key={`${slide.id}-${view.asked}`}
+            slide={slide}
+            disabled={closed || status.kind === 'sending' || status.kind === 'queued'}
+            onAnswer={(answer) => controller.submit(answer)}
+            label="Your question"
+            submitLabel="Ask"
+          />
+          <AnswerStatusLine view={view} closed={closed} timeUp={false} />
+        </>
+      )}
+      <h2>Questions</h2>
+      <QuestionList
+        questions={view.board ?? []}
+        action={
+          slide.allowUpvotes
+            ? (question) => {
+                const done = view.upvoted.includes(question.id);
+                return (
+                  <button
+                    type="button"
+                    class="secondary upvote"
+                    aria-pressed={done}
+                    disabled={done}
+                    onClick={() => void controller.upvote(question.id)}
+                  >
+                    {done ? 'Upvoted' : 'Upvote'}
+                  </button>
+                );
+              }
+            : undefined
+        }
+      />
+    </>
+  );
+}
+
+function Ended({ view }: { view: View }) {
+  const summary = view.summary!;
+  const you = summary.leaderboard?.you;
+  return (
+    <section class="card ended" data-testid="ended">
+      <h1>That’s the end. Thank you!</h1>
+      <p class="muted">{plural(summary.participantCount, 'participant')} took part.</p>
+      {you ? (
+        <p class="final-score" data-testid="final-score">
+          Your score: <strong>{you.score}</strong> · rank <strong>#{you.rank}</strong>
+        </p>
+      ) : null}
+      {summary.leaderboard ? <LeaderboardView leaderboard={summary.leaderboard} /> : null}
+    </section>
+  );
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((id) => b.includes(id));
+}

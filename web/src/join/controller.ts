@@ -1,0 +1,372 @@
+import {
+  ConflictError,
+  ConnectionError,
+  type EventStream,
+  joinSession,
+  type LiveAnswer,
+  type LiveParticipant,
+  type LiveState,
+  NotFoundError,
+  newIdempotencyKey,
+  type ParticipantEvent,
+  PollkitError,
+  RateLimitError,
+  type SessionSummary,
+  type SlideResults,
+  TimeoutError,
+  ValidationError,
+} from '@pollkit/sdk/live';
+import { pageFetch, ServerClock, streamLastHeardAt } from '../shared/net.js';
+import { readStored, removeStored, writeStored } from '../shared/storage.js';
+
+/**
+ * The audience page's state and everything it does, outside the view: join (or rejoin with the
+ * token kept in local storage), follow the participant stream, send answers so that none is lost or
+ * counted twice. The view (app.tsx) renders `view` and calls the methods.
+ */
+
+export type AnswerStatus =
+  | { kind: 'idle' }
+  | { kind: 'sending' }
+  /** Not sent yet (offline, or the server did not answer): retried with the same Idempotency-Key. */
+  | { kind: 'queued' }
+  | { kind: 'received' }
+  | { kind: 'refused'; message: string };
+
+export interface BoardQuestion {
+  id: string;
+  text: string;
+  upvotes: number;
+}
+
+export interface View {
+  phase: 'form' | 'joining' | 'live';
+  pin: string;
+  /** Why the form is shown again (a wrong PIN…). */
+  formError?: string;
+  name: string | null;
+  score: number;
+  state?: LiveState;
+  /** The current slide's results, while the presenter shows them. */
+  results?: SlideResults;
+  /** The current Q&A slide's approved questions. */
+  board?: readonly BoardQuestion[];
+  summary?: SessionSummary;
+  /** Whether the event stream is connected (false while it reconnects). */
+  connected: boolean;
+  /** The stream gave up (the session is gone): the page says so instead of spinning. */
+  lost?: string;
+  answer: AnswerStatus;
+  /** This participant's answers, by slide id (to mark "your answer" in the results). */
+  mine: Record<string, LiveAnswer>;
+  /** Questions this participant upvoted. */
+  upvoted: readonly string[];
+  /** How many questions this participant asked on the current Q&A slide, and a note about the last. */
+  asked: number;
+}
+
+interface Saved {
+  token: string;
+}
+
+interface PendingAnswer {
+  answer: LiveAnswer;
+  key: string;
+}
+
+const tokenKey = (pin: string) => `pollkit.participant.${pin}`;
+const pendingKey = (pin: string) => `pollkit.pending.${pin}`;
+const mineKey = (pin: string) => `pollkit.answers.${pin}`;
+const upvotedKey = (pin: string) => `pollkit.upvoted.${pin}`;
+
+const PIN = /^[0-9]{6}$/;
+/** Keep reconnecting while the session lasts: a phone in a pocket can be away for minutes. */
+const STREAM_OPTIONS = { maxReconnects: 1_000, reconnectMaxDelayMs: 5_000 } as const;
+/** After this long without a byte (heartbeats come every 15 s), a stream is reopened when the page wakes up. */
+const STALE_STREAM_MS = 35_000;
+const RETRY_QUEUED_MS = 3_000;
+
+export class JoinController {
+  readonly clock = new ServerClock();
+  view: View;
+  readonly #listeners = new Set<() => void>();
+  readonly #fetch = pageFetch(this.clock, { onConnected: (connected) => this.#set({ connected }) });
+  #me: LiveParticipant | undefined;
+  #stream: EventStream<ParticipantEvent> | undefined;
+  #pending: PendingAnswer | undefined;
+  #sending = false;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(pinFromUrl: string) {
+    const pin = PIN.test(pinFromUrl) ? pinFromUrl : '';
+    this.view = {
+      phase: 'form',
+      pin,
+      name: null,
+      score: 0,
+      connected: false,
+      answer: { kind: 'idle' },
+      mine: {},
+      upvoted: [],
+      asked: 0,
+    };
+    if (pinFromUrl !== '' && pin === '') this.view.formError = `“${pinFromUrl}” is not a PIN: a PIN is six digits.`;
+    // A refresh, or a phone that reloaded the tab: the same participant again, without the form.
+    if (pin && readStored<Saved>('local', tokenKey(pin))) void this.join(pin, undefined);
+    addEventListener('online', () => this.#wake());
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'visible') this.#wake();
+    });
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #set(patch: Partial<View>): void {
+    this.view = { ...this.view, ...patch };
+    for (const listener of this.#listeners) listener();
+  }
+
+  async join(pin: string, name: string | undefined): Promise<void> {
+    if (!PIN.test(pin)) {
+      this.#set({ formError: 'A PIN is six digits.' });
+      return;
+    }
+    this.#set({ phase: 'joining', pin, formError: undefined });
+    const saved = readStored<Saved>('local', tokenKey(pin));
+    let me: LiveParticipant;
+    try {
+      me = await this.#joinAs(pin, name, saved?.token);
+    } catch (error) {
+      this.#set({ phase: 'form', formError: joinErrorMessage(error, pin) });
+      return;
+    }
+    if (history.replaceState && location.pathname !== `/join/${pin}`) history.replaceState(null, '', `/join/${pin}`);
+    writeStored('local', tokenKey(pin), { token: me.participantToken } satisfies Saved);
+    this.#me = me;
+    this.#pending = readStored<PendingAnswer>('session', pendingKey(pin));
+    this.#set({
+      phase: 'live',
+      name: me.participant.name,
+      score: me.participant.score,
+      mine: readStored<Record<string, LiveAnswer>>('local', mineKey(pin)) ?? {},
+      upvoted: readStored<string[]>('local', upvotedKey(pin)) ?? [],
+    });
+    this.#onSlide(me.state);
+    void this.#follow(undefined);
+  }
+
+  /** A token the server no longer knows (another session had this PIN) is dropped, and the join retried without it. */
+  async #joinAs(pin: string, name: string | undefined, token: string | undefined): Promise<LiveParticipant> {
+    const options = { baseUrl: location.origin, pin, fetch: this.#fetch, maxRetries: 3 };
+    try {
+      return await joinSession({ ...options, name, participantToken: token });
+    } catch (error) {
+      if (token === undefined || !(error instanceof PollkitError) || error.code !== 'invalid_participant_token') {
+        throw error;
+      }
+      removeStored('local', tokenKey(pin));
+      return joinSession({ ...options, name });
+    }
+  }
+
+  /** Reads the participant stream until the session ends; `lastEventId` resumes where a closed one stopped. */
+  async #follow(lastEventId: string | undefined): Promise<void> {
+    const me = this.#me;
+    if (!me) return;
+    const stream = me.events({ ...STREAM_OPTIONS, lastEventId });
+    this.#stream = stream;
+    try {
+      for await (const event of stream) this.#onEvent(event);
+      // Finished: after `ended`, or a 204 (the session ended and this stream had seen it all).
+      if (this.#stream === stream) this.#set({ connected: false });
+    } catch (error) {
+      if (this.#stream !== stream) return;
+      this.#set({
+        connected: false,
+        lost:
+          error instanceof NotFoundError
+            ? 'This session is over.'
+            : 'The connection to the session was lost. It will be tried again when this page is back online.',
+      });
+    }
+  }
+
+  /** Back from a locked screen or a lost network: reopen a stream that may have died unnoticed, and send what waits. */
+  #wake(): void {
+    const stream = this.#stream;
+    if (this.view.phase === 'live' && !this.view.summary && stream) {
+      const stale = !this.view.connected || Date.now() - streamLastHeardAt() > STALE_STREAM_MS || this.view.lost;
+      if (stale) {
+        this.#stream = undefined;
+        stream.close();
+        this.#set({ lost: undefined });
+        void this.#follow(stream.lastEventId);
+      }
+    }
+    void this.#sendPending();
+  }
+
+  #onEvent(event: ParticipantEvent): void {
+    const state = this.view.state;
+    switch (event.type) {
+      case 'slide':
+        this.#onSlide(event.data);
+        break;
+      case 'results':
+        if (state?.slide?.id !== event.data.slideId) break;
+        this.#set({
+          results: event.data,
+          state: { ...state, resultsVisible: true },
+          score: event.data.leaderboard?.you?.score ?? this.view.score,
+        });
+        break;
+      case 'results_hidden':
+        if (state) this.#set({ results: undefined, state: { ...state, resultsVisible: false } });
+        break;
+      case 'locked':
+      case 'unlocked':
+        if (state) this.#set({ state: { ...state, locked: event.type === 'locked' } });
+        break;
+      case 'questions':
+        if (state?.slide?.id === event.data.slideId) this.#set({ board: event.data.questions });
+        break;
+      case 'ended':
+        this.#set({
+          summary: event.data,
+          score: event.data.leaderboard?.you?.score ?? this.view.score,
+          connected: false,
+        });
+        removeStored('session', pendingKey(this.view.pin));
+        break;
+    }
+  }
+
+  #onSlide(state: LiveState): void {
+    const previous = this.view.state;
+    const sameSlide = previous?.slide?.id !== undefined && previous.slide.id === state.slide?.id;
+    const pending = this.#pending;
+    // An answer for a slide that is gone can no longer be taken: drop it.
+    if (pending && pending.answer.slideId !== state.slide?.id) this.#dropPending();
+    let answer: AnswerStatus = sameSlide ? this.view.answer : { kind: 'idle' };
+    if (state.answered && state.slide?.kind !== 'qa') answer = { kind: 'received' };
+    else if (this.#pending) answer = { kind: 'queued' };
+    this.#set({
+      state,
+      answer,
+      results: sameSlide && state.resultsVisible ? this.view.results : undefined,
+      board: sameSlide ? this.view.board : undefined,
+      asked: sameSlide ? this.view.asked : 0,
+    });
+    // A reload while an answer was on its way: it goes again, with the same key.
+    if (this.#pending && !state.answered) void this.#sendPending();
+  }
+
+  /** Sends an answer to the current slide. Its Idempotency-Key is kept with it until the server answers. */
+  submit(answer: LiveAnswer): void {
+    if (this.#sending || this.#pending) return;
+    this.#pending = { answer, key: newIdempotencyKey() };
+    writeStored('session', pendingKey(this.view.pin), this.#pending);
+    void this.#sendPending();
+  }
+
+  async #sendPending(): Promise<void> {
+    const me = this.#me;
+    const pending = this.#pending;
+    if (!me || !pending || this.#sending) return;
+    clearTimeout(this.#retryTimer);
+    this.#sending = true;
+    this.#set({ answer: { kind: 'sending' } });
+    try {
+      await me.answer(pending.answer, { idempotencyKey: pending.key, maxRetries: 2 });
+      this.#answered(pending.answer);
+    } catch (error) {
+      if (isTransient(error)) {
+        // Offline, or the server is unreachable: the same answer, with the same key, goes again
+        // shortly, when the network comes back, or when the page wakes up.
+        this.#set({ answer: { kind: 'queued' } });
+        this.#retryTimer = setTimeout(() => void this.#sendPending(), RETRY_QUEUED_MS);
+      } else if (error instanceof ConflictError && error.code === 'already_responded') {
+        this.#answered(pending.answer);
+      } else {
+        this.#dropPending();
+        this.#set({ answer: { kind: 'refused', message: answerErrorMessage(error) } });
+      }
+    } finally {
+      this.#sending = false;
+    }
+  }
+
+  #answered(answer: LiveAnswer): void {
+    this.#dropPending();
+    const mine = { ...this.view.mine, [answer.slideId]: answer };
+    writeStored('local', mineKey(this.view.pin), mine);
+    const isQuestion = this.view.state?.slide?.kind === 'qa';
+    this.#set({ answer: { kind: 'received' }, mine, asked: this.view.asked + (isQuestion ? 1 : 0) });
+  }
+
+  #dropPending(): void {
+    this.#pending = undefined;
+    clearTimeout(this.#retryTimer);
+    removeStored('session', pendingKey(this.view.pin));
+  }
+
+  /** A question asked, the form ready for another. */
+  askAnother(): void {
+    this.#set({ answer: { kind: 'idle' } });
+  }
+
+  async upvote(questionId: string): Promise<void> {
+    const me = this.#me;
+    if (!me || this.view.upvoted.includes(questionId)) return;
+    const mark = () => {
+      const upvoted = [...this.view.upvoted, questionId];
+      writeStored('local', upvotedKey(this.view.pin), upvoted);
+      this.#set({ upvoted });
+    };
+    try {
+      await me.upvote(questionId, { maxRetries: 2 });
+      mark();
+    } catch (error) {
+      if (error instanceof ConflictError && error.code === 'already_upvoted') mark();
+      else this.#set({ answer: { kind: 'refused', message: answerErrorMessage(error) } });
+    }
+  }
+}
+
+function isTransient(error: unknown): boolean {
+  return (
+    error instanceof ConnectionError ||
+    error instanceof TimeoutError ||
+    error instanceof RateLimitError ||
+    (error instanceof PollkitError && (error.status ?? 0) >= 500)
+  );
+}
+
+function joinErrorMessage(error: unknown, pin: string): string {
+  if (error instanceof NotFoundError) return `No session is running with PIN ${pin}. Check the number on the screen.`;
+  if (error instanceof RateLimitError) return 'Too many attempts from this network. Wait a minute, then try again.';
+  if (error instanceof ValidationError) return error.message;
+  if (error instanceof PollkitError && error.code === 'session_not_active') return 'This session has ended.';
+  if (error instanceof ConnectionError || error instanceof TimeoutError) {
+    return 'The server cannot be reached. Check your connection and try again.';
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+const refusals: Record<string, string> = {
+  slide_locked: 'Answers are closed for this slide.',
+  time_up: 'Time is up for this question.',
+  slide_not_active: 'The presenter has moved on to another slide.',
+  session_not_active: 'The session is not running.',
+  already_responded: 'You have already answered this slide.',
+  already_upvoted: 'You have already upvoted this question.',
+  upvotes_disabled: 'This slide does not take upvotes.',
+};
+
+function answerErrorMessage(error: unknown): string {
+  if (error instanceof PollkitError) return refusals[error.code] ?? error.message;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,300 @@
+import type { Session, SessionAction, Slide } from '@pollkit/sdk/live';
+import { useEffect, useState } from 'preact/hooks';
+import { ChoiceBars, LeaderboardView, plural, QuestionList, ResultView } from '../shared/results.js';
+import { Countdown, kindLabel, MediaView } from '../shared/widgets.js';
+import type { PresenterController, PresenterView } from './controller.js';
+
+function useView(controller: PresenterController): PresenterView {
+  const [view, setView] = useState(controller.view);
+  useEffect(() => controller.subscribe(() => setView(controller.view)), [controller]);
+  return view;
+}
+
+/** The keys a presenter (or a presentation clicker, which sends PageUp/PageDown) drives the session with. */
+function useShortcuts(controller: PresenterController, session: Session | undefined) {
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!session || event.altKey || event.ctrlKey || event.metaKey) return;
+      const target = event.target as HTMLElement | null;
+      if (target?.closest('input, textarea, select, [contenteditable]')) return;
+      const action = shortcutAction(event.key, session);
+      if (!action) return;
+      event.preventDefault();
+      void controller.control(action);
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, [controller, session]);
+}
+
+function shortcutAction(key: string, session: Session): SessionAction | undefined {
+  if (session.status === 'ended') return undefined;
+  switch (key) {
+    case 'ArrowRight':
+    case 'PageDown':
+      return session.status === 'pending' ? 'start' : 'next';
+    case 'ArrowLeft':
+    case 'PageUp':
+      return session.status === 'active' ? 'prev' : undefined;
+    case 'r':
+    case 'R':
+      return session.status === 'active' ? (session.resultsVisible ? 'hideResults' : 'showResults') : undefined;
+    case 'l':
+    case 'L':
+      return session.status === 'active' ? (session.locked ? 'unlock' : 'lock') : undefined;
+    default:
+      return undefined;
+  }
+}
+
+export function PresentApp({ controller }: { controller: PresenterController }) {
+  const view = useView(controller);
+  useShortcuts(controller, view.session);
+  if (view.phase === 'failed') {
+    return (
+      <main class="page narrow">
+        <section class="card" role="alert">
+          <h1>Cannot present this session</h1>
+          <p>{view.error}</p>
+        </section>
+      </main>
+    );
+  }
+  const { session, deck } = view;
+  if (view.phase === 'loading' || !session || !deck) {
+    return (
+      <main class="page narrow">
+        <p class="muted">Loading the session…</p>
+      </main>
+    );
+  }
+  const joinHost = new URL(session.joinUrl).host;
+  // Joins move the throttled counts; the session event carries the count of its own moment.
+  const participantCount = Math.max(view.counts?.participantCount ?? 0, session.participantCount);
+  return (
+    <div class="presenter">
+      <header class="topbar">
+        <span class="brand">{deck.title}</span>
+        <span class="join-hint">
+          Join at <strong>{joinHost}/join</strong> with PIN{' '}
+          <strong class="pin" data-testid="pin">
+            {session.pin.slice(0, 3)} {session.pin.slice(3)}
+          </strong>
+        </span>
+        <span class="participants" data-testid="participant-count" data-count={participantCount}>
+          {plural(participantCount, 'participant')}
+        </span>
+        {!view.connected && session.status !== 'ended' ? (
+          <span class="badge badge-warn" role="status">
+            Reconnecting…
+          </span>
+        ) : null}
+      </header>
+      <main class="stage">
+        <section class="screen" aria-live="polite">
+          <Screen view={view} controller={controller} />
+        </section>
+        <aside class={`qr${session.status === 'pending' ? ' qr-large' : ''}`}>
+          {view.qrCode ? <img src={view.qrCode} alt={`QR code for ${session.joinUrl}`} data-testid="qr" /> : null}
+          <p class="pin-large">
+            {session.pin.slice(0, 3)} {session.pin.slice(3)}
+          </p>
+        </aside>
+      </main>
+      <Controls view={view} controller={controller} />
+    </div>
+  );
+}
+
+function Screen({ view, controller }: { view: PresenterView; controller: PresenterController }) {
+  const session = view.session!;
+  if (view.summary || session.status === 'ended') {
+    return (
+      <div data-testid="ended">
+        <h1>Thank you!</h1>
+        <p class="lead">
+          {plural(view.summary?.participantCount ?? session.participantCount, 'participant')} took part.
+        </p>
+        {view.summary?.leaderboard ? <LeaderboardView leaderboard={view.summary.leaderboard} /> : null}
+      </div>
+    );
+  }
+  if (session.status === 'pending') {
+    return (
+      <div data-testid="waiting">
+        <h1>{view.deck!.title}</h1>
+        <p class="lead">Scan the code or go to {session.joinUrl.replace(/^https?:\/\//, '')} to join.</p>
+        <p class="muted">Press → or Start when everyone is in.</p>
+      </div>
+    );
+  }
+  const slide = controller.currentSlide();
+  if (!slide) return null;
+  return (
+    <div class="slide" data-slide-id={slide.id} data-kind={slide.kind}>
+      <p class="eyebrow">
+        {kindLabel(slide)}
+        <span class="muted">
+          {' '}
+          · slide {session.currentSlideIndex + 1} of {session.slideCount}
+        </span>
+        {session.locked ? <span class="badge">Locked</span> : null}
+        {session.resultsVisible ? <span class="badge">Results shown</span> : null}
+      </p>
+      <h1 class="slide-text">{slide.text}</h1>
+      <MediaView media={slide.media} alt="" />
+      {slide.kind === 'quiz' && session.slideStartedAt && !session.resultsVisible ? (
+        <Countdown startedAt={session.slideStartedAt} limitSec={slide.timeLimitSec} clock={controller.clock} />
+      ) : null}
+      <LiveResults view={view} slide={slide} controller={controller} />
+    </div>
+  );
+}
+
+/** What the room sees as answers come in: live for every kind but quiz, whose answers wait for "show results". */
+function LiveResults({
+  view,
+  slide,
+  controller,
+}: {
+  view: PresenterView;
+  slide: Slide;
+  controller: PresenterController;
+}) {
+  const counts = view.counts?.slideId === slide.id ? view.counts : undefined;
+  const answerCount = counts?.answerCount ?? 0;
+  const answers = (
+    <p class="answer-count" data-testid="answer-count" data-count={answerCount}>
+      {slide.kind === 'qa' ? plural(answerCount, 'question') : plural(answerCount, 'answer')}
+    </p>
+  );
+  if (slide.kind === 'content') return null;
+  if (slide.kind === 'quiz') {
+    const shown = view.results?.slideId === slide.id ? view.results.results : undefined;
+    return (
+      <>
+        {answers}
+        {shown ? (
+          <ResultView result={shown} />
+        ) : (
+          <ChoiceBars
+            options={slide.options.map((option) => ({ id: option.id, label: option.label, count: 0, percentage: 0 }))}
+            total={answerCount}
+          />
+        )}
+        {view.results?.leaderboard ? <LeaderboardView leaderboard={view.results.leaderboard} /> : null}
+      </>
+    );
+  }
+  if (slide.kind === 'qa') {
+    const board = counts?.results?.kind === 'qa' ? counts.results.questions : [];
+    return (
+      <>
+        {answers}
+        <QuestionList questions={board} empty={slide.moderated ? 'No approved questions yet.' : undefined} />
+        {slide.moderated ? (
+          <section class="moderation" aria-label="Questions waiting for approval">
+            <h2>Waiting for approval ({view.pending.length})</h2>
+            <ul class="questions">
+              {view.pending.map((question) => (
+                <li key={question.id} data-question-id={question.id}>
+                  <span class="question-text">{question.text}</span>
+                  <button
+                    type="button"
+                    class="secondary"
+                    onClick={() => void controller.moderate(question.id, 'approved')}
+                  >
+                    Approve
+                  </button>
+                  <button
+                    type="button"
+                    class="secondary"
+                    onClick={() => void controller.moderate(question.id, 'dismissed')}
+                  >
+                    Dismiss
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </section>
+        ) : null}
+      </>
+    );
+  }
+  return (
+    <>
+      {answers}
+      {counts?.results ? <ResultView result={counts.results} /> : null}
+    </>
+  );
+}
+
+function Controls({ view, controller }: { view: PresenterView; controller: PresenterController }) {
+  const session = view.session!;
+  const active = session.status === 'active';
+  const ended = session.status === 'ended';
+  const act = (action: SessionAction, slideIndex?: number) => () => void controller.control(action, slideIndex);
+  const disabled = view.busy;
+  return (
+    <footer class="controls">
+      {view.actionError ? (
+        <p class="error" role="alert">
+          {view.actionError}
+        </p>
+      ) : null}
+      <div class="buttons" role="toolbar" aria-label="Session controls">
+        {session.status === 'pending' ? (
+          <button type="button" class="primary" onClick={act('start')} disabled={disabled}>
+            Start <kbd>→</kbd>
+          </button>
+        ) : null}
+        <button type="button" onClick={act('prev')} disabled={disabled || !active || session.currentSlideIndex === 0}>
+          <kbd>←</kbd> Previous
+        </button>
+        <button
+          type="button"
+          onClick={act('next')}
+          disabled={disabled || !active || session.currentSlideIndex >= session.slideCount - 1}
+        >
+          Next <kbd>→</kbd>
+        </button>
+        <label class="goto">
+          <span>Go to</span>
+          <select
+            disabled={disabled || !active}
+            value={String(session.currentSlideIndex)}
+            onChange={(event) => {
+              const index = Number((event.currentTarget as HTMLSelectElement).value);
+              if (index !== session.currentSlideIndex) void controller.control('goto', index);
+            }}
+          >
+            {view.deck!.slides.map((slide, index) => (
+              <option key={slide.id} value={String(index)}>
+                {index + 1}. {slide.text.slice(0, 40)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button
+          type="button"
+          onClick={act(session.resultsVisible ? 'hideResults' : 'showResults')}
+          disabled={disabled || !active}
+          aria-pressed={session.resultsVisible}
+        >
+          {session.resultsVisible ? 'Hide results' : 'Show results'} <kbd>r</kbd>
+        </button>
+        <button
+          type="button"
+          onClick={act(session.locked ? 'unlock' : 'lock')}
+          disabled={disabled || !active}
+          aria-pressed={session.locked}
+        >
+          {session.locked ? 'Unlock' : 'Lock'} <kbd>l</kbd>
+        </button>
+        <button type="button" class="danger" onClick={act('end')} disabled={disabled || ended}>
+          End
+        </button>
+      </div>
+    </footer>
+  );
+}

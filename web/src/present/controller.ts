@@ -1,0 +1,218 @@
+import {
+  AuthenticationError,
+  type EventStream,
+  type LiveCounts,
+  NotFoundError,
+  PollkitError,
+  type PresenterEvent,
+  type PresenterSession,
+  presenterSession,
+  type Question,
+  type QuestionStatus,
+  type Session,
+  type SessionAction,
+  type SessionDeck,
+  type SessionSummary,
+  type SlideResults,
+} from '@pollkit/sdk/live';
+import { pageFetch, ServerClock, streamLastHeardAt } from '../shared/net.js';
+import { readStored, removeStored, writeStored } from '../shared/storage.js';
+
+/**
+ * The presenter screen's state and actions, outside the view: reads the host token from the URL's
+ * fragment (which browsers never send to a server) into session storage, loads the deck and the QR
+ * code, follows the presenter stream with the SDK's fetch-based reader (EventSource cannot send
+ * `X-Host-Token`), and sends control actions and moderation.
+ */
+export interface PresenterView {
+  phase: 'loading' | 'ready' | 'failed';
+  error?: string;
+  session?: Session;
+  deck?: SessionDeck;
+  /** The QR code of the join URL, as a data URL of the SVG the API answered. */
+  qrCode?: string;
+  counts?: LiveCounts;
+  /** The current slide's results as the audience sees them, while shown. */
+  results?: SlideResults;
+  summary?: SessionSummary;
+  connected: boolean;
+  /** The moderation queue of the current Q&A slide. */
+  pending: readonly Question[];
+  busy: boolean;
+  actionError?: string;
+}
+
+const tokenKey = (sessionId: string) => `pollkit.host.${sessionId}`;
+const STREAM_OPTIONS = { maxReconnects: 1_000, reconnectMaxDelayMs: 5_000 } as const;
+const STALE_STREAM_MS = 35_000;
+
+/** The host token from `#hostToken=…`, moved into session storage so that a reload keeps it and the address bar does not show it. */
+export function takeHostToken(sessionId: string): string | undefined {
+  const fromFragment = new URLSearchParams(location.hash.slice(1)).get('hostToken') ?? undefined;
+  if (fromFragment) {
+    writeStored('session', tokenKey(sessionId), fromFragment);
+    history.replaceState(null, '', location.pathname + location.search);
+    return fromFragment;
+  }
+  return readStored<string>('session', tokenKey(sessionId));
+}
+
+export class PresenterController {
+  readonly clock = new ServerClock();
+  view: PresenterView = { phase: 'loading', connected: false, pending: [], busy: false };
+  readonly #listeners = new Set<() => void>();
+  readonly #presenter: PresenterSession | undefined;
+  readonly #sessionId: string;
+  #stream: EventStream<PresenterEvent> | undefined;
+  #questionsAt = -1;
+
+  constructor(sessionId: string, hostToken: string | undefined) {
+    this.#sessionId = sessionId;
+    if (!hostToken) {
+      this.view = {
+        ...this.view,
+        phase: 'failed',
+        error:
+          'This page needs the session’s host token: open the address that ends in #hostToken=… ' +
+          '(made from the hostToken that POST /api/v1/sessions answered).',
+      };
+      return;
+    }
+    const fetch = pageFetch(this.clock, { onConnected: (connected) => this.#set({ connected }) });
+    this.#presenter = presenterSession({ baseUrl: location.origin, sessionId, hostToken, fetch, maxRetries: 3 });
+    void this.#load();
+    addEventListener('online', () => this.#wake());
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'visible') this.#wake();
+    });
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #set(patch: Partial<PresenterView>): void {
+    this.view = { ...this.view, ...patch };
+    for (const listener of this.#listeners) listener();
+  }
+
+  async #load(): Promise<void> {
+    const presenter = this.#presenter!;
+    try {
+      const [session, deck, svg] = await Promise.all([presenter.get(), presenter.deck(), presenter.qrCode()]);
+      this.#set({
+        phase: 'ready',
+        session,
+        deck,
+        qrCode: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`,
+      });
+      void this.#follow(undefined);
+    } catch (error) {
+      if (error instanceof AuthenticationError) removeStored('session', tokenKey(this.#sessionId));
+      this.#set({ phase: 'failed', error: loadErrorMessage(error) });
+    }
+  }
+
+  async #follow(lastEventId: string | undefined): Promise<void> {
+    const presenter = this.#presenter!;
+    const stream = presenter.events({ ...STREAM_OPTIONS, lastEventId });
+    this.#stream = stream;
+    try {
+      for await (const event of stream) this.#onEvent(event);
+      if (this.#stream !== stream) return;
+      this.#set({ connected: false });
+      // A 204: the session had ended before this stream opened (a reload after the end).
+      if (!this.view.summary) this.#set({ session: await presenter.get() });
+    } catch (error) {
+      if (this.#stream === stream) this.#set({ connected: false, actionError: loadErrorMessage(error) });
+    }
+  }
+
+  #wake(): void {
+    const stream = this.#stream;
+    if (this.view.phase !== 'ready' || this.view.summary || !stream) return;
+    if (this.view.connected && Date.now() - streamLastHeardAt() < STALE_STREAM_MS) return;
+    this.#stream = undefined;
+    stream.close();
+    void this.#follow(stream.lastEventId);
+  }
+
+  #onEvent(event: PresenterEvent): void {
+    switch (event.type) {
+      case 'session': {
+        const slideChanged = event.data.currentSlideIndex !== this.view.session?.currentSlideIndex;
+        this.#set({
+          session: event.data,
+          results: event.data.resultsVisible && !slideChanged ? this.view.results : undefined,
+          ...(slideChanged ? { pending: [], counts: undefined } : {}),
+        });
+        if (slideChanged) this.#questionsAt = -1;
+        break;
+      }
+      case 'counts':
+        this.#set({ counts: event.data });
+        if (event.data.answerCount !== this.#questionsAt) void this.#refreshQueue(event.data.answerCount);
+        break;
+      case 'results':
+        this.#set({ results: event.data });
+        break;
+      case 'ended':
+        this.#set({ summary: event.data, connected: false });
+        break;
+    }
+  }
+
+  currentSlide() {
+    const { deck, session } = this.view;
+    return session?.status === 'active' ? deck?.slides[session.currentSlideIndex] : undefined;
+  }
+
+  /** The moderation queue of a moderated Q&A slide, read again whenever its question count moves. */
+  async #refreshQueue(answerCount: number): Promise<void> {
+    const slide = this.currentSlide();
+    if (slide?.kind !== 'qa' || !slide.moderated) return;
+    this.#questionsAt = answerCount;
+    try {
+      const page = await this.#presenter!.questions({ slideId: slide.id, status: 'pending', limit: 50 });
+      if (this.currentSlide()?.id === slide.id) this.#set({ pending: page.data });
+    } catch (error) {
+      this.#set({ actionError: loadErrorMessage(error) });
+    }
+  }
+
+  async control(action: SessionAction, slideIndex?: number): Promise<void> {
+    if (this.view.busy || !this.#presenter) return;
+    this.#set({ busy: true, actionError: undefined });
+    try {
+      const session = await this.#presenter.control(action, slideIndex);
+      // The stream sends the same; taking it from the response too keeps the buttons right at once.
+      if (this.view.session?.currentSlideIndex !== session.currentSlideIndex) {
+        this.#set({ counts: undefined, results: undefined, pending: [] });
+        this.#questionsAt = -1;
+      }
+      this.#set({ session, results: session.resultsVisible ? this.view.results : undefined });
+    } catch (error) {
+      this.#set({ actionError: error instanceof PollkitError ? error.message : String(error) });
+    } finally {
+      this.#set({ busy: false });
+    }
+  }
+
+  async moderate(questionId: string, status: QuestionStatus): Promise<void> {
+    try {
+      await this.#presenter!.moderate(questionId, status);
+      this.#set({ pending: this.view.pending.filter((question) => question.id !== questionId) });
+    } catch (error) {
+      this.#set({ actionError: error instanceof PollkitError ? error.message : String(error) });
+    }
+  }
+}
+
+function loadErrorMessage(error: unknown): string {
+  if (error instanceof AuthenticationError) {
+    return 'The host token in this address is not this session’s. Open the address the session was created with.';
+  }
+  if (error instanceof NotFoundError) return 'There is no such session.';
+  return error instanceof Error ? error.message : String(error);
+}
