@@ -213,6 +213,70 @@ describe('a presenter device on the host token', () => {
     expect(proxy.requests.find((r) => r.url.endsWith('/qr.svg'))?.headers.accept).toBe('image/svg+xml');
   });
 
+  it('reads the deck and the Q&A questions, and moderates them, without an API key', async () => {
+    const { pollId, session } = await newSession();
+    proxy.reset();
+    const presenter = presenterSession({
+      baseUrl: proxy.url,
+      sessionId: session.id,
+      hostToken: session.hostToken,
+      ...strict,
+    });
+
+    const deck = await presenter.deck();
+    expect(deck).toMatchObject({ sessionId: session.id, pollId, title: 'Live SDK' });
+    expect(deck.slides.map((slide) => slide.id)).toEqual(sampleContent().questions.map((slide) => slide.id));
+    // The presenter reveals the quiz's answer, so it has it.
+    const quiz = deck.slides.find((slide) => slide.id === 'capital');
+    expect(quiz?.kind === 'quiz' && quiz.correctOptionIds).toEqual(['paris']);
+
+    const askIndex = deck.slides.findIndex((slide) => slide.id === 'ask');
+    await presenter.control('start');
+    await presenter.control('goto', askIndex);
+    const me = await joinSession({ baseUrl: t.url, pin: session.pin, name: 'Ada', ...strict });
+    const stream = me.events();
+    const events = reader(stream);
+    const cake = await me.answer({ slideId: 'ask', text: 'Will there be cake?' });
+    const coffee = await me.answer({ slideId: 'ask', text: 'And coffee?' });
+
+    // The moderation queue, newest first, one to a page.
+    const first = await presenter.questions({ status: 'pending', limit: 1 });
+    expect(first.data.map((q) => [q.id, q.text, q.status])).toEqual([[coffee.id, 'And coffee?', 'pending']]);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await presenter.questions({ status: 'pending', limit: 1, cursor: first.nextCursor ?? '' });
+    expect(second.data.map((q) => q.id)).toEqual([cake.id]);
+    expect(second.nextCursor).toBeNull();
+    expect((await presenter.questions({ slideId: 'lunch' })).data).toEqual([]);
+
+    const approved = await presenter.moderate(cake.id, 'approved');
+    expect(approved).toMatchObject({ id: cake.id, pollId, slideId: 'ask', status: 'approved' });
+    // The participant's Q&A board shows the approved question, and only it.
+    const board = await events.until(
+      (event): event is Extract<typeof event, { type: 'questions' }> =>
+        event.type === 'questions' && event.data.questions.length > 0,
+    );
+    expect(board.data.questions.map((q) => q.text)).toEqual(['Will there be cake?']);
+    stream.close();
+    expect((await presenter.questions()).data.map((q) => [q.id, q.status])).toEqual([
+      [coffee.id, 'pending'],
+      [cake.id, 'approved'],
+    ]);
+
+    const missing = await rejectionOf(presenter.moderate('rsp_01AAAAAAAAAAAAAAAAAAAAAAAA', 'approved'));
+    expect(missing).toBeInstanceOf(NotFoundError);
+
+    // Every call carried the host token and no Authorization; moderation went to the session's route.
+    for (const request of proxy.requests) {
+      expect(request.headers['x-host-token']).toBe(session.hostToken);
+      expect(request.headers.authorization).toBeUndefined();
+    }
+    const patch = proxy.requests.find((r) => r.method === 'PATCH');
+    expect(patch?.url).toBe(`/api/v1/sessions/${session.id}/questions/${cake.id}`);
+    expect(proxy.requests.map((r) => r.url)).toContain(
+      `/api/v1/sessions/${session.id}/questions?status=pending&limit=1`,
+    );
+  });
+
   it('a wrong host token is an AuthenticationError', async () => {
     const { session } = await newSession();
     const presenter = presenterSession({ baseUrl: t.url, sessionId: session.id, hostToken: 'hst_wrong' });

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/support/server.js';
+import { bundledModules, fromZod } from './support/bundle.js';
 
 const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -26,6 +27,14 @@ interface ScratchReport {
   missing: { isPollkitError: boolean; status: number; code: string };
   /** The first event of a live session's presenter stream: read through eventsource-parser. */
   streamed: { type: string; status: string };
+  /** The same session through `@pollkit/sdk/live`: a presenter's deck and a participant's join. */
+  live: {
+    resolved: string;
+    deck: { title: string; slideIds: string[] };
+    joined: { resumed: boolean; name: string; status: string };
+    /** Whether its error classes are the main entry's, so `instanceof` holds across the two. */
+    sameErrors: boolean;
+  };
 }
 
 /** Calls shared by the ESM and CJS programs; `createClient` and `PollkitError` come from the package. */
@@ -50,22 +59,36 @@ for await (const event of events) {
   streamed = { type: event.type, status: event.data.status };
   break;
 }
+const baseUrl = process.env.POLLKIT_BASE_URL;
+const presenter = live.presenterSession({ baseUrl, sessionId: session.id, hostToken: session.hostToken });
+const deck = await presenter.deck();
+const me = await live.joinSession({ baseUrl, pin: session.pin, name: 'Packaged' });
 console.log(JSON.stringify({
   resolved,
   created: { id: created.id, title: created.title, status: created.status },
   fetched: { id: fetched.id, title: fetched.title, slideIds: fetched.content.questions.map((q) => q.id) },
   missing,
   streamed,
+  live: {
+    resolved: liveResolved,
+    deck: { title: deck.title, slideIds: deck.slides.map((slide) => slide.id) },
+    joined: { resumed: me.resumed, name: me.participant.name, status: me.state.status },
+    sameErrors: live.PollkitError === PollkitError,
+  },
 }));
 `;
 
 const esmProgram = `import { createClient, PollkitError } from '@pollkit/sdk';
+import * as live from '@pollkit/sdk/live';
 const resolved = import.meta.resolve('@pollkit/sdk');
+const liveResolved = import.meta.resolve('@pollkit/sdk/live');
 ${scratchBody}`;
 
 // CommonJS has no top-level await: the shared body runs inside an async function.
 const cjsProgram = `const { createClient, PollkitError } = require('@pollkit/sdk');
+const live = require('@pollkit/sdk/live');
 const resolved = require.resolve('@pollkit/sdk');
+const liveResolved = require.resolve('@pollkit/sdk/live');
 (async () => {
 ${scratchBody}
 })().catch((error) => { console.error(error); process.exit(1); });`;
@@ -129,18 +152,38 @@ async function runScratch(file: string, format: string): Promise<ScratchReport> 
 
 describe('the packed @pollkit/sdk in a scratch npm project', () => {
   it.each([
-    { format: 'ESM', file: 'esm.mjs', entry: /\/node_modules\/@pollkit\/sdk\/dist\/index\.js$/ },
-    { format: 'CJS', file: 'cjs.cjs', entry: /\/node_modules\/@pollkit\/sdk\/dist\/index\.cjs$/ },
-  ])('$format: loads the built entry under plain node and calls the server', async ({ format, file, entry }) => {
-    const report = await runScratch(file, format);
-    expect(report.resolved).toMatch(entry);
-    expect(report.created).toEqual({
-      id: expect.stringMatching(/^poll_/),
-      title: `Packaged ${format}`,
-      status: 'draft',
-    });
-    expect(report.fetched).toEqual({ id: report.created.id, title: `Packaged ${format}`, slideIds: ['lunch'] });
-    expect(report.missing).toEqual({ isPollkitError: true, status: 404, code: 'not_found' });
-    expect(report.streamed).toEqual({ type: 'session', status: 'pending' });
+    { format: 'ESM', file: 'esm.mjs', entry: /\/node_modules\/@pollkit\/sdk\/dist\/index\.js$/, extension: 'js' },
+    { format: 'CJS', file: 'cjs.cjs', entry: /\/node_modules\/@pollkit\/sdk\/dist\/index\.cjs$/, extension: 'cjs' },
+  ])(
+    '$format: loads the built entries under plain node and calls the server',
+    async ({ format, file, entry, extension }) => {
+      const report = await runScratch(file, format);
+      expect(report.resolved).toMatch(entry);
+      expect(report.created).toEqual({
+        id: expect.stringMatching(/^poll_/),
+        title: `Packaged ${format}`,
+        status: 'draft',
+      });
+      expect(report.fetched).toEqual({ id: report.created.id, title: `Packaged ${format}`, slideIds: ['lunch'] });
+      expect(report.missing).toEqual({ isPollkitError: true, status: 404, code: 'not_found' });
+      expect(report.streamed).toEqual({ type: 'session', status: 'pending' });
+      expect(report.live).toEqual({
+        resolved: expect.stringMatching(new RegExp(`/node_modules/@pollkit/sdk/dist/live-entry\\.${extension}$`)),
+        deck: { title: `Packaged ${format}`, slideIds: ['lunch'] },
+        joined: { resumed: false, name: 'Packaged', status: 'pending' },
+        sameErrors: true,
+      });
+    },
+  );
+
+  it('bundles @pollkit/sdk/live for a browser without zod or the contract’s schemas', async () => {
+    const live = await bundledModules("export { joinSession, presenterSession } from '@pollkit/sdk/live';", scratchDir);
+    expect(live).toContain('node_modules/@pollkit/sdk/dist/live-entry.js');
+    expect(live).toContain('node_modules/@pollkit/contracts/dist/route-table.js');
+    expect(live.filter(fromZod)).toEqual([]);
+    expect(live.filter((path) => /@pollkit\/contracts\/dist\/(schemas|routes)\//.test(path))).toEqual([]);
+    // The same helpers from the main entry carry zod: what the live entry spares a page.
+    const main = await bundledModules("export { joinSession, presenterSession } from '@pollkit/sdk';", scratchDir);
+    expect(main.filter(fromZod).length).toBeGreaterThan(0);
   });
 });

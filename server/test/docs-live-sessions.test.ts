@@ -144,6 +144,8 @@ describe('docs/live-sessions.md', () => {
     expect(out).toMatch(/"hostToken": "pht_/);
     expect(out).toMatch(/"participantToken": "ptk_/);
     expect(out).toContain('<svg');
+    // The deck, quiz answer included, read with the host token alone.
+    expect(out).toContain('{"title":"All hands","slides":["lunch","capital","ask"],"answer":["canberra"]}');
     expect(out).toContain('{"resumed":true,"name":"Ada"}');
     expect(out).toContain('{"status":"active","currentSlideIndex":0}');
     // The reconnect with Last-Event-ID: 2 replays event 3 (the unlock).
@@ -154,6 +156,8 @@ describe('docs/live-sessions.md', () => {
     }
     expect(out).toContain('{"currentSlideId":"lunch"}');
     expect(out).toMatch(/HTTP\/1\.1 201 Created\r?\nHTTP\/1\.1 201 Created\r?\nidempotent-replayed: true/i);
+    // The moderation queue and the approval, with the host token alone.
+    expect(out).toContain('[{"text":"Will there be cake?","status":"pending"}]');
     expect(out).toContain('{"text":"Will there be cake?","upvotes":1}');
     expect(out).toContain('{"status":"ended"}');
     expect(out).toContain('{"rank":1,"name":"Ada"}');

@@ -1,10 +1,20 @@
 import { readFile } from 'node:fs/promises';
-import { contract, errorCodes, operationId, pathParams, type RouteDefinition, scopes } from '@pollkit/contracts';
+import {
+  contract,
+  errorCodes,
+  operationId,
+  pathParams,
+  type RouteDefinition,
+  type RouteHead,
+  routeTable,
+  scopes,
+} from '@pollkit/contracts';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { type Document, OpenAPIBackend, SetMatchType } from 'openapi-backend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, enableOAuth } from '../src/modules/oauth/oauth.service.js';
 import { openApiJson, servedOpenApiDocument } from '../src/openapi/document.js';
+import { ROUTE_TABLE_PATH, routeTableSource } from '../src/openapi/route-table.js';
 import { OPENAPI_JSON_PATH, STALE_MESSAGE } from '../src/openapi/write.js';
 import { call, type JsonResponse } from './support/http.js';
 import { sampleContent } from './support/polls.js';
@@ -271,6 +281,31 @@ describe('the OpenAPI document', () => {
   });
 });
 
+describe('the schema-free route table, contracts/src/route-table.ts', () => {
+  it('is what the contract generates', async () => {
+    const committed = await readFile(ROUTE_TABLE_PATH, 'utf8').catch(() => '');
+    expect(
+      committed === routeTableSource(),
+      'contracts/src/route-table.ts is stale: run `npx -y pnpm@10 openapi:generate` and commit the result.',
+    ).toBe(true);
+  });
+
+  it("holds every operation of the contract, each with the route's method, path, success status, auth and format", () => {
+    const table: Record<string, Record<string, RouteHead>> = routeTable;
+    expect(Object.keys(table)).toEqual(Object.keys(contract));
+    for (const [group, members] of Object.entries(contract)) {
+      expect(Object.keys(table[group] ?? {}), group).toEqual(Object.keys(members));
+      for (const [name, route] of Object.entries<RouteDefinition>(members)) {
+        const { method, path, successStatus, auth, format } = route;
+        const head =
+          format === undefined ? { method, path, successStatus, auth } : { method, path, successStatus, auth, format };
+        // Nothing more: no schema, so that a client importing the table imports no zod.
+        expect(table[group]?.[name], `${group}.${name}`).toStrictEqual(head);
+      }
+    }
+  });
+});
+
 describe('real responses match the document', () => {
   const createBody = () => ({ title: 'Contract check', content: sampleContent() });
 
@@ -317,6 +352,52 @@ describe('real responses match the document', () => {
     const reset = await call('DELETE', `${t.api}/polls/${poll.body.id}/answers`, { apiKey });
     expect(reset.status, reset.text).toBe(200);
     expectDocumented('answersReset', reset, { allHeaders: true });
+  });
+
+  it("a presenter device's deck, question list and moderation, with the host token", async () => {
+    const poll = await call('POST', `${t.api}/polls`, { apiKey, body: createBody() });
+    await call('PATCH', `${t.api}/polls/${poll.body.id}`, { apiKey, body: { publish: true } });
+    const session = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.body.id } });
+    expect(session.status, session.text).toBe(201);
+    const asHost = { 'x-host-token': session.body.hostToken };
+    const question = await call('POST', `${t.api}/polls/${poll.body.id}/responses`, {
+      apiKey,
+      body: { voterId: 'ada', slideId: 'ask', text: 'Documented?' },
+    });
+    expect(question.status, question.text).toBe(201);
+    const base = `${t.api}/sessions/${session.body.id}`;
+
+    const deck = await call('GET', `${base}/deck`, { headers: asHost });
+    expect(deck.status, deck.text).toBe(200);
+    expectDocumented('sessionsDeck', deck, { allHeaders: true });
+
+    const listed = await call('GET', `${base}/questions?status=pending`, { headers: asHost });
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.data).toHaveLength(1);
+    expectDocumented('sessionsQuestions', listed, { allHeaders: true });
+
+    const moderated = await call('PATCH', `${base}/questions/${question.body.id}`, {
+      headers: asHost,
+      body: { status: 'approved' },
+    });
+    expect(moderated.status, moderated.text).toBe(200);
+    expectDocumented('sessionsModerateQuestion', moderated, { allHeaders: true });
+
+    const wrongToken = await call('GET', `${base}/deck`, { headers: { 'x-host-token': 'pht_wrong' } });
+    expect(wrongToken.status).toBe(401);
+    expectDocumented('sessionsDeck', wrongToken);
+    const badStatus = await call('PATCH', `${base}/questions/${question.body.id}`, {
+      headers: asHost,
+      body: { status: 'hidden' },
+    });
+    expect(badStatus.status).toBe(422);
+    expectDocumented('sessionsModerateQuestion', badStatus);
+    const unknown = await call('PATCH', `${base}/questions/rsp_01AAAAAAAAAAAAAAAAAAAAAAAA`, {
+      headers: asHost,
+      body: { status: 'approved' },
+    });
+    expect(unknown.status).toBe(404);
+    expectDocumented('sessionsModerateQuestion', unknown);
   });
 
   it('the document itself', async () => {
