@@ -58,7 +58,9 @@ module.exports = {
         'The audience and presenter pages ship to phones: they call the API through `@pollkit/sdk/live` ' +
         '(the schema-free route table), never the main SDK entry, the contract routes or zod, which would add ~100 KB.',
       from: { path: '^web/src/' },
-      to: { path: ['^sdk/src/index\\.ts$', '^contracts/src/(index|routes/|schemas/)', 'node_modules/.*/?zod/', '^server/'] },
+      to: {
+        path: ['^sdk/src/index\\.ts$', '^contracts/src/(index|routes/|schemas/)', 'node_modules/.*/?zod/', '^server/'],
+      },
     },
     {
       name: 'sdk-imports-no-server-code',
