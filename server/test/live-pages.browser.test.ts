@@ -104,7 +104,9 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
       const image = participant.page.locator('[data-kind=content] img.media');
       await image.waitFor();
       expect(await image.getAttribute('src')).toMatch(/\/media\/files\/[0-9a-f]{64}\.webp$/);
-      expect(await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+      expect(
+        await image.evaluate((img) => (img as unknown as { complete: boolean; naturalWidth: number }).naturalWidth),
+      ).toBeGreaterThan(0);
     }
     await phone.screenshot('03-content');
 
@@ -392,7 +394,8 @@ function poll<T>(read: () => Promise<T> | T) {
   return expect.poll(read, { timeout: 10_000, interval: 50 });
 }
 
-function ids(items: Element[]): (string | null)[] {
+/** The `data-option-id` of each element (run in the page). */
+function ids(items: { getAttribute(name: string): string | null }[]): (string | null)[] {
   return items.map((item) => item.getAttribute('data-option-id'));
 }
 
