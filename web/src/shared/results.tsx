@@ -82,7 +82,9 @@ function Distribution({ distribution }: { distribution: ScaleResult['distributio
     <ol class="distribution" aria-label="How many gave each rating">
       {distribution.map((entry) => (
         <li key={entry.value} title={`${entry.value}: ${entry.count}`}>
-          <span class="column" style={{ height: `${(entry.count / most) * 100}%` }} />
+          <span class="track">
+            <span class="column" style={{ height: `${(entry.count / most) * 100}%` }} />
+          </span>
           <span class="value">{entry.value}</span>
           <span class="count">{entry.count}</span>
         </li>

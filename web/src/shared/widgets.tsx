@@ -75,9 +75,9 @@ export function kindLabel(slide: Slide | ParticipantSlide): string {
     case 'ranking':
       return 'Rank';
     case 'open_ended':
-      return 'Your answer';
+      return 'Open question';
     case 'qa':
-      return 'Questions';
+      return 'Q&A';
     case 'content':
       return '';
   }
