@@ -96,16 +96,14 @@ describe('the pages', () => {
     expect(body).not.toContain('invalid_union');
   });
 
-  it.each([
-    '/assets/nope.js',
-    '/assets/..%2Fpackage.json',
-    '/assets/join.exe',
-    '/assets/.sources',
-  ])('answers %s with a 404 in the envelope', async (path) => {
-    const { response, text } = await get(path);
-    expect(response.status).toBe(404);
-    expect(JSON.parse(text).error.code).toBe('not_found');
-  });
+  it.each(['/assets/nope.js', '/assets/..%2Fpackage.json', '/assets/join.exe', '/assets/.sources'])(
+    'answers %s with a 404 in the envelope',
+    async (path) => {
+      const { response, text } = await get(path);
+      expect(response.status).toBe(404);
+      expect(JSON.parse(text).error.code).toBe('not_found');
+    },
+  );
 
   it('answers another method on a page with a 405 in the envelope', async () => {
     const response = await fetch(`${t.url}/join/123456`, { method: 'POST', body: '{}' });
