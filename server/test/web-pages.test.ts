@@ -109,7 +109,7 @@ describe('the pages', () => {
     const response = await fetch(`${t.url}/join/123456`, { method: 'POST', body: '{}' });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET, HEAD');
-    expect((await response.json()).error.code).toBe('method_not_allowed');
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
   });
 });
 
