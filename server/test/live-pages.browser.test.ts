@@ -70,6 +70,17 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     const phone = await open('phone', PHONE);
     const all = [ada, grace, phone];
     const p = presenter.page;
+    const openStreams = new Map<WatchedPage, Set<object>>();
+    for (const screen of [presenter, ...all]) {
+      const open = new Set<object>();
+      openStreams.set(screen, open);
+      screen.page.on('request', (request) => {
+        if (request.url().endsWith('/events')) open.add(request);
+      });
+      const done = (request: object) => open.delete(request);
+      screen.page.on('requestfinished', done);
+      screen.page.on('requestfailed', done);
+    }
 
     // The presenter screen: the PIN, the QR code, and the token gone from the address bar.
     await p.goto(session.presenterUrl);
@@ -114,7 +125,12 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     await p.keyboard.press('ArrowRight');
     await onSlide(all, 'lunch');
     await choose(ada, ['Pizza']);
-    await choose(grace, ['Sushi']);
+    // Grace with the keyboard alone: arrows move the choice within the group, Tab leaves it for Send.
+    await grace.page.getByRole('radio', { name: 'Pizza' }).focus();
+    await grace.page.keyboard.press('ArrowDown');
+    expect(await grace.page.getByRole('radio', { name: 'Sushi' }).isChecked()).toBe(true);
+    await grace.page.keyboard.press('Tab');
+    await grace.page.keyboard.press('Enter');
     await phone.page.getByText('Sushi').tap();
     await phone.page.getByRole('button', { name: 'Send' }).tap();
     for (const participant of all) await participant.page.getByTestId('answer-received').waitFor();
@@ -230,6 +246,10 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     await phone.page.locator('.questions li', { hasText: 'bonuses' }).getByText('▲ 1', { exact: true }).waitFor();
     await phone.screenshot('13-qa', { docs: 'audience-qa.png' });
 
+    // "Go to" jumps back to the first slide.
+    await p.getByRole('combobox').selectOption({ index: 0 });
+    await onSlide(all, 'welcome');
+
     // The end: a summary with each participant's score and rank (equal scores share one).
     await p.getByRole('button', { name: 'End' }).click();
     for (const participant of all) await participant.page.getByTestId('ended').waitFor();
@@ -237,7 +257,9 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     expect(await phone.page.getByTestId('final-score').textContent()).toBe('Your score: 1000 · rank #1');
     expect(await grace.page.getByTestId('final-score').textContent()).toBe('Your score: 0 · rank #3');
     await p.getByTestId('ended').waitFor();
-    await presenter.screenshot('14-ended', { docs: 'presenter-ended.png' });
+    await presenter.screenshot('14-ended');
+    // After `ended`, every page has closed its event stream.
+    for (const [screen, open] of openStreams) await poll(() => open.size, screen.name).toBe(0);
     await phone.screenshot('14-ended', { docs: 'audience-ended.png' });
 
     // What the pages showed is what the API recorded.
@@ -366,7 +388,60 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     expect(Math.abs(shown - reallyLeft)).toBeLessThanOrEqual(1);
     expectNoPageErrors();
   }, 120_000);
+
+  it('closes a quiz slide when its time runs out, on the server’s clock', async () => {
+    const session = await createLiveSession(t, {
+      questions: [
+        {
+          id: 'quick',
+          kind: 'quiz',
+          text: 'Quick: 2 + 2?',
+          options: [
+            { id: 'three', label: 'Three' },
+            { id: 'four', label: 'Four' },
+          ],
+          correctOptionIds: ['four'],
+          timeLimitSec: 5,
+        },
+      ],
+    });
+    const linus = await open('linus-time-up', PHONE);
+    await linus.page.goto(session.joinUrl);
+    await linus.page.getByRole('button', { name: 'Join' }).click();
+    await linus.page.getByTestId('waiting').waitFor();
+    await control(session, 'start');
+    await onSlide([linus], 'quick');
+    await poll(() => linus.page.getByRole('timer').textContent()).toBe('0');
+    await linus.page.getByTestId('time-up').waitFor();
+    expect(await linus.page.getByRole('radio', { name: 'Four' }).isDisabled()).toBe(true);
+    await linus.screenshot('16-time-up');
+    // The server agrees: an answer now is refused.
+    const late = await call('POST', `${t.api}/live/${session.pin}/answers`, {
+      body: { slideId: 'quick', optionIds: ['four'] },
+      headers: { 'x-participant-token': await participantToken(linus) },
+    });
+    expect(late.status).toBe(409);
+    expect(late.body.error.code).toBe('time_up');
+    expectNoPageErrors();
+  }, 60_000);
 });
+
+/** The participant token the page keeps in its storage. */
+async function participantToken(participant: WatchedPage): Promise<string> {
+  const stored = await participant.page.evaluate(() => {
+    const storage = (
+      globalThis as unknown as {
+        localStorage: { key(i: number): string | null; getItem(k: string): string | null; length: number };
+      }
+    ).localStorage;
+    for (let i = 0; i < storage.length; i++) {
+      const key = storage.key(i);
+      if (key?.startsWith('pollkit.participant.')) return storage.getItem(key);
+    }
+    return null;
+  });
+  return (JSON.parse(stored ?? '{}') as { token: string }).token;
+}
 
 async function control(session: LiveSessionFixture, action: string, slideIndex?: number): Promise<void> {
   // Sent on a new connection: the test's own kept-alive one may be among those the server dropped.
@@ -390,8 +465,8 @@ async function answerCount(session: LiveSessionFixture, slideId: string): Promis
 }
 
 /** What the pages show arrives over their streams: polled, with a timeout that only turns a hang into a failure. */
-function poll<T>(read: () => Promise<T> | T) {
-  return expect.poll(read, { timeout: 10_000, interval: 50 });
+function poll<T>(read: () => Promise<T> | T, message?: string) {
+  return expect.poll(read, { timeout: 10_000, interval: 50, message });
 }
 
 /** The `data-option-id` of each element (run in the page). */

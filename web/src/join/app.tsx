@@ -1,15 +1,10 @@
 import type { LiveAnswer, ParticipantSlide } from '@pollkit/sdk/live';
 import { useEffect, useState } from 'preact/hooks';
 import { LeaderboardView, plural, QuestionList, ResultView } from '../shared/results.js';
+import { useView } from '../shared/store.js';
 import { Countdown, kindLabel, MediaView } from '../shared/widgets.js';
 import { ChoiceForm, RankingForm, ScaleForm, TextForm } from './answer-forms.js';
 import type { JoinController, View } from './controller.js';
-
-function useView(controller: JoinController): View {
-  const [view, setView] = useState(controller.view);
-  useEffect(() => controller.subscribe(() => setView(controller.view)), [controller]);
-  return view;
-}
 
 export function JoinApp({ controller }: { controller: JoinController }) {
   const view = useView(controller);
@@ -127,11 +122,7 @@ function Live({ view, controller }: { view: View; controller: JoinController }) 
   return (
     <section class="card slide" data-slide-id={slide.id} data-kind={slide.kind}>
       <p class="eyebrow">
-        {kindLabel(slide)}
-        <span class="muted">
-          {' '}
-          · {state.slideIndex + 1} / {state.slideCount}
-        </span>
+        {[kindLabel(slide), `${state.slideIndex + 1} / ${state.slideCount}`].filter(Boolean).join(' · ')}
       </p>
       <h1>{slide.text}</h1>
       <MediaView media={slide.media} alt="" />

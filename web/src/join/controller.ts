@@ -18,6 +18,7 @@ import {
 } from '@pollkit/sdk/live';
 import { pageFetch, ServerClock, streamLastHeardAt } from '../shared/net.js';
 import { readStored, removeStored, writeStored } from '../shared/storage.js';
+import { onWake, ViewStore } from '../shared/store.js';
 
 /**
  * The audience page's state and everything it does, outside the view: join (or rejoin with the
@@ -86,11 +87,9 @@ const STREAM_OPTIONS = { maxReconnects: 1_000, reconnectMaxDelayMs: 5_000 } as c
 const STALE_STREAM_MS = 35_000;
 const RETRY_QUEUED_MS = 3_000;
 
-export class JoinController {
+export class JoinController extends ViewStore<View> {
   readonly clock = new ServerClock();
-  view: View;
-  readonly #listeners = new Set<() => void>();
-  readonly #fetch = pageFetch(this.clock, { onConnected: (connected) => this.#set({ connected }) });
+  readonly #fetch = pageFetch(this.clock, { onConnected: (connected) => this.set({ connected }) });
   #me: LiveParticipant | undefined;
   #stream: EventStream<ParticipantEvent> | undefined;
   #pending: PendingAnswer | undefined;
@@ -99,9 +98,10 @@ export class JoinController {
 
   constructor(pinFromUrl: string) {
     const pin = PIN.test(pinFromUrl) ? pinFromUrl : '';
-    this.view = {
+    super({
       phase: 'form',
       pin,
+      formError: pinFromUrl !== '' && pin === '' ? `“${pinFromUrl}” is not a PIN: a PIN is six digits.` : undefined,
       name: null,
       score: 0,
       connected: false,
@@ -109,45 +109,31 @@ export class JoinController {
       mine: {},
       upvoted: [],
       asked: 0,
-    };
-    if (pinFromUrl !== '' && pin === '') this.view.formError = `“${pinFromUrl}” is not a PIN: a PIN is six digits.`;
+    });
     // A refresh, or a phone that reloaded the tab: the same participant again, without the form.
     if (pin && readStored<Saved>('local', tokenKey(pin))) void this.join(pin, undefined);
-    addEventListener('online', () => this.#wake());
-    document.addEventListener('visibilitychange', () => {
-      if (document.visibilityState === 'visible') this.#wake();
-    });
-  }
-
-  subscribe(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  #set(patch: Partial<View>): void {
-    this.view = { ...this.view, ...patch };
-    for (const listener of this.#listeners) listener();
+    onWake(() => this.#wake());
   }
 
   async join(pin: string, name: string | undefined): Promise<void> {
     if (!PIN.test(pin)) {
-      this.#set({ formError: 'A PIN is six digits.' });
+      this.set({ formError: 'A PIN is six digits.' });
       return;
     }
-    this.#set({ phase: 'joining', pin, formError: undefined });
+    this.set({ phase: 'joining', pin, formError: undefined });
     const saved = readStored<Saved>('local', tokenKey(pin));
     let me: LiveParticipant;
     try {
       me = await this.#joinAs(pin, name, saved?.token);
     } catch (error) {
-      this.#set({ phase: 'form', formError: joinErrorMessage(error, pin) });
+      this.set({ phase: 'form', formError: joinErrorMessage(error, pin) });
       return;
     }
     if (history.replaceState && location.pathname !== `/join/${pin}`) history.replaceState(null, '', `/join/${pin}`);
     writeStored('local', tokenKey(pin), { token: me.participantToken } satisfies Saved);
     this.#me = me;
     this.#pending = readStored<PendingAnswer>('session', pendingKey(pin));
-    this.#set({
+    this.set({
       phase: 'live',
       name: me.participant.name,
       score: me.participant.score,
@@ -181,10 +167,10 @@ export class JoinController {
     try {
       for await (const event of stream) this.#onEvent(event);
       // Finished: after `ended`, or a 204 (the session ended and this stream had seen it all).
-      if (this.#stream === stream) this.#set({ connected: false });
+      if (this.#stream === stream) this.set({ connected: false });
     } catch (error) {
       if (this.#stream !== stream) return;
-      this.#set({
+      this.set({
         connected: false,
         lost:
           error instanceof NotFoundError
@@ -202,7 +188,7 @@ export class JoinController {
       if (stale) {
         this.#stream = undefined;
         stream.close();
-        this.#set({ lost: undefined });
+        this.set({ lost: undefined });
         void this.#follow(stream.lastEventId);
       }
     }
@@ -217,24 +203,24 @@ export class JoinController {
         break;
       case 'results':
         if (state?.slide?.id !== event.data.slideId) break;
-        this.#set({
+        this.set({
           results: event.data,
           state: { ...state, resultsVisible: true },
           score: event.data.leaderboard?.you?.score ?? this.view.score,
         });
         break;
       case 'results_hidden':
-        if (state) this.#set({ results: undefined, state: { ...state, resultsVisible: false } });
+        if (state) this.set({ results: undefined, state: { ...state, resultsVisible: false } });
         break;
       case 'locked':
       case 'unlocked':
-        if (state) this.#set({ state: { ...state, locked: event.type === 'locked' } });
+        if (state) this.set({ state: { ...state, locked: event.type === 'locked' } });
         break;
       case 'questions':
-        if (state?.slide?.id === event.data.slideId) this.#set({ board: event.data.questions });
+        if (state?.slide?.id === event.data.slideId) this.set({ board: event.data.questions });
         break;
       case 'ended':
-        this.#set({
+        this.set({
           summary: event.data,
           score: event.data.leaderboard?.you?.score ?? this.view.score,
           connected: false,
@@ -253,7 +239,7 @@ export class JoinController {
     let answer: AnswerStatus = sameSlide ? this.view.answer : { kind: 'idle' };
     if (state.answered && state.slide?.kind !== 'qa') answer = { kind: 'received' };
     else if (this.#pending) answer = { kind: 'queued' };
-    this.#set({
+    this.set({
       state,
       answer,
       results: sameSlide && state.resultsVisible ? this.view.results : undefined,
@@ -278,7 +264,7 @@ export class JoinController {
     if (!me || !pending || this.#sending) return;
     clearTimeout(this.#retryTimer);
     this.#sending = true;
-    this.#set({ answer: { kind: 'sending' } });
+    this.set({ answer: { kind: 'sending' } });
     try {
       await me.answer(pending.answer, { idempotencyKey: pending.key, maxRetries: 2 });
       this.#answered(pending.answer);
@@ -286,13 +272,13 @@ export class JoinController {
       if (isTransient(error)) {
         // Offline, or the server is unreachable: the same answer, with the same key, goes again
         // shortly, when the network comes back, or when the page wakes up.
-        this.#set({ answer: { kind: 'queued' } });
+        this.set({ answer: { kind: 'queued' } });
         this.#retryTimer = setTimeout(() => void this.#sendPending(), RETRY_QUEUED_MS);
       } else if (error instanceof ConflictError && error.code === 'already_responded') {
         this.#answered(pending.answer);
       } else {
         this.#dropPending();
-        this.#set({ answer: { kind: 'refused', message: answerErrorMessage(error) } });
+        this.set({ answer: { kind: 'refused', message: answerErrorMessage(error) } });
       }
     } finally {
       this.#sending = false;
@@ -304,7 +290,7 @@ export class JoinController {
     const mine = { ...this.view.mine, [answer.slideId]: answer };
     writeStored('local', mineKey(this.view.pin), mine);
     const isQuestion = this.view.state?.slide?.kind === 'qa';
-    this.#set({ answer: { kind: 'received' }, mine, asked: this.view.asked + (isQuestion ? 1 : 0) });
+    this.set({ answer: { kind: 'received' }, mine, asked: this.view.asked + (isQuestion ? 1 : 0) });
   }
 
   #dropPending(): void {
@@ -315,7 +301,7 @@ export class JoinController {
 
   /** A question asked, the form ready for another. */
   askAnother(): void {
-    this.#set({ answer: { kind: 'idle' } });
+    this.set({ answer: { kind: 'idle' } });
   }
 
   async upvote(questionId: string): Promise<void> {
@@ -324,14 +310,14 @@ export class JoinController {
     const mark = () => {
       const upvoted = [...this.view.upvoted, questionId];
       writeStored('local', upvotedKey(this.view.pin), upvoted);
-      this.#set({ upvoted });
+      this.set({ upvoted });
     };
     try {
       await me.upvote(questionId, { maxRetries: 2 });
       mark();
     } catch (error) {
       if (error instanceof ConflictError && error.code === 'already_upvoted') mark();
-      else this.#set({ answer: { kind: 'refused', message: answerErrorMessage(error) } });
+      else this.set({ answer: { kind: 'refused', message: answerErrorMessage(error) } });
     }
   }
 }

@@ -1,14 +1,9 @@
 import type { Session, SessionAction, Slide } from '@pollkit/sdk/live';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect } from 'preact/hooks';
 import { ChoiceBars, LeaderboardView, plural, QuestionList, ResultView } from '../shared/results.js';
+import { useView } from '../shared/store.js';
 import { Countdown, kindLabel, MediaView } from '../shared/widgets.js';
 import type { PresenterController, PresenterView } from './controller.js';
-
-function useView(controller: PresenterController): PresenterView {
-  const [view, setView] = useState(controller.view);
-  useEffect(() => controller.subscribe(() => setView(controller.view)), [controller]);
-  return view;
-}
 
 /** The keys a presenter (or a presentation clicker, which sends PageUp/PageDown) drives the session with. */
 function useShortcuts(controller: PresenterController, session: Session | undefined) {
@@ -133,11 +128,9 @@ function Screen({ view, controller }: { view: PresenterView; controller: Present
   return (
     <div class="slide" data-slide-id={slide.id} data-kind={slide.kind}>
       <p class="eyebrow">
-        {kindLabel(slide)}
-        <span class="muted">
-          {' '}
-          · slide {session.currentSlideIndex + 1} of {session.slideCount}
-        </span>
+        {[kindLabel(slide), `slide ${session.currentSlideIndex + 1} of ${session.slideCount}`]
+          .filter(Boolean)
+          .join(' · ')}
         {session.locked ? <span class="badge">Locked</span> : null}
         {session.resultsVisible ? <span class="badge">Results shown</span> : null}
       </p>

@@ -17,6 +17,7 @@ import {
 } from '@pollkit/sdk/live';
 import { pageFetch, ServerClock, streamLastHeardAt } from '../shared/net.js';
 import { readStored, removeStored, writeStored } from '../shared/storage.js';
+import { onWake, ViewStore } from '../shared/store.js';
 
 /**
  * The presenter screen's state and actions, outside the view: reads the host token from the URL's
@@ -57,51 +58,40 @@ export function takeHostToken(sessionId: string): string | undefined {
   return readStored<string>('session', tokenKey(sessionId));
 }
 
-export class PresenterController {
+export class PresenterController extends ViewStore<PresenterView> {
   readonly clock = new ServerClock();
-  view: PresenterView = { phase: 'loading', connected: false, pending: [], busy: false };
-  readonly #listeners = new Set<() => void>();
   readonly #presenter: PresenterSession | undefined;
   readonly #sessionId: string;
   #stream: EventStream<PresenterEvent> | undefined;
   #questionsAt = -1;
 
   constructor(sessionId: string, hostToken: string | undefined) {
+    super(
+      hostToken
+        ? { phase: 'loading', connected: false, pending: [], busy: false }
+        : {
+            phase: 'failed',
+            connected: false,
+            pending: [],
+            busy: false,
+            error:
+              'This page needs the session’s host token: open the address that ends in #hostToken=… ' +
+              '(made from the hostToken that POST /api/v1/sessions answered).',
+          },
+    );
     this.#sessionId = sessionId;
-    if (!hostToken) {
-      this.view = {
-        ...this.view,
-        phase: 'failed',
-        error:
-          'This page needs the session’s host token: open the address that ends in #hostToken=… ' +
-          '(made from the hostToken that POST /api/v1/sessions answered).',
-      };
-      return;
-    }
-    const fetch = pageFetch(this.clock, { onConnected: (connected) => this.#set({ connected }) });
+    if (!hostToken) return;
+    const fetch = pageFetch(this.clock, { onConnected: (connected) => this.set({ connected }) });
     this.#presenter = presenterSession({ baseUrl: location.origin, sessionId, hostToken, fetch, maxRetries: 3 });
     void this.#load();
-    addEventListener('online', () => this.#wake());
-    document.addEventListener('visibilitychange', () => {
-      if (document.visibilityState === 'visible') this.#wake();
-    });
-  }
-
-  subscribe(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  #set(patch: Partial<PresenterView>): void {
-    this.view = { ...this.view, ...patch };
-    for (const listener of this.#listeners) listener();
+    onWake(() => this.#wake());
   }
 
   async #load(): Promise<void> {
     const presenter = this.#presenter!;
     try {
       const [session, deck, svg] = await Promise.all([presenter.get(), presenter.deck(), presenter.qrCode()]);
-      this.#set({
+      this.set({
         phase: 'ready',
         session,
         deck,
@@ -110,7 +100,7 @@ export class PresenterController {
       void this.#follow(undefined);
     } catch (error) {
       if (error instanceof AuthenticationError) removeStored('session', tokenKey(this.#sessionId));
-      this.#set({ phase: 'failed', error: loadErrorMessage(error) });
+      this.set({ phase: 'failed', error: loadErrorMessage(error) });
     }
   }
 
@@ -121,11 +111,11 @@ export class PresenterController {
     try {
       for await (const event of stream) this.#onEvent(event);
       if (this.#stream !== stream) return;
-      this.#set({ connected: false });
+      this.set({ connected: false });
       // A 204: the session had ended before this stream opened (a reload after the end).
-      if (!this.view.summary) this.#set({ session: await presenter.get() });
+      if (!this.view.summary) this.set({ session: await presenter.get() });
     } catch (error) {
-      if (this.#stream === stream) this.#set({ connected: false, actionError: loadErrorMessage(error) });
+      if (this.#stream === stream) this.set({ connected: false, actionError: loadErrorMessage(error) });
     }
   }
 
@@ -142,7 +132,7 @@ export class PresenterController {
     switch (event.type) {
       case 'session': {
         const slideChanged = event.data.currentSlideIndex !== this.view.session?.currentSlideIndex;
-        this.#set({
+        this.set({
           session: event.data,
           results: event.data.resultsVisible && !slideChanged ? this.view.results : undefined,
           ...(slideChanged ? { pending: [], counts: undefined } : {}),
@@ -151,14 +141,14 @@ export class PresenterController {
         break;
       }
       case 'counts':
-        this.#set({ counts: event.data });
+        this.set({ counts: event.data });
         if (event.data.answerCount !== this.#questionsAt) void this.#refreshQueue(event.data.answerCount);
         break;
       case 'results':
-        this.#set({ results: event.data });
+        this.set({ results: event.data });
         break;
       case 'ended':
-        this.#set({ summary: event.data, connected: false });
+        this.set({ summary: event.data, connected: false });
         break;
     }
   }
@@ -175,36 +165,36 @@ export class PresenterController {
     this.#questionsAt = answerCount;
     try {
       const page = await this.#presenter!.questions({ slideId: slide.id, status: 'pending', limit: 50 });
-      if (this.currentSlide()?.id === slide.id) this.#set({ pending: page.data });
+      if (this.currentSlide()?.id === slide.id) this.set({ pending: page.data });
     } catch (error) {
-      this.#set({ actionError: loadErrorMessage(error) });
+      this.set({ actionError: loadErrorMessage(error) });
     }
   }
 
   async control(action: SessionAction, slideIndex?: number): Promise<void> {
     if (this.view.busy || !this.#presenter) return;
-    this.#set({ busy: true, actionError: undefined });
+    this.set({ busy: true, actionError: undefined });
     try {
       const session = await this.#presenter.control(action, slideIndex);
       // The stream sends the same; taking it from the response too keeps the buttons right at once.
       if (this.view.session?.currentSlideIndex !== session.currentSlideIndex) {
-        this.#set({ counts: undefined, results: undefined, pending: [] });
+        this.set({ counts: undefined, results: undefined, pending: [] });
         this.#questionsAt = -1;
       }
-      this.#set({ session, results: session.resultsVisible ? this.view.results : undefined });
+      this.set({ session, results: session.resultsVisible ? this.view.results : undefined });
     } catch (error) {
-      this.#set({ actionError: error instanceof PollkitError ? error.message : String(error) });
+      this.set({ actionError: error instanceof PollkitError ? error.message : String(error) });
     } finally {
-      this.#set({ busy: false });
+      this.set({ busy: false });
     }
   }
 
   async moderate(questionId: string, status: QuestionStatus): Promise<void> {
     try {
       await this.#presenter!.moderate(questionId, status);
-      this.#set({ pending: this.view.pending.filter((question) => question.id !== questionId) });
+      this.set({ pending: this.view.pending.filter((question) => question.id !== questionId) });
     } catch (error) {
-      this.#set({ actionError: error instanceof PollkitError ? error.message : String(error) });
+      this.set({ actionError: error instanceof PollkitError ? error.message : String(error) });
     }
   }
 }
