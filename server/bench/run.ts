@@ -11,10 +11,12 @@
  *   BENCH_SCENARIOS=live-sessions BENCH_LIVE_SIZES=1000,5000,10000 BENCH_LIVE_CLIENTS=2 BENCH_LIVE_CONCURRENCY=256 \
  *     npx -y pnpm@10 bench   # N participants on one session: join, SSE fan-out of `next`, answers, memory
  *   (BENCH_LIVE_CPU_PROF=<dir> writes the server's V8 CPU profile per N there)
+ *   BENCH_SCENARIOS=page-load BENCH_PAGE_LOADS=20 npx -y pnpm@10 bench   # the audience page in Chromium
  */
 import { getPollScenario } from './get-poll.js';
 import { liveSessionsScenario } from './live-sessions.js';
 import { mediaIngestionScenario } from './media-ingestion.js';
+import { pageLoadScenario } from './page-load.js';
 import { pipelineStepsScenario } from './pipeline-steps.js';
 import { type PoisonConfig, poisonConfigs, poisonedVotesScenario } from './poisoned-votes.js';
 import { resultsAndExportScenario } from './results-and-export.js';
@@ -37,6 +39,7 @@ const liveSizes = (process.env.BENCH_LIVE_SIZES ?? '1000,5000,10000').split(',')
 const liveClients = Number(process.env.BENCH_LIVE_CLIENTS ?? 2);
 const liveConcurrency = Number(process.env.BENCH_LIVE_CONCURRENCY ?? 256);
 const liveCpuProf = process.env.BENCH_LIVE_CPU_PROF;
+const pageLoads = Number(process.env.BENCH_PAGE_LOADS ?? 20);
 const selected = new Set(
   (
     process.env.BENCH_SCENARIOS ??
@@ -281,6 +284,24 @@ if (selected.has('live-sessions')) {
       `Joins failed: ${r.sizes.map((x) => `${fmt(x.participants)}: ${failures(x.join)}`).join('; ')}.`,
     ...stopped.map((x) => `Stopped at ${fmt(x.participants)}: ${x.error}`),
     'Target (issue 11): 10,000 participants, p99 delivery < 1 s.',
+    '',
+  );
+}
+
+if (selected.has('page-load')) {
+  const r = await pageLoadScenario({ loads: pageLoads });
+  print(
+    `#### The audience page in Chromium at phone size (${pageLoads} loads per row)`,
+    '',
+    'First visit: open the join URL, type a name, Join, until the page shows the participant waiting. Reload: the',
+    'same page reloaded, rejoining with the stored token. Bytes: everything the page transferred (headers included).',
+    '',
+    '| network | visit | transferred | median ms | p90 ms |',
+    '|---|---|---:|---:|---:|',
+    ...r.rows.map(
+      (row) =>
+        `| ${row.network} | ${row.visit} | ${(row.transferredBytes / 1024).toFixed(1)} KB | ${fmt(row.medianMs)} | ${fmt(row.p90Ms)} |`,
+    ),
     '',
   );
 }
