@@ -38,9 +38,12 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     images = await startImageHost();
     t = await startTestServer({
       MEDIA_ALLOW_LOOPBACK: 'true',
-      // Every page here comes from 127.0.0.1: one address for four people.
+      // Every page here comes from 127.0.0.1: one address for four people. With a shared Redis
+      // (TEST_REDIS_URL), every test file's requests from 127.0.0.1 count against that address too,
+      // the PIN-miss tests' unknown PINs among them.
       LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '100000',
       LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE: '100000',
+      LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '100000',
     });
     browser = await launchChromium();
   });
@@ -51,15 +54,19 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     await images?.close();
   });
 
-  // A failed test leaves a picture of every screen as it was.
+  // A failed test leaves a picture of every screen as it was; then each test's pages close, so
+  // that nothing of one test (an open stream) lives on into the next.
   afterEach(async (context) => {
-    if (context.task.result?.state !== 'fail') return;
-    for (const page of pages) await page.screenshot('failed').catch(() => {});
+    const failed = context.task.result?.state === 'fail';
+    for (const page of pages.splice(0)) {
+      if (failed) await page.screenshot('failed').catch(() => {});
+      await page.page.context().close();
+    }
   });
 
-  // Checked after each test: a page that logged an error failed, whatever it showed.
+  // Checked at the end of each test: a page that logged an error failed, whatever it showed.
   function expectNoPageErrors() {
-    for (const page of pages.splice(0)) expect(page.errors, `${page.name}'s console`).toEqual([]);
+    for (const page of pages) expect(page.errors, `${page.name}'s console`).toEqual([]);
   }
 
   it('runs a session through every slide kind with a presenter and three participants, one on a phone', async () => {
@@ -422,6 +429,15 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     });
     expect(late.status).toBe(409);
     expect(late.body.error.code).toBe('time_up');
+
+    // Wrong addresses get a clear word, not a blank page.
+    const stranger = await open('stranger', PHONE);
+    await stranger.page.goto(`${t.url}/join/12ab`);
+    await stranger.page.getByText('“12ab” is not a PIN').waitFor();
+    await stranger.expectNetworkErrors(async () => {
+      await stranger.page.goto(`${t.url}/present/${session.sessionId}#hostToken=pht_not-this-one`);
+      await stranger.page.getByRole('alert').getByText('host token').waitFor();
+    });
     expectNoPageErrors();
   }, 60_000);
 });

@@ -126,6 +126,8 @@ export class JoinController extends ViewStore<View> {
     try {
       me = await this.#joinAs(pin, name, saved?.token);
     } catch (error) {
+      // A PIN that names nothing any more (the session ended): its token is of no further use.
+      if (error instanceof NotFoundError) removeStored('local', tokenKey(pin));
       this.set({ phase: 'form', formError: joinErrorMessage(error, pin) });
       return;
     }
