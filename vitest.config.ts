@@ -9,7 +9,7 @@ export default defineConfig({
   resolve: { conditions: ['@pollkit/source'] },
   ssr: { resolve: { conditions: ['@pollkit/source'] } },
   test: {
-    include: ['{contracts,server,sdk,examples}/test/**/*.test.ts'],
+    include: ['{contracts,server,sdk,examples,web}/test/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 20_000,

@@ -239,8 +239,13 @@ export class JoinController extends ViewStore<View> {
     // An answer for a slide that is gone can no longer be taken: drop it.
     if (pending && pending.answer.slideId !== state.slide?.id) this.#dropPending();
     let answer: AnswerStatus = sameSlide ? this.view.answer : { kind: 'idle' };
-    if (state.answered && state.slide?.kind !== 'qa') answer = { kind: 'received' };
-    else if (this.#pending) answer = { kind: 'queued' };
+    if (state.answered && state.slide?.kind !== 'qa') {
+      // The server has it (a response lost on the way, then a reload): nothing left to send.
+      if (this.#pending && !this.#sending) this.#answered(this.#pending.answer);
+      answer = { kind: 'received' };
+    } else if (this.#pending) {
+      answer = this.#sending ? { kind: 'sending' } : { kind: 'queued' };
+    }
     this.set({
       state,
       answer,
