@@ -220,7 +220,22 @@ export const BranchCondition = z
     id: ClientId,
     if: z.strictObject({
       slideId: ClientId,
-      operator: z.enum(['equals', 'not_equals', 'includes', 'greater_than', 'less_than', 'answered']),
+      operator: z
+        .enum([
+          'equals',
+          'not_equals',
+          'includes',
+          'greater_than',
+          'less_than',
+          'at_least',
+          'at_most',
+          'answered',
+          'not_answered',
+        ])
+        .describe(
+          '`equals`/`not_equals`: an option id or a rating; `includes`: any of the option ids in `value`; ' +
+            '`greater_than`, `less_than`, `at_least`, `at_most`: a rating; `answered`/`not_answered`: no `value`.',
+        ),
       value: z
         .union([
           text().max(pollLimits.labelLength),
