@@ -1,63 +1,14 @@
-import type { BranchCondition, Slide } from '@pollkit/contracts';
+import type { BranchCondition } from '@pollkit/contracts';
 import { describe, expect, it } from 'vitest';
+import { checkBranching } from '../src/modules/branching/branching-rules.js';
 import { InstructionError, parseInstruction } from '../src/modules/branching/instruction-parser.js';
+import { branchingDeck as deck } from './support/branching-deck.js';
 
 /**
  * The rule-based instruction parser (modules/branching/instruction-parser.ts), table-driven: each
  * instruction with the conditions it must read, and instructions it must refuse with the words it
  * could not read. Questions are numbered without the content slides; slides with them.
  */
-const deck: Slide[] = [
-  { id: 'intro', kind: 'content', text: 'Welcome' },
-  {
-    id: 'lunch',
-    kind: 'multiple_choice',
-    text: 'Where shall we eat?',
-    type: 'single',
-    options: [
-      { id: 'pizza', label: 'Pizza' },
-      { id: 'sushi', label: 'Sushi' },
-      { id: 'tacos', label: 'Tacos' },
-    ],
-  },
-  { id: 'mood', kind: 'scale', text: 'How do you feel?', min: 1, max: 5, statements: [] },
-  {
-    id: 'capital',
-    kind: 'quiz',
-    text: 'Capital of France?',
-    options: [
-      { id: 'paris', label: 'Paris' },
-      { id: 'lyon', label: 'Lyon' },
-    ],
-    correctOptionIds: ['paris'],
-    timeLimitSec: 30,
-    points: 1000,
-    speedBonus: false,
-  },
-  {
-    id: 'drinks',
-    kind: 'multiple_choice',
-    text: 'Drinks?',
-    type: 'multiple',
-    options: [
-      { id: 'water', label: 'Water' },
-      { id: 'juice', label: 'Juice' },
-      { id: 'soda', label: 'Soda' },
-    ],
-  },
-  {
-    id: 'rank',
-    kind: 'ranking',
-    text: 'Rank these',
-    options: [
-      { id: 'a', label: 'Alpha' },
-      { id: 'b', label: 'Beta' },
-    ],
-  },
-  { id: 'feedback', kind: 'open_ended', text: 'Any feedback?', maxLength: 500, render: 'list' },
-  { id: 'ask', kind: 'qa', text: 'Questions?', moderated: false, allowUpvotes: true },
-  { id: 'thanks', kind: 'content', text: 'Thanks' },
-];
 
 type Then = { to: string } | 'end';
 function rule(slideId: string, operator: BranchCondition['if']['operator'], value: unknown, then: Then) {
@@ -145,6 +96,10 @@ describe('the instruction parser reads', () => {
   it.each(table)('%s', (instruction, expected) => {
     const conditions = parseInstruction(instruction, deck);
     expect(conditions).toEqual(expected.map((condition, index) => ({ id: `rule-${index + 1}`, ...condition })));
+  });
+
+  it.each(table)('%s: a draft that fits the poll', (instruction) => {
+    expect(checkBranching(parseInstruction(instruction, deck), deck)).toEqual([]);
   });
 
   it('reads at least 40 different instructions', () => {
