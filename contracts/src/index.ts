@@ -1,4 +1,5 @@
 import { resetAnswers } from './routes/answers.js';
+import { branchPoll, nextSlide } from './routes/branching.js';
 import { createKey, listKeys, revokeKey, rotateKey } from './routes/keys.js';
 import { answerLive, joinSession, liveEvents, upvoteLive } from './routes/live.js';
 import { ingestMedia } from './routes/media.js';
@@ -25,6 +26,7 @@ export * from './events.js';
 export * from './route.js';
 export { MEDIA_INGEST_REQUESTS_PER_MINUTE } from './routes/media.js';
 export * from './schemas/answers.js';
+export * from './schemas/branching.js';
 export * from './schemas/common.js';
 export * from './schemas/keys.js';
 export * from './schemas/live.js';
@@ -53,6 +55,8 @@ export const contract = {
     get: getPoll,
     update: updatePoll,
     delete: deletePoll,
+    branch: branchPoll,
+    nextSlide,
   },
   votes: {
     cast: castVote,

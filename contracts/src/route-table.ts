@@ -10,6 +10,8 @@ export const routeTable = {
     get: { method: 'GET', path: '/polls/{id}', successStatus: 200, auth: 'workspace' },
     update: { method: 'PATCH', path: '/polls/{id}', successStatus: 200, auth: 'workspace' },
     delete: { method: 'DELETE', path: '/polls/{id}', successStatus: 200, auth: 'workspace' },
+    branch: { method: 'POST', path: '/polls/{id}/branch', successStatus: 200, auth: 'workspace' },
+    nextSlide: { method: 'GET', path: '/polls/{id}/next-slide', successStatus: 200, auth: 'workspace' },
   },
   votes: {
     cast: { method: 'POST', path: '/polls/{id}/votes', successStatus: 201, auth: 'workspace' },

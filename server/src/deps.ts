@@ -13,6 +13,7 @@ import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from '
 import { AnswerWriter } from './modules/answers/answer-writer.js';
 import { Authenticator } from './modules/auth/auth.service.js';
 import { CREDENTIALS_TOPIC } from './modules/auth/credentials-topic.js';
+import type { BranchDrafter } from './modules/branching/branching.service.js';
 import { DomainEvents } from './modules/events/domain-events.js';
 import { LiveHub } from './modules/live/live-hub.js';
 import type { MediaFiles } from './modules/media/media.service.js';
@@ -42,6 +43,8 @@ export interface AppDeps {
   joinUrl: (pin: string) => string;
   /** Re-hosted media files and the base URL they are served at (modules/media). */
   media: MediaFiles & { setPort(port: number): void };
+  /** Drafts skip logic through the configured language-model provider (modules/branching). */
+  branchDrafter: BranchDrafter | undefined;
   log: Logger;
   /** Set when shutdown begins: readiness fails so load balancers stop sending traffic. */
   state: { shuttingDown: boolean };
@@ -91,6 +94,8 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
         inProcessDatabase: database.driver === 'pglite',
       }),
       media,
+      // Set when a provider key is configured (OPENAI_API_KEY); without it the rules draft alone.
+      branchDrafter: undefined,
       log,
       state: { shuttingDown: false },
     };

@@ -13,6 +13,7 @@ export const pollLimits = {
   labelLength: 300,
   openEndedMaxLength: 5000,
   quizTimeLimitSec: { min: 5, max: 600 },
+  branchInstructionLength: 2000,
   scaleSpan: 100,
 } as const;
 
@@ -214,7 +215,11 @@ export const PollStatus = z
   .meta({ id: 'PollStatus', description: '`draft` takes no answers; `published` does; `closed` no longer does.' });
 export type PollStatus = z.infer<typeof PollStatus>;
 
-/** Skip logic: evaluated after a voter answers `if.slideId`. No route sets it yet, so `branching` is always null. */
+/**
+ * Skip logic: evaluated when a respondent leaves slide `if.slideId` (answered or not); a slide's
+ * rules are tried in order, the first that matches decides, and none matching means the next slide.
+ * Set with `PATCH /polls/{id}` `{ branching }`, drafted from plain English by `POST /polls/{id}/branch`.
+ */
 export const BranchCondition = z
   .strictObject({
     id: ClientId,
@@ -261,7 +266,7 @@ export const Poll = z
     title: z.string(),
     status: PollStatus,
     content: PollContent,
-    branching: Branching.nullable().describe('Skip logic between slides. No route sets it yet: always `null`.'),
+    branching: Branching.nullable().describe('Skip logic between slides (see docs/branching.md); `null` when none.'),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     publishedAt: Timestamp.nullable(),
@@ -296,6 +301,12 @@ export const UpdatePollInput = z
         '`true` publishes (or reopens a closed poll), if it has at least one slide; `false` returns the poll to draft.',
       ),
     closed: z.boolean().optional().describe('`true` closes a published poll; `false` reopens a closed one.'),
+    branching: Branching.nullable()
+      .optional()
+      .describe(
+        'Skip logic, checked against the slides (they exist, the operators fit, jumps go forward, every rule can ' +
+          'apply); `null` removes it. New `content` must still fit the stored skip logic, or come with new `branching`.',
+      ),
   })
   .superRefine((input, ctx) => {
     if (input.publish !== undefined && input.closed !== undefined) {
@@ -305,7 +316,8 @@ export const UpdatePollInput = z
       input.title === undefined &&
       input.content === undefined &&
       input.publish === undefined &&
-      input.closed === undefined
+      input.closed === undefined &&
+      input.branching === undefined
     ) {
       ctx.addIssue({ code: 'custom', path: [], message: 'Send at least one field to change' });
     }

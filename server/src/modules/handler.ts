@@ -6,6 +6,7 @@ import type { JsonText } from '../core/json-text.js';
 import type { AnswersDeps } from './answers/answers.service.js';
 import type { ApiKeysDeps } from './api-keys/api-keys.service.js';
 import type { WorkspaceCredential } from './auth/auth.service.js';
+import type { BranchingDeps } from './branching/branching.service.js';
 import type { LiveDeps } from './live/live.service.js';
 import type { HostGrant, LiveCaller } from './live/live-caller.js';
 import type { MediaDeps } from './media/media.service.js';
@@ -24,6 +25,7 @@ export interface ModuleDeps
     ApiKeysDeps,
     SessionsDeps,
     LiveDeps,
+    BranchingDeps,
     Omit<MediaDeps, 'config'> {
   config: MediaDeps['config'] & WorkspacesDeps['config'];
 }

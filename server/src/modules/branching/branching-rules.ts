@@ -1,4 +1,5 @@
-import type { BranchCondition, Slide } from '@pollkit/contracts';
+import type { BranchCondition, Branching, Slide } from '@pollkit/contracts';
+import { ApiError } from '../../core/api-error.js';
 
 /**
  * Whether skip logic fits its poll, whoever wrote it (the rule-based parser, a language model, a
@@ -29,7 +30,7 @@ export interface BranchingProblem {
 
 type Condition = BranchCondition;
 /** One thing a respondent can have done on a slide: `null` is no answer. */
-type Outcome = null | number | string | readonly string[];
+export type Outcome = null | number | string | readonly string[];
 
 const MAX_SUBSET_OPTIONS = 10;
 
@@ -243,4 +244,21 @@ export function checkBranching(conditions: readonly Condition[], slides: readonl
 
 function reach(condition: Condition, reached: Set<number>, indexOf: ReadonlyMap<string, number>): void {
   if (condition.then.action === 'skip_to') reached.add(indexOf.get(condition.then.slideId) as number);
+}
+
+/** 422 `validation_failed` listing skip-logic problems under `field` (`branching`, or `instruction`). */
+export function branchingProblemsError(field: string, problems: readonly BranchingProblem[], lead: string): ApiError {
+  const byField = new Map<string, string[]>();
+  for (const problem of problems) {
+    const key = [field, ...problem.path].join('.');
+    byField.set(key, [...(byField.get(key) ?? []), problem.message]);
+  }
+  const fieldErrors = Object.fromEntries(byField);
+  return new ApiError('validation_failed', `${lead}: ${problems[0]?.message ?? ''}`, { fieldErrors, formErrors: [] });
+}
+
+/** `PATCH /polls/{id}` `{ branching }` and new content under stored branching: the skip logic must fit. */
+export function assertBranchingFits(branching: Branching, slides: readonly Slide[], lead: string): void {
+  const problems = checkBranching(branching.conditions, slides);
+  if (problems.length > 0) throw branchingProblemsError('branching', problems, lead);
 }

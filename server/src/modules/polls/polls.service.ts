@@ -14,6 +14,7 @@ import { keysetPage } from '../../core/paging.js';
 import { newId } from '../../db/ids.js';
 import type { Database, PollRow, PollUpdate } from '../../db/schema.js';
 import { pollHasAnswers } from '../answers/answers.repository.js';
+import { assertBranchingFits } from '../branching/branching-rules.js';
 import type { PollCache } from './poll-cache.js';
 import { type PollMediaDeps, resolveContentMedia } from './poll-media.js';
 import * as polls from './polls.repository.js';
@@ -155,6 +156,18 @@ export async function updatePoll(
       // Answers refer to slides and options by id; changing the deck under them would corrupt results.
       if (await pollHasAnswers(trx, input.id)) throw hasAnswersError();
       changes.content = JSON.stringify(content);
+    }
+    const slides = (content ?? current.content).questions;
+    if (input.branching !== undefined) {
+      if (input.branching !== null)
+        assertBranchingFits(input.branching, slides, 'The skip logic does not fit the poll');
+      changes.branching = input.branching === null ? null : JSON.stringify(input.branching);
+    } else if (content !== undefined && current.branching) {
+      assertBranchingFits(
+        current.branching,
+        slides,
+        'The new slides break the poll’s skip logic: send `branching` with them (or `null` to remove it)',
+      );
     }
     assertPublishable(current, changes, content);
     if (Object.keys(changes).length === 0) return toPoll(current);

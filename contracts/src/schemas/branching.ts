@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { SlideId, VoterId } from './answers.js';
+import { Branching, PollId, pollLimits } from './polls.js';
+import { text } from './text.js';
+
+/** `POST /polls/{id}/branch`. */
+export const BranchPollInput = z
+  .strictObject({
+    id: PollId,
+    instruction: text()
+      .trim()
+      .min(1)
+      .max(pollLimits.branchInstructionLength)
+      .describe(
+        'Skip logic in plain English, e.g. "If Q2 is below 3, skip to Q4; otherwise if Q2 is 5, end the poll".',
+      ),
+  })
+  .meta({ id: 'BranchPollInput' });
+export type BranchPollInput = z.input<typeof BranchPollInput>;
+
+export const BranchDraftSource = z
+  .enum(['openai', 'rules'])
+  .describe('`openai`: the OpenAI provider drafted it; `rules`: the rule-based parser (no provider, or it failed).')
+  .meta({ id: 'BranchDraftSource' });
+
+export const BranchDraft = z
+  .object({
+    data: z.object({
+      draftJson: Branching.describe(
+        'The drafted skip logic, checked against the poll. Apply it with `PATCH /polls/{id}`.',
+      ),
+      source: BranchDraftSource,
+    }),
+  })
+  .meta({ id: 'BranchDraft' });
+export type BranchDraft = z.output<typeof BranchDraft>;
+
+/** `GET /polls/{id}/next-slide`. */
+export const NextSlideInput = z
+  .strictObject({
+    id: PollId,
+    voterId: VoterId.describe('The respondent whose answers decide.'),
+    afterSlideId: SlideId.describe('The slide the respondent is leaving, answered or not.'),
+  })
+  .meta({ id: 'NextSlideInput' });
+export type NextSlideInput = z.input<typeof NextSlideInput>;
+
+export const NextSlide = z
+  .union([
+    z.strictObject({ slideId: SlideId.describe('The slide to show next.') }),
+    z.strictObject({ end: z.literal(true).describe('The poll ends here for this respondent.') }),
+  ])
+  .meta({ id: 'NextSlide' });
+export type NextSlide = z.output<typeof NextSlide>;
