@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError } from './support/assertions.js';
+import { branchingDeck } from './support/branching-deck.js';
+import { call } from './support/http.js';
+import { startTestServer, type TestServer } from './support/server.js';
+
+/**
+ * Branching over real HTTP, with no provider configured (the rule-based parser drafts):
+ * `POST /polls/{id}/branch`, `PATCH /polls/{id}` `{ branching }` and `GET /polls/{id}/next-slide`
+ * walking respondents through a branched poll from their stored answers.
+ */
+
+let t: TestServer;
+let apiKey: string;
+let freeKey: string;
+
+beforeAll(async () => {
+  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000' });
+  ({ apiKey } = await t.workspace('pro'));
+  ({ apiKey: freeKey } = await t.workspace('free'));
+});
+afterAll(() => t?.close());
+
+async function createPoll(key = apiKey): Promise<string> {
+  const res = await call('POST', `${t.api}/polls`, {
+    apiKey: key,
+    body: { title: 'Branched', content: { questions: branchingDeck } },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.id;
+}
+
+async function branch(pollId: string, instruction: string, key = apiKey) {
+  return call('POST', `${t.api}/polls/${pollId}/branch`, { apiKey: key, body: { instruction } });
+}
+
+describe('POST /polls/{id}/branch without a provider', () => {
+  it('drafts conditions with the rules, checked against the poll, and stores nothing', async () => {
+    const pollId = await createPoll();
+    const res = await branch(pollId, 'If Q2 is below 3, skip to Q4; otherwise if Q2 is 5, end the poll');
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({
+      data: {
+        source: 'rules',
+        draftJson: {
+          conditions: [
+            {
+              id: 'rule-1',
+              if: { slideId: 'mood', operator: 'less_than', value: 3 },
+              then: { action: 'skip_to', slideId: 'drinks' },
+            },
+            { id: 'rule-2', if: { slideId: 'mood', operator: 'equals', value: 5 }, then: { action: 'end' } },
+          ],
+        },
+      },
+    });
+    const poll = await call('GET', `${t.api}/polls/${pollId}`, { apiKey });
+    expect(poll.body.branching).toBeNull();
+  });
+
+  it('answers 422 quoting the words it could not read, with the form it expects', async () => {
+    const pollId = await createPoll();
+    const res = await branch(pollId, 'If Q2 is purple, skip to Q4');
+    expectError(res, 422, 'validation_failed');
+    expect(res.body.error.message).toContain('"purple, skip to Q4"');
+    expect(res.body.error.message).toContain('Q2 is below 3');
+    expect(res.body.error.details.fieldErrors.instruction[0]).toBe(res.body.error.message);
+    expect(res.body.error.details.fragment).toBe('purple, skip to Q4');
+  });
+
+  it('answers 422 when the instruction reads but does not fit the poll (a jump backwards)', async () => {
+    const pollId = await createPoll();
+    const res = await branch(pollId, 'If Q3 is "Paris", skip to Q1');
+    expectError(res, 422, 'validation_failed');
+    expect(res.body.error.message).toMatch(/Jumps go forward only/);
+    expect(Object.keys(res.body.error.details.fieldErrors)).toEqual(['instruction.conditions.0.then.slideId']);
+  });
+
+  it('caps the instruction’s length, and is Pro and Enterprise only', async () => {
+    const pollId = await createPoll();
+    const long = await branch(pollId, `If Q2 is below 3, skip to Q4. ${'x'.repeat(2000)}`);
+    expectError(long, 422, 'validation_failed');
+    expect(long.body.error.details.fieldErrors.instruction).toBeDefined();
+    // The free plan has no API access at all: 402 before anything is looked up.
+    expectError(await branch(pollId, 'If Q2 is below 3, skip to Q4', freeKey), 402, 'upgrade_required');
+    expectError(await branch('poll_01AAAAAAAAAAAAAAAAAAAAAAAA', 'If Q2 is below 3, skip to Q4'), 404, 'not_found');
+  });
+});
+
+describe('PATCH /polls/{id} { branching }', () => {
+  it('stores skip logic that fits, refuses what does not (naming where), and removes it with null', async () => {
+    const pollId = await createPoll();
+    const draft = await branch(pollId, 'If they did not answer Q2, skip to Q5');
+    const stored = await call('PATCH', `${t.api}/polls/${pollId}`, {
+      apiKey,
+      body: { branching: draft.body.data.draftJson },
+    });
+    expect(stored.status, stored.text).toBe(200);
+    expect(stored.body.branching).toEqual(draft.body.data.draftJson);
+
+    const bad = await call('PATCH', `${t.api}/polls/${pollId}`, {
+      apiKey,
+      body: {
+        branching: {
+          conditions: [
+            { id: 'r1', if: { slideId: 'lunch', operator: 'less_than', value: 2 }, then: { action: 'end' } },
+          ],
+        },
+      },
+    });
+    expectError(bad, 422, 'validation_failed');
+    expect(bad.body.error.details.fieldErrors['branching.conditions.0.if.operator'][0]).toMatch(
+      /does not fit slide 'lunch'/,
+    );
+    expect((await call('GET', `${t.api}/polls/${pollId}`, { apiKey })).body.branching).toEqual(
+      draft.body.data.draftJson,
+    );
+
+    // New slides must still fit the stored skip logic.
+    const shorter = await call('PATCH', `${t.api}/polls/${pollId}`, {
+      apiKey,
+      body: { content: { questions: branchingDeck.filter((slide) => slide.id !== 'rank') } },
+    });
+    expectError(shorter, 422, 'validation_failed');
+    expect(shorter.body.error.message).toMatch(/break the poll’s skip logic/);
+
+    const cleared = await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { branching: null } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.branching).toBeNull();
+  });
+});
+
+describe('GET /polls/{id}/next-slide', () => {
+  it('walks respondents through the branched poll from their stored answers', async () => {
+    const pollId = await createPoll();
+    const draft = await branch(
+      pollId,
+      'If Q1 is "Pizza", skip to Q3. If Q2 is below 3, skip to Q4; otherwise if Q2 is 5, end the poll. ' +
+        'If they chose any of "Water", "Juice" on Q4, skip to Q6',
+    );
+    expect(draft.status, draft.text).toBe(200);
+    await call('PATCH', `${t.api}/polls/${pollId}`, {
+      apiKey,
+      body: { branching: draft.body.data.draftJson, publish: true },
+    });
+    const vote = (voterId: string, slideId: string, optionIds: string[]) =>
+      call('POST', `${t.api}/polls/${pollId}/votes`, { apiKey, body: { voterId, slideId, optionIds } });
+    const respond = (voterId: string, slideId: string, scaleValue: number) =>
+      call('POST', `${t.api}/polls/${pollId}/responses`, { apiKey, body: { voterId, slideId, scaleValue } });
+    const next = async (voterId: string, afterSlideId: string) => {
+      const res = await call(
+        'GET',
+        `${t.api}/polls/${pollId}/next-slide?voterId=${voterId}&afterSlideId=${afterSlideId}`,
+        { apiKey },
+      );
+      expect(res.status, res.text).toBe(200);
+      return res.body;
+    };
+
+    expect((await vote('ada', 'lunch', ['pizza'])).status).toBe(201);
+    expect(await next('ada', 'lunch')).toEqual({ slideId: 'capital' });
+    expect((await vote('bob', 'lunch', ['sushi'])).status).toBe(201);
+    expect(await next('bob', 'lunch')).toEqual({ slideId: 'mood' });
+    // No answer to Q1: no rule matches, the next slide.
+    expect(await next('cy', 'lunch')).toEqual({ slideId: 'mood' });
+
+    expect((await respond('bob', 'mood', 2)).status).toBe(201);
+    expect(await next('bob', 'mood')).toEqual({ slideId: 'drinks' });
+    expect((await respond('dee', 'mood', 5)).status).toBe(201);
+    expect(await next('dee', 'mood')).toEqual({ end: true });
+    expect((await respond('eve', 'mood', 3)).status).toBe(201);
+    expect(await next('eve', 'mood')).toEqual({ slideId: 'capital' });
+
+    expect((await vote('bob', 'drinks', ['soda', 'juice'])).status).toBe(201);
+    expect(await next('bob', 'drinks')).toEqual({ slideId: 'feedback' });
+    expect((await vote('eve', 'drinks', ['soda'])).status).toBe(201);
+    expect(await next('eve', 'drinks')).toEqual({ slideId: 'rank' });
+
+    // After the last slide, the end; an unknown slide is a 404.
+    expect(await next('eve', 'thanks')).toEqual({ end: true });
+    const unknown = await call('GET', `${t.api}/polls/${pollId}/next-slide?voterId=eve&afterSlideId=nope`, { apiKey });
+    expectError(unknown, 404, 'not_found');
+    const missing = await call('GET', `${t.api}/polls/${pollId}/next-slide?afterSlideId=lunch`, { apiKey });
+    expectError(missing, 422, 'validation_failed');
+  });
+});
