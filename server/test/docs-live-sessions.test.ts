@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Run, runScript, scriptOf, shBlocks, which } from './support/doc-walkthrough.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
@@ -17,84 +17,6 @@ const DOC_PATH = resolve(fileURLToPath(import.meta.url), '../../../docs/live-ses
  * one. Its background streams give up after 120 s (`--max-time`) if they never close.
  */
 const SCRIPT_TIMEOUT_MS = 150_000;
-
-interface ShBlock {
-  /** 1-based line of the opening fence. */
-  line: number;
-  code: string;
-}
-
-/** The ```sh blocks of a Markdown text, in order. */
-function shBlocks(markdown: string): ShBlock[] {
-  const blocks: ShBlock[] = [];
-  let current: { line: number; lines: string[] } | undefined;
-  markdown.split('\n').forEach((text, index) => {
-    if (current === undefined) {
-      if (text.trim() === '```sh') current = { line: index + 1, lines: [] };
-    } else if (text.trim() === '```') {
-      blocks.push({ line: current.line, code: current.lines.join('\n') });
-      current = undefined;
-    } else {
-      current.lines.push(text);
-    }
-  });
-  if (current !== undefined) throw new Error(`unclosed \`\`\`sh block at line ${current.line}`);
-  return blocks;
-}
-
-/** One bash script: strict mode, background streams killed on exit, a trace naming the doc's blocks. */
-function scriptOf(blocks: ShBlock[]): string {
-  // `:` is a no-op the trace shows: a failure's trace names the block it happened in.
-  const parts = blocks.map((block) => `: docs/live-sessions.md:${block.line}\n${block.code}\n`);
-  return [
-    'set -euo pipefail',
-    // A failing sample must not leave the background `curl -N` streams running.
-    "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT",
-    // The trace goes to stderr, shown only when the script fails.
-    "PS4='+ line $LINENO: '",
-    'set -x',
-    ...parts,
-  ].join('\n');
-}
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runScript(path: string, cwd: string, env: Record<string, string>): Promise<Run> {
-  return new Promise((resolveRun, reject) => {
-    // A process group of its own, so that a timeout can stop the background streams too.
-    const child = spawn('bash', [path], { cwd, env: { ...process.env, ...env }, detached: true });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    const timer = setTimeout(() => {
-      stderr += `\n[test] killed after ${SCRIPT_TIMEOUT_MS} ms`;
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
-    }, SCRIPT_TIMEOUT_MS);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolveRun({ code, signal, stdout, stderr });
-    });
-  });
-}
-
-function which(command: string): Promise<boolean> {
-  return new Promise((resolveWhich) => {
-    const child = spawn('bash', ['-c', `command -v ${command}`], { stdio: 'ignore' });
-    child.on('close', (code) => resolveWhich(code === 0));
-    child.on('error', () => resolveWhich(false));
-  });
-}
 
 let t: TestServer;
 let workDir: string;
@@ -114,8 +36,8 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'pollkit-docs-live-'));
   const blocks = shBlocks(await readFile(DOC_PATH, 'utf8'));
   const scriptPath = join(workDir, 'walkthrough.sh');
-  await writeFile(scriptPath, scriptOf(blocks));
-  run = await runScript(scriptPath, workDir, { BASE: t.api, API_KEY: apiKey });
+  await writeFile(scriptPath, scriptOf(blocks, 'docs/live-sessions.md'));
+  run = await runScript(scriptPath, workDir, { BASE: t.api, API_KEY: apiKey }, SCRIPT_TIMEOUT_MS);
 }, SCRIPT_TIMEOUT_MS + 60_000);
 
 afterAll(async () => {

@@ -7,6 +7,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { AUTHENTICATION_DOC_PATH, withScopeTable } from '../modules/oauth/scope-table.js';
+import { BRANCHING_DOC_PATH, withBranchingTables } from './branching-table.js';
 import { openApiJson } from './document.js';
 import { ERRORS_DOC_PATH, withErrorTable } from './error-table.js';
 import { ROUTE_TABLE_PATH, routeTableSource } from './route-table.js';
@@ -20,6 +21,7 @@ const generatedFiles: { path: string; name: string; generate: (committed: string
   { path: ERRORS_DOC_PATH, name: 'the error table in docs/errors.md', generate: withErrorTable },
   { path: AUTHENTICATION_DOC_PATH, name: 'the scope table in docs/authentication.md', generate: withScopeTable },
   { path: ROUTE_TABLE_PATH, name: 'contracts/src/route-table.ts', generate: routeTableSource },
+  { path: BRANCHING_DOC_PATH, name: 'the instruction tables in docs/branching.md', generate: withBranchingTables },
 ];
 
 async function main(): Promise<void> {
