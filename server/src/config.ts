@@ -54,6 +54,16 @@ const ConfigSchema = z.object({
     .transform((v) => v === 'true'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   /**
+   * The language model that drafts skip logic (`POST /polls/{id}/branch`). Without a key, or when the
+   * provider fails, the rule-based parser answers instead. The key is a credential: never logged.
+   */
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  /** The client's `baseURL`: a proxy, or another provider that speaks the Chat Completions API. */
+  OPENAI_BASE_URL: z.url().optional(),
+  OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  /** The budget of one draft: every attempt and the waits between retries, end to end. */
+  OPENAI_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  /**
    * Where the audience joins a live session: a URL with `{pin}` in it (it is the session's `joinUrl`
    * and what its QR code encodes). Default: PUBLIC_BASE_URL + `/join/{pin}`.
    */

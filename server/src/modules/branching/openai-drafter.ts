@@ -1,0 +1,283 @@
+import { type BranchCondition, Branching, type Slide } from '@pollkit/contracts';
+import OpenAI from 'openai';
+import { z } from 'zod';
+import type { Config } from '../../config.js';
+import { checkBranching } from './branching-rules.js';
+
+/**
+ * Skip logic drafted by a language model from a plain-English instruction, through the `openai`
+ * client's Chat Completions with structured output. Every way this can go wrong — no answer, a
+ * refusal, an HTTP error, the time budget spent, output that is not the format or does not fit the
+ * poll — comes back as `{ ok: false, reason }`, never as an exception: the caller then asks the
+ * rule-based parser (instruction-parser.ts) instead.
+ */
+
+export interface OpenAiSettings {
+  apiKey: string;
+  /** A proxy or a compatible provider; the client's default (api.openai.com) when absent. */
+  baseURL?: string;
+  model: string;
+  /** The budget of the whole draft: every attempt and the waits between retries. */
+  timeoutMs: number;
+}
+
+export type DraftAttempt = { ok: true; conditions: BranchCondition[] } | { ok: false; reason: string };
+
+/** The settings from the configuration, or undefined when no key is set (the parser alone answers). */
+export function openAiSettings(
+  config: Pick<Config, 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'OPENAI_MODEL' | 'OPENAI_TIMEOUT_MS'>,
+): OpenAiSettings | undefined {
+  if (!config.OPENAI_API_KEY) return undefined;
+  return {
+    apiKey: config.OPENAI_API_KEY,
+    ...(config.OPENAI_BASE_URL ? { baseURL: config.OPENAI_BASE_URL } : {}),
+    model: config.OPENAI_MODEL,
+    timeoutMs: config.OPENAI_TIMEOUT_MS,
+  };
+}
+
+/** Attempts after the first on a 408, 409, 429, 5xx or lost connection (the client's own retries). */
+export const MAX_RETRIES = 2;
+
+const OPERATORS = [
+  'equals',
+  'not_equals',
+  'includes',
+  'greater_than',
+  'less_than',
+  'at_least',
+  'at_most',
+  'answered',
+  'not_answered',
+] as const satisfies readonly BranchCondition['if']['operator'][];
+
+/**
+ * What the model writes. OpenAI's strict mode wants every property required and no others, so an
+ * absent `value` is `null` here, and the shape is flat enough for its JSON Schema subset (`anyOf`
+ * and `enum`, no `oneOf` or `const`). Rule ids are not asked for: they are numbered here, as the
+ * parser numbers them, so two rules can never share one. `problem` lets the model say that the
+ * instruction cannot be written in this format rather than invent rules that approximate it.
+ */
+const WireOutput = z.strictObject({
+  conditions: z.array(
+    z.strictObject({
+      if: z.strictObject({
+        slideId: z.string(),
+        operator: z.enum(OPERATORS),
+        value: z.union([z.string(), z.number(), z.array(z.string()), z.null()]),
+      }),
+      // biome-ignore lint/suspicious/noThenProperty: `then` is the field name of the rule's action.
+      then: z.union([
+        z.strictObject({ action: z.enum(['skip_to']), slideId: z.string() }),
+        z.strictObject({ action: z.enum(['end']) }),
+      ]),
+    }),
+  ),
+  problem: z
+    .string()
+    .nullable()
+    .describe('null when the conditions express the instruction; otherwise why it cannot be expressed'),
+});
+type WireOutput = z.output<typeof WireOutput>;
+
+/**
+ * zod's own converter rather than openai's `zodResponseFormat`: the wire schema above is written to
+ * be strict-ready, so no rewriting is needed, and the helper's zod 4 path has changed within openai
+ * 6.x (the range we accept). `$schema` is dropped: the API takes the schema body only.
+ */
+const { $schema: _dialect, ...wireJsonSchema } = z.toJSONSchema(WireOutput, { target: 'draft-7' });
+export const responseFormat = {
+  type: 'json_schema',
+  json_schema: { name: 'branching', strict: true, schema: wireJsonSchema },
+} as const;
+
+const SYSTEM_PROMPT = `You write skip logic for a poll from an instruction in plain language.
+
+Output: { "conditions": [...], "problem": null }. Each condition is
+{ "if": { "slideId", "operator", "value" }, "then": { "action": "skip_to", "slideId" } or { "action": "end" } }.
+After a respondent leaves slide if.slideId (answered or not), that slide's conditions are tried in the order
+you list them; the FIRST that matches decides: skip to then.slideId, or end the poll. When none matches,
+the respondent goes on to the next slide. So write the specific cases first, and "otherwise" last.
+
+Operators by slide kind ("value" is null unless stated):
+- multiple_choice, quiz: "equals" / "not_equals" one option id (that option chosen / not chosen);
+  "includes" a list of option ids (any of them chosen).
+- scale without statements: "equals", "not_equals", "greater_than", "less_than", "at_least", "at_most"
+  a whole-number rating between the slide's min and max.
+- ranking: "equals" / "not_equals" one option id (ranked first / not ranked first).
+- every kind except content: "answered", "not_answered" (value null).
+- content slides take no answers: no condition may test them.
+
+Rules:
+- Use only the slide ids and option ids of the poll given (never labels or numbers as ids).
+- Jumps go forward only: then.slideId must come after if.slideId in the poll.
+- "Question N" / "QN" means the Nth slide that asks something ("question" in the poll below);
+  "slide N" counts every slide ("slide" below).
+- Every condition must be able to apply: no duplicates, none fully caught by an earlier one.
+- If the instruction cannot be expressed with these operators, or names something not in the poll,
+  return no conditions and say why in "problem".`;
+
+/** The deck as the model needs it: ids, kinds, texts, option ids and labels, ranges, statements. */
+function describeDeck(poll: { title: string; slides: readonly Slide[] }): string {
+  let question = 0;
+  const slides = poll.slides.map((slide, index) => {
+    const entry: Record<string, unknown> = { slide: index + 1 };
+    if (slide.kind !== 'content') entry.question = ++question;
+    Object.assign(entry, { id: slide.id, kind: slide.kind, text: slide.text });
+    if (slide.kind === 'multiple_choice') entry.answers = slide.type === 'multiple' ? 'several' : 'one';
+    if (slide.kind === 'quiz') entry.answers = 'several';
+    if ('options' in slide) entry.options = slide.options.map((option) => ({ id: option.id, label: option.label }));
+    if (slide.kind === 'scale') {
+      Object.assign(entry, { min: slide.min, max: slide.max });
+      if (slide.statements.length > 0) entry.statements = slide.statements.map((statement) => statement.text);
+    }
+    return entry;
+  });
+  return JSON.stringify({ title: poll.title, slides });
+}
+
+function toConditions(output: WireOutput): BranchCondition[] {
+  return output.conditions.map((condition, index) => ({
+    id: `rule-${index + 1}`,
+    if:
+      condition.if.value === null
+        ? { slideId: condition.if.slideId, operator: condition.if.operator }
+        : { slideId: condition.if.slideId, operator: condition.if.operator, value: condition.if.value },
+    // biome-ignore lint/suspicious/noThenProperty: `then` is the field name of the rule's action.
+    then: condition.then.action === 'end' ? { action: 'end' } : { action: 'skip_to', slideId: condition.then.slideId },
+  }));
+}
+
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid';
+  return issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message;
+}
+
+/** Seconds or milliseconds the provider asked us to wait before retrying, as the client reads them. */
+function retryAfterMs(headers: Headers): number | undefined {
+  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
+  if (!Number.isNaN(ms) && ms > 0) return ms;
+  const header = headers.get('retry-after');
+  if (!header) return undefined;
+  const seconds = Number.parseFloat(header);
+  return Number.isNaN(seconds) ? Date.parse(header) - Date.now() : seconds * 1000;
+}
+
+/**
+ * The client honours any `retry-after` (openai 6.x no longer caps it) with a sleep that the abort
+ * signal does not cut short. An error response that asks for a wait beyond the budget is marked not
+ * retryable (`x-should-retry: false`, which the client obeys): the draft gives up at once with the
+ * real reason instead of sleeping into a timeout.
+ */
+function fetchWithin(deadline: number): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    const wait = response.ok ? undefined : retryAfterMs(response.headers);
+    if (wait === undefined || Date.now() + wait < deadline) return response;
+    const headers = new Headers(response.headers);
+    headers.set('x-should-retry', 'false');
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  };
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts, whichever comes first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function failureReason(error: unknown, timeoutMs: number, signal: AbortSignal): string {
+  if (signal.aborted || error instanceof OpenAI.APIConnectionTimeoutError) return `timed out after ${timeoutMs} ms`;
+  if (error instanceof OpenAI.APIConnectionError) {
+    const cause = (error.cause as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+    return `could not reach the provider${typeof cause === 'string' ? ` (${cause})` : ''}`;
+  }
+  if (error instanceof OpenAI.APIError && error.status !== undefined) {
+    if (error.status === 429) return 'rate limited (429)';
+    // The code, never the message: OpenAI's 401 message quotes part of the key.
+    return `provider error ${error.status}${typeof error.code === 'string' ? ` (${error.code})` : ''}`;
+  }
+  return `failed: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+export async function draftWithOpenAI(
+  settings: OpenAiSettings,
+  poll: { title: string; slides: readonly Slide[] },
+  instruction: string,
+): Promise<DraftAttempt> {
+  const { timeoutMs } = settings;
+  // One signal for the whole call: it cancels the attempt in flight, stops the client from starting
+  // another, and (through untilAborted) returns even while the client sleeps between retries.
+  const signal = AbortSignal.timeout(timeoutMs);
+  let completion: OpenAI.ChatCompletion;
+  try {
+    const client = new OpenAI({
+      apiKey: settings.apiKey,
+      ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
+      maxRetries: MAX_RETRIES,
+      timeout: timeoutMs,
+      fetch: fetchWithin(Date.now() + timeoutMs),
+    });
+    const request = client.chat.completions.create(
+      {
+        model: settings.model,
+        messages: [
+          { role: 'system', content: SYSTEM_PROMPT },
+          { role: 'user', content: `Poll:\n${describeDeck(poll)}` },
+          { role: 'user', content: `Instruction:\n${instruction}` },
+        ],
+        response_format: responseFormat,
+      },
+      { signal },
+    );
+    completion = await untilAborted(request, signal);
+  } catch (error) {
+    return { ok: false, reason: failureReason(error, timeoutMs, signal) };
+  }
+
+  const choice = completion.choices?.[0];
+  if (!choice) return { ok: false, reason: 'no output: the response has no choices' };
+  const { message } = choice;
+  if (message?.refusal) return { ok: false, reason: `refused: ${message.refusal}` };
+  if (choice.finish_reason === 'content_filter') return { ok: false, reason: 'refused: content filter' };
+  if (!message?.content) return { ok: false, reason: `no output (finish_reason ${choice.finish_reason})` };
+
+  let json: unknown;
+  try {
+    json = JSON.parse(message.content);
+  } catch {
+    return {
+      ok: false,
+      reason:
+        choice.finish_reason === 'length'
+          ? 'malformed output: cut off at the length limit'
+          : 'malformed output: not JSON',
+    };
+  }
+  const wire = WireOutput.safeParse(json);
+  if (!wire.success) return { ok: false, reason: `malformed output: ${firstIssue(wire.error)}` };
+  if (wire.data.problem !== null && wire.data.problem.trim() !== '') {
+    return { ok: false, reason: `declined: ${wire.data.problem}` };
+  }
+  if (wire.data.conditions.length === 0) return { ok: false, reason: 'no rules drafted' };
+
+  const branching = Branching.safeParse({ conditions: toConditions(wire.data) });
+  if (!branching.success) return { ok: false, reason: `malformed output: ${firstIssue(branching.error)}` };
+  const problems = checkBranching(branching.data.conditions, poll.slides);
+  if (problems.length > 0) return { ok: false, reason: `does not fit the poll: ${problems[0]?.message}` };
+  return { ok: true, conditions: branching.data.conditions };
+}
