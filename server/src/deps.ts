@@ -14,6 +14,7 @@ import { AnswerWriter } from './modules/answers/answer-writer.js';
 import { Authenticator } from './modules/auth/auth.service.js';
 import { CREDENTIALS_TOPIC } from './modules/auth/credentials-topic.js';
 import type { BranchDrafter } from './modules/branching/branching.service.js';
+import { draftWithOpenAI, openAiSettings } from './modules/branching/openai-drafter.js';
 import { DomainEvents } from './modules/events/domain-events.js';
 import { LiveHub } from './modules/live/live-hub.js';
 import type { MediaFiles } from './modules/media/media.service.js';
@@ -95,7 +96,7 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
       }),
       media,
       // Set when a provider key is configured (OPENAI_API_KEY); without it the rules draft alone.
-      branchDrafter: undefined,
+      branchDrafter: branchDrafterOf(config),
       log,
       state: { shuttingDown: false },
     };
@@ -103,6 +104,12 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
     await database.close();
     throw error;
   }
+}
+
+/** The language-model drafter of skip logic, when OPENAI_API_KEY is set (modules/branching). */
+function branchDrafterOf(config: Config): BranchDrafter | undefined {
+  const settings = openAiSettings(config);
+  return settings ? (poll, instruction) => draftWithOpenAI(settings, poll, instruction) : undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BranchCondition } from '@pollkit/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +10,15 @@ import {
   openAiSettings,
 } from '../src/modules/branching/openai-drafter.js';
 import { branchingDeck as deck } from './support/branching-deck.js';
+import {
+  apiError,
+  completion,
+  type FakeOpenAI,
+  output,
+  type Received,
+  startFakeOpenAI,
+  wire,
+} from './support/fake-openai.js';
 
 /**
  * draftWithOpenAI (modules/branching/openai-drafter.ts) against a loopback server that speaks the
@@ -21,104 +30,23 @@ const KEY = 'sk-test-0123456789abcdef';
 const MODEL = 'gpt-4o-mini';
 const poll = { title: 'Team lunch', slides: deck };
 
-interface Received {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: any;
-  /** Resolves once the client has closed the connection or the response has been sent. */
-  closed: Promise<void>;
-}
-/** What the fake answers to the request numbered `attempt` (0 first): a reply, or nothing ever. */
-type Reply = { status: number; headers?: Record<string, string>; body: unknown } | 'hang';
-
-let server: Server;
-let baseURL: string;
-let received: Received[] = [];
-let reply: (attempt: number) => Reply;
+let fake: FakeOpenAI;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const closed = new Promise<void>((resolve) => res.on('close', resolve));
-      const attempt = received.length;
-      received.push({
-        method: req.method ?? '',
-        path: req.url ?? '',
-        headers: req.headers,
-        body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
-        closed,
-      });
-      const answer = reply(attempt);
-      if (answer === 'hang') return;
-      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-      res.end(JSON.stringify(answer.body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  fake = await startFakeOpenAI();
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => fake.close());
 
 beforeEach(() => {
-  received = [];
-  reply = () => ({ status: 500, body: { error: { message: 'no reply set', type: 'test' } } });
+  fake.received = [];
+  fake.reply = () => ({ status: 500, body: { error: { message: 'no reply set', type: 'test' } } });
 });
 
 function settings(timeoutMs = 10_000): OpenAiSettings {
-  return { apiKey: KEY, baseURL, model: MODEL, timeoutMs };
+  return { apiKey: KEY, baseURL: fake.baseURL, model: MODEL, timeoutMs };
 }
 
-/** A chat completion as OpenAI returns it. */
-function completion(content: string | null, refusal: string | null = null) {
-  return {
-    status: 200,
-    headers: { 'x-request-id': 'req_test' },
-    body: {
-      id: 'chatcmpl-test',
-      object: 'chat.completion',
-      created: 1_760_000_000,
-      model: 'gpt-4o-mini-2024-07-18',
-      choices: [
-        {
-          index: 0,
-          message: { role: 'assistant', content, refusal, annotations: [] },
-          logprobs: null,
-          finish_reason: 'stop',
-        },
-      ],
-      usage: { prompt_tokens: 900, completion_tokens: 60, total_tokens: 960 },
-      system_fingerprint: 'fp_test',
-    },
-  };
-}
-
-/** An error as OpenAI returns it. */
-function apiError(status: number, code: string | null, message: string, headers: Record<string, string> = {}) {
-  return { status, headers, body: { error: { message, type: 'error', param: null, code } } };
-}
-
-/** The model's output for conditions written in the wire format. */
-function output(conditions: unknown[], problem: string | null = null): string {
-  return JSON.stringify({ conditions, problem });
-}
-
-/** A condition as the model writes it: every field present, `value` null when there is none. */
-function wire(slideId: string, operator: string, value: unknown, to: string): unknown {
-  return {
-    if: { slideId, operator, value },
-    // biome-ignore lint/suspicious/noThenProperty: `then` is the field name of the rule's action.
-    then: to === 'end' ? { action: 'end' } : { action: 'skip_to', slideId: to },
-  };
-}
-
-/** A contract condition, as the drafter should return it. */
 function rule(
   id: string,
   slideId: string,
@@ -184,7 +112,7 @@ function expectDraftRequest(request: Received | undefined, instruction: string):
 describe('draftWithOpenAI', () => {
   it('returns the conditions the model wrote, numbered, with null values dropped', async () => {
     const instruction = 'If they pick pizza, skip to the quiz; if they skip lunch, end; if mood is 2 or less go to Q6';
-    reply = () =>
+    fake.reply = () =>
       completion(
         output([
           wire('lunch', 'equals', 'pizza', 'capital'),
@@ -203,36 +131,36 @@ describe('draftWithOpenAI', () => {
       rule('rule-4', 'drinks', 'includes', ['water', 'soda'], 'end'),
     ];
     expect(result).toStrictEqual({ ok: true, conditions: expected });
-    expect(received).toHaveLength(1);
-    expectDraftRequest(received[0], instruction);
+    expect(fake.received).toHaveLength(1);
+    expectDraftRequest(fake.received[0], instruction);
   });
 
   it('reports a refusal', async () => {
     const instruction = 'Skip to the end if they are rude';
-    reply = () => completion(null, "I'm sorry, I can't help with that.");
+    fake.reply = () => completion(null, "I'm sorry, I can't help with that.");
 
     const result = await draftWithOpenAI(settings(), poll, instruction);
 
     expect(result).toEqual({ ok: false, reason: "refused: I'm sorry, I can't help with that." });
-    expect(received).toHaveLength(1);
-    expectDraftRequest(received[0], instruction);
+    expect(fake.received).toHaveLength(1);
+    expectDraftRequest(fake.received[0], instruction);
   });
 
   it('retries a 500 as many times as allowed, then reports it', async () => {
     const instruction = 'End the poll if Q1 is not answered';
-    reply = () => apiError(500, null, 'The server had an error while processing your request.');
+    fake.reply = () => apiError(500, null, 'The server had an error while processing your request.');
 
     const result = await draftWithOpenAI(settings(), poll, instruction);
 
     expect(result).toEqual({ ok: false, reason: 'provider error 500' });
-    expect(received).toHaveLength(1 + MAX_RETRIES);
-    for (const request of received) expectDraftRequest(request, instruction);
-    expect(new Set(received.map((request) => JSON.stringify(request.body))).size).toBe(1);
+    expect(fake.received).toHaveLength(1 + MAX_RETRIES);
+    for (const request of fake.received) expectDraftRequest(request, instruction);
+    expect(new Set(fake.received.map((request) => JSON.stringify(request.body))).size).toBe(1);
   });
 
   it('retries a 429 with retry-after: 0 a bounded number of times', async () => {
     const instruction = 'If they choose sushi, end the poll';
-    reply = () =>
+    fake.reply = () =>
       apiError(429, 'rate_limit_exceeded', 'Rate limit reached for gpt-4o-mini on requests per min (RPM).', {
         'retry-after': '0',
       });
@@ -240,24 +168,24 @@ describe('draftWithOpenAI', () => {
     const result = await draftWithOpenAI(settings(), poll, instruction);
 
     expect(result).toEqual({ ok: false, reason: 'rate limited (429)' });
-    expect(received).toHaveLength(1 + MAX_RETRIES);
-    for (const request of received) expectDraftRequest(request, instruction);
+    expect(fake.received).toHaveLength(1 + MAX_RETRIES);
+    for (const request of fake.received) expectDraftRequest(request, instruction);
   });
 
   it('gives up at once on a 429 that asks for a wait longer than the budget', async () => {
     const instruction = 'If they choose sushi, end the poll';
-    reply = () => apiError(429, 'rate_limit_exceeded', 'Rate limit reached.', { 'retry-after': '3600' });
+    fake.reply = () => apiError(429, 'rate_limit_exceeded', 'Rate limit reached.', { 'retry-after': '3600' });
 
     const result = await draftWithOpenAI(settings(), poll, instruction);
 
     expect(result).toEqual({ ok: false, reason: 'rate limited (429)' });
-    expect(received).toHaveLength(1);
-    expectDraftRequest(received[0], instruction);
+    expect(fake.received).toHaveLength(1);
+    expectDraftRequest(fake.received[0], instruction);
   });
 
   it('recovers when a retry succeeds', async () => {
     const instruction = 'If they did not answer Q2, end';
-    reply = (attempt) =>
+    fake.reply = (attempt) =>
       attempt === 0
         ? apiError(503, null, 'The engine is currently overloaded.', { 'retry-after-ms': '1' })
         : completion(output([wire('mood', 'not_answered', null, 'end')]));
@@ -268,13 +196,13 @@ describe('draftWithOpenAI', () => {
       ok: true,
       conditions: [rule('rule-1', 'mood', 'not_answered', undefined, 'end')],
     });
-    expect(received).toHaveLength(2);
-    for (const request of received) expectDraftRequest(request, instruction);
+    expect(fake.received).toHaveLength(2);
+    for (const request of fake.received) expectDraftRequest(request, instruction);
   });
 
   it('does not retry a rejected key, and never repeats the provider message that quotes it', async () => {
     const instruction = 'End if Q1 is pizza';
-    reply = () =>
+    fake.reply = () =>
       apiError(401, 'invalid_api_key', `Incorrect API key provided: ${KEY.slice(0, 8)}****cdef.`, {
         'www-authenticate': 'Bearer',
       });
@@ -283,21 +211,21 @@ describe('draftWithOpenAI', () => {
 
     expect(result).toEqual({ ok: false, reason: 'provider error 401 (invalid_api_key)' });
     expect(JSON.stringify(result)).not.toContain(KEY.slice(0, 8));
-    expect(received).toHaveLength(1);
-    expectDraftRequest(received[0], instruction);
+    expect(fake.received).toHaveLength(1);
+    expectDraftRequest(fake.received[0], instruction);
   });
 
   it('stops waiting for a provider that never answers once the budget is spent', async () => {
     const instruction = 'If Q1 is tacos, skip to the ranking';
-    reply = () => 'hang';
+    fake.reply = () => 'hang';
 
     const result = await draftWithOpenAI(settings(300), poll, instruction);
 
     expect(result).toEqual({ ok: false, reason: 'timed out after 300 ms' });
-    expect(received.length).toBeGreaterThanOrEqual(1);
-    expectDraftRequest(received[0], instruction);
+    expect(fake.received.length).toBeGreaterThanOrEqual(1);
+    expectDraftRequest(fake.received[0], instruction);
     // The client hung up on every attempt it started: nothing is left open at the provider.
-    await Promise.all(received.map((request) => request.closed));
+    await Promise.all(fake.received.map((request) => request.closed));
   });
 
   it('reports a provider it cannot reach', async () => {
@@ -313,7 +241,7 @@ describe('draftWithOpenAI', () => {
     );
 
     expect(result).toEqual({ ok: false, reason: 'could not reach the provider (ECONNREFUSED)' });
-    expect(received).toHaveLength(0);
+    expect(fake.received).toHaveLength(0);
   });
 
   it.each([
@@ -361,24 +289,24 @@ describe('draftWithOpenAI', () => {
     ['no rules at all', output([]), 'no rules drafted'],
   ])('rejects %s', async (_name, content, reason) => {
     const instruction = 'If they pick pizza, skip to the quiz';
-    reply = () => completion(content);
+    fake.reply = () => completion(content);
 
     const result = await draftWithOpenAI(settings(), poll, instruction);
 
     expect(result.ok).toBe(false);
     expect(result.ok ? undefined : result.reason).toMatch(reason);
-    expect(received).toHaveLength(1);
-    expectDraftRequest(received[0], instruction);
+    expect(fake.received).toHaveLength(1);
+    expectDraftRequest(fake.received[0], instruction);
   });
 
   it('reports a response without choices', async () => {
     const instruction = 'End if Q1 is pizza';
-    reply = () => ({ ...completion(null), body: { ...completion(null).body, choices: [] } });
+    fake.reply = () => ({ ...completion(null), body: { ...completion(null).body, choices: [] } });
 
     const result = await draftWithOpenAI(settings(), poll, instruction);
 
     expect(result).toEqual({ ok: false, reason: 'no output: the response has no choices' });
-    expectDraftRequest(received[0], instruction);
+    expectDraftRequest(fake.received[0], instruction);
   });
 });
 

@@ -15,9 +15,7 @@ import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { findVoterAnswer } from './branching.repository.js';
 import { branchingProblemsError, checkBranching, matches, type Outcome } from './branching-rules.js';
 import { InstructionError, parseInstruction } from './instruction-parser.js';
-
-/** What a drafter answers: conditions that fit the poll, or why there are none. */
-export type DraftAttempt = { ok: true; conditions: BranchCondition[] } | { ok: false; reason: string };
+import type { DraftAttempt } from './openai-drafter.js';
 
 /** The language-model drafter (modules/branching/openai-drafter.ts), present when a provider is configured. */
 export type BranchDrafter = (
