@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectError } from './support/assertions.js';
-import { branchingDeck } from './support/branching-deck.js';
+import { branchingDeck, condition } from './support/branching-deck.js';
 import {
   apiError,
   completion,
@@ -26,13 +26,7 @@ let apiKey: string;
 let pollId: string;
 
 const INSTRUCTION = 'If Q2 is below 3, skip to Q4';
-const RULES_DRAFT = [
-  {
-    id: 'rule-1',
-    if: { slideId: 'mood', operator: 'less_than', value: 3 },
-    then: { action: 'skip_to', slideId: 'drinks' },
-  },
-];
+const RULES_DRAFT = [condition('rule-1', 'mood', 'less_than', 3, 'drinks')];
 
 beforeAll(async () => {
   fake = await startFakeOpenAI();
@@ -74,12 +68,8 @@ describe('POST /polls/{id}/branch with OpenAI configured', () => {
       source: 'openai',
       draftJson: {
         conditions: [
-          {
-            id: 'rule-1',
-            if: { slideId: 'mood', operator: 'at_most', value: 2 },
-            then: { action: 'skip_to', slideId: 'drinks' },
-          },
-          { id: 'rule-2', if: { slideId: 'feedback', operator: 'not_answered' }, then: { action: 'end' } },
+          condition('rule-1', 'mood', 'at_most', 2, 'drinks'),
+          condition('rule-2', 'feedback', 'not_answered', undefined, 'end'),
         ],
       },
     });

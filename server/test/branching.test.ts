@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from './support/assertions.js';
-import { branchingDeck } from './support/branching-deck.js';
+import { branchingDeck, condition } from './support/branching-deck.js';
 import { call } from './support/http.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
@@ -44,12 +44,8 @@ describe('POST /polls/{id}/branch without a provider', () => {
         source: 'rules',
         draftJson: {
           conditions: [
-            {
-              id: 'rule-1',
-              if: { slideId: 'mood', operator: 'less_than', value: 3 },
-              then: { action: 'skip_to', slideId: 'drinks' },
-            },
-            { id: 'rule-2', if: { slideId: 'mood', operator: 'equals', value: 5 }, then: { action: 'end' } },
+            condition('rule-1', 'mood', 'less_than', 3, 'drinks'),
+            condition('rule-2', 'mood', 'equals', 5, 'end'),
           ],
         },
       },
@@ -102,9 +98,7 @@ describe('PATCH /polls/{id} { branching }', () => {
       apiKey,
       body: {
         branching: {
-          conditions: [
-            { id: 'r1', if: { slideId: 'lunch', operator: 'less_than', value: 2 }, then: { action: 'end' } },
-          ],
+          conditions: [condition('r1', 'lunch', 'less_than', 2, 'end')],
         },
       },
     });

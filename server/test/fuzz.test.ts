@@ -49,6 +49,8 @@ const seeds: Record<string, (world: World) => Record<string, unknown>[]> = {
     { id: world.pollId, title: 'Renamed' },
     { id: world.pollId, closed: true },
   ],
+  pollsBranch: (world) => [{ id: world.pollId, instruction: 'If Q1 is "Pizza", skip to Q3' }],
+  pollsNextSlide: (world) => [{ id: world.pollId, voterId: 'fuzz-voter', afterSlideId: 'lunch' }],
   votesCast: (world) => [{ id: world.pollId, voterId: 'fuzz-voter', slideId: 'lunch', optionIds: ['pizza'] }],
   responsesCreate: (world) => [
     { id: world.pollId, voterId: 'fuzz-voter', slideId: 'words', text: 'hello' },
