@@ -1,4 +1,4 @@
-import { type BranchCondition, Branching, type Slide } from '@pollkit/contracts';
+import { BranchCondition, Branching, type Slide } from '@pollkit/contracts';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
@@ -39,17 +39,8 @@ export function openAiSettings(
 /** Attempts after the first on a 408, 409, 429, 5xx or lost connection (the client's own retries). */
 export const MAX_RETRIES = 2;
 
-const OPERATORS = [
-  'equals',
-  'not_equals',
-  'includes',
-  'greater_than',
-  'less_than',
-  'at_least',
-  'at_most',
-  'answered',
-  'not_answered',
-] as const satisfies readonly BranchCondition['if']['operator'][];
+/** The contract's operators: the model is offered exactly what a stored condition may hold. */
+const OPERATORS = BranchCondition.shape.if.shape.operator.options;
 
 /**
  * What the model writes. OpenAI's strict mode wants every property required and no others, so an
