@@ -630,69 +630,35 @@ class Parser {
   /** below 3 / at least 4 / 4 or more / exactly 5 / 5 / > 2 */
   #comparison(): { operator: Operator; value: number } | undefined {
     const mark = this.#at;
-    const prefix = this.#acceptAny([
-      'below',
-      'under',
-      'less than',
-      'lower than',
-      'smaller than',
-      'fewer than',
-      '<',
-      'above',
-      'over',
-      'more than',
-      'greater than',
-      'higher than',
-      'bigger than',
-      '>',
-      'at least',
-      'no less than',
-      'not less than',
-      'not below',
-      '>=',
-      'at most',
-      'no more than',
-      'not more than',
-      'not above',
-      '<=',
-      'exactly',
-      'equal to',
-      'equals',
-      '=',
-    ]);
+    const prefix = this.#acceptAny([...COMPARISON_PREFIXES.keys()]);
     const n = this.#signedNumber();
     if (n === undefined) {
       this.#at = mark;
       return undefined;
     }
-    if (prefix === undefined) {
-      if (this.#acceptAny(['or more', 'or higher', 'or above', 'or better', 'or greater', '+'])) {
-        return { operator: 'at_least', value: n };
-      }
-      if (this.#acceptAny(['or less', 'or lower', 'or below', 'or fewer', 'or worse']))
-        return { operator: 'at_most', value: n };
-      return { operator: 'equals', value: n };
+    if (prefix !== undefined) return { operator: COMPARISON_PREFIXES.get(prefix) as Operator, value: n };
+    if (this.#acceptAny(['or more', 'or higher', 'or above', 'or better', 'or greater', '+'])) {
+      return { operator: 'at_least', value: n };
     }
-    const operator: Operator = [
-      'below',
-      'under',
-      'less than',
-      'lower than',
-      'smaller than',
-      'fewer than',
-      '<',
-    ].includes(prefix)
-      ? 'less_than'
-      : ['above', 'over', 'more than', 'greater than', 'higher than', 'bigger than', '>'].includes(prefix)
-        ? 'greater_than'
-        : ['at least', 'no less than', 'not less than', 'not below', '>='].includes(prefix)
-          ? 'at_least'
-          : ['at most', 'no more than', 'not more than', 'not above', '<='].includes(prefix)
-            ? 'at_most'
-            : 'equals';
-    return { operator, value: n };
+    if (this.#acceptAny(['or less', 'or lower', 'or below', 'or fewer', 'or worse'])) {
+      return { operator: 'at_most', value: n };
+    }
+    return { operator: 'equals', value: n };
   }
 }
+
+/** The words before a rating that say how it is compared ("below 3", "at least 4"). */
+const COMPARISON_PREFIXES = new Map<string, Operator>(
+  (
+    [
+      ['less_than', ['below', 'under', 'less than', 'lower than', 'smaller than', 'fewer than', '<']],
+      ['greater_than', ['above', 'over', 'more than', 'greater than', 'higher than', 'bigger than', '>']],
+      ['at_least', ['at least', 'no less than', 'not less than', 'not below', '>=']],
+      ['at_most', ['at most', 'no more than', 'not more than', 'not above', '<=']],
+      ['equals', ['exactly', 'equal to', 'equals', '=']],
+    ] as const
+  ).flatMap(([operator, words]) => words.map((word) => [word, operator] as const)),
+);
 
 /** Case, spaces and a closing `?` or `.` do not matter when text is compared. */
 function normalise(text: string): string {
