@@ -11,7 +11,6 @@ import {
   type Question,
   type QuestionList,
   type QuestionStatus,
-  type RouteHead,
   type routeTable,
   type Session,
   type SessionAction,
@@ -65,8 +64,8 @@ export interface PresenterSession {
 
 /** What the live helpers call: `contract`'s routes (with schemas), or the schema-free `routeTable`'s. */
 export type LiveRoutes = {
-  sessions: { [K in keyof typeof routeTable.sessions]: CallableRoute & RouteHead };
-  live: { [K in keyof typeof routeTable.live]: CallableRoute & RouteHead };
+  sessions: { [K in keyof typeof routeTable.sessions]: CallableRoute };
+  live: { [K in keyof typeof routeTable.live]: CallableRoute };
 };
 
 /**

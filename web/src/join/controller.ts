@@ -17,6 +17,7 @@ import {
   ValidationError,
 } from '@pollkit/sdk/live';
 import { pageFetch, ServerClock, streamLastHeardAt } from '../shared/net.js';
+import type { BoardQuestion } from '../shared/results.js';
 import { readStored, removeStored, writeStored } from '../shared/storage.js';
 import { onWake, ViewStore } from '../shared/store.js';
 
@@ -33,12 +34,6 @@ export type AnswerStatus =
   | { kind: 'queued' }
   | { kind: 'received' }
   | { kind: 'refused'; message: string };
-
-export interface BoardQuestion {
-  id: string;
-  text: string;
-  upvotes: number;
-}
 
 export interface View {
   phase: 'form' | 'joining' | 'live';

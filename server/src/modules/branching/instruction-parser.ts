@@ -529,46 +529,31 @@ class Parser {
     const mark = this.#at;
     const alone = this.#optionAnywhere();
     if (alone) {
-      const options = [alone.optionId];
-      // More options of the same slide: "Pizza" or "Sushi".
-      for (;;) {
-        const before = this.#at;
-        this.#accept(',');
-        if (!this.#acceptAny(['or', 'and']) && this.#at === before) break;
-        const next = this.#option(alone.slide);
-        if (next === undefined) {
-          this.#at = before;
-          break;
-        }
-        options.push(next);
-      }
-      if (this.#acceptAny(['on', 'in', 'for', 'at'])) {
-        // The slide was named after all: read the options against it.
-        const slide = this.#slide();
-        const after = this.#at;
-        this.#at = mark;
-        const named = this.#options(slide);
-        this.#at = after;
-        return { slide, options: named };
-      }
-      return { slide: alone.slide, options };
+      // More options of the same slide may follow ("Pizza" or "Sushi"), and then the slide after all.
+      this.#at = mark;
+      const options = this.#options(alone.slide);
+      if (!this.#acceptAny(['on', 'in', 'for', 'at'])) return { slide: alone.slide, options };
+      return this.#optionsThenSlide(mark, this.#at);
     }
     // Options by id need their slide: "pizza on Q1".
     const peeked = this.#peek();
     if (peeked && (peeked.kind === 'word' || peeked.kind === 'quoted')) {
       let look = this.#at + 1;
       while (look < this.#tokens.length && !['on', 'in', 'for', 'at'].includes(this.#tokens[look]!.value)) look++;
-      if (look < this.#tokens.length) {
-        this.#at = look + 1;
-        const slide = this.#slide();
-        const after = this.#at;
-        this.#at = mark;
-        const options = this.#options(slide);
-        this.#at = after;
-        return { slide, options };
-      }
+      if (look < this.#tokens.length) return this.#optionsThenSlide(mark, look + 1);
     }
     return this.#fail('an option in quotes and its slide, as in "\\"Pizza\\" on Q1"');
+  }
+
+  /** Options written before their slide: the slide (at `slideAt`) is read first, then the options against it. */
+  #optionsThenSlide(optionsAt: number, slideAt: number): { slide: Slide; options: string[] } {
+    this.#at = slideAt;
+    const slide = this.#slide();
+    const after = this.#at;
+    this.#at = optionsAt;
+    const options = this.#options(slide);
+    this.#at = after;
+    return { slide, options };
   }
 
   /** After a slide: is below 3 / is "Pizza" / was skipped / is any of … */
