@@ -85,6 +85,16 @@ export const errorCodes = {
     status: 409,
     description: 'Another request with this `Idempotency-Key` is still being processed; retry shortly.',
   },
+  webhook_endpoint_limit: {
+    status: 409,
+    description:
+      'The workspace already has the most webhook endpoints it may have (`details.limit`); delete one first.',
+  },
+  webhook_endpoint_disabled: {
+    status: 409,
+    description:
+      'The webhook endpoint is disabled (`details.disabledReason`); enable it with `PATCH /webhooks/{id}` first.',
+  },
   key_not_active: {
     status: 409,
     description: 'Only an active API key can be rotated; this one is revoked or was already rotated.',
@@ -120,6 +130,12 @@ export const errorCodes = {
     status: 422,
     description:
       'The media URL does not serve an image the server can decode (or the image has more pixels than allowed), while `type: image` was asked for.',
+  },
+  webhook_url_not_allowed: {
+    status: 422,
+    description:
+      'The webhook URL is not one events may be sent to: not https (where the server requires it), with credentials, ' +
+      'or its host resolves to a private, loopback, link-local or metadata address.',
   },
   idempotency_key_reused: {
     status: 422,

@@ -19,6 +19,19 @@ import {
   sessionQrCode,
 } from './routes/sessions.js';
 import { castVote, listVotes } from './routes/votes.js';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookDelivery,
+  getWebhookEndpoint,
+  listWebhookAttempts,
+  listWebhookDeliveries,
+  listWebhookEndpoints,
+  redeliverWebhook,
+  rotateWebhookSecret,
+  sendTestWebhook,
+  updateWebhookEndpoint,
+} from './routes/webhooks.js';
 import { getWorkspace } from './routes/workspace.js';
 
 export * from './errors.js';
@@ -35,9 +48,11 @@ export * from './schemas/polls.js';
 export * from './schemas/results.js';
 export * from './schemas/sessions.js';
 export * from './schemas/text.js';
+export * from './schemas/webhooks.js';
 export * from './schemas/workspace.js';
 export * from './scopes.js';
 export * from './validation.js';
+export * from './webhook-events.js';
 
 /**
  * Every schema is exported with a TypeScript type of the same name: for a `*Input` schema the
@@ -103,6 +118,19 @@ export const contract = {
     create: createKey,
     revoke: revokeKey,
     rotate: rotateKey,
+  },
+  webhooks: {
+    list: listWebhookEndpoints,
+    create: createWebhookEndpoint,
+    get: getWebhookEndpoint,
+    update: updateWebhookEndpoint,
+    delete: deleteWebhookEndpoint,
+    rotateSecret: rotateWebhookSecret,
+    test: sendTestWebhook,
+    deliveries: listWebhookDeliveries,
+    delivery: getWebhookDelivery,
+    redeliver: redeliverWebhook,
+    attempts: listWebhookAttempts,
   },
   workspace: {
     get: getWorkspace,
