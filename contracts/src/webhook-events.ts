@@ -87,7 +87,7 @@ export const SessionSlideChangedEvent = webhookEvent(
   'session.slide_changed',
   Session,
   'SessionSlideChangedEvent',
-  'The presenter moved to another slide (`next`, `previous` or `goto`); `currentSlideIndex` is the new one.',
+  'The presenter moved to another slide (`next`, `prev` or `goto`); `currentSlideIndex` is the new one.',
 );
 export const SessionEndedEvent = webhookEvent('session.ended', Session, 'SessionEndedEvent', 'A live session ended.');
 export const WebhookTestEvent = webhookEvent(

@@ -94,6 +94,67 @@ const ConfigSchema = z.object({
   LIVE_PIN_MISSES_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   /** How often every event stream gets a heartbeat comment (keeps proxies and phones from dropping it). */
   LIVE_HEARTBEAT_MS: z.coerce.number().int().min(1000).max(120_000).default(15_000),
+  /**
+   * Webhooks (docs/webhooks.md). Endpoint URLs must be https unless this is `true` (local development:
+   * a receiver on your machine over plain http).
+   */
+  WEBHOOK_ALLOW_HTTP: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** Tests only: let endpoints resolve to 127.0.0.0/8 and ::1. Private and link-local stay refused. */
+  WEBHOOK_ALLOW_LOOPBACK: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  /**
+   * The waits before each retry, in ms, comma-separated: a delivery gets one attempt plus one per
+   * entry. Each wait is jittered by ±25%. Default: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h,
+   * 12 h, 24 h, 24 h — about three days in all.
+   */
+  WEBHOOK_RETRY_SCHEDULE_MS: z
+    .string()
+    .default('5000,30000,120000,600000,1800000,3600000,10800000,21600000,43200000,86400000,86400000')
+    .transform((value, ctx) => {
+      const delays = value.split(',').map((part) => Number(part.trim()));
+      if (
+        delays.length > 50 ||
+        delays.some((delay) => !Number.isInteger(delay) || delay < 0 || delay > 7 * 86_400_000)
+      ) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be up to 50 comma-separated whole numbers of ms, each ≤ 7 days',
+        });
+        return z.NEVER;
+      }
+      return delays;
+    }),
+  /** One attempt's deadline: connecting, sending, and the receiver's whole answer. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Attempts in flight at once in this process, and at most this many per endpoint (one slow receiver cannot take them all). */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
+  /** How often an idle delivery worker looks for due deliveries (written by any process). */
+  WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  /** Finished deliveries and their attempts are kept this long, then deleted. */
+  WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** `false`: this process serves the API but delivers nothing (another process does). */
+  WEBHOOK_DELIVERY: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+  /**
+   * Base64 of 32 bytes that seals webhook signing secrets in the database. Unset, the server makes a
+   * key and keeps it in the database itself, which protects nothing against a database dump: set
+   * this in production, the same in every process. A credential: never logged.
+   */
+  WEBHOOK_SECRETS_KEY: z
+    .string()
+    .refine(
+      (value) => Buffer.from(value, 'base64').length === 32,
+      'must be base64 of 32 bytes (openssl rand -base64 32)',
+    )
+    .optional(),
   /** Check every response against its contract schema. On in tests; off by default (see docs/architecture.md). */
   RESPONSE_VALIDATION: z
     .enum(['true', 'false'])

@@ -1,15 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { webhookLimits } from '@pollkit/contracts';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { type Config, liveJoinUrl, publicBaseUrl, resolveDataDir } from './config.js';
+import type { SecretSealer } from './core/sealed-secrets.js';
 import { type DatabaseHandle, type DatabaseProgress, migrateToLatest, openDatabase } from './db/database.js';
 import type { Database } from './db/schema.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './infra/invalidation.js';
 import { LocalDiskMediaStorage } from './infra/media-storage.js';
 import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from './infra/rate-limit.js';
+import { WebhookSender } from './infra/webhook-sender.js';
 import { AnswerWriter } from './modules/answers/answer-writer.js';
 import { Authenticator } from './modules/auth/auth.service.js';
 import { CREDENTIALS_TOPIC } from './modules/auth/credentials-topic.js';
@@ -19,6 +22,8 @@ import { DomainEvents } from './modules/events/domain-events.js';
 import { LiveHub } from './modules/live/live-hub.js';
 import type { MediaFiles } from './modules/media/media.service.js';
 import { PollCache } from './modules/polls/poll-cache.js';
+import { WebhookDeliveryWorker } from './modules/webhooks/delivery-worker.js';
+import { webhookSecretSealer } from './modules/webhooks/secrets-key.js';
 
 /**
  * Everything the server holds, built once at start-up and closed once at shutdown. It satisfies
@@ -46,6 +51,10 @@ export interface AppDeps {
   media: MediaFiles & { setPort(port: number): void };
   /** Drafts skip logic through the configured language-model provider (modules/branching). */
   branchDrafter: BranchDrafter | undefined;
+  /** Seals webhook signing secrets (modules/webhooks/secrets-key.ts). */
+  secretSealer: SecretSealer;
+  /** This process's webhook delivery worker; undefined with WEBHOOK_DELIVERY=false. Started by server.ts. */
+  webhookWorker: WebhookDeliveryWorker | undefined;
   log: Logger;
   /** Set when shutdown begins: readiness fails so load balancers stop sending traffic. */
   state: { shuttingDown: boolean };
@@ -75,6 +84,19 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
     const media = createMediaDeps(config);
     const joinUrl = (pin: string) => liveJoinUrl(config, media.port(), pin);
     const liveHub = new LiveHub({ db: database.db, pollCache, bus: invalidation, events, log, joinUrl });
+    const secretSealer = await webhookSecretSealer(database.db, config.WEBHOOK_SECRETS_KEY);
+    const webhookWorker = config.WEBHOOK_DELIVERY
+      ? createWebhookWorker(config, database.db, secretSealer, log)
+      : undefined;
+    if (webhookWorker) {
+      // Answers and session changes written here wrote their events to the outbox: deliver them now
+      // rather than at the next poll (events from other processes wait for the poll).
+      events.subscribe((event) => {
+        if (event.type === 'answer.created' || event.type === 'session.changed' || event.type === 'session.created') {
+          webhookWorker.nudge();
+        }
+      });
+    }
     return {
       config,
       database,
@@ -97,6 +119,8 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
       media,
       // Set when a provider key is configured (OPENAI_API_KEY); without it the rules draft alone.
       branchDrafter: branchDrafterOf(config),
+      secretSealer,
+      webhookWorker,
       log,
       state: { shuttingDown: false },
     };
@@ -104,6 +128,32 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
     await database.close();
     throw error;
   }
+}
+
+function createWebhookWorker(
+  config: Config,
+  db: Kysely<Database>,
+  secretSealer: SecretSealer,
+  log: Logger,
+): WebhookDeliveryWorker {
+  const sender = new WebhookSender({
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    allowHttp: config.WEBHOOK_ALLOW_HTTP,
+    allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK,
+    excerptBytes: webhookLimits.responseExcerptBytes,
+    maxSocketsPerHost: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+  });
+  return new WebhookDeliveryWorker(
+    { db, sender, secretSealer, log },
+    {
+      retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      concurrency: config.WEBHOOK_CONCURRENCY,
+      endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+      pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+      retentionMs: config.WEBHOOK_RETENTION_DAYS * 86_400_000,
+    },
+  );
 }
 
 /** The language-model drafter of skip logic, when OPENAI_API_KEY is set (modules/branching). */
@@ -147,6 +197,7 @@ async function connectRedis(url: string): Promise<Redis> {
 export async function closeDeps(deps: AppDeps): Promise<void> {
   deps.liveHub.closeAll();
   await deps.answerWriter.drained();
+  await deps.webhookWorker?.stop();
   await deps.rateLimits.close();
   await deps.media.storage.close();
   await deps.invalidation.close();

@@ -47,6 +47,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await closeDeps(deps);
     throw error;
   }
+  // Deliveries start once the server is up (and stop, in closeDeps, after the last request).
+  deps.webhookWorker?.start();
   const address = app.server.address();
   port = typeof address === 'object' && address ? address.port : config.PORT;
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;

@@ -35,6 +35,8 @@ export const idPrefixes = {
   media: 'med',
   webhook: 'whk',
   event: 'evt',
+  webhookDelivery: 'dlv',
+  webhookAttempt: 'wha',
   oauthClient: 'oac',
   oauthToken: 'oat',
   participant: 'prt',

@@ -201,6 +201,73 @@ export interface SessionEventsTable {
   created_at: CreatedAt;
 }
 
+/** Bigint counters: a string on `pg`, a number on PGlite (read them through Number()). */
+type Counter = ColumnType<string | number, number | undefined, number>;
+
+export interface WebhookEndpointsTable {
+  id: string;
+  workspace_id: string;
+  url: string;
+  description: ColumnType<string, string | undefined, string>;
+  /** JSON array of event types, or `["*"]` for every type. */
+  events: ColumnType<string[], string, string>;
+  status: ColumnType<'enabled' | 'disabled', 'enabled' | 'disabled' | undefined, 'enabled' | 'disabled'>;
+  disabled_reason: string | null;
+  disabled_at: NullableTimestamp;
+  /** The signing secret, sealed (core/sealed-secrets.ts); never stored in the clear. */
+  secret_sealed: string;
+  /** After a rotation, the replaced secret (sealed), which still signs until `previous_secret_expires_at`. */
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: NullableTimestamp;
+  attempts: Counter;
+  failed_attempts: Counter;
+  succeeded_deliveries: Counter;
+  failed_deliveries: Counter;
+  consecutive_failures: ColumnType<number, number | undefined, number>;
+  last_attempt_at: NullableTimestamp;
+  last_success_at: NullableTimestamp;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  /** The event's id (`webhook-id`): the same in every endpoint's delivery of it. */
+  event_id: string;
+  event_type: string;
+  /** The body, exactly as every attempt sends and signs it. */
+  payload: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  /** Attempts claimed so far: a worker claims attempt n + 1 by raising it (webhook-delivery.repository.ts). */
+  attempts: ColumnType<number, number | undefined, number>;
+  /** The attempts made before the last redeliver: the retry schedule counts from there. */
+  schedule_offset: ColumnType<number, number | undefined, number>;
+  /** Due time while pending; while an attempt is in flight, the end of its lease. */
+  next_attempt_at: NullableTimestamp;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  endpoint_id: string;
+  attempt: number;
+  outcome: 'succeeded' | 'failed';
+  response_status: number | null;
+  latency_ms: number;
+  response_excerpt: string | null;
+  error: string | null;
+  started_at: Timestamp;
+}
+
+export interface ServerKeysTable {
+  name: string;
+  key: string;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -218,6 +285,10 @@ export interface Database {
   sessions: SessionsTable;
   session_participants: SessionParticipantsTable;
   session_events: SessionEventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  server_keys: ServerKeysTable;
 }
 
 export type AnswerRow = Selectable<AnswersTable>;
@@ -238,3 +309,7 @@ export type OAuthTokenRow = Selectable<OAuthTokensTable>;
 export type SessionRow = Selectable<SessionsTable>;
 export type SessionEventRow = Selectable<SessionEventsTable>;
 export type ParticipantRow = Selectable<SessionParticipantsTable>;
+
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;

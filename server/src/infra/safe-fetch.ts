@@ -5,7 +5,8 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { ApiError } from '../core/api-error.js';
 
 /**
- * Outbound fetches of URLs that callers chose (media ingestion). Every hop is checked the same way:
+ * Outbound fetches of URLs that callers chose (media ingestion; webhook deliveries check addresses
+ * with `publicAddresses`). Every hop is checked the same way:
  * http(s) only; the host name is resolved here and refused if any of its addresses is private,
  * loopback, link-local (the cloud metadata address included), CGNAT, multicast or unspecified; the
  * connection then goes to the checked address (a DNS answer that changes in between cannot swap
@@ -100,28 +101,52 @@ function fetchFailed(message: string, url: string): ApiError {
   return new ApiError('media_fetch_failed', message, { url });
 }
 
-type Address = { address: string; family: number };
+export type Address = { address: string; family: number };
 
-/** Resolves `hostname` and returns the addresses to connect to, or throws `media_not_allowed`. */
-async function checkedAddresses(url: URL, allowLoopback: boolean): Promise<Address[]> {
-  const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  let addresses: { address: string; family: number }[];
+/** Why a host may not be reached: `unresolved` (DNS gave nothing) or `forbidden` (see forbiddenAddressReason). */
+export class AddressRefusedError extends Error {
+  override name = 'AddressRefusedError';
+  constructor(
+    readonly reason: 'unresolved' | 'forbidden',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Resolves `hostname` (or takes it as it is, an IP literal) and returns the addresses to connect to:
+ * every one of them must be public, since a client library would pick any. Throws
+ * AddressRefusedError. Media ingestion checks every hop with it, webhook deliveries every connection.
+ */
+export async function publicAddresses(rawHostname: string, allowLoopback: boolean): Promise<Address[]> {
+  const hostname = rawHostname.replace(/^\[(.*)\]$/, '$1');
+  let addresses: Address[];
   if (isIP(hostname)) {
     addresses = [{ address: hostname, family: isIP(hostname) }];
   } else {
     try {
       addresses = await dnsLookup(hostname, { all: true, verbatim: true });
     } catch {
-      throw fetchFailed(`The host ${hostname} could not be resolved`, url.href);
+      throw new AddressRefusedError('unresolved', `The host ${hostname} could not be resolved`);
     }
   }
-  if (addresses.length === 0) throw fetchFailed(`The host ${hostname} could not be resolved`, url.href);
-  // Every address must be public: a client library would pick any of them.
+  if (addresses.length === 0) throw new AddressRefusedError('unresolved', `The host ${hostname} could not be resolved`);
   for (const { address } of addresses) {
     const reason = forbiddenAddressReason(address, allowLoopback);
-    if (reason) throw notAllowed(`The host ${hostname} resolves to ${reason}`, url.href);
+    if (reason) throw new AddressRefusedError('forbidden', `The host ${hostname} resolves to ${reason}`);
   }
   return addresses;
+}
+
+/** Resolves `hostname` and returns the addresses to connect to, or throws `media_not_allowed`. */
+async function checkedAddresses(url: URL, allowLoopback: boolean): Promise<Address[]> {
+  try {
+    return await publicAddresses(url.hostname, allowLoopback);
+  } catch (error) {
+    if (!(error instanceof AddressRefusedError)) throw error;
+    throw error.reason === 'unresolved' ? fetchFailed(error.message, url.href) : notAllowed(error.message, url.href);
+  }
 }
 
 interface Hop {

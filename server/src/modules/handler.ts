@@ -12,6 +12,7 @@ import type { HostGrant, LiveCaller } from './live/live-caller.js';
 import type { MediaDeps } from './media/media.service.js';
 import type { PollWriteDeps } from './polls/polls.service.js';
 import type { SessionsDeps } from './sessions/sessions.service.js';
+import type { WebhooksDeps } from './webhooks/webhooks.service.js';
 import type { WorkspacesDeps } from './workspaces/workspaces.service.js';
 
 /**
@@ -26,8 +27,9 @@ export interface ModuleDeps
     SessionsDeps,
     LiveDeps,
     BranchingDeps,
+    Omit<WebhooksDeps, 'config'>,
     Omit<MediaDeps, 'config'> {
-  config: MediaDeps['config'] & WorkspacesDeps['config'];
+  config: MediaDeps['config'] & WorkspacesDeps['config'] & WebhooksDeps['config'];
 }
 
 /** What a handler knows of the call: who made it (the pipeline has authenticated them) and the deps. */

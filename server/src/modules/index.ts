@@ -7,6 +7,7 @@ import { pollsHandlers } from './polls/polls.handlers.js';
 import { questionsHandlers } from './questions/questions.handlers.js';
 import { resultsHandlers } from './results/results.handlers.js';
 import { sessionsHandlers } from './sessions/sessions.handlers.js';
+import { webhooksHandlers } from './webhooks/webhooks.handlers.js';
 import { workspaceHandlers } from './workspaces/workspaces.handlers.js';
 
 export type { ContractHandlers, CsvDownload, HandlerContext, ModuleDeps } from './handler.js';
@@ -27,5 +28,6 @@ export const handlers: ContractHandlers = {
   sessions: sessionsHandlers,
   live: liveHandlers,
   keys: keysHandlers,
+  webhooks: webhooksHandlers,
   workspace: workspaceHandlers,
 };

@@ -7,6 +7,8 @@ import {
   operationId,
   pathParams,
   type RouteDefinition,
+  WebhookTestEvent,
+  webhookEventSchemas,
 } from '@pollkit/contracts';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { z } from 'zod';
@@ -51,8 +53,9 @@ export function buildOpenApiDocument(): OpenAPIObject {
     baseUrl: '/api/v1',
     tags: [...contractTags(), 'oauth', 'meta'],
     securitySchemes,
-    paths: { ...openApiDocumentPath, ...oauthTokenPath, ...mediaFilesPath } as never,
+    paths: { ...openApiDocumentPath, ...oauthTokenPath, ...mediaFilesPath, ...webhookEventCarriers() } as never,
   });
+  moveWebhookEvents(document);
   const components = document.components ?? {};
   const schemas = (components.schemas ?? {}) as Record<string, Schema>;
   components.schemas = schemas;
@@ -70,6 +73,79 @@ export function buildOpenApiDocument(): OpenAPIObject {
   components.headers = responseHeaders as never;
   document.components = components;
   return document;
+}
+
+/** Every event a webhook delivers: the subscribable types, and the test event. */
+const webhookEvents = { ...webhookEventSchemas, 'webhook.test': WebhookTestEvent };
+const WEBHOOK_CARRIER_PREFIX = '/__webhook-event__/';
+
+/**
+ * Each webhook event's schema rides through the generator as the response of a placeholder path,
+ * so that it is converted with every other schema, in one pass, as output: its parts (Poll, Session…)
+ * then share their components — and their names, such as `PollContentOutput` — with the operations
+ * that answer them. moveWebhookEvents takes the placeholders out again.
+ */
+function webhookEventCarriers(): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(webhookEvents).map(([type, event]) => [
+      `${WEBHOOK_CARRIER_PREFIX}${type}`,
+      { get: { responses: { 200: { description: type, content: { 'application/json': { schema: event } } } } } },
+    ]),
+  );
+}
+
+/**
+ * OpenAPI 3.1's `webhooks`: one entry per event type, the request Pollkit sends to an endpoint — its
+ * body the event's schema from the contracts (webhook-events.ts), its headers those of Standard
+ * Webhooks, and what each answer means (docs/webhooks.md).
+ */
+function moveWebhookEvents(document: OpenAPIObject): void {
+  const header = (name: string, description: string) => ({
+    name,
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description,
+  });
+  const parameters = [
+    header('webhook-id', 'The event id (`evt_…`): the same on every retry; drop an id already processed.'),
+    header('webhook-timestamp', 'Unix seconds when this attempt was signed; refuse one more than 5 minutes off.'),
+    header(
+      'webhook-signature',
+      'Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the ' +
+        'endpoint’s secret (the base64 after `whsec_`); two entries while a rotated secret is in its 24 hours.',
+    ),
+  ];
+  const paths = document.paths as Record<string, { get: { responses: Record<string, Record<string, unknown>> } }>;
+  const webhooks: Record<string, unknown> = {};
+  for (const [type, event] of Object.entries(webhookEvents)) {
+    const carrier = `${WEBHOOK_CARRIER_PREFIX}${type}`;
+    const content = paths[carrier]?.get.responses['200']?.content as Record<string, { schema: unknown }>;
+    delete paths[carrier];
+    webhooks[type] = {
+      post: {
+        operationId: `webhook_${type.replace('.', '_')}`,
+        summary: type,
+        description: event.description,
+        tags: ['webhooks'],
+        parameters,
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: content['application/json']?.schema } },
+        },
+        responses: {
+          '2XX': { description: 'Received: the delivery succeeded. Answer fast, and process the event afterwards.' },
+          '410': { description: 'Gone: the endpoint is disabled and receives nothing more.' },
+          default: {
+            description:
+              'Any other answer, a redirect, or none within the deadline: the delivery is retried with backoff for ' +
+              'about three days.',
+          },
+        },
+      },
+    };
+  }
+  Object.assign(document, { webhooks });
 }
 
 /**

@@ -4,6 +4,7 @@ import * as answers from './0002_answers.js';
 import * as idempotency from './0003_idempotency.js';
 import * as oauth from './0004_oauth.js';
 import * as sessions from './0005_sessions.js';
+import * as webhooks from './0006_webhooks.js';
 
 /**
  * Migrations are registered here, in code, rather than read from a folder at run time: the server
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0003_idempotency': idempotency,
   '0004_oauth': oauth,
   '0005_sessions': sessions,
+  '0006_webhooks': webhooks,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,11 +1,14 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database, NewAnswer } from '../../db/schema.js';
+import type { OutboxEvent } from '../webhooks/outbox.repository.js';
 import type { AnswerDeltas } from './tallies.js';
 
-/** An answer row ready to insert, and what it adds to the aggregates. */
+/** An answer row ready to insert, what it adds to the aggregates, and the webhook event it makes. */
 export interface PendingAnswer {
   row: NewAnswer;
   deltas: AnswerDeltas;
+  /** `vote.created`, `response.created` or `question.created`: written to the outbox with the answer. */
+  event?: OutboxEvent;
 }
 
 /** An answer and the poll version (`updatedAt`) it was judged against. */
@@ -33,6 +36,10 @@ export interface BatchOutcome {
  * 4. From `inserted` only: the counters (`slide_tallies`), open-ended texts and words, first-time
  *    voters and per-poll stats, each row summed first and written once, in sorted order so
  *    concurrent statements lock rows in the same order.
+ * 5. From `inserted` only: the webhook outbox — one delivery per answer's event and enabled endpoint
+ *    of the poll's workspace subscribed to its type (modules/webhooks/outbox.repository.ts), so an
+ *    answer and the event that reports it commit together. Without such an endpoint this is one
+ *    index probe per workspace in the batch, and nothing is written.
  */
 export async function insertAnswerBatch(db: Kysely<Database>, batch: VersionedAnswer[]): Promise<BatchOutcome> {
   if (batch.length === 0) return { inserted: new Set(), current: new Set() };
@@ -54,6 +61,7 @@ export async function insertAnswerBatch(db: Kysely<Database>, batch: VersionedAn
   const tallies = { answerId: [] as string[], key: [] as string[], count: [] as number[], total: [] as number[] };
   const texts = { answerId: [] as string[], hash: [] as string[], text: [] as string[] };
   const words = { answerId: [] as string[], word: [] as string[] };
+  const events = { answerId: [] as string[], id: [] as string[], type: [] as string[], payload: [] as string[] };
 
   for (const { answer, pollVersion } of batch) {
     const { row, deltas } = answer;
@@ -84,11 +92,17 @@ export async function insertAnswerBatch(db: Kysely<Database>, batch: VersionedAn
       words.answerId.push(row.id);
       words.word.push(word);
     }
+    if (answer.event) {
+      events.answerId.push(row.id);
+      events.id.push(answer.event.id);
+      events.type.push(answer.event.type);
+      events.payload.push(answer.event.payload);
+    }
   }
 
   const result = await sql<{ outcome: 'inserted' | 'current'; id: string }>`
     with locked as (
-      select id, status, updated_at from polls
+      select id, workspace_id, status, updated_at from polls
       where id = any(${[...new Set(answers.pollId)].sort()}::text[])
       order by id
       for share
@@ -162,6 +176,18 @@ export async function insertAnswerBatch(db: Kysely<Database>, batch: VersionedAn
       order by a.poll_id
       on conflict (poll_id) do update
         set voters = poll_stats.voters + excluded.voters, answers = poll_stats.answers + excluded.answers
+    ),
+    answer_events (answer_id, event_id, event_type, payload) as (
+      select * from unnest(${events.answerId}::text[], ${events.id}::text[], ${events.type}::text[], ${events.payload}::text[])
+    ),
+    webhooked as (
+      insert into webhook_deliveries (id, endpoint_id, event_id, event_type, payload, status, next_attempt_at)
+      select 'dlv_' || pollkit_ulid(), e.id, v.event_id, v.event_type, v.payload, 'pending', now()
+      from answer_events v
+      join inserted i on i.id = v.answer_id
+      join locked l on l.id = i.poll_id
+      join webhook_endpoints e on e.workspace_id = l.workspace_id and e.status = 'enabled'
+        and (e.events @> jsonb_build_array(v.event_type) or e.events @> '["*"]'::jsonb)
     )
     select 'inserted' as outcome, id from inserted
     union all

@@ -15,6 +15,7 @@ import type { AnswerRow, AnswerValue } from '../../db/schema.js';
 import type { DomainEvents } from '../events/domain-events.js';
 import * as polls from '../polls/polls.repository.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
+import { type OutboxEvent, outboxEvent } from '../webhooks/outbox.repository.js';
 import { assertTakesAnswers, findSlide, responseValue, voteValue } from './answer-rules.js';
 import type { AnswerWriter } from './answer-writer.js';
 import * as answers from './answers.repository.js';
@@ -81,7 +82,7 @@ export async function recordAnswer(
       created_at: createdAt,
     };
     const outcome = await deps.answerWriter.write(
-      { row, deltas: deltasFor(slide, value) },
+      { row, deltas: deltasFor(slide, value), event: answerEvent(row, value, createdAt) },
       poll.updatedAt,
       workspaceId,
     );
@@ -104,6 +105,45 @@ export async function recordAnswer(
     }
     await deps.pollCache.invalidate(workspaceId, poll.id);
   }
+}
+
+/**
+ * The webhook event an answer makes: `vote.created`, `question.created` (a Q&A slide) or
+ * `response.created`, its `data` the vote, question or response as the API reads it back.
+ */
+function answerEvent(
+  row: {
+    id: string;
+    poll_id: string;
+    slide_id: string;
+    voter_id: string;
+    kind: 'vote' | 'response';
+    slide_kind: Slide['kind'];
+    status: 'pending' | 'approved' | null;
+    session_id: string | null;
+  },
+  value: AnswerValue,
+  createdAt: Date,
+): OutboxEvent {
+  const common = {
+    id: row.id,
+    pollId: row.poll_id,
+    slideId: row.slide_id,
+    voterId: row.voter_id,
+    createdAt: createdAt.toISOString(),
+    sessionId: row.session_id,
+  };
+  if (row.kind === 'vote')
+    return outboxEvent('vote.created', { ...common, optionIds: value.optionIds ?? [] }, createdAt);
+  if (row.slide_kind === 'qa') {
+    return outboxEvent(
+      'question.created',
+      { ...common, text: value.text ?? '', status: row.status ?? 'approved', upvotes: 0 },
+      createdAt,
+    );
+  }
+  const kind = row.slide_kind as PollResponse['kind'];
+  return outboxEvent('response.created', { ...common, kind, ...value }, createdAt);
 }
 
 export function castVote(deps: AnswersDeps, workspaceId: string, input: z.output<typeof CastVoteInput>) {

@@ -15,6 +15,7 @@ import { newId } from '../../db/ids.js';
 import type { Database, PollRow, PollUpdate } from '../../db/schema.js';
 import { pollHasAnswers } from '../answers/answers.repository.js';
 import { assertBranchingFits } from '../branching/branching-rules.js';
+import { outboxEvent, recordWebhookEvent } from '../webhooks/outbox.repository.js';
 import type { PollCache } from './poll-cache.js';
 import { type PollMediaDeps, resolveContentMedia } from './poll-media.js';
 import * as polls from './polls.repository.js';
@@ -61,17 +62,22 @@ export async function createPoll(
   // Media first: a refused media URL fails the whole save and nothing is written.
   const content = await resolveContentMedia(deps, input.content);
   const now = new Date();
-  const row = await polls.insertPoll(deps.db, {
-    id: newId('poll'),
-    workspace_id: workspaceId,
-    title: input.title,
-    status: 'draft',
-    content: JSON.stringify(content),
-    branching: null,
-    created_at: now,
-    updated_at: now,
+  return deps.db.transaction().execute(async (trx) => {
+    const poll = toPoll(
+      await polls.insertPoll(trx, {
+        id: newId('poll'),
+        workspace_id: workspaceId,
+        title: input.title,
+        status: 'draft',
+        content: JSON.stringify(content),
+        branching: null,
+        created_at: now,
+        updated_at: now,
+      }),
+    );
+    await recordWebhookEvent(trx, workspaceId, outboxEvent('poll.created', poll, now));
+    return poll;
   });
-  return toPoll(row);
 }
 
 /** The poll, from the read cache (every answer checks its poll, so this is the hot read). */
@@ -172,14 +178,42 @@ export async function updatePoll(
     assertPublishable(current, changes, content);
     if (Object.keys(changes).length === 0) return toPoll(current);
     changes.updated_at = now;
-    return toPoll(await polls.updatePoll(trx, workspaceId, input.id, changes));
+    const poll = toPoll(await polls.updatePoll(trx, workspaceId, input.id, changes));
+    for (const type of pollUpdateEvents(current, changes)) {
+      await recordWebhookEvent(trx, workspaceId, outboxEvent(type, poll, now));
+    }
+    return poll;
   });
   await pollCache.invalidate(workspaceId, input.id);
   return updated;
 }
 
+/**
+ * The webhook events of one PATCH: `poll.published` (published or reopened) or `poll.closed` for a
+ * status change, and `poll.updated` when anything else changed (title, slides, branching; or the
+ * poll went back to draft) — a PATCH that publishes and retitles makes both.
+ */
+function pollUpdateEvents(
+  current: PollRow,
+  changes: PollUpdate,
+): Array<'poll.updated' | 'poll.published' | 'poll.closed'> {
+  const types: Array<'poll.updated' | 'poll.published' | 'poll.closed'> = [];
+  const statusChanged = changes.status !== undefined && changes.status !== current.status;
+  if (statusChanged && changes.status === 'published') types.push('poll.published'); // published, or reopened
+  if (statusChanged && changes.status === 'closed') types.push('poll.closed');
+  const unpublished = statusChanged && changes.status === 'draft';
+  if (unpublished || changes.title !== undefined || changes.content !== undefined || changes.branching !== undefined) {
+    types.push('poll.updated');
+  }
+  return types;
+}
+
 export async function deletePoll({ db, pollCache }: PollsDeps, workspaceId: string, id: string) {
-  const deleted = await polls.deletePoll(db, workspaceId, id);
+  const deleted = await db.transaction().execute(async (trx) => {
+    const gone = await polls.deletePoll(trx, workspaceId, id);
+    if (gone) await recordWebhookEvent(trx, workspaceId, outboxEvent('poll.deleted', { id, deleted: true }));
+    return gone;
+  });
   await pollCache.invalidate(workspaceId, id);
   if (!deleted) throw ApiError.notFound('Poll');
   return { id, deleted: true as const };

@@ -100,6 +100,8 @@ export async function applySessionChange(
   workspaceId: string,
   id: string,
   decide: (session: SessionRow) => { changes: SessionChanges; event: { type: string; data: string } },
+  /** More to write in the same transaction, knowing the session before and after (the webhook outbox). */
+  alsoWrite?: (trx: Kysely<Database>, before: SessionRow, after: SessionRow) => Promise<void>,
 ): Promise<{ session: SessionRow; event: SessionEventRow } | undefined> {
   return db.transaction().execute(async (trx) => {
     const current = await trx
@@ -122,6 +124,7 @@ export async function applySessionChange(
       .values({ session_id: id, seq: session.seq, type: event.type, data: event.data })
       .returningAll()
       .executeTakeFirstOrThrow();
+    await alsoWrite?.(trx, current, session);
     return { session, event: row };
   });
 }

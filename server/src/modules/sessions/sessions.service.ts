@@ -24,6 +24,7 @@ import type { DomainEvents } from '../events/domain-events.js';
 import type { LiveHub } from '../live/live-hub.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { listQuestions, moderateQuestion } from '../questions/questions.service.js';
+import { outboxEvent, recordWebhookEvent } from '../webhooks/outbox.repository.js';
 import { decideControl } from './session-control.js';
 import { toSession } from './session-view.js';
 import * as sessions from './sessions.repository.js';
@@ -76,19 +77,23 @@ export async function createSession(
   const hostToken = newSecret('pht_');
   for (let attempt = 1; ; attempt++) {
     try {
-      const row = await sessions.insertSession(deps.db, {
-        id: newId('session'),
-        workspace_id: workspaceId,
-        poll_id: poll.id,
-        pin: newPin(),
-        host_token_hash: hashSecret(hostToken),
+      const { row, session } = await deps.db.transaction().execute(async (trx) => {
+        const row = await sessions.insertSession(trx, {
+          id: newId('session'),
+          workspace_id: workspaceId,
+          poll_id: poll.id,
+          pin: newPin(),
+          host_token_hash: hashSecret(hostToken),
+        });
+        const session = toSession(row, {
+          slideCount: poll.content.questions.length,
+          participantCount: 0,
+          joinUrl: deps.joinUrl(row.pin),
+        });
+        await recordWebhookEvent(trx, workspaceId, outboxEvent('session.created', session, row.created_at));
+        return { row, session };
       });
       deps.liveHub.remember(row);
-      const session = toSession(row, {
-        slideCount: poll.content.questions.length,
-        participantCount: 0,
-        joinUrl: deps.joinUrl(row.pin),
-      });
       deps.events.publish({ type: 'session.created', workspaceId, session });
       return { ...session, hostToken };
     } catch (error) {
@@ -151,10 +156,21 @@ export async function controlSession(
   if (!existing) throw notFound();
   const poll = await getPoll(deps, workspaceId, existing.poll_id);
   const slideCount = poll.content.questions.length;
-  const applied = await sessions.applySessionChange(deps.db, workspaceId, input.id, (current) => {
-    const { changes, snapshot } = decideControl(current, slideCount, input.action, input.slideIndex, new Date());
-    return { changes, event: { type: input.action, data: JSON.stringify(snapshot) } };
-  });
+  const applied = await sessions.applySessionChange(
+    deps.db,
+    workspaceId,
+    input.id,
+    (current) => {
+      const { changes, snapshot } = decideControl(current, slideCount, input.action, input.slideIndex, new Date());
+      return { changes, event: { type: input.action, data: JSON.stringify(snapshot) } };
+    },
+    async (trx, before, after) => {
+      const type = sessionEventType(before, after);
+      if (!type) return;
+      const session = await present({ ...deps, db: trx }, after, slideCount);
+      await recordWebhookEvent(trx, workspaceId, outboxEvent(type, session));
+    },
+  );
   if (!applied) throw notFound();
   deps.liveHub.remember(applied.session);
   deps.events.publish({
@@ -165,6 +181,24 @@ export async function controlSession(
     action: input.action,
   });
   return present(deps, applied.session, slideCount);
+}
+
+/**
+ * The webhook event of a control action, from what it changed: `session.started`, `session.ended`,
+ * or `session.slide_changed` when another slide is on screen. Results, locks: none.
+ */
+function sessionEventType(
+  before: SessionRow,
+  after: SessionRow,
+): 'session.started' | 'session.ended' | 'session.slide_changed' | undefined {
+  if (before.status !== after.status) {
+    if (after.status === 'active') return 'session.started';
+    if (after.status === 'ended') return 'session.ended';
+  }
+  if (after.status === 'active' && before.current_slide_index !== after.current_slide_index) {
+    return 'session.slide_changed';
+  }
+  return undefined;
 }
 
 /** `GET /sessions/{id}/qr.svg`: the join URL as a QR code (uqr: medium error correction, a quiet border). */

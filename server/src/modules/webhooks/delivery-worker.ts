@@ -1,0 +1,230 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { SecretSealer } from '../../core/sealed-secrets.js';
+import { newId } from '../../db/ids.js';
+import type { Database } from '../../db/schema.js';
+import { GroupCommit } from '../../infra/group-commit.js';
+import type { WebhookResponse, WebhookSender } from '../../infra/webhook-sender.js';
+import {
+  type AttemptOutcome,
+  type ClaimedDelivery,
+  claimDueDeliveries,
+  pruneFinishedDeliveries,
+  recordOutcomes,
+} from './delivery.repository.js';
+import { signedHeaders } from './webhook-signing.js';
+
+export interface DeliveryWorkerOptions {
+  /** The waits before retries, in ms (WEBHOOK_RETRY_SCHEDULE_MS): a delivery gets `length + 1` attempts. */
+  retryScheduleMs: readonly number[];
+  /** One attempt's deadline (WEBHOOK_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** Attempts in flight at once in this process, and per endpoint. */
+  concurrency: number;
+  endpointConcurrency: number;
+  /** How often an idle worker looks for due deliveries. */
+  pollIntervalMs: number;
+  /** Finished deliveries older than this are deleted. */
+  retentionMs: number;
+}
+
+/** A claimed attempt is someone else's to retry only this long after its deadline. */
+const LEASE_MARGIN_MS = 30_000;
+/** Retention runs this often, deleting at most this many deliveries a round. */
+const PRUNE_EVERY_MS = 10 * 60_000;
+const PRUNE_BATCH = 1_000;
+
+/**
+ * The delivery worker of one process. It claims due deliveries from the outbox
+ * (delivery.repository.ts: `FOR UPDATE SKIP LOCKED`, so any number of processes share the work and
+ * never send the same attempt twice), sends each, signed, through the WebhookSender, and records
+ * the outcomes in batches (GroupCommit: under load, one transaction records hundreds).
+ *
+ * - Success is a 2xx answer within the deadline; anything else is a failure, retried after the next
+ *   wait of the schedule, jittered by ±25% so a receiver that failed for everyone is not hit by
+ *   every retry in the same second.
+ * - 410 Gone disables the endpoint at once; a delivery that exhausts its schedule with nothing
+ *   delivered to its endpoint since the delivery was created disables it too.
+ * - At most `endpointConcurrency` attempts per endpoint are in flight in this process, so one slow
+ *   receiver holds a bounded share of the slots and never delays everybody else's deliveries.
+ * - Ordering: none is promised. Deliveries are claimed oldest-due first, but several are in flight
+ *   per endpoint and a retry goes after newer events (docs/webhooks.md).
+ */
+export class WebhookDeliveryWorker {
+  readonly #inFlight = new Map<string, number>();
+  #inFlightTotal = 0;
+  readonly #sends = new Set<Promise<void>>();
+  readonly #recorder: GroupCommit<AttemptOutcome, undefined>;
+  #timer: NodeJS.Timeout | undefined;
+  #claiming = false;
+  /** Set when a claim was asked for while one ran: claim again as soon as it ends. */
+  #again = false;
+  #stopped = true;
+  #lastPrune = 0;
+
+  constructor(
+    private readonly deps: {
+      db: Kysely<Database>;
+      sender: WebhookSender;
+      secretSealer: SecretSealer;
+      log: Pick<Logger, 'error' | 'warn' | 'info'>;
+    },
+    private readonly options: DeliveryWorkerOptions,
+  ) {
+    this.#recorder = new GroupCommit(
+      async (outcomes) => {
+        const disabled = await recordOutcomes(this.deps.db, outcomes, () => newId('webhookAttempt'));
+        for (const [endpointId, reason] of disabled) {
+          this.deps.log.warn({ endpointId, reason }, 'webhook endpoint disabled');
+        }
+        return outcomes.map(() => undefined);
+      },
+      { maxBatch: 500, maxConcurrentFlushes: 1 },
+    );
+  }
+
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.nudge();
+  }
+
+  /** Something may be due now (a delivery was queued in this process): look without waiting for the timer. */
+  nudge(): void {
+    if (this.#stopped) return;
+    if (this.#claiming) {
+      this.#again = true;
+      return;
+    }
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#claimLoop(), 0);
+  }
+
+  /**
+   * Stops claiming, waits for the attempts in flight (each ends by its deadline) and records their
+   * outcomes. An attempt cut short by a harder stop is due again after its lease: at least once.
+   */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    while (this.#claiming || this.#sends.size > 0) {
+      await Promise.all([...this.#sends]);
+      if (this.#claiming) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await this.#recorder.drained();
+    this.deps.sender.close();
+  }
+
+  async #claimLoop(): Promise<void> {
+    if (this.#stopped || this.#claiming) return;
+    this.#claiming = true;
+    try {
+      for (;;) {
+        this.#again = false;
+        const room = this.options.concurrency - this.#inFlightTotal;
+        if (room <= 0) break;
+        const perEndpoint = new Map<string, number>();
+        for (const [endpointId, count] of this.#inFlight) {
+          perEndpoint.set(endpointId, Math.max(0, this.options.endpointConcurrency - count));
+        }
+        const claimed = await claimDueDeliveries(this.deps.db, {
+          limit: room,
+          leaseMs: this.options.timeoutMs + LEASE_MARGIN_MS,
+          perEndpointDefault: this.options.endpointConcurrency,
+          perEndpoint,
+        });
+        for (const delivery of claimed) this.#send(delivery);
+        if (this.#stopped || (claimed.length < room && !this.#again)) break;
+      }
+      await this.#pruneNowAndThen();
+    } catch (error) {
+      this.deps.log.error({ err: error }, 'claiming webhook deliveries failed');
+    } finally {
+      this.#claiming = false;
+      if (!this.#stopped) {
+        clearTimeout(this.#timer);
+        this.#timer = setTimeout(() => void this.#claimLoop(), this.options.pollIntervalMs);
+      }
+    }
+  }
+
+  #send(delivery: ClaimedDelivery): void {
+    this.#inFlightTotal += 1;
+    this.#inFlight.set(delivery.endpoint_id, (this.#inFlight.get(delivery.endpoint_id) ?? 0) + 1);
+    const send = this.#attempt(delivery)
+      .catch((error: unknown) => this.deps.log.error({ err: error, deliveryId: delivery.id }, 'webhook attempt failed'))
+      .finally(() => {
+        this.#sends.delete(send);
+        this.#inFlightTotal -= 1;
+        const left = (this.#inFlight.get(delivery.endpoint_id) ?? 1) - 1;
+        if (left === 0) this.#inFlight.delete(delivery.endpoint_id);
+        else this.#inFlight.set(delivery.endpoint_id, left);
+        // Claim more once half the slots are free: one claim per many sends, not one per send.
+        if (this.#inFlightTotal <= this.options.concurrency / 2) this.nudge();
+      });
+    this.#sends.add(send);
+  }
+
+  async #attempt(delivery: ClaimedDelivery): Promise<void> {
+    const startedAt = new Date();
+    let response: WebhookResponse;
+    try {
+      const headers = signedHeaders(
+        this.#secretsOf(delivery, startedAt),
+        delivery.event_id,
+        delivery.payload,
+        startedAt,
+      );
+      response = await this.deps.sender.send({ url: delivery.url, headers, body: delivery.payload });
+    } catch (error) {
+      // A secret that cannot be opened (WEBHOOK_SECRETS_KEY changed): a failed attempt, and why.
+      response = { status: null, latencyMs: 0, excerpt: null, error: (error as Error).message };
+    }
+    const succeeded = response.status !== null && response.status >= 200 && response.status < 300;
+    await this.#recorder.submit({
+      deliveryId: delivery.id,
+      endpointId: delivery.endpoint_id,
+      attempt: delivery.attempt,
+      startedAt,
+      succeeded,
+      responseStatus: response.status,
+      latencyMs: response.latencyMs,
+      responseExcerpt: response.excerpt,
+      error: response.error,
+      nextAttemptAt: succeeded || response.status === 410 ? null : this.#retryAt(delivery.schedule_attempt),
+      gone: response.status === 410,
+      deliveryCreatedAt: delivery.created_at,
+    });
+  }
+
+  /** The current secret, and the one a rotation replaced while its 24 hours last. */
+  #secretsOf(delivery: ClaimedDelivery, now: Date): string[] {
+    const secrets = [this.deps.secretSealer.open(delivery.secret_sealed)];
+    if (
+      delivery.previous_secret_sealed &&
+      delivery.previous_secret_expires_at &&
+      delivery.previous_secret_expires_at > now
+    ) {
+      secrets.push(this.deps.secretSealer.open(delivery.previous_secret_sealed));
+    }
+    return secrets;
+  }
+
+  /** After failed attempt n (1-based) of the schedule: the n-th wait, ±25%; null once the schedule is spent. */
+  #retryAt(scheduleAttempt: number): Date | null {
+    const wait = this.options.retryScheduleMs[scheduleAttempt - 1];
+    if (wait === undefined) return null;
+    return new Date(Date.now() + wait * (0.75 + Math.random() * 0.5));
+  }
+
+  async #pruneNowAndThen(): Promise<void> {
+    if (Date.now() - this.#lastPrune < PRUNE_EVERY_MS) return;
+    this.#lastPrune = Date.now();
+    const pruned = await pruneFinishedDeliveries(
+      this.deps.db,
+      new Date(Date.now() - this.options.retentionMs),
+      PRUNE_BATCH,
+    );
+    if (pruned > 0) this.deps.log.info({ pruned }, 'old webhook deliveries deleted');
+  }
+}
