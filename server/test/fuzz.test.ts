@@ -64,6 +64,12 @@ const seeds: Record<string, (world: World) => Record<string, unknown>[]> = {
     { id: world.sessionId, action: 'showResults' },
     { id: world.sessionId, action: 'goto', slideIndex: 1 },
   ],
+  // A URL the server can reach (the image host answers 200 to anything): allowed under the file's settings.
+  webhooksCreate: () => [{ url: imageUrl, events: ['vote.created', 'poll.closed'], description: 'Fuzzed endpoint' }],
+  webhooksUpdate: (world) => [
+    { id: world.webhookId, description: 'Renamed', events: ['*'] },
+    { id: world.webhookId, status: 'disabled' },
+  ],
   liveJoin: (world) => [{ pin: world.pin, name: 'Fuzzer' }],
   liveAnswer: (world) => [{ pin: world.pin, slideId: 'ask', text: 'Why?' }],
   liveUpvote: (world) => [{ pin: world.pin, questionId: world.questionId }],
@@ -79,6 +85,9 @@ interface World {
   sessionId: string;
   pin: string;
   participantToken: string;
+  /** A webhook endpoint (at the image host) and a delivery of a test event to it. */
+  webhookId: string;
+  deliveryId: string;
 }
 
 let t: TestServer;
@@ -98,6 +107,8 @@ beforeAll(async () => {
   // Hostile PINs are unknown PINs: without room for them, the PIN-miss limit would answer 429, not 404.
   t = await startTestServer({
     MEDIA_ALLOW_LOOPBACK: 'true',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
     LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000000',
     LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
   });
@@ -140,6 +151,13 @@ async function newWorld(apiKey?: string): Promise<World> {
     }),
   );
   const joined = await ok(call('POST', `${t.api}/live/${session.pin}/join`, { body: { name: 'World' } }));
+  // A workspace holds at most 20 endpoints, and worlds are remade in the same workspace: start afresh.
+  const endpoints = await ok(call('GET', `${t.api}/webhooks?limit=100`, { apiKey: key }));
+  for (const old of endpoints.data as { id: string }[]) {
+    await ok(call('DELETE', `${t.api}/webhooks/${old.id}`, { apiKey: key }));
+  }
+  const endpoint = await ok(call('POST', `${t.api}/webhooks`, { apiKey: key, body: { url: imageUrl } }));
+  const delivery = await ok(call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey: key }));
   return {
     apiKey: key,
     pollId: poll.id,
@@ -148,6 +166,8 @@ async function newWorld(apiKey?: string): Promise<World> {
     sessionId: session.id,
     pin: session.pin,
     participantToken: joined.participantToken,
+    webhookId: endpoint.id,
+    deliveryId: delivery.id,
   };
 }
 
@@ -159,6 +179,8 @@ function sampleStrings(current: World): string[] {
     current.keyId,
     current.sessionId,
     current.pin,
+    current.webhookId,
+    current.deliveryId,
     'a',
     imageUrl,
     'Sample text',
@@ -173,7 +195,9 @@ function bind(value: unknown): unknown {
       .replaceAll(firstWorld.questionId, world.questionId)
       .replaceAll(firstWorld.keyId, world.keyId)
       .replaceAll(firstWorld.sessionId, world.sessionId)
-      .replaceAll(firstWorld.pin, world.pin);
+      .replaceAll(firstWorld.pin, world.pin)
+      .replaceAll(firstWorld.webhookId, world.webhookId)
+      .replaceAll(firstWorld.deliveryId, world.deliveryId);
   }
   if (Array.isArray(value)) return value.map(bind);
   if (value !== null && typeof value === 'object') {
