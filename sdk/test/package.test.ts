@@ -34,10 +34,17 @@ interface ScratchReport {
     joined: { resumed: boolean; name: string; status: string };
     /** Whether its error classes are the main entry's, so `instanceof` holds across the two. */
     sameErrors: boolean;
+    /** Whether the live entry exports `verifyWebhook`: it must not, the events' schemas would bring zod. */
+    hasVerifyWebhook: boolean;
   };
+  /** A delivery signed with `signWebhook`, through `verifyWebhook`; the same body altered is refused. */
+  webhook: { type: string; message: string; refused: string };
 }
 
-/** Calls shared by the ESM and CJS programs; `createClient` and `PollkitError` come from the package. */
+/**
+ * Calls shared by the ESM and CJS programs; `createClient`, `PollkitError` and the webhook helpers come
+ * from the package.
+ */
 const scratchBody = `
 const client = createClient({ apiKey: process.env.POLLKIT_API_KEY, baseUrl: process.env.POLLKIT_BASE_URL });
 const created = await client.polls.create({
@@ -63,6 +70,21 @@ const baseUrl = process.env.POLLKIT_BASE_URL;
 const presenter = live.presenterSession({ baseUrl, sessionId: session.id, hostToken: session.hostToken });
 const deck = await presenter.deck();
 const me = await live.joinSession({ baseUrl, pin: session.pin, name: 'Packaged' });
+const webhookSecret = 'whsec_' + btoa('0123456789abcdef0123456789abcdef');
+const signed = await signWebhook({
+  secret: webhookSecret,
+  payload: {
+    id: 'evt_01JF3Z8Q6M4W9Y2K7T5R0B1C3D',
+    type: 'webhook.test',
+    createdAt: new Date().toISOString(),
+    data: { endpointId: 'whk_01JF3Z8Q6M4W9Y2K7T5R0B1C3D', message: 'Packaged ' + process.env.SCRATCH_FORMAT },
+  },
+});
+const verified = await verifyWebhook(signed.body, signed.headers, webhookSecret);
+const refused = await verifyWebhook(signed.body.replace('Packaged', 'Altered'), signed.headers, webhookSecret).then(
+  () => 'accepted',
+  (error) => (error instanceof WebhookVerificationError ? error.reason : String(error)),
+);
 console.log(JSON.stringify({
   resolved,
   created: { id: created.id, title: created.title, status: created.status },
@@ -74,18 +96,20 @@ console.log(JSON.stringify({
     deck: { title: deck.title, slideIds: deck.slides.map((slide) => slide.id) },
     joined: { resumed: me.resumed, name: me.participant.name, status: me.state.status },
     sameErrors: live.PollkitError === PollkitError,
+    hasVerifyWebhook: 'verifyWebhook' in live,
   },
+  webhook: { type: verified.type, message: verified.data.message, refused },
 }));
 `;
 
-const esmProgram = `import { createClient, PollkitError } from '@pollkit/sdk';
+const esmProgram = `import { createClient, PollkitError, signWebhook, verifyWebhook, WebhookVerificationError } from '@pollkit/sdk';
 import * as live from '@pollkit/sdk/live';
 const resolved = import.meta.resolve('@pollkit/sdk');
 const liveResolved = import.meta.resolve('@pollkit/sdk/live');
 ${scratchBody}`;
 
 // CommonJS has no top-level await: the shared body runs inside an async function.
-const cjsProgram = `const { createClient, PollkitError } = require('@pollkit/sdk');
+const cjsProgram = `const { createClient, PollkitError, signWebhook, verifyWebhook, WebhookVerificationError } = require('@pollkit/sdk');
 const live = require('@pollkit/sdk/live');
 const resolved = require.resolve('@pollkit/sdk');
 const liveResolved = require.resolve('@pollkit/sdk/live');
@@ -177,6 +201,12 @@ describe('the packed @pollkit/sdk in a scratch npm project', () => {
         deck: { title: `Packaged ${format}`, slideIds: ['lunch'] },
         joined: { resumed: false, name: 'Packaged', status: 'pending' },
         sameErrors: true,
+        hasVerifyWebhook: false,
+      });
+      expect(report.webhook).toEqual({
+        type: 'webhook.test',
+        message: `Packaged ${format}`,
+        refused: 'no_matching_signature',
       });
     },
   );
