@@ -45,7 +45,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
       'Polls as decks of typed slides (multiple choice, quiz, scale, ranking, open-ended, Q&A, content), votes ' +
       'and responses, Q&A moderation and upvotes, aggregated results and CSV export, live sessions (an audience ' +
       'joins by PIN or QR code, the presenter controls the deck, both follow it over Server-Sent Events), media ' +
-      'ingestion and API key management. Authenticate with ' +
+      'ingestion, webhooks (the `webhooks` section describes every event) and API key management. Authenticate with ' +
       '`Authorization: Bearer <API_KEY>`, or (Enterprise) with an OAuth access token from ' +
       '`POST /api/oauth/token` holding the scope each operation names (`GET /workspace` takes any token). Errors answer `{ error: { code, message, details? } }`. Every ' +
       'response carries `X-RateLimit-Limit` and `X-RateLimit-Window`; authenticated ones also ' +
