@@ -538,6 +538,32 @@ describe('delivery', () => {
     expect(() => new Webhook(endpoint.secret).verify(later.body, laterHeaders)).toThrow();
   });
 
+  it("does not let one slow receiver hold up another workspace's deliveries", async () => {
+    const slowOwner = await t.workspace('pro');
+    const fastOwner = await t.workspace('pro');
+    const slow = await createEndpoint(slowOwner.apiKey, { url: urlFor('slow') });
+    const fast = await createEndpoint(fastOwner.apiKey, { url: urlFor('fast') });
+    receiver.delayMs = (path) => (path === '/hooks/slow' ? 1_500 : 0);
+    try {
+      // More deliveries for the slow receiver than the worker's per-endpoint limit (16) allows in flight.
+      const backlog: string[] = [];
+      for (let i = 0; i < 40; i++) {
+        const res = await call('POST', `${t.api}/webhooks/${slow.id}/test`, { apiKey: slowOwner.apiKey });
+        backlog.push(res.body.eventId);
+      }
+      const queued = await call('POST', `${t.api}/webhooks/${fast.id}/test`, { apiKey: fastOwner.apiKey });
+      await receiver.waitFor(() => receiver.received.some((d) => d.id === queued.body.eventId));
+      // The fast endpoint's event went through while most of the slow one's backlog still waited.
+      const slowDone = receiver.received.filter((d) => backlog.includes(d.id)).length;
+      expect(slowDone).toBeLessThan(backlog.length);
+      const waiting = await call('GET', `${t.api}/webhooks/${slow.id}`, { apiKey: slowOwner.apiKey });
+      expect(waiting.body.stats.pendingDeliveries).toBeGreaterThan(0);
+      await receiver.waitFor(() => backlog.every((id) => receiver.received.some((d) => d.id === id)), 30_000);
+    } finally {
+      receiver.delayMs = () => 0;
+    }
+  });
+
   it('stops delivering to a deleted endpoint', async () => {
     const { apiKey } = await t.workspace('pro');
     const endpoint = await createEndpoint(apiKey, { url: urlFor('deleted'), events: ['poll.created'] });

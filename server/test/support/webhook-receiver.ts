@@ -28,6 +28,8 @@ export class WebhookReceiver {
   readonly received: ReceivedDelivery[] = [];
   secrets: string[] = [];
   respond: (delivery: Omit<ReceivedDelivery, 'answered' | 'receivedAt'>, count: number) => number = () => 200;
+  /** How long to wait before answering a request to `path` (a slow receiver); 0 by default. */
+  delayMs: (path: string) => number = () => 0;
   readonly #server: http.Server;
   readonly #waiters: Array<{ check: () => boolean; resolve: () => void }> = [];
   readonly #counts = new Map<string, number>();
@@ -68,12 +70,17 @@ export class WebhookReceiver {
         };
         const count = (this.#counts.get(delivery.id) ?? 0) + 1;
         this.#counts.set(delivery.id, count);
-        const answered = this.respond(delivery, count);
-        this.received.push({ ...delivery, answered, receivedAt: Date.now() });
-        res
-          .writeHead(answered, { 'content-type': 'text/plain' })
-          .end(answered < 300 ? 'ok' : `refused with ${answered}`);
-        this.#wake();
+        const answer = () => {
+          const answered = this.respond(delivery, count);
+          this.received.push({ ...delivery, answered, receivedAt: Date.now() });
+          res
+            .writeHead(answered, { 'content-type': 'text/plain' })
+            .end(answered < 300 ? 'ok' : `refused with ${answered}`);
+          this.#wake();
+        };
+        const delay = this.delayMs(req.url ?? '/');
+        if (delay > 0) setTimeout(answer, delay);
+        else answer();
       });
     });
   }
