@@ -92,25 +92,4 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('key', 'text', (c) => c.notNull())
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
-
-  // Delivery ids are made in SQL, one per subscribed endpoint, by the very statement that writes an
-  // event (the group-commit writer's included), so the endpoints are matched in the transaction that
-  // writes the change: a ULID as db/ids.ts makes them, 48 bits of milliseconds and 80 random bits
-  // (from gen_random_uuid, core in PostgreSQL 13+ and in PGlite) in Crockford base32.
-  await sql`
-    CREATE FUNCTION pollkit_ulid() RETURNS text LANGUAGE sql VOLATILE AS $$
-      WITH parts AS (
-        SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms,
-               decode(replace(gen_random_uuid()::text, '-', ''), 'hex') AS r
-      )
-      SELECT
-        (SELECT string_agg(substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', ((ms >> (45 - 5 * i)) & 31)::int + 1, 1), '' ORDER BY i)
-           FROM generate_series(0, 9) AS i)
-        ||
-        (SELECT string_agg(substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ',
-                   ((((get_byte(r, (5 * j) / 8) << 8) | get_byte(r, (5 * j) / 8 + 1)) >> (11 - (5 * j) % 8)) & 31) + 1, 1),
-                 '' ORDER BY j)
-           FROM generate_series(0, 15) AS j)
-      FROM parts
-    $$`.execute(db);
 }

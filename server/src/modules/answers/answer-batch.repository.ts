@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database, NewAnswer } from '../../db/schema.js';
-import type { OutboxEvent } from '../webhooks/outbox.repository.js';
+import { deliveryId, type OutboxEvent } from '../webhooks/outbox.repository.js';
 import type { AnswerDeltas } from './tallies.js';
 
 /** An answer row ready to insert, what it adds to the aggregates, and the webhook event it makes. */
@@ -182,7 +182,7 @@ export async function insertAnswerBatch(db: Kysely<Database>, batch: VersionedAn
     ),
     webhooked as (
       insert into webhook_deliveries (id, endpoint_id, event_id, event_type, payload, status, next_attempt_at)
-      select 'dlv_' || pollkit_ulid(), e.id, v.event_id, v.event_type, v.payload, 'pending', now()
+      select ${deliveryId(sql.ref('v.event_id'), sql.ref('e.id'))}, e.id, v.event_id, v.event_type, v.payload, 'pending', now()
       from answer_events v
       join inserted i on i.id = v.answer_id
       join locked l on l.id = i.poll_id
