@@ -13,10 +13,15 @@ export interface ReceivedDelivery {
   verified: boolean;
   /** The body parsed against the contract's WebhookEvent schema (undefined if it does not parse). */
   event: WebhookEvent | undefined;
-  /** The status the receiver answered. */
-  answered: number;
+  /** The status the receiver answered; null when `respond` said `'no answer'`. */
+  answered: number | null;
   receivedAt: number;
+  /** The sender's end of the connection (its local port), to tell which process sent it. */
+  remotePort: number;
 }
+
+/** What `respond` may say: a status, or `'no answer'` (the request is left hanging until the sender gives up). */
+export type ReceiverAnswer = number | 'no answer';
 
 /**
  * A webhook receiver on 127.0.0.1: the stand-in for a customer's endpoint. It verifies every
@@ -27,9 +32,14 @@ export interface ReceivedDelivery {
 export class WebhookReceiver {
   readonly received: ReceivedDelivery[] = [];
   secrets: string[] = [];
-  respond: (delivery: Omit<ReceivedDelivery, 'answered' | 'receivedAt'>, count: number) => number = () => 200;
+  respond: (
+    delivery: Omit<ReceivedDelivery, 'answered' | 'receivedAt' | 'remotePort'>,
+    count: number,
+  ) => ReceiverAnswer = () => 200;
   /** How long to wait before answering a request to `path` (a slow receiver); 0 by default. */
   delayMs: (path: string) => number = () => 0;
+  /** Called as each new connection is accepted, with the sender's port, while the sender still holds it. */
+  onConnection: ((remotePort: number) => void) | undefined;
   readonly #server: http.Server;
   readonly #waiters: Array<{ check: () => boolean; resolve: () => void }> = [];
   readonly #counts = new Map<string, number>();
@@ -70,19 +80,23 @@ export class WebhookReceiver {
         };
         const count = (this.#counts.get(delivery.id) ?? 0) + 1;
         this.#counts.set(delivery.id, count);
-        const answer = () => {
-          const answered = this.respond(delivery, count);
-          this.received.push({ ...delivery, answered, receivedAt: Date.now() });
-          res
-            .writeHead(answered, { 'content-type': 'text/plain' })
-            .end(answered < 300 ? 'ok' : `refused with ${answered}`);
+        const reply = () => {
+          const answer = this.respond(delivery, count);
+          const answered = answer === 'no answer' ? null : answer;
+          this.received.push({ ...delivery, answered, receivedAt: Date.now(), remotePort: req.socket.remotePort ?? 0 });
+          if (answered !== null) {
+            res
+              .writeHead(answered, { 'content-type': 'text/plain' })
+              .end(answered < 300 ? 'ok' : `refused with ${answered}`);
+          }
           this.#wake();
         };
         const delay = this.delayMs(req.url ?? '/');
-        if (delay > 0) setTimeout(answer, delay);
-        else answer();
+        if (delay > 0) setTimeout(reply, delay);
+        else reply();
       });
     });
+    this.#server.on('connection', (socket) => this.onConnection?.(socket.remotePort ?? 0));
   }
 
   static async start(): Promise<WebhookReceiver> {
@@ -91,8 +105,12 @@ export class WebhookReceiver {
     return receiver;
   }
 
+  get port(): number {
+    return (this.#server.address() as AddressInfo).port;
+  }
+
   get url(): string {
-    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/hooks`;
+    return `http://127.0.0.1:${this.port}/hooks`;
   }
 
   /** Deliveries of one event type, in the order they arrived. */
