@@ -63,7 +63,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         // Event streams never finish by themselves: end them now (clients reconnect elsewhere with
         // Last-Event-ID) so that draining waits only for ordinary requests.
         deps.liveHub.closeAll();
+        // No webhook attempt starts while requests drain; those in flight get half the shutdown
+        // deadline, then are handed back to the outbox, due at once (closeDeps awaits the same stop).
+        const deliveriesStopped = deps.webhookWorker?.stop(config.SHUTDOWN_TIMEOUT_MS / 2);
         await app.close();
+        await deliveriesStopped;
         await closeDeps(deps);
       })();
       return closing;

@@ -231,6 +231,38 @@ describe('webhook deliveries across a restart', () => {
     expect(receiver.received.filter((delivery) => delivery.receivedAt >= bStartedAt)).toEqual([]);
   });
 
+  it('a stopping server interrupts attempts still in flight after half its shutdown deadline, and hands them back due at once', async () => {
+    const database = await sharedDatabase();
+    // A long attempt deadline, a short shutdown: the grace (1 s) ends long before the attempt would.
+    const settings = { WEBHOOK_TIMEOUT_MS: '30000', SHUTDOWN_TIMEOUT_MS: '2000', WEBHOOK_RETRY_SCHEDULE_MS: '60000' };
+    const a = await start({ ...database, ...settings });
+    const { apiKey } = await a.workspace('pro');
+    const endpoint = await createEndpoint(a, apiKey, { url: urlFor('interrupted') });
+    receiver.secrets.push(endpoint.secret);
+    receiver.respond = (_delivery, count) => (count === 1 ? 'no answer' : 200);
+
+    const queued = await call('POST', `${a.api}/webhooks/${endpoint.id}/test`, { apiKey });
+    const eventId: string = queued.body.eventId;
+    await receiver.waitFor(() => receivedFor(eventId).length === 1, 15_000, 'the first attempt');
+    const stopping = Date.now();
+    await a.server.close();
+    // Not the attempt's 30 s deadline, nor the 60 s wait of the schedule: the next server sends it at once.
+    expect(Date.now() - stopping).toBeLessThan(15_000);
+
+    const b = await start({ ...database, ...settings });
+    const done = await waitForDelivery(b, apiKey, endpoint.id, queued.body.id, 'succeeded');
+    expect(done.attemptLog).toMatchObject([
+      {
+        attempt: 1,
+        outcome: 'failed',
+        responseStatus: null,
+        error: 'Interrupted: the server shut down before an answer came',
+      },
+      { attempt: 2, outcome: 'succeeded', responseStatus: 200 },
+    ]);
+    expect(receivedFor(eventId).map((delivery) => delivery.answered)).toEqual([null, 200]);
+  });
+
   it('a stopping server ends its attempts in flight by their deadline and leaves the retry to the next one', async () => {
     const database = await sharedDatabase();
     const settings = { WEBHOOK_TIMEOUT_MS: '3000', WEBHOOK_RETRY_SCHEDULE_MS: '200' };

@@ -51,7 +51,8 @@ export class WebhookSender {
     this.#https = new https.Agent(agentOptions);
   }
 
-  async send(request: WebhookRequest): Promise<WebhookResponse> {
+  /** `interrupt`: aborts the attempt before its deadline (the server is shutting down). */
+  async send(request: WebhookRequest, interrupt?: AbortSignal): Promise<WebhookResponse> {
     const started = performance.now();
     const failed = (error: string): WebhookResponse => ({
       status: null,
@@ -75,13 +76,14 @@ export class WebhookSender {
       if (reason) return failed(`The endpoint's address is ${reason}`);
     }
     try {
-      return await this.#post(url, request, started);
+      return await this.#post(url, request, started, interrupt);
     } catch (error) {
+      if (interrupt?.aborted) return failed('Interrupted: the server shut down before an answer came');
       return failed(describe(error, this.options.timeoutMs));
     }
   }
 
-  #post(url: URL, request: WebhookRequest, started: number): Promise<WebhookResponse> {
+  #post(url: URL, request: WebhookRequest, started: number, interrupt?: AbortSignal): Promise<WebhookResponse> {
     const client = url.protocol === 'https:' ? https : http;
     const agent = url.protocol === 'https:' ? this.#https : this.#http;
     const body = Buffer.from(request.body, 'utf8');
@@ -89,7 +91,9 @@ export class WebhookSender {
       const req = client.request(url, {
         method: 'POST',
         agent,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal: interrupt
+          ? AbortSignal.any([AbortSignal.timeout(this.options.timeoutMs), interrupt])
+          : AbortSignal.timeout(this.options.timeoutMs),
         headers: {
           ...request.headers,
           'content-type': 'application/json',

@@ -60,6 +60,9 @@ export class WebhookDeliveryWorker {
   /** Set when a claim was asked for while one ran: claim again as soon as it ends. */
   #again = false;
   #stopped = true;
+  #stopping: Promise<void> | undefined;
+  /** Aborts the attempts still in flight when a stop's grace period is over. */
+  readonly #interrupt = new AbortController();
   #lastPrune = 0;
 
   constructor(
@@ -101,16 +104,29 @@ export class WebhookDeliveryWorker {
   }
 
   /**
-   * Stops claiming, waits for the attempts in flight (each ends by its deadline) and records their
-   * outcomes. An attempt cut short by a harder stop is due again after its lease: at least once.
+   * Stops claiming at once, lets the attempts in flight finish for up to `graceMs`, then interrupts
+   * the rest — recorded as failed and due again at once, so another process (or this one, restarted)
+   * sends them — and records every outcome. Shutdown calls it first, so that no attempt starts while
+   * requests drain, and bounds the grace by its own deadline. A process killed outright leaves its
+   * attempts due again after their lease: at least once. Calling it again returns the same stop.
    */
-  async stop(): Promise<void> {
+  stop(graceMs = Number.POSITIVE_INFINITY): Promise<void> {
+    this.#stopping ??= this.#stop(graceMs);
+    return this.#stopping;
+  }
+
+  async #stop(graceMs: number): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
-    while (this.#claiming || this.#sends.size > 0) {
-      await Promise.all([...this.#sends]);
-      if (this.#claiming) await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    while (this.#claiming) await new Promise((resolve) => setTimeout(resolve, 5));
+    let graceTimer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<void>((resolve) => {
+      if (Number.isFinite(graceMs)) graceTimer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([Promise.all([...this.#sends]), graceOver]);
+    clearTimeout(graceTimer);
+    if (this.#sends.size > 0) this.#interrupt.abort();
+    await Promise.all([...this.#sends]);
     await this.#recorder.drained();
     this.deps.sender.close();
   }
@@ -175,12 +191,17 @@ export class WebhookDeliveryWorker {
         delivery.payload,
         startedAt,
       );
-      response = await this.deps.sender.send({ url: delivery.url, headers, body: delivery.payload });
+      response = await this.deps.sender.send(
+        { url: delivery.url, headers, body: delivery.payload },
+        this.#interrupt.signal,
+      );
     } catch (error) {
       // A secret that cannot be opened (WEBHOOK_SECRETS_KEY changed): a failed attempt, and why.
       response = { status: null, latencyMs: 0, excerpt: null, error: (error as Error).message };
     }
     const succeeded = response.status !== null && response.status >= 200 && response.status < 300;
+    // Cut short by a shutdown: due again at once, not after the next wait of the schedule.
+    const interrupted = response.status === null && this.#interrupt.signal.aborted;
     await this.#recorder.submit({
       deliveryId: delivery.id,
       endpointId: delivery.endpoint_id,
@@ -191,7 +212,12 @@ export class WebhookDeliveryWorker {
       latencyMs: response.latencyMs,
       responseExcerpt: response.excerpt,
       error: response.error,
-      nextAttemptAt: succeeded || response.status === 410 ? null : this.#retryAt(delivery.schedule_attempt),
+      nextAttemptAt:
+        succeeded || response.status === 410
+          ? null
+          : interrupted
+            ? new Date()
+            : this.#retryAt(delivery.schedule_attempt),
       gone: response.status === 410,
       deliveryCreatedAt: delivery.created_at,
     });

@@ -220,7 +220,7 @@ export async function recordOutcomes(
         .where('id', '=', endpointId)
         .returning(['status', 'last_success_at', 'consecutive_failures'])
         .executeTakeFirst();
-      if (!row || row.status !== 'enabled') continue;
+      if (row?.status !== 'enabled') continue;
       if (total.gone) {
         disable.set(endpointId, 'The endpoint answered 410 Gone');
       } else if (
