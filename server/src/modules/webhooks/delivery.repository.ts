@@ -121,6 +121,10 @@ export async function recordOutcomes(
   newAttemptId: () => string,
 ): Promise<Map<string, DisableReason>> {
   if (outcomes.length === 0) return new Map();
+  if (outcomes.every((outcome) => outcome.succeeded)) {
+    await recordSuccesses(db, outcomes, newAttemptId);
+    return new Map();
+  }
   return db.transaction().execute(async (trx) => {
     const applied = await sql<{ delivery_id: string }>`
       with o (delivery_id, attempt_id, attempt, outcome, response_status, latency_ms, response_excerpt, error,
@@ -237,6 +241,60 @@ export async function recordOutcomes(
     for (const [endpointId, reason] of disable) await disableEndpoint(trx, endpointId, reason);
     return disable;
   });
+}
+
+/**
+ * The common case — every attempt of the batch succeeded — in one statement (atomic by itself, one
+ * round trip): the deliveries, the attempt log and the endpoints' counters. No endpoint can need
+ * disabling, and each one's run of failures ends.
+ */
+async function recordSuccesses(
+  db: Kysely<Database>,
+  outcomes: AttemptOutcome[],
+  newAttemptId: () => string,
+): Promise<void> {
+  await sql`
+    with o (delivery_id, attempt_id, attempt, response_status, latency_ms, response_excerpt, started_at) as (
+      select * from unnest(
+        ${outcomes.map((o) => o.deliveryId)}::text[],
+        ${outcomes.map(() => newAttemptId())}::text[],
+        ${outcomes.map((o) => o.attempt)}::int[],
+        ${outcomes.map((o) => o.responseStatus)}::int[],
+        ${outcomes.map((o) => o.latencyMs)}::int[],
+        ${outcomes.map((o) => o.responseExcerpt)}::text[],
+        ${outcomes.map((o) => o.startedAt.toISOString())}::timestamptz[])
+    ),
+    current as (
+      select o.*, d.endpoint_id, d.status from o
+      join webhook_deliveries d on d.id = o.delivery_id and d.attempts = o.attempt
+    ),
+    updated as (
+      update webhook_deliveries d
+      set status = 'succeeded', next_attempt_at = null, updated_at = now()
+      from current c
+      where d.id = c.delivery_id and c.status = 'pending'
+    ),
+    logged as (
+      insert into webhook_attempts (id, delivery_id, endpoint_id, attempt, outcome, response_status, latency_ms,
+                                    response_excerpt, error, started_at)
+      select attempt_id, delivery_id, endpoint_id, attempt, 'succeeded', response_status, latency_ms,
+             response_excerpt, null, started_at
+      from current
+      on conflict (delivery_id, attempt) do nothing
+    ),
+    totals as (
+      select endpoint_id, count(*) as attempts, count(*) filter (where status = 'pending') as succeeded,
+             max(started_at) as last
+      from current group by endpoint_id
+    )
+    update webhook_endpoints e
+    set attempts = e.attempts + t.attempts,
+        succeeded_deliveries = e.succeeded_deliveries + t.succeeded,
+        consecutive_failures = 0,
+        last_attempt_at = greatest(e.last_attempt_at, t.last),
+        last_success_at = greatest(e.last_success_at, t.last)
+    from totals t
+    where e.id = t.endpoint_id`.execute(db);
 }
 
 /** Deletes up to `limit` finished deliveries (and, by cascade, their attempts) older than `before`. */
