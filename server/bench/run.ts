@@ -12,6 +12,10 @@
  *     npx -y pnpm@10 bench   # N participants on one session: join, SSE fan-out of `next`, answers, memory
  *   (BENCH_LIVE_CPU_PROF=<dir> writes the server's V8 CPU profile per N there)
  *   BENCH_SCENARIOS=page-load BENCH_PAGE_LOADS=20 npx -y pnpm@10 bench   # the audience page in Chromium
+ *   BENCH_SCENARIOS=webhooks BENCH_WEBHOOK_CONFIGS=off,outbox,none,endpoint BENCH_WEBHOOK_EVENTS=20000 \
+ *     BENCH_WEBHOOK_DRAINS=1 npx -y pnpm@10 bench   # votes/s with and without an endpoint; events/s delivered
+ *   (WEBHOOK_CONCURRENCY, WEBHOOK_POLL_INTERVAL_MS, … set on the command reach the servers;
+ *   BENCH_WEBHOOK_EXPERIMENT, see bench/targets/webhooks.ts; BENCH_WEBHOOK_CPU_PROF=<dir> profiles the drain's server)
  */
 import { getPollScenario } from './get-poll.js';
 import { liveSessionsScenario } from './live-sessions.js';
@@ -23,6 +27,7 @@ import { resultsAndExportScenario } from './results-and-export.js';
 import { sdkOverheadScenario } from './sdk-overhead.js';
 import { machine } from './support.js';
 import { voteIngestionScenario } from './vote-ingestion.js';
+import { type WebhookConfig, webhookConfigs, webhooksScenario } from './webhooks.js';
 
 const durationSec = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -40,6 +45,11 @@ const liveClients = Number(process.env.BENCH_LIVE_CLIENTS ?? 2);
 const liveConcurrency = Number(process.env.BENCH_LIVE_CONCURRENCY ?? 256);
 const liveCpuProf = process.env.BENCH_LIVE_CPU_PROF;
 const pageLoads = Number(process.env.BENCH_PAGE_LOADS ?? 20);
+const webhookSelected = (process.env.BENCH_WEBHOOK_CONFIGS ?? webhookConfigs.join(','))
+  .split(',')
+  .filter(Boolean) as WebhookConfig[];
+const webhookEvents = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 20_000);
+const webhookDrains = Number(process.env.BENCH_WEBHOOK_DRAINS ?? 1);
 const selected = new Set(
   (
     process.env.BENCH_SCENARIOS ??
@@ -304,4 +314,124 @@ if (selected.has('page-load')) {
     ),
     '',
   );
+}
+
+if (selected.has('webhooks')) {
+  const r = await webhooksScenario({
+    durationSec,
+    connections,
+    rounds,
+    configs: webhookSelected,
+    events: webhookEvents,
+    drainRuns: webhookDrains,
+    drainNodeArgs: process.env.BENCH_WEBHOOK_CPU_PROF
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WEBHOOK_CPU_PROF}`]
+      : [],
+  });
+  const settings = Object.entries(r.settings);
+  const settingsText =
+    settings.length > 0
+      ? `${settings.map(([name, value]) => `\`${name}=${value}\``).join(', ')}, the rest as config.ts defaults`
+      : 'WEBHOOK_* as config.ts defaults';
+  const cpu = (c: { server: number; receiver: number; postgres: number; loadGenerator: number }) =>
+    [c.server, c.receiver, c.postgres, c.loadGenerator].map((s) => s.toFixed(1)).join(' / ');
+  const loadAvg = (l: [number, number]) => `${l[0].toFixed(1)} → ${l[1].toFixed(1)}`;
+  const label: Record<WebhookConfig, string> = {
+    off: 'off: `WEBHOOK_DELIVERY=false`, no endpoint',
+    outbox: 'outbox only: `WEBHOOK_DELIVERY=false`, an endpoint subscribed (written, not delivered)',
+    none: '(i) worker running, no endpoint',
+    endpoint: '(ii) worker running, an endpoint subscribed to `vote.created`',
+  };
+  const m = r.medians;
+  const none = m.none?.load.acceptedPerSec;
+  if (webhookSelected.length > 0) {
+    const perRound = r.rounds
+      .filter((x) => x.config === 'endpoint')
+      .map((x) => {
+        const without = r.rounds.find((y) => y.config === 'none' && y.round === x.round);
+        return without ? (x.load.acceptedPerSec / without.load.acceptedPerSec).toFixed(2) : '—';
+      });
+    const kinds = [...new Set(Object.values(m).flatMap((x) => Object.keys(x?.statements ?? {})))].sort();
+    const statementCell = (x: (typeof m)[WebhookConfig], kind: string) => {
+      const s = x?.statements[kind];
+      if (!x || !s) return '—';
+      return `${fmt(s.count / durationSec)} · ${(s.ms / s.count).toFixed(2)} ms`;
+    };
+    print(
+      `#### Webhooks: POST /api/v1/polls/{id}/votes, a new voter per request, with and without an endpoint (${r.database})`,
+      '',
+      `autocannon, ${connections} connections, ${durationSec} s per measurement after a 2 s warm-up of each configuration; ` +
+        `configurations alternate over ${rounds} rounds and the median round of each is shown. The receiver is a node:http ` +
+        `server answering 200 in a process of its own. ${settingsText}. CPU: user + system seconds during the load, of the ` +
+        'server, the receiver, every `postgres` process, and the load generator (autocannon). Load average: 1-minute, before → after the round.',
+      '',
+      '| configuration | accepted votes/s | p50 ms | p99 ms | non-2xx | errors | / (i) | writer flushes/s | CPU s server / receiver / postgres / load gen | load avg |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...webhookSelected.map((config) => {
+        const x = m[config];
+        if (!x) return `| ${label[config]} | — |`;
+        const ratio = none ? (x.load.acceptedPerSec / none).toFixed(2) : '—';
+        return `| ${label[config]} | ${fmt(x.load.acceptedPerSec)} | ${x.load.p50Ms} | ${x.load.p99Ms} | ${x.load.non2xx} | ${x.load.errors} | ${ratio} | ${fmt(x.flushes / durationSec)} | ${cpu(x.cpu)} | ${loadAvg(x.loadAverage)} |`;
+      }),
+      '',
+      m.endpoint && none
+        ? `With an endpoint / without (ii / i): **${(m.endpoint.load.acceptedPerSec / none).toFixed(2)}** (target ≥ 0.90); round by round: ${perRound.join(' / ')}.`
+        : '',
+      `Rounds (accepted votes/s): ${webhookSelected
+        .map(
+          (config) =>
+            `${config} ${r.rounds
+              .filter((x) => x.config === config)
+              .map((x) => fmt(x.load.acceptedPerSec))
+              .join(' / ')}`,
+        )
+        .join('; ')}.`,
+      '',
+    );
+    const delivered = r.rounds.filter((x) => x.delivery);
+    if (delivered.length > 0) {
+      print(
+        'Deliveries in the (ii) rounds: at the end of the load (received by the receiver; recorded as succeeded; still pending), then the time until none was pending, and the totals after it.',
+        '',
+        '| round | votes accepted | received at end | succeeded at end | pending at end | drain s | after drain: received (requests) / succeeded / failed | drain CPU s server / receiver / postgres |',
+        '|---:|---:|---:|---:|---:|---:|---:|---:|',
+        ...delivered.map((x) => {
+          const d = x.delivery as NonNullable<typeof x.delivery>;
+          return `| ${x.round + 1} | ${fmt(x.load.accepted)} | ${fmt(d.receivedAtEnd)} | ${fmt(d.succeededAtEnd)} | ${fmt(d.pendingAtEnd)} | ${d.drainSec.toFixed(1)} | ${fmt(d.received)} (${fmt(d.receivedRequests)}) / ${fmt(d.succeeded)} / ${fmt(d.failed)} | ${[d.drainCpu.server, d.drainCpu.receiver, d.drainCpu.postgres].map((s) => s.toFixed(1)).join(' / ')} |`;
+        }),
+        '',
+      );
+    }
+    if (kinds.length > 0) {
+      print(
+        "Statements in the median rounds: per second, and the average wall time inside the driver's call. On PostgreSQL that includes the round trip and any wait for a CPU; on PGlite (in the server's thread) it includes other requests' JavaScript that ran between the statement's steps, so it is an upper bound, and PGlite's BEGIN/COMMIT are not seen.",
+        '',
+        `| statement | ${webhookSelected.join(' | ')} |`,
+        `|---|${webhookSelected.map(() => '---:').join('|')}|`,
+        ...kinds.map(
+          (kind) => `| ${kind} | ${webhookSelected.map((config) => statementCell(m[config], kind)).join(' | ')} |`,
+        ),
+        '',
+      );
+    }
+  }
+  if (r.drains.length > 0) {
+    print(
+      `#### Webhooks: draining an outbox of ${fmt(webhookEvents)} events to one endpoint (${r.database})`,
+      '',
+      `A server whose worker is stopped once it is up gets an endpoint on the receiver and ${fmt(webhookEvents)} votes through the API ` +
+        `(autocannon, ${connections} connections); then its worker is started and timed until the receiver has every event and no ` +
+        `delivery is pending in the database. ${settingsText}.`,
+      '',
+      '| events | votes/s while filling | first delivery ms | all received s | all recorded s | **events/s** | received (requests) / succeeded / failed | CPU s server / receiver / postgres | claims (ms each) | outcome records (outcomes, ms each) | load avg |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...r.drains.map((d) => {
+        const claims = d.statements['claim deliveries'] ?? { count: 0, ms: 0 };
+        const records = d.statements['record outcomes'] ?? { count: 0, ms: 0 };
+        const each = (s: { count: number; ms: number }) => (s.count ? (s.ms / s.count).toFixed(2) : '—');
+        return `| ${fmt(d.events)} | ${fmt(d.prefill.acceptedPerSec)} | ${fmt(d.firstDeliveryMs)} | ${d.receivedSec.toFixed(1)} | ${d.recordedSec.toFixed(1)} | **${fmt(d.eventsPerSec)}** | ${fmt(d.received)} (${fmt(d.receivedRequests)}) / ${fmt(d.succeeded)} / ${fmt(d.failed)} | ${[d.cpu.server, d.cpu.receiver, d.cpu.postgres].map((s) => s.toFixed(1)).join(' / ')} | ${fmt(claims.count)} (${each(claims)}) | ${fmt(records.count)} (${records.count ? (d.succeeded / records.count).toFixed(1) : '—'}, ${each(records)}) | ${loadAvg(d.loadAverage)} |`;
+      }),
+      '',
+    );
+  }
 }

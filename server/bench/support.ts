@@ -46,9 +46,9 @@ export async function bundle(script: string, under = 'targets'): Promise<string>
 export async function startTarget(
   script: string,
   env: Record<string, string> = {},
-  options: { fdLimit?: number; nodeArgs?: string[] } = {},
+  options: { fdLimit?: number; nodeArgs?: string[]; under?: string } = {},
 ): Promise<BenchTarget> {
-  const bundled = await bundle(script);
+  const bundled = await bundle(script, options.under);
   const args = [...(options.nodeArgs ?? []), '--enable-source-maps', bundled];
   const [command, commandArgs] = options.fdLimit ? withFdLimit(options.fdLimit, args) : [process.execPath, args];
   const child = spawn(command, commandArgs, {

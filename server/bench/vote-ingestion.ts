@@ -8,6 +8,7 @@ import autocannon from 'autocannon';
 import { startTarget } from './support.js';
 
 export interface IngestionResult {
+  accepted: number;
   acceptedPerSec: number;
   p50Ms: number;
   p99Ms: number;
@@ -15,13 +16,18 @@ export interface IngestionResult {
   errors: number;
 }
 
-async function hammer(options: {
+/**
+ * `connections` clients posting votes, a new voter per request, for `durationSec` (or until `amount`
+ * requests have been sent).
+ */
+export async function hammer(options: {
   url: string;
   headers: Record<string, string>;
   slideId: string;
   prefix: string;
   connections: number;
   durationSec: number;
+  amount?: number;
 }): Promise<IngestionResult> {
   let counter = 0;
   const options4 = ['pizza', 'sushi', 'tacos', 'salad'];
@@ -29,6 +35,7 @@ async function hammer(options: {
     url: options.url,
     connections: options.connections,
     duration: options.durationSec,
+    amount: options.amount,
     headers: { 'content-type': 'application/json', ...options.headers },
     requests: [
       {
@@ -47,6 +54,7 @@ async function hammer(options: {
   });
   const accepted = result['2xx'];
   return {
+    accepted,
     acceptedPerSec: accepted / (result.duration || options.durationSec),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,

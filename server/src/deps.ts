@@ -86,15 +86,15 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
     const liveHub = new LiveHub({ db: database.db, pollCache, bus: invalidation, events, log, joinUrl });
     const secretSealer = await webhookSecretSealer(database.db, config.WEBHOOK_SECRETS_KEY);
     const webhookWorker = config.WEBHOOK_DELIVERY
-      ? createWebhookWorker(config, database.db, secretSealer, log)
+      ? createWebhookWorker(config, database.db, secretSealer, log, database.driver === 'pglite')
       : undefined;
     if (webhookWorker) {
-      // Answers and session changes written here wrote their events to the outbox: deliver them now
-      // rather than at the next poll (events from other processes wait for the poll).
+      // Session changes made here may have written deliveries: send them now rather than at the next
+      // poll. Answers do not nudge: at thousands a second, each would be a claim that most often finds
+      // nothing (no endpoint subscribed); under load the worker claims again as its slots free up, and
+      // idle, the poll (WEBHOOK_POLL_INTERVAL_MS) finds them.
       events.subscribe((event) => {
-        if (event.type === 'answer.created' || event.type === 'session.changed' || event.type === 'session.created') {
-          webhookWorker.nudge();
-        }
+        if (event.type === 'session.changed' || event.type === 'session.created') webhookWorker.nudge();
       });
     }
     return {
@@ -135,6 +135,7 @@ function createWebhookWorker(
   db: Kysely<Database>,
   secretSealer: SecretSealer,
   log: Logger,
+  inProcessDatabase: boolean,
 ): WebhookDeliveryWorker {
   const sender = new WebhookSender({
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -152,6 +153,7 @@ function createWebhookWorker(
       endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
       pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
       retentionMs: config.WEBHOOK_RETENTION_DAYS * 86_400_000,
+      inProcessDatabase,
     },
   );
 }

@@ -553,10 +553,46 @@ describe('delivery', () => {
     }
   });
 
+  it('deletes finished deliveries past the retention period, with their attempts', async () => {
+    const { apiKey } = await t.workspace('pro');
+    const endpoint = await createEndpoint(apiKey, { url: urlFor('retention') });
+    receiver.secrets.push(endpoint.secret);
+    const done = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey });
+    await waitForDelivery(apiKey, endpoint.id, done.body.id, 'succeeded');
+    const { db } = t.server.deps;
+    // Finished 40 days ago, by its clock.
+    await db
+      .updateTable('webhook_deliveries')
+      .set({ updated_at: new Date(Date.now() - 40 * 86_400_000) })
+      .where('id', '=', done.body.id)
+      .execute();
+    const { pruneFinishedDeliveries } = await import('../src/modules/webhooks/delivery.repository.js');
+    const pruned = await pruneFinishedDeliveries(db, new Date(Date.now() - 30 * 86_400_000), 1_000);
+    expect(pruned).toBeGreaterThanOrEqual(1);
+    expectError(
+      await call('GET', `${t.api}/webhooks/${endpoint.id}/deliveries/${done.body.id}`, { apiKey }),
+      404,
+      'not_found',
+    );
+    const attempts = await db
+      .selectFrom('webhook_attempts')
+      .select('id')
+      .where('delivery_id', '=', done.body.id)
+      .execute();
+    expect(attempts).toEqual([]);
+  });
+
   it('stops delivering to a deleted endpoint', async () => {
     const { apiKey } = await t.workspace('pro');
     const endpoint = await createEndpoint(apiKey, { url: urlFor('deleted'), events: ['poll.created'] });
+    const sent = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey });
+    await waitForDelivery(apiKey, endpoint.id, sent.body.id, 'succeeded');
     await call('DELETE', `${t.api}/webhooks/${endpoint.id}`, { apiKey });
+    // Its deliveries and their attempts went with it.
+    const { db } = t.server.deps;
+    expect(
+      await db.selectFrom('webhook_attempts').select('id').where('endpoint_id', '=', endpoint.id).execute(),
+    ).toEqual([]);
     const poll = await call('POST', `${t.api}/polls`, {
       apiKey,
       body: { title: 'After delete', content: sampleContent() },

@@ -24,6 +24,8 @@ export interface DeliveryWorkerOptions {
   endpointConcurrency: number;
   /** How often an idle worker looks for due deliveries. */
   pollIntervalMs: number;
+  /** The database runs in this thread (PGlite): gather a turn's outcomes before recording them (GroupCommit). */
+  inProcessDatabase?: boolean;
   /** Finished deliveries older than this are deleted. */
   retentionMs: number;
 }
@@ -62,7 +64,7 @@ export class WebhookDeliveryWorker {
   #stopped = true;
   #stopping: Promise<void> | undefined;
   /** Aborts the attempts still in flight when a stop's grace period is over. */
-  readonly #interrupt = new AbortController();
+  #interrupt = new AbortController();
   #lastPrune = 0;
 
   constructor(
@@ -82,13 +84,15 @@ export class WebhookDeliveryWorker {
         }
         return outcomes.map(() => undefined);
       },
-      { maxBatch: 500, maxConcurrentFlushes: 1 },
+      { maxBatch: 500, maxConcurrentFlushes: 1, gatherBeforeFlush: options.inProcessDatabase ?? false },
     );
   }
 
   start(): void {
     if (!this.#stopped) return;
     this.#stopped = false;
+    this.#stopping = undefined;
+    if (this.#interrupt.signal.aborted) this.#interrupt = new AbortController();
     this.nudge();
   }
 
