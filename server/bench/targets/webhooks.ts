@@ -27,7 +27,7 @@ const experiments = new Set((process.env.BENCH_WEBHOOK_EXPERIMENT ?? '').split('
 
 const statsApp = Fastify({ logger: false });
 const server = await startBenchServer(() => statsApp.close());
-const { db, events } = server.deps;
+const { db } = server.deps;
 const worker = server.deps.webhookWorker;
 if (process.env.BENCH_WEBHOOK_HOLD === 'true') await worker?.stop();
 
