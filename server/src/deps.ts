@@ -60,6 +60,9 @@ export interface AppDeps {
   state: { shuttingDown: boolean };
 }
 
+/** Answers waiting for the writer's next flush above which it counts as saturated. */
+const WRITER_SATURATED = 10;
+
 export async function createDeps(config: Config, log: Logger, progress?: DatabaseProgress): Promise<AppDeps> {
   const database = await openDatabase({
     databaseUrl: config.DATABASE_URL,
@@ -85,8 +88,19 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
     const joinUrl = (pin: string) => liveJoinUrl(config, media.port(), pin);
     const liveHub = new LiveHub({ db: database.db, pollCache, bus: invalidation, events, log, joinUrl });
     const secretSealer = await webhookSecretSealer(database.db, config.WEBHOOK_SECRETS_KEY);
+    // One flush at a time: every flush of a live poll updates the same counter rows, so parallel
+    // flushes only queue on each other's row locks (measured: 6.4k votes/s with one, 4.8k with
+    // two, 2.7k with eight — server/bench/RESULTS.md). Waiting answers form the next, bigger batch.
+    const answerWriter = new AnswerWriter(database.db, {
+      maxConcurrentFlushes: 1,
+      inProcessDatabase: database.driver === 'pglite',
+    });
     const webhookWorker = config.WEBHOOK_DELIVERY
-      ? createWebhookWorker(config, database.db, secretSealer, log, database.driver === 'pglite')
+      ? createWebhookWorker(config, database.db, secretSealer, log, {
+          inProcessDatabase: database.driver === 'pglite',
+          // More than a batch's worth of answers waiting: the writer is saturated (delivery-worker.ts).
+          busy: () => answerWriter.backlog >= WRITER_SATURATED,
+        })
       : undefined;
     if (webhookWorker) {
       // Session changes made here may have written deliveries: send them now rather than at the next
@@ -109,13 +123,7 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
       events,
       liveHub,
       joinUrl,
-      // One flush at a time: every flush of a live poll updates the same counter rows, so parallel
-      // flushes only queue on each other's row locks (measured: 6.4k votes/s with one, 4.8k with
-      // two, 2.7k with eight — server/bench/RESULTS.md). Waiting answers form the next, bigger batch.
-      answerWriter: new AnswerWriter(database.db, {
-        maxConcurrentFlushes: 1,
-        inProcessDatabase: database.driver === 'pglite',
-      }),
+      answerWriter,
       media,
       // Set when a provider key is configured (OPENAI_API_KEY); without it the rules draft alone.
       branchDrafter: branchDrafterOf(config),
@@ -135,7 +143,7 @@ function createWebhookWorker(
   db: Kysely<Database>,
   secretSealer: SecretSealer,
   log: Logger,
-  inProcessDatabase: boolean,
+  options: { inProcessDatabase: boolean; busy: () => boolean },
 ): WebhookDeliveryWorker {
   const sender = new WebhookSender({
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -145,7 +153,7 @@ function createWebhookWorker(
     maxSocketsPerHost: config.WEBHOOK_ENDPOINT_CONCURRENCY,
   });
   return new WebhookDeliveryWorker(
-    { db, sender, secretSealer, log },
+    { db, sender, secretSealer, log, busy: options.busy },
     {
       retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -153,7 +161,7 @@ function createWebhookWorker(
       endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
       pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
       retentionMs: config.WEBHOOK_RETENTION_DAYS * 86_400_000,
-      inProcessDatabase,
+      inProcessDatabase: options.inProcessDatabase,
     },
   );
 }

@@ -70,6 +70,11 @@ export class GroupCommit<T, R> {
     });
   }
 
+  /** Items submitted and waiting for a flush (not those in the flushes running now). */
+  get waiting(): number {
+    return this.#queue.length;
+  }
+
   /** Resolves once every submitted item has been flushed (for shutdown). */
   async drained(): Promise<void> {
     if (this.#isIdle()) return;

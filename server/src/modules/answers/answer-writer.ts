@@ -93,6 +93,14 @@ export class AnswerWriter {
     return false;
   }
 
+  /**
+   * Answers waiting for a flush. Above a handful, the writer is the bottleneck: the database cannot
+   * take answers as fast as they come, and background work (webhook deliveries) should give way.
+   */
+  get backlog(): number {
+    return this.#commit.waiting + this.#quarantine.waiting;
+  }
+
   async drained(): Promise<void> {
     await Promise.all([this.#commit.drained(), this.#quarantine.drained()]);
   }

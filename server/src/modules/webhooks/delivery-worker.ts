@@ -73,6 +73,12 @@ export class WebhookDeliveryWorker {
       sender: WebhookSender;
       secretSealer: SecretSealer;
       log: Pick<Logger, 'error' | 'warn' | 'info'>;
+      /**
+       * Whether the API's writes are queueing (the answer writer is saturated): deliveries then keep
+       * to a sixteenth of their slots, so that they lag behind a burst of answers instead of taking
+       * its database time and CPU, and catch up after it.
+       */
+      busy?: () => boolean;
     },
     private readonly options: DeliveryWorkerOptions,
   ) {
@@ -141,7 +147,10 @@ export class WebhookDeliveryWorker {
     try {
       for (;;) {
         this.#again = false;
-        const room = this.options.concurrency - this.#inFlightTotal;
+        const slots = this.deps.busy?.()
+          ? Math.max(1, Math.floor(this.options.concurrency / 16))
+          : this.options.concurrency;
+        const room = slots - this.#inFlightTotal;
         if (room <= 0) break;
         const perEndpoint = new Map<string, number>();
         for (const [endpointId, count] of this.#inFlight) {
