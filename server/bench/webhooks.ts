@@ -13,7 +13,9 @@
  *    - `endpoint`: that server with one endpoint subscribed to `vote.created` on the receiver.
  *    In `endpoint` rounds, what was delivered by the end of the load (received, and recorded as
  *    succeeded) and what was still pending is read at once, then the time until nothing is pending.
- *    Endpoints are created before their round and deleted after it (their deliveries with them).
+ *    Endpoints are created before their round and deleted after it (their deliveries with them);
+ *    the delivering server's worker runs during its own rounds only (workers share the outbox of a
+ *    PostgreSQL database, so it would deliver what the `outbox` rounds write).
  * 2. Drain: a server whose worker is stopped as soon as it is up (BENCH_WEBHOOK_HOLD) gets an endpoint
  *    and N votes through the API, so the outbox holds N pending deliveries; then the worker is started
  *    and timed until the receiver has every event and the database says every delivery succeeded.
@@ -248,6 +250,10 @@ class Server {
     return startedAt;
   }
 
+  stopWorker(): Promise<unknown> {
+    return json(`${this.info.statsUrl}/worker/stop`, { method: 'POST' });
+  }
+
   votes(prefix: string, connections: number, durationSec: number, amount?: number): Promise<IngestionResult> {
     return hammer({
       url: `${this.info.url}/api/v1/polls/${this.info.pollId}/votes`,
@@ -305,6 +311,8 @@ async function ingestionRound(options: {
 }): Promise<IngestionRound> {
   const { config, server, receiver } = options;
   const subscribed = config === 'outbox' || config === 'endpoint';
+  const delivering = config === 'none' || config === 'endpoint';
+  if (delivering) await server.startWorker();
   const endpointId = subscribed ? await server.createEndpoint(receiver.info.url) : undefined;
   await receiver.reset();
   const loadBefore = load1();
@@ -338,6 +346,7 @@ async function ingestionRound(options: {
     };
   }
   if (endpointId) await server.deleteEndpoint(endpointId);
+  if (delivering) await server.stopWorker();
   return {
     config,
     round: options.round,
@@ -437,7 +446,9 @@ export async function webhooksScenario(options: {
       const needOff = options.configs.some((c) => c === 'off' || c === 'outbox');
       const needOn = options.configs.some((c) => c === 'none' || c === 'endpoint');
       const off = needOff ? await Server.start({ WEBHOOK_DELIVERY: 'false' }) : undefined;
-      const on = needOn ? await Server.start({ WEBHOOK_DELIVERY: 'true' }) : undefined;
+      // Its worker runs during its own rounds only: on PostgreSQL it would otherwise deliver what
+      // the `outbox` rounds write on the other server (workers share the outbox).
+      const on = needOn ? await Server.start({ WEBHOOK_DELIVERY: 'true', BENCH_WEBHOOK_HOLD: 'true' }) : undefined;
       for (const server of [off, on]) if (server) servers.push(server);
       database = (off ?? on)?.info.database ?? '';
       const serverOf = (config: WebhookConfig) => (config === 'off' || config === 'outbox' ? off : on) as Server;

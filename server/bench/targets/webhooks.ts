@@ -6,9 +6,10 @@
  * - `GET /stats`: the writer's flush count and, per kind of statement, how many the database ran and
  *   the wall time spent inside the driver's call (answers batch, delivery claims, outcome records,
  *   endpoint counters, begin/commit, other).
- * - `POST /worker/start`: starts the delivery worker, answering `{ startedAt }` (ms since the epoch).
- *   With BENCH_WEBHOOK_HOLD=true the worker is stopped as soon as the server is up, so the outbox
- *   fills and the scenario times the worker draining it from its start.
+ * - `POST /worker/start`, `POST /worker/stop`: start and stop the delivery worker (start answers
+ *   `{ startedAt }`, ms since the epoch). With BENCH_WEBHOOK_HOLD=true the worker is stopped as soon
+ *   as the server is up: the scenario starts it when it wants deliveries, so the outbox can fill
+ *   first, and on PostgreSQL this server's worker does not deliver what another server wrote.
  *
  * BENCH_WEBHOOK_EXPERIMENT (comma-separated) measures proposed changes to the server without
  * making them, by patching this process only:
@@ -100,6 +101,10 @@ statsApp.get('/stats', async () => ({
 statsApp.post('/worker/start', async () => {
   worker?.start();
   return { startedAt: Date.now(), worker: worker !== undefined };
+});
+statsApp.post('/worker/stop', async () => {
+  await worker?.stop();
+  return { stoppedAt: Date.now() };
 });
 await statsApp.listen({ port: 0, host: '127.0.0.1' });
 const address = statsApp.server.address();

@@ -39,10 +39,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('webhook_deliveries')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    // No foreign key: its check is a trigger per inserted row (with a lock on the endpoint's row) in
-    // the writer's batch statement, which measured as a third of ingestion lost (server/bench/RESULTS.md).
-    // Deleting an endpoint deletes its deliveries and their attempts itself (webhooks.repository.ts).
-    .addColumn('endpoint_id', 'text', (c) => c.notNull())
+    .addColumn('endpoint_id', 'text', (c) => c.notNull().references('webhook_endpoints.id').onDelete('cascade'))
     .addColumn('event_id', 'text', (c) => c.notNull())
     .addColumn('event_type', 'text', (c) => c.notNull())
     .addColumn('payload', 'text', (c) => c.notNull())
@@ -70,7 +67,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('webhook_attempts')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('delivery_id', 'text', (c) => c.notNull())
+    .addColumn('delivery_id', 'text', (c) => c.notNull().references('webhook_deliveries.id').onDelete('cascade'))
     .addColumn('endpoint_id', 'text', (c) => c.notNull())
     .addColumn('attempt', 'integer', (c) => c.notNull())
     .addColumn('outcome', 'text', (c) => c.notNull())

@@ -37,11 +37,10 @@ export async function claimDueDeliveries(
   const result = await sql<ClaimedDelivery>`
     with candidates as (
       select d.id, d.endpoint_id, d.next_attempt_at from webhook_deliveries d
-      join webhook_endpoints e on e.id = d.endpoint_id
       where d.status = 'pending' and d.next_attempt_at <= now()
       order by d.next_attempt_at
       limit ${options.limit * 4}
-      for update of d skip locked
+      for update skip locked
     ),
     room (endpoint_id, room) as (
       select * from unnest(${roomIds}::text[], ${rooms}::int[])
@@ -298,16 +297,11 @@ async function recordSuccesses(
     where e.id = t.endpoint_id`.execute(db);
 }
 
-/** Deletes up to `limit` finished deliveries older than `before`, and their attempts. */
+/** Deletes up to `limit` finished deliveries older than `before` (their attempts go with them: on delete cascade). */
 export async function pruneFinishedDeliveries(db: Kysely<Database>, before: Date, limit: number): Promise<number> {
-  const result = await sql<{ pruned: number }>`
-    with gone as (
-      delete from webhook_deliveries where id in (
-        select id from webhook_deliveries where status <> 'pending' and updated_at < ${before} limit ${limit}
-      )
-      returning id
-    ),
-    attempts as (delete from webhook_attempts where delivery_id in (select id from gone))
-    select count(*)::int as pruned from gone`.execute(db);
-  return Number(result.rows[0]?.pruned ?? 0);
+  const result = await sql`
+    delete from webhook_deliveries where id in (
+      select id from webhook_deliveries where status <> 'pending' and updated_at < ${before} limit ${limit}
+    )`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }

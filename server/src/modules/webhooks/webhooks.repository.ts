@@ -71,22 +71,14 @@ export function updateEndpoint(
     .executeTakeFirstOrThrow();
 }
 
-/**
- * Deletes an endpoint with its deliveries and their attempts, in one transaction. The outbox has no
- * foreign keys to cascade along (migration 0006 says why), so this deletes them itself.
- */
+/** Deletes an endpoint; its deliveries and their attempts go with it (foreign keys, on delete cascade). */
 export async function deleteEndpoint(db: Db, workspaceId: string, id: string): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const result = await trx
-      .deleteFrom('webhook_endpoints')
-      .where('workspace_id', '=', workspaceId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    if (result.numDeletedRows === 0n) return false;
-    await trx.deleteFrom('webhook_attempts').where('endpoint_id', '=', id).execute();
-    await trx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute();
-    return true;
-  });
+  const result = await db
+    .deleteFrom('webhook_endpoints')
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
 }
 
 /** Pending deliveries per endpoint (the counters that are not kept on the endpoint's row). */
