@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase } from '../src/db/database.js';
 import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
 import { createWorkspace } from '../src/modules/workspaces/workspaces.service.js';
-import { CHILD_TEST_TIMEOUT_MS, type Child, startChild, stop } from './support/child.js';
+import { CHILD_TEST_TIMEOUT_MS, type Child, startApiChild, stop } from './support/child.js';
 import { call } from './support/http.js';
 import { pollPublisher, sampleContent } from './support/polls.js';
 import { testDatabase } from './support/server.js';
@@ -192,17 +192,8 @@ describe.runIf(enabled)('live sessions on two server processes, one PostgreSQL, 
 
 /** `src/main.ts` as a child process on the shared database and Redis; PORT=0 and the printed address. */
 async function startProcess(databaseUrl: string): Promise<ServerProcess> {
-  const child = startChild({
-    PORT: '0',
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: process.env.TEST_REDIS_URL ?? '',
-    BOOTSTRAP: 'false',
-    RESPONSE_VALIDATION: 'true',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '1000000',
+  return startApiChild(databaseUrl, {
     LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
     LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000000',
   });
-  const [, url] = await child.waitFor(/Pollkit listening on (http:\/\/\S+)/);
-  return { api: `${url}/api/v1`, child };
 }

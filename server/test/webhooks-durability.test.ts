@@ -7,6 +7,7 @@ import { call } from './support/http.js';
 import { pollPublisher, sampleContent } from './support/polls.js';
 import { startTestServer, type TestServer, testDatabase, usingPostgres } from './support/server.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
+import { createEndpoint, deliveriesOf, waitForDelivery } from './support/webhooks.js';
 
 /**
  * Webhook deliveries outlive the server process that queued them: the outbox and the attempt log are
@@ -80,41 +81,6 @@ async function start(env: Env): Promise<TestServer> {
   return server;
 }
 
-/** A receiver URL of its own per test (a path), so one test's deliveries are told from another's. */
-function urlFor(name: string): string {
-  return receiver.url.replace('/hooks', `/hooks/${name}`);
-}
-
-async function createEndpoint(t: TestServer, apiKey: string, body: Record<string, unknown>) {
-  const res = await call('POST', `${t.api}/webhooks`, { apiKey, body });
-  expect(res.status, res.text).toBe(201);
-  return res.body as { id: string; secret: string };
-}
-
-async function deliveriesOf(t: TestServer, apiKey: string, endpointId: string) {
-  const res = await call('GET', `${t.api}/webhooks/${endpointId}/deliveries?limit=100`, { apiKey });
-  expect(res.status, res.text).toBe(200);
-  return res.body.data as Array<{ id: string; eventId: string; status: string }>;
-}
-
-/** Polls one delivery through `t`'s API until its status is `status`. */
-async function waitForDelivery(
-  t: TestServer,
-  apiKey: string,
-  endpointId: string,
-  deliveryId: string,
-  status: string,
-): Promise<DeliveryDetail> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const res = await call('GET', `${t.api}/webhooks/${endpointId}/deliveries/${deliveryId}`, { apiKey });
-    expect(res.status, res.text).toBe(200);
-    if (res.body.status === status) return res.body;
-    if (Date.now() > deadline) throw new Error(`delivery ${deliveryId} still ${res.body.status}: ${res.text}`);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-  }
-}
-
 function receivedFor(eventId: string) {
   return receiver.received.filter((delivery) => delivery.id === eventId);
 }
@@ -129,7 +95,7 @@ describe('webhook deliveries across a restart', () => {
 
     const a = await start({ ...database, ...schedule });
     const { apiKey } = await a.workspace('pro');
-    const endpoint = await createEndpoint(a, apiKey, { url: urlFor('restart'), events: ['vote.created'] });
+    const endpoint = await createEndpoint(a, apiKey, { url: receiver.urlFor('restart'), events: ['vote.created'] });
     receiver.secrets.push(endpoint.secret);
     const poll = await pollPublisher(() => ({ api: a.api, apiKey, title: 'Restart', content: sampleContent() }))();
     for (const voterId of ['ada', 'bo', 'cy']) {
@@ -157,7 +123,7 @@ describe('webhook deliveries across a restart', () => {
 
     const b = await start({ ...database, ...schedule });
     for (const { id: deliveryId, eventId } of queued) {
-      const done = await waitForDelivery(b, apiKey, endpoint.id, deliveryId, 'succeeded');
+      const done = await waitForDelivery<DeliveryDetail>(b, apiKey, endpoint.id, deliveryId, 'succeeded');
       const failedOnA = seenByA.get(eventId) ?? 0;
       expect(failedOnA).toBeGreaterThanOrEqual(1);
       const log = done.attemptLog;
@@ -197,12 +163,12 @@ describe('webhook deliveries across a restart', () => {
     const a = await start(database);
     const { apiKey } = await a.workspace('pro');
     // Accepted by a server that allows loopback: an IP literal, and a name that resolves to loopback.
-    const literal = await createEndpoint(a, apiKey, { url: urlFor('literal') });
-    const named = await createEndpoint(a, apiKey, { url: urlFor('named').replace('127.0.0.1', 'localhost') });
+    const literal = await createEndpoint(a, apiKey, { url: receiver.urlFor('literal') });
+    const named = await createEndpoint(a, apiKey, { url: receiver.urlFor('named').replace('127.0.0.1', 'localhost') });
     receiver.secrets.push(literal.secret, named.secret);
     const allowed = await call('POST', `${a.api}/webhooks/${literal.id}/test`, { apiKey });
     expect(allowed.status, allowed.text).toBe(202);
-    await waitForDelivery(a, apiKey, literal.id, allowed.body.id, 'succeeded');
+    await waitForDelivery<DeliveryDetail>(a, apiKey, literal.id, allowed.body.id, 'succeeded');
     expect(receivedFor(allowed.body.eventId).map((delivery) => delivery.verified)).toEqual([true]);
     await a.server.close();
 
@@ -214,7 +180,7 @@ describe('webhook deliveries across a restart', () => {
     ] as const) {
       const queued = await call('POST', `${b.api}/webhooks/${endpoint.id}/test`, { apiKey });
       expect(queued.status, queued.text).toBe(202);
-      const failed = await waitForDelivery(b, apiKey, endpoint.id, queued.body.id, 'failed');
+      const failed = await waitForDelivery<DeliveryDetail>(b, apiKey, endpoint.id, queued.body.id, 'failed');
       // One attempt plus one per wait of the schedule, each refused before anything was sent.
       expect(failed.attemptLog).toHaveLength(2);
       for (const [index, attempt] of failed.attemptLog.entries()) {
@@ -237,7 +203,7 @@ describe('webhook deliveries across a restart', () => {
     const settings = { WEBHOOK_TIMEOUT_MS: '30000', SHUTDOWN_TIMEOUT_MS: '2000', WEBHOOK_RETRY_SCHEDULE_MS: '60000' };
     const a = await start({ ...database, ...settings });
     const { apiKey } = await a.workspace('pro');
-    const endpoint = await createEndpoint(a, apiKey, { url: urlFor('interrupted') });
+    const endpoint = await createEndpoint(a, apiKey, { url: receiver.urlFor('interrupted') });
     receiver.secrets.push(endpoint.secret);
     receiver.respond = (_delivery, count) => (count === 1 ? 'no answer' : 200);
 
@@ -250,7 +216,7 @@ describe('webhook deliveries across a restart', () => {
     expect(Date.now() - stopping).toBeLessThan(15_000);
 
     const b = await start({ ...database, ...settings });
-    const done = await waitForDelivery(b, apiKey, endpoint.id, queued.body.id, 'succeeded');
+    const done = await waitForDelivery<DeliveryDetail>(b, apiKey, endpoint.id, queued.body.id, 'succeeded');
     expect(done.attemptLog).toMatchObject([
       {
         attempt: 1,
@@ -268,7 +234,7 @@ describe('webhook deliveries across a restart', () => {
     const settings = { WEBHOOK_TIMEOUT_MS: '3000', WEBHOOK_RETRY_SCHEDULE_MS: '200' };
     const a = await start({ ...database, ...settings });
     const { apiKey } = await a.workspace('pro');
-    const endpoint = await createEndpoint(a, apiKey, { url: urlFor('in-flight') });
+    const endpoint = await createEndpoint(a, apiKey, { url: receiver.urlFor('in-flight') });
     receiver.secrets.push(endpoint.secret);
     // The first request hangs: the receiver reads it and never answers.
     receiver.respond = (_delivery, count) => (count === 1 ? 'no answer' : 200);
@@ -284,7 +250,7 @@ describe('webhook deliveries across a restart', () => {
     const aStoppedAt = Date.now();
 
     const b = await start({ ...database, ...settings });
-    const done = await waitForDelivery(b, apiKey, endpoint.id, queued.body.id, 'succeeded');
+    const done = await waitForDelivery<DeliveryDetail>(b, apiKey, endpoint.id, queued.body.id, 'succeeded');
     expect(done.attemptLog).toMatchObject([
       { attempt: 1, outcome: 'failed', responseStatus: null, error: 'No answer within 3000 ms' },
       { attempt: 2, outcome: 'succeeded', responseStatus: 200, error: null },

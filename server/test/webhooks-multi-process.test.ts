@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../src/db/database.js';
 import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
 import { createWorkspace } from '../src/modules/workspaces/workspaces.service.js';
-import { CHILD_TEST_TIMEOUT_MS, type Child, startChild, stop } from './support/child.js';
+import { CHILD_TEST_TIMEOUT_MS, type Child, startApiChild, stop } from './support/child.js';
 import { call } from './support/http.js';
 import { pollPublisher, sampleContent } from './support/polls.js';
 import { testDatabase } from './support/server.js';
@@ -265,20 +265,12 @@ describe.runIf(enabled)('webhook deliveries from two server processes, one Postg
 });
 
 async function startProcess(databaseUrl: string): Promise<ServerProcess> {
-  const child = startChild({
-    PORT: '0',
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: process.env.TEST_REDIS_URL ?? '',
-    BOOTSTRAP: 'false',
-    RESPONSE_VALIDATION: 'true',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '1000000',
+  const { api, child } = await startApiChild(databaseUrl, {
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_LOOPBACK: 'true',
     WEBHOOK_RETRY_SCHEDULE_MS: '200',
     WEBHOOK_POLL_INTERVAL_MS: '50',
     WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
   });
-  const [, url] = await child.waitFor(/Pollkit listening on (http:\/\/\S+)/);
-  return { api: `${url}/api/v1`, child, pids: processGroup(child.process.pid ?? 0) };
+  return { api, child, pids: processGroup(child.process.pid ?? 0) };
 }

@@ -6,6 +6,7 @@ import { issuedToken, oauthClient } from './support/oauth.js';
 import { sampleContent } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
+import { createEndpoint, deliveriesOf, waitForDelivery } from './support/webhooks.js';
 
 /**
  * Webhooks end to end over real HTTP: the endpoints API, every event type delivered to a loopback
@@ -49,47 +50,18 @@ const endpointFields = [
   'url',
 ];
 
-/** A receiver URL of its own per test (a path), so one test's deliveries are told from another's. */
-function urlFor(name: string): string {
-  return receiver.url.replace('/hooks', `/hooks/${name}`);
-}
-
-async function createEndpoint(apiKey: string, body: Record<string, unknown>) {
-  const res = await call('POST', `${t.api}/webhooks`, { apiKey, body });
-  expect(res.status, res.text).toBe(201);
-  return res.body as { id: string; secret: string; url: string; events: string[] };
-}
-
-/** The deliveries whose event belongs to `endpointId`'s workspace activity, by event id. */
-async function deliveriesOf(apiKey: string, endpointId: string) {
-  const res = await call('GET', `${t.api}/webhooks/${endpointId}/deliveries?limit=100`, { apiKey });
-  expect(res.status, res.text).toBe(200);
-  return res.body.data as Array<{ id: string; eventId: string; eventType: string; status: string; attempts: number }>;
-}
-
-async function waitForDelivery(apiKey: string, endpointId: string, deliveryId: string, status: string) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const res = await call('GET', `${t.api}/webhooks/${endpointId}/deliveries/${deliveryId}`, { apiKey });
-    expect(res.status, res.text).toBe(200);
-    if (res.body.status === status) return res.body;
-    if (Date.now() > deadline) throw new Error(`delivery ${deliveryId} still ${res.body.status}: ${res.text}`);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-  }
-}
-
 describe('the endpoints API', () => {
   it('creates an endpoint whose secret is shown once, then lists, reads, updates and deletes it', async () => {
     const { apiKey } = await t.workspace('pro');
     const created = await call('POST', `${t.api}/webhooks`, {
       apiKey,
-      body: { url: urlFor('crud'), events: ['vote.created', 'poll.closed'], description: 'CRM sync' },
+      body: { url: receiver.urlFor('crud'), events: ['vote.created', 'poll.closed'], description: 'CRM sync' },
     });
     expect(created.status, created.text).toBe(201);
     expect(Object.keys(created.body).sort()).toEqual([...endpointFields, 'secret'].sort());
     expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(created.body).toMatchObject({
-      url: urlFor('crud'),
+      url: receiver.urlFor('crud'),
       events: ['vote.created', 'poll.closed'],
       description: 'CRM sync',
       status: 'enabled',
@@ -119,7 +91,7 @@ describe('the endpoints API', () => {
       body: { events: ['*', 'vote.created'], description: 'All of it' },
     });
     expect(updated.status, updated.text).toBe(200);
-    expect(updated.body).toMatchObject({ events: ['*'], description: 'All of it', url: urlFor('crud') });
+    expect(updated.body).toMatchObject({ events: ['*'], description: 'All of it', url: receiver.urlFor('crud') });
 
     const disabled = await call('PATCH', `${t.api}/webhooks/${id}`, { apiKey, body: { status: 'disabled' } });
     expect(disabled.body).toMatchObject({ status: 'disabled', disabledReason: 'Disabled through the API' });
@@ -137,7 +109,7 @@ describe('the endpoints API', () => {
   it("answers 404 for another workspace's endpoints and deliveries", async () => {
     const owner = await t.workspace('pro');
     const other = await t.workspace('pro');
-    const endpoint = await createEndpoint(owner.apiKey, { url: urlFor('isolation') });
+    const endpoint = await createEndpoint(t, owner.apiKey, { url: receiver.urlFor('isolation') });
     const test = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey: owner.apiKey });
     expect(test.status, test.text).toBe(202);
     for (const [method, path] of [
@@ -197,36 +169,39 @@ describe('the endpoints API', () => {
       422,
       'webhook_url_not_allowed',
     );
-    const endpoint = await createEndpoint(apiKey, { url: urlFor('loopback') });
+    const endpoint = await createEndpoint(t, apiKey, { url: receiver.urlFor('loopback') });
     expectError(
       await call('PATCH', `${t.api}/webhooks/${endpoint.id}`, { apiKey, body: { url: 'http://192.168.0.1/' } }),
       422,
       'webhook_url_not_allowed',
     );
-    expect((await call('GET', `${t.api}/webhooks/${endpoint.id}`, { apiKey })).body.url).toBe(urlFor('loopback'));
+    expect((await call('GET', `${t.api}/webhooks/${endpoint.id}`, { apiKey })).body.url).toBe(
+      receiver.urlFor('loopback'),
+    );
   });
 
   it('validates the event filter and allows at most 20 endpoints per workspace', async () => {
     const { apiKey } = await t.workspace('pro');
     for (const events of [[], ['vote.deleted'], ['webhook.test'], 'vote.created']) {
-      const res = await call('POST', `${t.api}/webhooks`, { apiKey, body: { url: urlFor('filter'), events } });
+      const res = await call('POST', `${t.api}/webhooks`, { apiKey, body: { url: receiver.urlFor('filter'), events } });
       expectError(res, 422, 'validation_failed');
       expect(Object.keys(res.body.error.details.fieldErrors).some((field) => field.startsWith('events'))).toBe(true);
     }
-    for (let i = 0; i < 20; i++) await createEndpoint(apiKey, { url: urlFor(`many-${i}`), events: ['poll.deleted'] });
-    const over = await call('POST', `${t.api}/webhooks`, { apiKey, body: { url: urlFor('one-too-many') } });
+    for (let i = 0; i < 20; i++)
+      await createEndpoint(t, apiKey, { url: receiver.urlFor(`many-${i}`), events: ['poll.deleted'] });
+    const over = await call('POST', `${t.api}/webhooks`, { apiKey, body: { url: receiver.urlFor('one-too-many') } });
     expectError(over, 409, 'webhook_endpoint_limit');
     expect(over.body.error.details).toEqual({ limit: 20 });
   });
 
   it('needs webhooks:read to read and webhooks:write to change', async () => {
     const client = await oauthClient(t, 'webhooks:read polls:read');
-    const endpoint = await createEndpoint(client.apiKey, { url: urlFor('scopes') });
+    const endpoint = await createEndpoint(t, client.apiKey, { url: receiver.urlFor('scopes') });
     const { access_token: token } = await issuedToken(t, client, 'webhooks:read');
     const auth = { headers: { authorization: `Bearer ${token}` } };
     expect((await call('GET', `${t.api}/webhooks`, auth)).status).toBe(200);
     expect((await call('GET', `${t.api}/webhooks/${endpoint.id}/attempts`, auth)).status).toBe(200);
-    const refused = await call('POST', `${t.api}/webhooks`, { ...auth, body: { url: urlFor('scopes') } });
+    const refused = await call('POST', `${t.api}/webhooks`, { ...auth, body: { url: receiver.urlFor('scopes') } });
     expectError(refused, 403, 'insufficient_scope');
     expect(refused.body.error.details).toMatchObject({ requiredScope: 'webhooks:write' });
     expectError(await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, auth), 403, 'insufficient_scope');
@@ -236,7 +211,7 @@ describe('the endpoints API', () => {
 describe('events', () => {
   it('delivers every event type, signed per Standard Webhooks, with the resource as the API reads it', async () => {
     const { apiKey } = await t.workspace('pro');
-    const endpoint = await createEndpoint(apiKey, { url: urlFor('every-type') });
+    const endpoint = await createEndpoint(t, apiKey, { url: receiver.urlFor('every-type') });
     receiver.secrets.push(endpoint.secret);
 
     const content = sampleContent({ id: 'ama', kind: 'qa', text: 'Ask me anything', moderated: false });
@@ -323,8 +298,11 @@ describe('events', () => {
 
   it('sends an endpoint only the types it subscribed to, and nothing for changes that were refused', async () => {
     const { apiKey } = await t.workspace('pro');
-    const votesOnly = await createEndpoint(apiKey, { url: urlFor('votes-only'), events: ['vote.created'] });
-    const pollsOnly = await createEndpoint(apiKey, { url: urlFor('polls-only'), events: ['poll.published'] });
+    const votesOnly = await createEndpoint(t, apiKey, { url: receiver.urlFor('votes-only'), events: ['vote.created'] });
+    const pollsOnly = await createEndpoint(t, apiKey, {
+      url: receiver.urlFor('polls-only'),
+      events: ['poll.published'],
+    });
     receiver.secrets.push(votesOnly.secret, pollsOnly.secret);
     const poll = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Filter', content: sampleContent() } });
     await call('PATCH', `${t.api}/polls/${poll.body.id}`, { apiKey, body: { publish: true } });
@@ -355,8 +333,8 @@ describe('events', () => {
       409,
       'poll_has_responses',
     );
-    const votes = await deliveriesOf(apiKey, votesOnly.id);
-    const polls = await deliveriesOf(apiKey, pollsOnly.id);
+    const votes = await deliveriesOf(t, apiKey, votesOnly.id);
+    const polls = await deliveriesOf(t, apiKey, pollsOnly.id);
     expect(votes.map((d) => d.eventType)).toEqual(['vote.created']);
     expect(polls.map((d) => d.eventType)).toEqual(['poll.published']);
     // One event, one id, whichever endpoint: here each endpoint got a different event.
@@ -372,7 +350,7 @@ describe('events', () => {
 describe('delivery', () => {
   it('retries failures with the same id and signature scheme until a 2xx, and logs every attempt', async () => {
     const { apiKey } = await t.workspace('pro');
-    const endpoint = await createEndpoint(apiKey, { url: urlFor('flaky') });
+    const endpoint = await createEndpoint(t, apiKey, { url: receiver.urlFor('flaky') });
     receiver.secrets.push(endpoint.secret);
     const previous = receiver.respond;
     receiver.respond = (delivery, count) =>
@@ -388,7 +366,7 @@ describe('delivery', () => {
         eventType: 'webhook.test',
         lastAttempt: null,
       });
-      const done = await waitForDelivery(apiKey, endpoint.id, queued.body.id, 'succeeded');
+      const done = await waitForDelivery(t, apiKey, endpoint.id, queued.body.id, 'succeeded');
       expect(done.attemptLog.map((a: { responseStatus: number }) => a.responseStatus)).toEqual([503, 503, 200]);
       expect(done.attemptLog.map((a: { attempt: number }) => a.attempt)).toEqual([1, 2, 3]);
       expect(done.attemptLog[0]).toMatchObject({ outcome: 'failed', responseExcerpt: 'refused with 503', error: null });
@@ -425,12 +403,12 @@ describe('delivery', () => {
 
   it('disables an endpoint that answers 410 Gone, and gives up what it had pending', async () => {
     const { apiKey } = await t.workspace('pro');
-    const endpoint = await createEndpoint(apiKey, { url: urlFor('gone') });
+    const endpoint = await createEndpoint(t, apiKey, { url: receiver.urlFor('gone') });
     const previous = receiver.respond;
     receiver.respond = (delivery, count) => (delivery.body.includes(endpoint.id) ? 410 : previous(delivery, count));
     try {
       const queued = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey });
-      const failed = await waitForDelivery(apiKey, endpoint.id, queued.body.id, 'failed');
+      const failed = await waitForDelivery(t, apiKey, endpoint.id, queued.body.id, 'failed');
       expect(failed.attemptLog).toHaveLength(1);
       const read = await call('GET', `${t.api}/webhooks/${endpoint.id}`, { apiKey });
       expect(read.body).toMatchObject({ status: 'disabled', disabledReason: 'The endpoint answered 410 Gone' });
@@ -447,12 +425,12 @@ describe('delivery', () => {
 
   it('disables an endpoint after a whole retry schedule of failures, saying why', async () => {
     const { apiKey } = await t.workspace('pro');
-    const endpoint = await createEndpoint(apiKey, { url: urlFor('down') });
+    const endpoint = await createEndpoint(t, apiKey, { url: receiver.urlFor('down') });
     const previous = receiver.respond;
     receiver.respond = (delivery, count) => (delivery.body.includes(endpoint.id) ? 500 : previous(delivery, count));
     try {
       const queued = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey });
-      const failed = await waitForDelivery(apiKey, endpoint.id, queued.body.id, 'failed');
+      const failed = await waitForDelivery(t, apiKey, endpoint.id, queued.body.id, 'failed');
       // One attempt plus one per wait of the schedule.
       expect(failed.attemptLog.map((a: { responseStatus: number }) => a.responseStatus)).toEqual([500, 500, 500]);
       const read = await call('GET', `${t.api}/webhooks/${endpoint.id}`, { apiKey });
@@ -476,7 +454,7 @@ describe('delivery', () => {
       });
       expect(again.status, again.text).toBe(202);
       expect(again.body).toMatchObject({ status: 'pending', attempts: 3 });
-      const delivered = await waitForDelivery(apiKey, endpoint.id, queued.body.id, 'succeeded');
+      const delivered = await waitForDelivery(t, apiKey, endpoint.id, queued.body.id, 'succeeded');
       expect(delivered.attemptLog.map((a: { attempt: number }) => a.attempt)).toEqual([1, 2, 3, 4]);
       expect(receiver.received.filter((d) => d.id === queued.body.eventId).at(-1)?.verified).toBe(true);
     } finally {
@@ -486,7 +464,7 @@ describe('delivery', () => {
 
   it('signs with both secrets for 24 hours after a rotation', async () => {
     const { apiKey } = await t.workspace('pro');
-    const endpoint = await createEndpoint(apiKey, { url: urlFor('rotation') });
+    const endpoint = await createEndpoint(t, apiKey, { url: receiver.urlFor('rotation') });
     const rotated = await call('POST', `${t.api}/webhooks/${endpoint.id}/rotate-secret`, { apiKey });
     expect(rotated.status, rotated.text).toBe(200);
     expect(rotated.body.secret).toMatch(/^whsec_/);
@@ -497,7 +475,7 @@ describe('delivery', () => {
 
     receiver.secrets.push(rotated.body.secret);
     const queued = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey });
-    await waitForDelivery(apiKey, endpoint.id, queued.body.id, 'succeeded');
+    await waitForDelivery(t, apiKey, endpoint.id, queued.body.id, 'succeeded');
     const delivery = receiver.received.find((d) => d.id === queued.body.eventId);
     expect(delivery?.signature.split(' ')).toHaveLength(2);
     const { Webhook } = await import('standardwebhooks');
@@ -514,7 +492,7 @@ describe('delivery', () => {
     const second = await call('POST', `${t.api}/webhooks/${endpoint.id}/rotate-secret`, { apiKey });
     receiver.secrets.push(second.body.secret);
     const next = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey });
-    await waitForDelivery(apiKey, endpoint.id, next.body.id, 'succeeded');
+    await waitForDelivery(t, apiKey, endpoint.id, next.body.id, 'succeeded');
     const later = receiver.received.find((d) => d.id === next.body.eventId)!;
     const laterHeaders = {
       'webhook-id': later.id,
@@ -530,8 +508,8 @@ describe('delivery', () => {
   it("does not let one slow receiver hold up another workspace's deliveries", async () => {
     const slowOwner = await t.workspace('pro');
     const fastOwner = await t.workspace('pro');
-    const slow = await createEndpoint(slowOwner.apiKey, { url: urlFor('slow') });
-    const fast = await createEndpoint(fastOwner.apiKey, { url: urlFor('fast') });
+    const slow = await createEndpoint(t, slowOwner.apiKey, { url: receiver.urlFor('slow') });
+    const fast = await createEndpoint(t, fastOwner.apiKey, { url: receiver.urlFor('fast') });
     receiver.delayMs = (path) => (path === '/hooks/slow' ? 1_500 : 0);
     try {
       // More deliveries for the slow receiver than the worker's per-endpoint limit (16) allows in flight.
@@ -555,10 +533,10 @@ describe('delivery', () => {
 
   it('deletes finished deliveries past the retention period, with their attempts', async () => {
     const { apiKey } = await t.workspace('pro');
-    const endpoint = await createEndpoint(apiKey, { url: urlFor('retention') });
+    const endpoint = await createEndpoint(t, apiKey, { url: receiver.urlFor('retention') });
     receiver.secrets.push(endpoint.secret);
     const done = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey });
-    await waitForDelivery(apiKey, endpoint.id, done.body.id, 'succeeded');
+    await waitForDelivery(t, apiKey, endpoint.id, done.body.id, 'succeeded');
     const { db } = t.server.deps;
     // Finished 40 days ago, by its clock.
     await db
@@ -584,9 +562,9 @@ describe('delivery', () => {
 
   it('stops delivering to a deleted endpoint', async () => {
     const { apiKey } = await t.workspace('pro');
-    const endpoint = await createEndpoint(apiKey, { url: urlFor('deleted'), events: ['poll.created'] });
+    const endpoint = await createEndpoint(t, apiKey, { url: receiver.urlFor('deleted'), events: ['poll.created'] });
     const sent = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey });
-    await waitForDelivery(apiKey, endpoint.id, sent.body.id, 'succeeded');
+    await waitForDelivery(t, apiKey, endpoint.id, sent.body.id, 'succeeded');
     await call('DELETE', `${t.api}/webhooks/${endpoint.id}`, { apiKey });
     // Its deliveries and their attempts went with it.
     const { db } = t.server.deps;

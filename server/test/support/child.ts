@@ -137,6 +137,29 @@ export function startChild(env: Record<string, string>): Child {
   };
 }
 
+/**
+ * `src/main.ts` as a child on a database other processes share (and Redis, when TEST_REDIS_URL is
+ * set): PORT=0, no bootstrap, responses checked against the contract, the general rate limit out of
+ * the way, plus `env`. Resolves once it listens, with its API's base URL.
+ */
+export async function startApiChild(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<{ api: string; child: Child }> {
+  const child = startChild({
+    PORT: '0',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: process.env.TEST_REDIS_URL ?? '',
+    BOOTSTRAP: 'false',
+    RESPONSE_VALIDATION: 'true',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    ...env,
+  });
+  const [, url] = await child.waitFor(/Pollkit listening on (http:\/\/\S+)/);
+  return { api: `${url}/api/v1`, child };
+}
+
 /** A port nothing listens on right now (PORT=0 would leave the printed URL to be parsed back). */
 export async function freePort(): Promise<number> {
   const server = net.createServer();

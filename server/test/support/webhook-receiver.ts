@@ -113,6 +113,11 @@ export class WebhookReceiver {
     return `http://127.0.0.1:${this.port}/hooks`;
   }
 
+  /** A URL of its own per test (a path under this receiver), so one test's deliveries are told from another's. */
+  urlFor(name: string): string {
+    return this.url.replace('/hooks', `/hooks/${name}`);
+  }
+
   /** Deliveries of one event type, in the order they arrived. */
   ofType(type: string): ReceivedDelivery[] {
     return this.received.filter((delivery) => delivery.event?.type === type);
