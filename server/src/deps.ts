@@ -60,7 +60,7 @@ export interface AppDeps {
   state: { shuttingDown: boolean };
 }
 
-/** Answers waiting for the writer's next flush above which it counts as saturated. */
+/** Answers waiting for, or taken by, the writer's flush at which it counts as saturated. */
 const WRITER_SATURATED = 10;
 
 export async function createDeps(config: Config, log: Logger, progress?: DatabaseProgress): Promise<AppDeps> {
@@ -98,8 +98,8 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
     const webhookWorker = config.WEBHOOK_DELIVERY
       ? createWebhookWorker(config, database.db, secretSealer, log, {
           inProcessDatabase: database.driver === 'pglite',
-          // More than a batch's worth of answers waiting: the writer is saturated (delivery-worker.ts).
-          busy: () => answerWriter.backlog >= WRITER_SATURATED,
+          // The writer is saturated: deliveries give way to answers (delivery-worker.ts).
+          busy: () => answerWriter.saturated(WRITER_SATURATED),
         })
       : undefined;
     if (webhookWorker) {

@@ -118,6 +118,28 @@ describe('GroupCommit', () => {
     expect(await Promise.all(during)).toEqual(['done 2', 'done 3', 'done 4', 'done 5']);
   });
 
+  it('tells the size of the last batch it took, and when: what the answer writer calls saturated', async () => {
+    const fake = controlledFlush();
+    const commit = new GroupCommit(fake.flush, { maxBatch: 100, maxConcurrentFlushes: 1 });
+    expect(commit.lastBatch.size).toBe(0);
+
+    const before = Date.now();
+    const first = commit.submit(1);
+    expect(commit.lastBatch.size).toBe(1);
+    const during = [2, 3, 4, 5, 6].map((item) => commit.submit(item));
+    // Waiting, not yet taken: the last batch is still the lone first item.
+    expect(commit.waiting).toBe(5);
+    expect(commit.lastBatch.size).toBe(1);
+
+    await fake.releaseAll();
+    await first;
+    expect(commit.waiting).toBe(0);
+    expect(commit.lastBatch.size).toBe(5);
+    expect(commit.lastBatch.at).toBeGreaterThanOrEqual(before);
+    await fake.releaseAll();
+    await Promise.all(during);
+  });
+
   it('never puts more than maxBatch items in one flush', async () => {
     const fake = controlledFlush();
     const commit = new GroupCommit(fake.flush, { maxBatch: 3, maxConcurrentFlushes: 1 });

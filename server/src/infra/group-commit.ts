@@ -37,6 +37,7 @@ export class GroupCommit<T, R> {
   #idle: (() => void)[] = [];
 
   #drainScheduled = false;
+  #lastBatch = { size: 0, at: 0 };
 
   constructor(
     private readonly flush: (items: T[]) => Promise<R[]>,
@@ -73,6 +74,11 @@ export class GroupCommit<T, R> {
   /** Items submitted and waiting for a flush (not those in the flushes running now). */
   get waiting(): number {
     return this.#queue.length;
+  }
+
+  /** The size of the last batch of new items a flush took, and when (ms since the epoch). */
+  get lastBatch(): { size: number; at: number } {
+    return this.#lastBatch;
   }
 
   /** Resolves once every submitted item has been flushed (for shutdown). */
@@ -124,7 +130,9 @@ export class GroupCommit<T, R> {
     }
     this.#lastWasSplit = false;
     if (this.#queue.length === 0) return undefined;
-    return { entries: this.#queue.splice(0, this.options.maxBatch) };
+    const entries = this.#queue.splice(0, this.options.maxBatch);
+    this.#lastBatch = { size: entries.length, at: Date.now() };
+    return { entries };
   }
 
   #bisect(entries: Entry<T, R>[]): void {

@@ -94,11 +94,15 @@ export class AnswerWriter {
   }
 
   /**
-   * Answers waiting for a flush. Above a handful, the writer is the bottleneck: the database cannot
-   * take answers as fast as they come, and background work (webhook deliveries) should give way.
+   * Whether the writer is the bottleneck now: at least `threshold` answers wait for a flush, or its
+   * last flush, within the last second, took that many. Background work (webhook deliveries) gives
+   * way while it is. The queue alone is a flickering signal: every flush empties it, so at full load
+   * it reads 0 right after each flush starts; the last batch's size says the same thing steadily.
    */
-  get backlog(): number {
-    return this.#commit.waiting + this.#quarantine.waiting;
+  saturated(threshold: number): boolean {
+    if (this.#commit.waiting + this.#quarantine.waiting >= threshold) return true;
+    const last = this.#commit.lastBatch;
+    return last.size >= threshold && Date.now() - last.at < 1000;
   }
 
   async drained(): Promise<void> {

@@ -74,9 +74,10 @@ export class WebhookDeliveryWorker {
       secretSealer: SecretSealer;
       log: Pick<Logger, 'error' | 'warn' | 'info'>;
       /**
-       * Whether the API's writes are queueing (the answer writer is saturated): deliveries then keep
-       * to a sixteenth of their slots, so that they lag behind a burst of answers instead of taking
-       * its database time and CPU, and catch up after it.
+       * Whether the API's writes are queueing (the answer writer is saturated). Deliveries then give
+       * way: the worker claims once per poll interval instead of as soon as slots free up, so that
+       * during a burst of answers deliveries go on at a floor — a batch every WEBHOOK_POLL_INTERVAL_MS
+       * — without taking the burst's database time and CPU, and catch up at full speed after it.
        */
       busy?: () => boolean;
     },
@@ -147,10 +148,8 @@ export class WebhookDeliveryWorker {
     try {
       for (;;) {
         this.#again = false;
-        const slots = this.deps.busy?.()
-          ? Math.max(1, Math.floor(this.options.concurrency / 16))
-          : this.options.concurrency;
-        const room = slots - this.#inFlightTotal;
+        const busy = this.deps.busy?.() ?? false;
+        const room = this.options.concurrency - this.#inFlightTotal;
         if (room <= 0) break;
         const perEndpoint = new Map<string, number>();
         for (const [endpointId, count] of this.#inFlight) {
@@ -163,7 +162,7 @@ export class WebhookDeliveryWorker {
           perEndpoint,
         });
         for (const delivery of claimed) this.#send(delivery);
-        if (this.#stopped || (claimed.length < room && !this.#again)) break;
+        if (this.#stopped || busy || (claimed.length < room && !this.#again)) break;
       }
       await this.#pruneNowAndThen();
     } catch (error) {
@@ -189,7 +188,8 @@ export class WebhookDeliveryWorker {
         if (left === 0) this.#inFlight.delete(delivery.endpoint_id);
         else this.#inFlight.set(delivery.endpoint_id, left);
         // Claim more once half the slots are free: one claim per many sends, not one per send.
-        if (this.#inFlightTotal <= this.options.concurrency / 2) this.nudge();
+        // While the API's writes queue, the poll claims instead (deps.busy).
+        if (this.#inFlightTotal <= this.options.concurrency / 2 && !this.deps.busy?.()) this.nudge();
       });
     this.#sends.add(send);
   }
