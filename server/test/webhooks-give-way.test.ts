@@ -87,7 +87,11 @@ describe('the delivery worker while the API is saturated', () => {
 
       busy = false;
       worker.nudge();
-      await receiver.waitFor(() => new Set(receiver.received.map((d) => d.id)).size === VOTES, 20_000, 'every delivery');
+      await receiver.waitFor(
+        () => new Set(receiver.received.map((d) => d.id)).size === VOTES,
+        20_000,
+        'every delivery',
+      );
       while ((await succeeded()) < VOTES) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(receiver.received).toHaveLength(VOTES);
       expect(receiver.received.every((delivery) => delivery.verified)).toBe(true);

@@ -38,6 +38,7 @@ const statements = new Map<string, { count: number; ms: number }>();
 function kindOf(text: string): string {
   if (text.includes('webhooked as')) return 'answers batch';
   if (text.includes('with candidates as')) return 'claim deliveries';
+  if (text.includes('with taken as')) return 'fan out event batches';
   if (text.includes('with o (delivery_id')) return 'record outcomes';
   if (text.startsWith('update "webhook_endpoints"')) return 'endpoint counters';
   if (/^(begin|commit|rollback)/i.test(text)) return 'begin/commit';

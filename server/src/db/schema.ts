@@ -249,6 +249,19 @@ export interface WebhookDeliveriesTable {
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
+/**
+ * The events of one answer-writer flush for one endpoint, not yet fanned out into deliveries
+ * (migrations/0007, outbox.repository.ts `fanOutEventBatches`): the three arrays run in parallel.
+ */
+export interface WebhookEventBatchesTable {
+  id: string;
+  endpoint_id: string;
+  event_ids: string[];
+  event_types: string[];
+  payloads: string[];
+  created_at: CreatedAt;
+}
+
 export interface WebhookAttemptsTable {
   id: string;
   delivery_id: string;
@@ -287,6 +300,7 @@ export interface Database {
   session_events: SessionEventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_event_batches: WebhookEventBatchesTable;
   webhook_attempts: WebhookAttemptsTable;
   server_keys: ServerKeysTable;
 }

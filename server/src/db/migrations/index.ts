@@ -5,6 +5,7 @@ import * as idempotency from './0003_idempotency.js';
 import * as oauth from './0004_oauth.js';
 import * as sessions from './0005_sessions.js';
 import * as webhooks from './0006_webhooks.js';
+import * as webhookEventBatches from './0007_webhook_event_batches.js';
 
 /**
  * Migrations are registered here, in code, rather than read from a folder at run time: the server
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '0004_oauth': oauth,
   '0005_sessions': sessions,
   '0006_webhooks': webhooks,
+  '0007_webhook_event_batches': webhookEventBatches,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database, NewAnswer } from '../../db/schema.js';
-import { deliveryId, type OutboxEvent } from '../webhooks/outbox.repository.js';
+import { eventBatchId, type OutboxEvent } from '../webhooks/outbox.repository.js';
 import type { AnswerDeltas } from './tallies.js';
 
 /** An answer row ready to insert, what it adds to the aggregates, and the webhook event it makes. */
@@ -36,10 +36,11 @@ export interface BatchOutcome {
  * 4. From `inserted` only: the counters (`slide_tallies`), open-ended texts and words, first-time
  *    voters and per-poll stats, each row summed first and written once, in sorted order so
  *    concurrent statements lock rows in the same order.
- * 5. From `inserted` only: the webhook outbox — one delivery per answer's event and enabled endpoint
- *    of the poll's workspace subscribed to its type (modules/webhooks/outbox.repository.ts), so an
- *    answer and the event that reports it commit together. Without such an endpoint this is one
- *    index probe per workspace in the batch, and nothing is written.
+ * 5. From `inserted` only: the webhook outbox — per enabled endpoint of the poll's workspace that
+ *    subscribed to the answers' event types, one row holding the batch's events (webhook_event_batches;
+ *    the workers fan it out into deliveries: modules/webhooks/outbox.repository.ts), so an answer and
+ *    the event that reports it commit together. Without such an endpoint this is one index probe per
+ *    workspace in the batch, and nothing is written.
  */
 export async function insertAnswerBatch(db: Kysely<Database>, batch: VersionedAnswer[]): Promise<BatchOutcome> {
   if (batch.length === 0) return { inserted: new Set(), current: new Set() };
@@ -181,13 +182,17 @@ export async function insertAnswerBatch(db: Kysely<Database>, batch: VersionedAn
       select * from unnest(${events.answerId}::text[], ${events.id}::text[], ${events.type}::text[], ${events.payload}::text[])
     ),
     webhooked as (
-      insert into webhook_deliveries (id, endpoint_id, event_id, event_type, payload, status, next_attempt_at)
-      select ${deliveryId(sql.ref('v.event_id'), sql.ref('e.id'))}, e.id, v.event_id, v.event_type, v.payload, 'pending', now()
+      -- One row per subscribed endpoint for the whole batch (webhook_event_batches): the workers fan
+      -- it out into deliveries off this, the writer's one-at-a-time path.
+      insert into webhook_event_batches (id, endpoint_id, event_ids, event_types, payloads)
+      select ${eventBatchId(sql`min(v.event_id)`, sql.ref('e.id'))}, e.id, array_agg(v.event_id order by v.event_id),
+             array_agg(v.event_type order by v.event_id), array_agg(v.payload order by v.event_id)
       from answer_events v
       join inserted i on i.id = v.answer_id
       join locked l on l.id = i.poll_id
       join webhook_endpoints e on e.workspace_id = l.workspace_id and e.status = 'enabled'
         and (e.events @> jsonb_build_array(v.event_type) or e.events @> '["*"]'::jsonb)
+      group by e.id
     )
     select 'inserted' as outcome, id from inserted
     union all

@@ -12,6 +12,7 @@ import {
   pruneFinishedDeliveries,
   recordOutcomes,
 } from './delivery.repository.js';
+import { fanOutEventBatches } from './outbox.repository.js';
 import { signedHeaders } from './webhook-signing.js';
 
 export interface DeliveryWorkerOptions {
@@ -35,6 +36,12 @@ const LEASE_MARGIN_MS = 30_000;
 /** Retention runs this often, deleting at most this many deliveries a round. */
 const PRUNE_EVERY_MS = 10 * 60_000;
 const PRUNE_BATCH = 1_000;
+/**
+ * Event batches fanned out before each claim (a batch is one answer-writer flush: tens of events):
+ * enough to fill every slot, few enough that fanning out keeps pace with claiming instead of
+ * holding the first claim back behind a whole burst's backlog.
+ */
+const FAN_OUT_BATCHES = 8;
 
 /**
  * The delivery worker of one process. It claims due deliveries from the outbox
@@ -155,6 +162,9 @@ export class WebhookDeliveryWorker {
         for (const [endpointId, count] of this.#inFlight) {
           perEndpoint.set(endpointId, Math.max(0, this.options.endpointConcurrency - count));
         }
+        // Answers' events first become deliveries: a batch while the API's writes queue (enough for the
+        // claim's floor), else as many as a claim of every slot could take.
+        await fanOutEventBatches(this.deps.db, { limit: busy ? 1 : FAN_OUT_BATCHES, skipLocked: true });
         const claimed = await claimDueDeliveries(this.deps.db, {
           limit: room,
           leaseMs: this.options.timeoutMs + LEASE_MARGIN_MS,

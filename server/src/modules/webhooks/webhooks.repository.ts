@@ -7,6 +7,7 @@ import type {
   WebhookEndpointRow,
   WebhookEndpointsTable,
 } from '../../db/schema.js';
+import { fanOutEventBatches } from './outbox.repository.js';
 
 type Db = Kysely<Database>;
 
@@ -106,6 +107,8 @@ export async function disableEndpoint(db: Db, endpointId: string, reason: string
     .where('status', '=', 'enabled')
     .executeTakeFirst();
   if (Number(disabled.numUpdatedRows) === 0) return;
+  // Its answers' events still in batches become deliveries first, so they are given up too.
+  await fanOutEventBatches(db, { endpointIds: [endpointId], skipLocked: false });
   const failed = await db
     .updateTable('webhook_deliveries')
     .set({ status: 'failed', next_attempt_at: null, updated_at: new Date() })

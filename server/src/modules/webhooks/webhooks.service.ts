@@ -22,7 +22,7 @@ import type { SecretSealer } from '../../core/sealed-secrets.js';
 import { newId } from '../../db/ids.js';
 import type { Database, WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/schema.js';
 import { AddressRefusedError, publicAddresses } from '../../infra/safe-fetch.js';
-import { outboxEvent } from './outbox.repository.js';
+import { fanOutEventBatches, outboxEvent } from './outbox.repository.js';
 import { newSigningSecret } from './webhook-signing.js';
 import * as webhooks from './webhooks.repository.js';
 
@@ -133,7 +133,16 @@ async function endpointOrThrow(db: Kysely<Database>, workspaceId: string, id: st
   return row;
 }
 
+/**
+ * Answers' events wait in batches until a worker fans them out (outbox.repository.ts); a read of an
+ * endpoint's deliveries or counters fans its batches out first, so it shows every event recorded.
+ */
+function fanOut(db: Kysely<Database>, endpointIds: string[]): Promise<number> {
+  return fanOutEventBatches(db, { endpointIds, skipLocked: false });
+}
+
 async function present(db: Kysely<Database>, row: WebhookEndpointRow): Promise<WebhookEndpoint> {
+  await fanOut(db, [row.id]);
   const pending = await webhooks.countPending(db, [row.id]);
   return toEndpoint(row, pending.get(row.id) ?? 0);
 }
@@ -149,10 +158,9 @@ export async function listEndpoints(
     ({ beforeId, limit }) => webhooks.listEndpoints(deps.db, workspaceId, { limit, beforeId }),
     (row) => row,
   );
-  const pending = await webhooks.countPending(
-    deps.db,
-    page.data.map((row) => row.id),
-  );
+  const ids = page.data.map((row) => row.id);
+  await fanOut(deps.db, ids);
+  const pending = await webhooks.countPending(deps.db, ids);
   return { data: page.data.map((row) => toEndpoint(row, pending.get(row.id) ?? 0)), nextCursor: page.nextCursor };
 }
 
@@ -284,6 +292,7 @@ export async function listDeliveries(
   input: z.output<typeof ListWebhookDeliveriesInput>,
 ): Promise<WebhookDeliveryList> {
   const endpoint = await endpointOrThrow(deps.db, workspaceId, input.id);
+  await fanOut(deps.db, [endpoint.id]);
   const page = await keysetPage(
     input,
     'dlv',
@@ -299,6 +308,7 @@ export async function listDeliveries(
 
 async function deliveryOrThrow(deps: WebhooksDeps, workspaceId: string, endpointId: string, deliveryId: string) {
   const endpoint = await endpointOrThrow(deps.db, workspaceId, endpointId);
+  await fanOut(deps.db, [endpoint.id]);
   const delivery = await webhooks.findDelivery(deps.db, endpoint.id, deliveryId);
   if (!delivery) throw ApiError.notFound('Delivery');
   return { endpoint, delivery };
