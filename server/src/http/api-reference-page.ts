@@ -159,7 +159,7 @@ async function mount(target) {
     hideClientButton: true,
     agent: { disabled: true },
     mcp: { disabled: true },
-    // No proxyUrl: requests go from the browser straight to this origin.
+    // No proxy URL is set: requests go from the browser straight to this origin.
     // The reader pastes a key; it stays in this tab (not in localStorage).
     persistAuth: false,
     authentication: { preferredSecurityScheme: 'ApiKey', securitySchemes: { ApiKey: { token: '' } } },
