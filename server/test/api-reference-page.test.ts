@@ -1,6 +1,12 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import { get as httpGet } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerApiReferencePage } from '../src/http/api-reference-page.js';
+import { registerErrorHandlers } from '../src/http/errors.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
@@ -193,5 +199,28 @@ describe('the assets', () => {
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(errorCode(body)).toBe('not_found');
+  });
+});
+
+describe('a server without Scalar’s package', () => {
+  it('answers the page and its files with 503 in the envelope, saying how to install it, and logs why', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'pollkit-scalar-'));
+    const errors: string[] = [];
+    const app = Fastify({ logger: false });
+    app.log.error = ((_object: unknown, message?: string) => errors.push(message ?? '')) as never;
+    registerErrorHandlers(app);
+    registerApiReferencePage(app, { openApiPath: '/api/v1/openapi.json', scalarDist: empty });
+    try {
+      for (const url of ['/docs', '/docs/assets/reference.js', '/docs/assets/scalar-1.0.0/standalone.esm.js']) {
+        const response = await app.inject({ method: 'GET', url });
+        expect(response.statusCode, url).toBe(503);
+        expect(response.json().error.code).toBe('service_unavailable');
+        expect(response.json().error.message).toContain('pnpm@10 install');
+      }
+      expect(errors[0]).toContain('@scalar/api-reference');
+    } finally {
+      await app.close();
+      await rm(empty, { recursive: true, force: true });
+    }
   });
 });

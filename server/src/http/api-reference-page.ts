@@ -65,6 +65,11 @@ function contentType(name: string): string {
   return name.endsWith('.map') ? 'application/json; charset=utf-8' : 'text/javascript; charset=utf-8';
 }
 
+function defaultScalarDist(): string {
+  // The package exports no package.json: its main entry is dist/index.js.
+  return dirname(createRequire(import.meta.url).resolve('@scalar/api-reference'));
+}
+
 /** Scalar's browser build as installed: dist/browser/standalone.esm.js and its chunks/. */
 class ScalarBundle {
   readonly version: string;
@@ -77,11 +82,11 @@ class ScalarBundle {
     this.version = version;
   }
 
-  /** Resolved through the server's dependency, so found from server/src and server/dist alike. */
-  static async locate(): Promise<ScalarBundle> {
-    const require = createRequire(import.meta.url);
-    // The package exports no package.json: its main entry is dist/index.js.
-    const dist = dirname(require.resolve('@scalar/api-reference'));
+  /**
+   * The package's dist/ (given by tests), by default resolved through the server's dependency, so
+   * found from server/src and server/dist alike.
+   */
+  static async locate(dist = defaultScalarDist()): Promise<ScalarBundle> {
     const { version } = JSON.parse(await readFile(join(dist, '..', 'package.json'), 'utf8')) as { version: string };
     return new ScalarBundle(join(dist, 'browser'), version);
   }
@@ -233,14 +238,17 @@ interface Built {
   startVersion: string;
 }
 
-export function registerApiReferencePage(app: FastifyInstance, options: { openApiPath: string }): void {
-  const { openApiPath } = options;
+export function registerApiReferencePage(
+  app: FastifyInstance,
+  options: { openApiPath: string; scalarDist?: string },
+): void {
+  const { openApiPath, scalarDist } = options;
   let built: Promise<Built> | undefined;
   // Everything is made on the first request for the page or a file of it; a failure is retried.
   const build = (): Promise<Built> => {
     if (!built) {
       built = (async () => {
-        const bundle = await ScalarBundle.locate();
+        const bundle = await ScalarBundle.locate(scalarDist);
         const start = await makeAsset(Buffer.from(startScript(bundle.entryUrl, openApiPath)), contentType('.js'));
         const startVersion = start.etag.slice(1, -1);
         const startUrl = `${ASSETS_PATH}/${START_SCRIPT}?v=${startVersion}`;
