@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     `  database:  ${deps.database.description}${deps.redis ? ' + Redis' : ''}`,
     `  API:       ${base}${API_BASE_PATH}`,
     `  OpenAPI:   ${base}${API_BASE_PATH}/openapi.json`,
+    `  reference: ${base}/docs (the API reference; "try it" with your key)`,
     `  audience:  ${base}/join (live sessions; the presenter screen is /present/{sessionId}#hostToken=…)`,
     '  guides:    docs/ in the repository',
   ];

@@ -96,6 +96,7 @@ describe('the entry point', () => {
             : `PostgreSQL at ${dbUrl.hostname}:${dbUrl.port || 5432}${dbUrl.pathname}`;
         expect(output).toContain(`database:  ${expectedDatabase}${redisUrl ? ' + Redis' : ''}\n`);
         expect(output).toContain(`OpenAPI:   ${publicBase}/api/v1/openapi.json\n`);
+        expect(output).toContain(`reference: ${publicBase}/docs (`);
         expect(output).toContain(`audience:  ${publicBase}/join (`);
         // Each migration, as it runs, before the banner (a fresh database has them all to run).
         for (const name of ['0001_initial', '0002_answers', '0003_idempotency', '0004_oauth']) {

@@ -10,6 +10,7 @@ import Fastify, {
 import { buildOperations } from '../api/pipeline.js';
 import { ApiError } from '../core/api-error.js';
 import type { ContractHandlers } from '../modules/handler.js';
+import { registerApiReferencePage } from './api-reference-page.js';
 import { clientErrorHandler, refuseConnect } from './client-errors.js';
 import { registerContractRoutes } from './contract-routes.js';
 import { fromFastifyError, registerErrorHandlers } from './errors.js';
@@ -53,6 +54,7 @@ export async function buildApp(deps: HttpDeps, parts: AppParts): Promise<Fastify
   registerOAuthTokenRoute(app, deps);
   registerMediaFilesRoute(app, deps);
   registerWebPages(app);
+  registerApiReferencePage(app, { openApiPath: `${API_BASE_PATH}/openapi.json` });
   return app;
 }
 
