@@ -137,7 +137,7 @@ beforeAll(async () => {
   return async () => {
     await rm(workDir, { recursive: true, force: true });
   };
-}, 120_000);
+}, 240_000);
 afterAll(() => server?.close());
 
 async function runScratch(file: string, format: string): Promise<ScratchReport> {
