@@ -6,18 +6,16 @@
  * from plain `node` through both `import` (ESM) and `require` (CommonJS).
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installPackedSdk } from '../../server/test/support/packed-sdk.js';
 import { startTestServer, type TestServer } from '../../server/test/support/server.js';
 import { bundledModules, fromZod } from './support/bundle.js';
 
 const run = promisify(execFile);
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const packageDirs = ['contracts', 'sdk'].map((name) => join(repoRoot, name));
 
 // What each scratch program prints as its one JSON line.
 interface ScratchReport {
@@ -131,44 +129,15 @@ beforeAll(async () => {
   ({ apiKey } = await server.workspace('pro'));
 
   const workDir = await mkdtemp(join(tmpdir(), 'pollkit-package-'));
-  const tarballDir = join(workDir, 'tarballs');
   scratchDir = join(workDir, 'scratch');
-  await mkdir(tarballDir);
-  await mkdir(scratchDir);
-
-  // Contracts first: the SDK's declaration build reads the contracts' types.
-  for (const dir of packageDirs) await run('npx', ['tsup', '--silent'], { cwd: dir });
-  // What `pnpm packages:pack` runs once it has built them (the README's way to get the SDK).
-  await run(process.execPath, [join(repoRoot, 'scripts/pack-packages.mjs'), tarballDir], { cwd: repoRoot });
-  const tarballs = (await readdir(tarballDir)).filter((file) => file.endsWith('.tgz'));
-  const tarballOf = (prefix: string) => {
-    const file = tarballs.find((name) => name.startsWith(prefix));
-    if (!file) throw new Error(`no ${prefix}*.tgz among ${tarballs.join(', ')}`);
-    return `file:${join(tarballDir, file)}`;
-  };
-
-  await writeFile(
-    join(scratchDir, 'package.json'),
-    JSON.stringify({
-      name: 'pollkit-scratch',
-      private: true,
-      dependencies: {
-        '@pollkit/contracts': tarballOf('pollkit-contracts-'),
-        '@pollkit/sdk': tarballOf('pollkit-sdk-'),
-      },
-    }),
-  );
-  // npm, not pnpm: the scratch project must not see the workspace; only zod and eventsource-parser come
-  // from the registry.
-  await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline', '--loglevel=error'], {
-    cwd: scratchDir,
-  });
+  // What `pnpm packages:pack` runs (the README's way to get the SDK), then `npm install` of both tarballs.
+  await installPackedSdk(scratchDir, join(workDir, 'tarballs'));
   await writeFile(join(scratchDir, 'esm.mjs'), esmProgram);
   await writeFile(join(scratchDir, 'cjs.cjs'), cjsProgram);
   return async () => {
     await rm(workDir, { recursive: true, force: true });
   };
-}, 120_000);
+}, 240_000);
 afterAll(() => server?.close());
 
 async function runScratch(file: string, format: string): Promise<ScratchReport> {

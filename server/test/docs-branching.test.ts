@@ -8,7 +8,7 @@ import { type Run, runScript, scriptOf, shBlocks, which } from './support/doc-wa
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
- * docs/branching.md: its ```sh blocks run in order, as written, against a real server (no provider
+ * docs/branching.md: its ```sh runnable blocks run in order, as written, against a real server (no provider
  * configured, so the rules draft), and its generated tables match what the parser reads now.
  */
 
@@ -28,7 +28,7 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'pollkit-docs-branching-'));
   const scriptPath = join(workDir, 'walkthrough.sh');
   await writeFile(scriptPath, scriptOf(shBlocks(await readFile(DOC_PATH, 'utf8')), 'docs/branching.md'));
-  run = await runScript(scriptPath, workDir, { BASE: t.api, API_KEY: apiKey }, SCRIPT_TIMEOUT_MS);
+  run = await runScript(scriptPath, workDir, { POLLKIT_BASE_URL: t.url, POLLKIT_API_KEY: apiKey }, SCRIPT_TIMEOUT_MS);
 }, SCRIPT_TIMEOUT_MS + 60_000);
 
 afterAll(async () => {

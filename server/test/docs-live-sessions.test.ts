@@ -7,7 +7,7 @@ import { type Run, runScript, scriptOf, shBlocks, which } from './support/doc-wa
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
- * docs/live-sessions.md is a walkthrough whose ```sh blocks run in order in one shell. This test runs
+ * docs/live-sessions.md is a walkthrough whose ```sh runnable blocks run in order in one shell. This test runs
  * them, as written, against a real server: a sample that stops working fails CI.
  */
 
@@ -37,7 +37,7 @@ beforeAll(async () => {
   const blocks = shBlocks(await readFile(DOC_PATH, 'utf8'));
   const scriptPath = join(workDir, 'walkthrough.sh');
   await writeFile(scriptPath, scriptOf(blocks, 'docs/live-sessions.md'));
-  run = await runScript(scriptPath, workDir, { BASE: t.api, API_KEY: apiKey }, SCRIPT_TIMEOUT_MS);
+  run = await runScript(scriptPath, workDir, { POLLKIT_BASE_URL: t.url, POLLKIT_API_KEY: apiKey }, SCRIPT_TIMEOUT_MS);
 }, SCRIPT_TIMEOUT_MS + 60_000);
 
 afterAll(async () => {
@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 describe('docs/live-sessions.md', () => {
-  it('has a walkthrough of ```sh blocks that use only $BASE, $API_KEY and what earlier blocks set', async () => {
+  it('has a walkthrough of ```sh runnable blocks that reach the server only through $BASE', async () => {
     const blocks = shBlocks(await readFile(DOC_PATH, 'utf8'));
     expect(blocks.length).toBeGreaterThan(10);
     const code = blocks.map((block) => block.code).join('\n');

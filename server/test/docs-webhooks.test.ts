@@ -11,7 +11,7 @@ import { sampleContent } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
- * docs/webhooks.md, run as written: its ```sh walkthrough against a real server, with its plain-Node
+ * docs/webhooks.md, run as written: its ```sh runnable walkthrough against a real server, with its plain-Node
  * receiver (the ```js receiver.mjs block) started by the walkthrough itself; then its SDK receiver
  * (the ```ts receiver-sdk.ts block) run as a program of its own, receiving real deliveries and
  * refusing a forged one. Both receivers are the guide's code, extracted from the Markdown.
@@ -55,7 +55,12 @@ beforeAll(async () => {
   run = await runScript(
     scriptPath,
     workDir,
-    { BASE: t.api, API_KEY: apiKey, PORT: String(port), RECEIVER_URL: `http://127.0.0.1:${port}/pollkit` },
+    {
+      POLLKIT_BASE_URL: t.url,
+      POLLKIT_API_KEY: apiKey,
+      PORT: String(port),
+      RECEIVER_URL: `http://127.0.0.1:${port}/pollkit`,
+    },
     SCRIPT_TIMEOUT_MS,
   );
 }, SCRIPT_TIMEOUT_MS + 60_000);

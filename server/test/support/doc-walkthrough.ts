@@ -1,9 +1,13 @@
 import { spawn } from 'node:child_process';
 
 /**
- * Guides whose ```sh blocks are a walkthrough run in order in one shell (docs/live-sessions.md,
- * docs/branching.md): their tests extract the blocks, run them as one script against a real server,
- * and check what they printed.
+ * Runnable samples in the guides: a fenced block whose info string carries the word `runnable`
+ * (```` ```sh runnable ````, ```` ```ts runnable ````) is executed by a test. A page's `sh runnable`
+ * blocks are one walkthrough, run in order in one bash script against a real server, with
+ * `POLLKIT_BASE_URL` (the server's origin) and `POLLKIT_API_KEY` set; each `ts runnable` block is a
+ * program of its own against the packed SDK. docs/live-sessions.md, docs/branching.md and
+ * docs/webhooks.md have tests of their own (docs-*.test.ts); every other page is run by
+ * docs-samples.test.ts.
  */
 
 export interface ShBlock {
@@ -12,22 +16,58 @@ export interface ShBlock {
   code: string;
 }
 
-/** The ```sh blocks of a Markdown text, in order. */
-export function shBlocks(markdown: string): ShBlock[] {
-  const blocks: ShBlock[] = [];
-  let current: { line: number; lines: string[] } | undefined;
+/** Every fenced block of a Markdown text, in order, with the words of its info string. */
+export function fencedBlocks(markdown: string): (ShBlock & { info: string[] })[] {
+  const blocks: (ShBlock & { info: string[] })[] = [];
+  let current: { line: number; info: string[]; fence: string; lines: string[] } | undefined;
   markdown.split('\n').forEach((text, index) => {
     if (current === undefined) {
-      if (text.trim() === '```sh') current = { line: index + 1, lines: [] };
-    } else if (text.trim() === '```') {
-      blocks.push({ line: current.line, code: current.lines.join('\n') });
+      const open = /^(`{3,}|~{3,})\s*(.*)$/.exec(text.trim());
+      if (open) current = { line: index + 1, fence: open[1] as string, info: (open[2] ?? '').split(/\s+/), lines: [] };
+    } else if (text.trim() === current.fence) {
+      blocks.push({ line: current.line, info: current.info, code: current.lines.join('\n') });
       current = undefined;
     } else {
       current.lines.push(text);
     }
   });
-  if (current !== undefined) throw new Error(`unclosed \`\`\`sh block at line ${current.line}`);
+  if (current !== undefined) throw new Error(`unclosed \`\`\`${current.info.join(' ')} block at line ${current.line}`);
   return blocks;
+}
+
+/** The runnable blocks of one language (```` ```sh runnable ````), in order. */
+export function runnableBlocks(markdown: string, language: string): ShBlock[] {
+  return fencedBlocks(markdown)
+    .filter((block) => block.info[0] === language && block.info.includes('runnable'))
+    .map(({ line, code }) => ({ line, code }));
+}
+
+/** The ```` ```sh runnable ```` blocks of a Markdown text, in order. */
+export function shBlocks(markdown: string): ShBlock[] {
+  return runnableBlocks(markdown, 'sh');
+}
+
+/**
+ * What a block says it prints: its comment lines (`# …` in sh, `// …` in ts) that are a whole
+ * output line, a JSON value or a status line (`{…}`, `[…]`, `"…"`, `HTTP/1.1 …`). `…` in them
+ * stands for text left out.
+ */
+export function promisedLines(code: string, comment: '#' | '//'): string[] {
+  const prefix = `${comment} `;
+  return code
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith(prefix) && /^([{["]|HTTP\/)/.test(line.slice(prefix.length)))
+    .map((line) => line.slice(prefix.length));
+}
+
+/** Whether `printed` holds a line that `promised` describes, `…` matching any text. */
+export function printedLine(printed: string, promised: string): boolean {
+  const pattern = promised
+    .split('…')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
+  return new RegExp(`^${pattern}$`, 'm').test(printed);
 }
 
 /** One bash script: strict mode, background streams killed on exit, a trace naming the doc's blocks. */

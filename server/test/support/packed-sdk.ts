@@ -1,0 +1,137 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+/**
+ * `@pollkit/contracts` and `@pollkit/sdk` as a user gets them: built with tsup, packed by
+ * scripts/pack-packages.mjs (what `pnpm packages:pack` runs) and installed with npm into a scratch
+ * project outside the workspace, so that nothing resolves to the workspace's sources.
+ */
+
+const run = promisify(execFile);
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const PACKAGE_DIRS = ['contracts', 'sdk'].map((name) => join(REPO_ROOT, name));
+
+/**
+ * Both packages built and packed into `tarballDir`. Test files run in parallel and tsup empties
+ * `dist/` before it writes: a lock file (per checkout) keeps one file's build from packing another's
+ * half-written one. The tarballs are kept under a fingerprint of everything that goes into them, so
+ * the second file of a run (or a later run with the same sources) copies them instead of building.
+ */
+export async function buildAndPack(tarballDir: string): Promise<{ contracts: string; sdk: string }> {
+  await mkdir(tarballDir, { recursive: true });
+  const cacheRoot = join(tmpdir(), `pollkit-packages-${hashOf(REPO_ROOT)}`);
+  const release = await lock(`${cacheRoot}.lock`);
+  try {
+    const cached = join(cacheRoot, await sourceFingerprint());
+    if (!existsSync(join(cached, 'done'))) {
+      await rm(cacheRoot, { recursive: true, force: true });
+      await mkdir(cached, { recursive: true });
+      // Contracts first: the SDK's declaration build reads the contracts' types.
+      for (const dir of PACKAGE_DIRS) await run('npx', ['tsup', '--silent'], { cwd: dir });
+      await run(process.execPath, [join(REPO_ROOT, 'scripts/pack-packages.mjs'), cached], { cwd: REPO_ROOT });
+      await writeFile(join(cached, 'done'), '');
+    }
+    for (const file of await readdir(cached)) {
+      if (file.endsWith('.tgz')) await copyFile(join(cached, file), join(tarballDir, file));
+    }
+  } finally {
+    await release();
+  }
+  const tarballs = (await readdir(tarballDir)).filter((file) => file.endsWith('.tgz'));
+  const tarballOf = (prefix: string) => {
+    const file = tarballs.find((name) => name.startsWith(prefix));
+    if (!file) throw new Error(`no ${prefix}*.tgz among ${tarballs.join(', ')}`);
+    return join(tarballDir, file);
+  };
+  return { contracts: tarballOf('pollkit-contracts-'), sdk: tarballOf('pollkit-sdk-') };
+}
+
+/** A hash of every file that shapes the tarballs: both packages' sources and configs, the lockfile, the packer. */
+async function sourceFingerprint(): Promise<string> {
+  const hash = createHash('sha256');
+  const files = ['pnpm-lock.yaml', 'tsconfig.base.json', 'scripts/pack-packages.mjs'];
+  for (const name of ['contracts', 'sdk']) {
+    for (const file of ['package.json', 'tsconfig.json', 'tsup.config.ts']) files.push(`${name}/${file}`);
+    const sources = await readdir(join(REPO_ROOT, name, 'src'), { recursive: true, withFileTypes: true });
+    for (const entry of sources) {
+      if (entry.isFile()) files.push(relative(REPO_ROOT, join(entry.parentPath, entry.name)));
+    }
+  }
+  for (const file of files.sort()) {
+    hash.update(`${file}\0`);
+    hash.update(await readFile(join(REPO_ROOT, file)).catch(() => Buffer.from('(none)')));
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * A scratch npm project in `projectDir` with both tarballs installed. npm, not pnpm: the project must
+ * not see the workspace; only the SDK's own dependencies (zod, eventsource-parser) come from the
+ * registry, or from npm's cache.
+ */
+export async function installPackedSdk(projectDir: string, tarballDir: string): Promise<void> {
+  const tarballs = await buildAndPack(tarballDir);
+  await mkdir(projectDir, { recursive: true });
+  await writeFile(
+    join(projectDir, 'package.json'),
+    JSON.stringify({
+      name: 'pollkit-scratch',
+      private: true,
+      type: 'module',
+      dependencies: { '@pollkit/contracts': `file:${tarballs.contracts}`, '@pollkit/sdk': `file:${tarballs.sdk}` },
+    }),
+  );
+  await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline', '--loglevel=error'], {
+    cwd: projectDir,
+  });
+}
+
+function hashOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 12);
+}
+
+/**
+ * An exclusive lock file holding its owner's process id. A lock whose process is gone (a test run
+ * stopped mid-build) is taken over at once; one older than ten minutes, whoever holds it, too.
+ */
+async function lock(path: string): Promise<() => Promise<void>> {
+  const staleAfterMs = 10 * 60_000;
+  for (;;) {
+    try {
+      const handle = await open(path, 'wx');
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      return () => rm(path, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const [owner, age] = await Promise.all([
+        readFile(path, 'utf8').then(Number, () => Number.NaN),
+        stat(path).then(
+          (info) => Date.now() - info.mtimeMs,
+          () => 0,
+        ),
+      ]);
+      if (age > staleAfterMs || (Number.isInteger(owner) && owner > 0 && !isAlive(owner))) {
+        await rm(path, { force: true });
+      } else {
+        await new Promise((resolveWait) => setTimeout(resolveWait, 250));
+      }
+    }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, it is just not ours to signal.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
