@@ -48,15 +48,30 @@ const reference: DefaultTheme.SidebarItem[] = [
   { text: 'Changelog', link: '/changelog' },
 ];
 
+/**
+ * Heading ids as GitHub makes them ("Deleting a poll's answers" → `deleting-a-polls-answers`), so that
+ * an `#anchor` in a guide works both on the site and when the Markdown is read in the repository.
+ */
+function githubSlug(text: string): string {
+  return text
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
 export default defineConfig({
   title: 'Pollkit',
   description: 'The polling API for backend developers: guides, API reference, SDK reference.',
   lang: 'en',
   cleanUrls: true,
   lastUpdated: false,
+  head: [['link', { rel: 'icon', type: 'image/svg+xml', href: '/favicon.svg' }]],
   // Contributor docs stay in the repository; scripts and the package manifest are not pages.
   srcExclude: ['architecture.md', 'releasing.md', 'README.md', 'scripts/**', 'node_modules/**'],
+  markdown: { anchor: { slugify: githubSlug } },
   themeConfig: {
+    logo: '/favicon.svg',
     nav: [
       { text: 'Guides', link: '/getting-started' },
       { text: 'SDK', link: '/sdk' },
