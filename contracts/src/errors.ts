@@ -52,7 +52,8 @@ export const errorCodes = {
   invalid_api_key: {
     status: 401,
     description: 'The API key is unknown or incorrect.',
-    action: 'Check the key you send; create a new one with the CLI or `POST /api-keys` if it is lost.',
+    action:
+      'Check the key you send. A lost key cannot be recovered: create another with the CLI, or with `POST /keys` and a key that works.',
     retry: 'no',
   },
   revoked_api_key: {
@@ -145,7 +146,7 @@ export const errorCodes = {
   poll_closed: {
     status: 409,
     description: 'The poll is closed; it takes no answers.',
-    action: 'Stop sending answers to this poll.',
+    action: 'Stop sending answers to it, or reopen it first (`PATCH /polls/{id}` with `closed: false`).',
     retry: 'no',
   },
   poll_has_responses: {

@@ -111,7 +111,7 @@ describe.skipIf(!chromiumAvailable)('the docs site, built and served, in Chromiu
     for (const start of ['/', '/getting-started']) {
       await page.goto(`${site.url}${start}`);
       const menuLinks = await page.$$eval('.VPSidebar a[href], .VPNav a[href]', (links) =>
-        links.map((link) => (link as HTMLAnchorElement).href),
+        links.map((link) => (link as unknown as { href: string }).href),
       );
       for (const href of menuLinks) {
         const url = new URL(href);
@@ -128,7 +128,7 @@ describe.skipIf(!chromiumAvailable)('the docs site, built and served, in Chromiu
       const ids = await page.$$eval('[id]', (elements) => elements.map((element) => element.id));
       visited.set(path, new Set(ids));
       const links = await page.$$eval('a[href]', (elements) =>
-        elements.map((link) => (link as HTMLAnchorElement).href),
+        elements.map((link) => (link as unknown as { href: string }).href),
       );
       for (const href of links) {
         const url = new URL(href);
@@ -171,7 +171,7 @@ describe.skipIf(!chromiumAvailable)('the docs site, built and served, in Chromiu
     await watched.screenshot('docs-site-search');
     await first.click();
     await page.waitForURL((url) => url.pathname !== '/');
-    await expect.poll(() => page.locator('.vp-doc').innerText()).toMatch(/rate limit/i);
+    await expect.poll(() => page.locator('.vp-doc').textContent()).toMatch(/rate limit/i);
     expectClean(watched, `search and ${page.url()}`);
   });
 
@@ -179,7 +179,7 @@ describe.skipIf(!chromiumAvailable)('the docs site, built and served, in Chromiu
     const watched = await open();
     const { page } = watched;
     await page.goto(`${site.url}/webhooks`);
-    await expect.poll(() => page.locator('.vp-doc h1').innerText()).toMatch(/^Webhooks/);
+    await expect.poll(() => page.locator('.vp-doc h1').textContent()).toMatch(/^Webhooks/);
     await watched.screenshot('docs-site-guide');
     expectClean(watched, '/webhooks');
   });
@@ -201,7 +201,7 @@ describe.skipIf(!chromiumAvailable)('the docs site, built and served, in Chromiu
     // Scalar names each operation's entry `…/tag/<tag>/<METHOD><path>`; the sidebar lists them all.
     await page.locator('[id$="/tag/polls/GET/polls"]').first().waitFor();
     const ids = await page.$$eval('[id]', (elements) => elements.map((element) => element.id));
-    const text = await page.locator('body').innerText();
+    const text = (await page.locator('body').textContent()) ?? '';
     for (const { method, path, summary } of operations) {
       expect(
         ids.some((id) => id.endsWith(`/${method}${path}`)),
@@ -209,9 +209,15 @@ describe.skipIf(!chromiumAvailable)('the docs site, built and served, in Chromiu
       ).toBe(true);
       if (summary) expect(text, `the summary of ${method} ${path}`).toContain(summary);
     }
-    // No "send" in the site: a static page cannot reach a server (the server's /docs can).
-    await expect.poll(() => page.getByRole('button', { name: /test request/i }).count()).toBe(0);
     await watched.screenshot('docs-site-api-reference');
+    // An operation as a reader sees it: its request sample, and no "Test Request" button, since a
+    // static page on another origin cannot reach a server (the server's own /docs can).
+    // Scalar's sidebar entry scrolls to its section (VitePress's router must leave its links alone).
+    await page.getByText('Create a poll', { exact: true }).first().click();
+    await page.waitForURL((url) => url.hash === '#tag/polls/POST/polls');
+    await expect.poll(() => page.evaluate('window.scrollY')).toBeGreaterThan(500);
+    expect(await page.getByRole('button', { name: /test request/i }).count()).toBe(0);
+    await watched.screenshot('docs-site-api-operation');
     expectClean(watched, '/reference/api');
   });
 });
