@@ -58,16 +58,25 @@ function errorsPage(): string {
     '- **After the window resets**: the rate limit is used up; retry once `X-RateLimit-Reset` has passed.',
     '',
     'The registry is exported by `@pollkit/contracts` as `errorCodes` (`status`, `description`, `action`,',
-    '`retry`).',
+    '`retry`). Each code has its own section below, so a link can point at it: `reference/errors#rate_limited`.',
     '',
-    '| Status | Code | Meaning and cause | What to do | Retry |',
-    '| --- | --- | --- | --- | --- |',
-    ...codes.map(
-      ({ status, code, description, action, retry }) =>
-        `| ${status} | \`${code}\` | ${cell(description)} | ${cell(action)} | ${retryWords[retry]} |`,
-    ),
+    '| Code | Status | Retry |',
+    '| --- | --- | --- |',
+    ...codes.map(({ code, status, retry }) => `| [\`${code}\`](#${code}) | ${status} | ${retryWords[retry]} |`),
     '',
   ];
+  for (const { code, status, description, action, retry } of codes) {
+    lines.push(
+      `## \`${code}\``,
+      '',
+      `HTTP ${status}. Retry: ${retryWords[retry].toLowerCase()}.`,
+      '',
+      description,
+      '',
+      `**What to do:** ${action}`,
+      '',
+    );
+  }
   return lines.join('\n');
 }
 
@@ -89,10 +98,6 @@ interface ZodLike {
   options?: readonly string[];
 }
 
-function numberText(value: number): string {
-  return Number.isSafeInteger(value) ? String(value) : String(value);
-}
-
 /** What the innermost schema of a variable accepts, in words. */
 function allowedValues(schema: ZodLike): string {
   const def = schema._zod.def;
@@ -106,9 +111,9 @@ function allowedValues(schema: ZodLike): string {
     const whole = schema.isInt ? 'whole number' : 'number';
     const finite = (value: number | null | undefined): value is number =>
       typeof value === 'number' && Number.isFinite(value) && Math.abs(value) < Number.MAX_SAFE_INTEGER;
-    if (finite(min) && finite(max)) return `${whole}, ${numberText(min)} to ${numberText(max)}`;
-    if (finite(min)) return `${whole}, at least ${numberText(min)}`;
-    if (finite(max)) return `${whole}, at most ${numberText(max)}`;
+    if (finite(min) && finite(max)) return `${whole}, ${String(min)} to ${String(max)}`;
+    if (finite(min)) return `${whole}, at least ${String(min)}`;
+    if (finite(max)) return `${whole}, at most ${String(max)}`;
     return whole;
   }
   if (def.type === 'string') {
