@@ -185,7 +185,10 @@ function configurationPage(): string {
     'The server reads these environment variables at start-up and validates them; a bad value prints',
     'which variable is wrong and exits with code 1. An empty value counts as unset.',
     '',
+    // A guide can include the table alone: <!--@include: ./reference/configuration.md#table-->
+    '<!-- #region table -->',
     configurationTable(),
+    '<!-- #endregion table -->',
     '',
   ].join('\n');
 }
