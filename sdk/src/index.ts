@@ -1,3 +1,11 @@
+/**
+ * `@pollkit/sdk`: the typed client of the Pollkit API. {@link createClient} gives one method per
+ * operation of the contract (`client.polls.create()`…), with its input and output types; failures
+ * throw the error classes ({@link PollkitError} and its families); live sessions, webhook signatures
+ * and OAuth have their helpers here too.
+ *
+ * @module @pollkit/sdk
+ */
 import type {
   PollContent as PollContentSchema,
   PollkitContract,

@@ -7,6 +7,8 @@
  *
  * The helpers are {@link presenterSession} and {@link joinSession} of `@pollkit/sdk`, and their
  * errors are its error classes.
+ *
+ * @module @pollkit/sdk/live
  */
 import { routeTable } from '@pollkit/contracts';
 import {

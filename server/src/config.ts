@@ -3,81 +3,152 @@ import { z } from 'zod';
 
 /**
  * Every setting the server reads from the environment, parsed by one schema. A bad value stops the
- * process at start-up with a message naming the variable (see `loadConfig`). README.md has the table.
+ * process at start-up with a message naming the variable (see `loadConfig`). Each variable's `.describe()`
+ * is its documentation: docs/scripts/generate.ts makes the configuration table of the docs site and the
+ * README from this schema.
  */
-const ConfigSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  PUBLIC_BASE_URL: z.url().optional(),
+export const ConfigSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65_535).default(3000).describe('HTTP port (`0` picks a free one).'),
+  HOST: z.string().min(1).default('127.0.0.1').describe('Interface to listen on; `0.0.0.0` in containers.'),
+  PUBLIC_BASE_URL: z
+    .url()
+    .optional()
+    .describe(
+      "Address clients reach the server at, for links the API hands out, and the audience page's address in a session's QR code (at a venue: the laptop's LAN address). Default: `http://HOST:PORT`.",
+    ),
   DATABASE_URL: z
     .string()
     .regex(/^(postgres(ql)?:\/\/.+|memory:\/\/)$/, 'must be postgres://…, postgresql://… or memory://')
-    .optional(),
-  DATA_DIR: z.string().min(1).default('./data'),
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+    .optional()
+    .describe(
+      '`postgres://…` for PostgreSQL; `memory://` for a throw-away in-memory database. Default: the embedded PGlite database in `DATA_DIR`.',
+    ),
+  DATA_DIR: z
+    .string()
+    .min(1)
+    .default('./data')
+    .describe(
+      'Where the embedded database and re-hosted media (`DATA_DIR/media`) live; relative to where you run the command.',
+    ),
+  DATABASE_POOL_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(500)
+    .default(20)
+    .describe('PostgreSQL connections per process.'),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\/.+/, 'must be redis://… or rediss://…')
-    .optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** `auto`: human-readable lines when stdout is a terminal, JSON lines otherwise (logger.ts). */
-  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+    .optional()
+    .describe(
+      '`redis://…`: share rate-limit counters, cache invalidations and live-session changes between processes. Without it they stay in the process.',
+    ),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('One access-log line per request at `info`; health checks at `debug`.'),
+  LOG_FORMAT: z
+    .enum(['auto', 'json', 'pretty'])
+    .default('auto')
+    .describe(
+      '`json` (one pino JSON object per line), `pretty` (one human-readable line per entry) or `auto`: `pretty` when stdout is a terminal, `json` otherwise.',
+    ),
   BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
     .min(1024)
     .max(50 * 1024 * 1024)
-    .default(1024 * 1024),
-  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
-  /** Lifetime of an OAuth access token (`expires_in`). */
+    .default(1024 * 1024)
+    .describe('Largest request body accepted (larger: 413 `payload_too_large`).'),
+  RATE_LIMIT_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(120)
+    .describe(
+      'Requests per fixed 60-second window per API key (Enterprise workspaces can be raised per workspace with the CLI).',
+    ),
   OAUTH_TOKEN_TTL_SECONDS: z.coerce
     .number()
     .int()
     .min(60)
     .max(24 * 3600)
-    .default(3600),
-  /** Media ingestion (docs/media.md): one deadline per fetch, body included. */
-  MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
-  /** Largest media download; the body is cut off past it. */
+    .default(3600)
+    .describe('Lifetime of an OAuth access token (`expires_in`).'),
+  MEDIA_FETCH_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(120_000)
+    .default(10_000)
+    .describe('One deadline per media fetch (`POST /media`), redirects and body included.'),
   MEDIA_MAX_BYTES: z.coerce
     .number()
     .int()
     .min(1024)
     .max(200 * 1024 * 1024)
-    .default(10 * 1024 * 1024),
-  /** Largest image (width × height) sharp will decode: the guard against decompression bombs. */
-  MEDIA_MAX_PIXELS: z.coerce.number().int().min(1).default(50_000_000),
-  /** Tests only: let media fetches reach 127.0.0.0/8 and ::1. Private and link-local stay refused. */
+    .default(10 * 1024 * 1024)
+    .describe('Largest media download; the body is cut off past it (422 `media_too_large`).'),
+  MEDIA_MAX_PIXELS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(50_000_000)
+    .describe(
+      'Largest image (width × height) decoded; more is 422 `unsupported_media` (the guard against decompression bombs).',
+    ),
   MEDIA_ALLOW_LOOPBACK: z
     .enum(['true', 'false'])
     .default('false')
-    .transform((v) => v === 'true'),
-  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
-  /**
-   * The language model that drafts skip logic (`POST /polls/{id}/branch`). Without a key, or when the
-   * provider fails, the rule-based parser answers instead. The key is a credential: never logged.
-   */
-  OPENAI_API_KEY: z.string().min(1).optional(),
-  /** The client's `baseURL`: a proxy, or another provider that speaks the Chat Completions API. */
-  OPENAI_BASE_URL: z.url().optional(),
-  OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),
-  /** The budget of one draft: every attempt and the waits between retries, end to end. */
-  OPENAI_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
-  /**
-   * Where the audience joins a live session: a URL with `{pin}` in it (it is the session's `joinUrl`
-   * and what its QR code encodes). Default: PUBLIC_BASE_URL + `/join/{pin}`.
-   */
+    .transform((v) => v === 'true')
+    .describe(
+      'Tests only: let media fetches reach 127.0.0.0/8 and `::1`. Private and link-local addresses stay refused.',
+    ),
+  SHUTDOWN_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(10_000)
+    .describe(
+      'On SIGTERM, how long in-flight requests may take before the process exits anyway (new requests get 503 meanwhile).',
+    ),
+  OPENAI_API_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Lets `POST /polls/{id}/branch` draft skip logic with an OpenAI model. Without it, or when the provider fails, the rule-based parser answers. Never logged.',
+    ),
+  OPENAI_BASE_URL: z
+    .url()
+    .optional()
+    .describe(
+      "The OpenAI client's base URL: a proxy, or another provider that speaks the Chat Completions API with structured output. Default: OpenAI's API.",
+    ),
+  OPENAI_MODEL: z
+    .string()
+    .min(1)
+    .default('gpt-4o-mini')
+    .describe('The model asked; it must support structured output (`json_schema`, strict).'),
+  OPENAI_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(120_000)
+    .default(15_000)
+    .describe(
+      'The budget of one draft, its retries included (at most 2: on 429, 5xx and lost connections); past it the parser answers.',
+    ),
   LIVE_JOIN_URL: z
     .string()
     .refine((value) => value.includes('{pin}') && URL.canParse(value.replace('{pin}', '000000')), {
       message: 'must be an absolute URL containing {pin}',
     })
-    .optional(),
-  /**
-   * Which proxies' `X-Forwarded-For` to believe for the client's address (participant limits are per
-   * address): `false` (the peer address, default), `true` (any), a hop count, or addresses/CIDRs
-   * separated by commas (Fastify's `trustProxy`).
-   */
+    .optional()
+    .describe(
+      "Where the audience joins a live session (its `joinUrl` and QR code): a URL with `{pin}` in it. Default: Pollkit's own audience page, `PUBLIC_BASE_URL/join/{pin}`.",
+    ),
   TRUST_PROXY: z
     .string()
     .default('false')
@@ -85,33 +156,55 @@ const ConfigSchema = z.object({
       if (value === 'true') return true;
       if (value === 'false' || value === '') return false;
       return /^[0-9]+$/.test(value) ? Number(value) : value;
-    }),
-  /** Requests per minute per IP address on the participant routes (`/live/{pin}/…`) that name no participant. */
-  LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(600),
-  /** Requests per minute per participant (a valid `X-Participant-Token`) on the participant routes. */
-  LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
-  /** Unknown PINs per minute per IP address before that address is refused every PIN until the minute ends. */
-  LIVE_PIN_MISSES_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(10),
-  /** How often every event stream gets a heartbeat comment (keeps proxies and phones from dropping it). */
-  LIVE_HEARTBEAT_MS: z.coerce.number().int().min(1000).max(120_000).default(15_000),
-  /**
-   * Webhooks (docs/webhooks.md). Endpoint URLs must be https unless this is `true` (local development:
-   * a receiver on your machine over plain http).
-   */
+    })
+    .describe(
+      'Whose `X-Forwarded-For` to believe for the client address (participant limits count by it): `false` (the peer address), `true` (any proxy), a hop count, or proxy addresses/CIDRs separated by commas.',
+    ),
+  LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(600)
+    .describe(
+      'Requests per minute per IP address on the participant routes (`/live/{pin}/…`) that name no participant (joins, anonymous streams).',
+    ),
+  LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(120)
+    .describe(
+      'Requests per minute per participant (a valid `X-Participant-Token`): a classroom behind one address is not one client.',
+    ),
+  LIVE_PIN_MISSES_PER_IP_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10)
+    .describe(
+      'Unknown PINs per minute per IP address; past it the address gets 429 for every PIN until the minute ends.',
+    ),
+  LIVE_HEARTBEAT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(120_000)
+    .default(15_000)
+    .describe(
+      'How often every live event stream gets a heartbeat comment (keeps proxies and phones from dropping it).',
+    ),
   WEBHOOK_ALLOW_HTTP: z
     .enum(['true', 'false'])
     .default('false')
-    .transform((v) => v === 'true'),
-  /** Tests only: let endpoints resolve to 127.0.0.0/8 and ::1. Private and link-local stay refused. */
+    .transform((v) => v === 'true')
+    .describe('Allow `http` webhook URLs (local development); otherwise they must be `https`.'),
   WEBHOOK_ALLOW_LOOPBACK: z
     .enum(['true', 'false'])
     .default('false')
-    .transform((v) => v === 'true'),
-  /**
-   * The waits before each retry, in ms, comma-separated: a delivery gets one attempt plus one per
-   * entry. Each wait is jittered by ±25%. Default: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h,
-   * 12 h, 24 h, 24 h — about three days in all.
-   */
+    .transform((v) => v === 'true')
+    .describe(
+      'Tests and one-machine trials only: let webhook endpoints be on 127.0.0.0/8 and `::1`. Private and link-local addresses stay refused.',
+    ),
   WEBHOOK_RETRY_SCHEDULE_MS: z
     .string()
     .default('5000,30000,120000,600000,1800000,3600000,10800000,21600000,43200000,86400000,86400000')
@@ -128,42 +221,72 @@ const ConfigSchema = z.object({
         return z.NEVER;
       }
       return delays;
-    }),
-  /** One attempt's deadline: connecting, sending, and the receiver's whole answer. */
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-  /** Attempts in flight at once in this process, and at most this many per endpoint (one slow receiver cannot take them all). */
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
-  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
-  /** How often an idle delivery worker looks for due deliveries (written by any process). */
-  WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
-  /** Finished deliveries and their attempts are kept this long, then deleted. */
-  WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
-  /** `false`: this process serves the API but delivers nothing (another process does). */
+    })
+    .describe(
+      'The waits before each webhook retry, in ms, comma-separated: a delivery gets one attempt plus one per entry, each wait jittered by ±25%. The default is 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h, 24 h, 24 h: about three days.',
+    ),
+  WEBHOOK_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(10_000)
+    .describe("One webhook attempt's deadline: connecting, sending, and the receiver's whole answer."),
+  WEBHOOK_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(64)
+    .describe('Webhook attempts in flight at once per process.'),
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(16)
+    .describe(
+      'Of the attempts in flight, at most this many to one endpoint, so a slow receiver cannot take every slot.',
+    ),
+  WEBHOOK_POLL_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(60_000)
+    .default(500)
+    .describe('How often an idle process looks for due deliveries (written by any process).'),
+  WEBHOOK_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3650)
+    .default(30)
+    .describe('How long finished deliveries and their attempts are kept before they are deleted.'),
   WEBHOOK_DELIVERY: z
     .enum(['true', 'false'])
     .default('true')
-    .transform((v) => v === 'true'),
-  /**
-   * Base64 of 32 bytes that seals webhook signing secrets in the database. Unset, the server makes a
-   * key and keeps it in the database itself, which protects nothing against a database dump: set
-   * this in production, the same in every process. A credential: never logged.
-   */
+    .transform((v) => v === 'true')
+    .describe('`false`: this process serves the API but delivers no webhooks (others on the same database do).'),
   WEBHOOK_SECRETS_KEY: z
     .string()
     .refine(
       (value) => Buffer.from(value, 'base64').length === 32,
       'must be base64 of 32 bytes (openssl rand -base64 32)',
     )
-    .optional(),
-  /** Check every response against its contract schema. On in tests; off by default (see docs/architecture.md). */
+    .optional()
+    .describe(
+      'Base64 of 32 bytes that seals webhook signing secrets at rest. Unset, the server keeps a key in the database itself, which protects nothing against a database dump: set it in production, the same in every process (`openssl rand -base64 32`). Never logged.',
+    ),
   RESPONSE_VALIDATION: z
     .enum(['true', 'false'])
     .default('false')
-    .transform((v) => v === 'true'),
+    .transform((v) => v === 'true')
+    .describe('Check every response against its contract schema (the tests turn it on; it halves throughput).'),
   BOOTSTRAP: z
     .enum(['true', 'false'])
     .default('true')
-    .transform((v) => v === 'true'),
+    .transform((v) => v === 'true')
+    .describe('On an empty database, create a default workspace and print its API key once.'),
 });
 
 export type Config = z.output<typeof ConfigSchema>;
