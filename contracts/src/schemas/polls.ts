@@ -3,7 +3,7 @@ import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.j
 import { Media } from './media.js';
 import { text } from './text.js';
 
-/** Size limits on poll content (docs/getting-started.md lists them). */
+/** Size limits on poll content (docs/polls.md lists them). */
 export const pollLimits = {
   titleLength: 200,
   slides: 100,

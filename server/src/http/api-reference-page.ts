@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/api-error.js';
+import { type StaticAsset, sendStaticAsset } from './static-asset.js';
 
 /**
  * `GET /docs`: the API reference, rendered in the browser by Scalar (`@scalar/api-reference`) from
@@ -47,14 +48,7 @@ const PAGE_SECURITY_HEADERS = {
   'x-frame-options': 'DENY',
 };
 
-interface Asset {
-  body: Buffer;
-  gzipped: Buffer;
-  etag: string;
-  type: string;
-}
-
-async function makeAsset(body: Buffer, type: string): Promise<Asset> {
+async function makeAsset(body: Buffer, type: string): Promise<StaticAsset> {
   const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`;
   // In the thread pool: a megabyte at level 9 would hold the event loop for a tenth of a second.
   const gzipped = await promisify(gzip)(body, { level: 9 });
@@ -75,7 +69,7 @@ class ScalarBundle {
   readonly version: string;
   readonly #dir: string;
   readonly #listings = new Map<string, Promise<ReadonlySet<string>>>();
-  readonly #cache = new Map<string, Promise<Asset | undefined>>();
+  readonly #cache = new Map<string, Promise<StaticAsset | undefined>>();
 
   private constructor(dir: string, version: string) {
     this.#dir = dir;
@@ -97,7 +91,7 @@ class ScalarBundle {
   }
 
   /** A file of the bundle (`sub` is '' or 'chunks'), or undefined if the build has no such file. */
-  get(sub: '' | 'chunks', name: string): Promise<Asset | undefined> {
+  get(sub: '' | 'chunks', name: string): Promise<StaticAsset | undefined> {
     const key = `${sub}/${name}`;
     let asset = this.#cache.get(key);
     if (!asset) {
@@ -112,7 +106,7 @@ class ScalarBundle {
     return asset;
   }
 
-  async #load(sub: '' | 'chunks', name: string): Promise<Asset | undefined> {
+  async #load(sub: '' | 'chunks', name: string): Promise<StaticAsset | undefined> {
     if (!BUNDLE_FILE.test(name)) return undefined;
     // Only names the directory lists are read: no path, however encoded, reaches another file.
     if (!(await this.#list(sub)).has(name)) return undefined;
@@ -206,35 +200,14 @@ function pageHtml(entryUrl: string, startUrl: string, openApiPath: string): stri
 `;
 }
 
-function notModified(request: FastifyRequest, etag: string): boolean {
-  const header = request.headers['if-none-match'];
-  return header?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag) ?? false;
-}
-
-function acceptsGzip(request: FastifyRequest): boolean {
-  return /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
-}
-
-function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheControl: string) {
-  reply
-    .header('cache-control', cacheControl)
-    .header('etag', asset.etag)
-    .header('vary', 'accept-encoding')
-    .header('x-content-type-options', 'nosniff');
-  if (notModified(request, asset.etag)) return reply.code(304).send();
-  reply.type(asset.type);
-  if (acceptsGzip(request)) return reply.header('content-encoding', 'gzip').send(asset.gzipped);
-  return reply.send(asset.body);
-}
-
 function assetNotFound(reply: FastifyReply) {
   return reply.code(404).send(ApiError.notFound('Asset').toEnvelope());
 }
 
 interface Built {
   bundle: ScalarBundle;
-  page: Asset;
-  start: Asset;
+  page: StaticAsset;
+  start: StaticAsset;
   startVersion: string;
 }
 
@@ -283,7 +256,7 @@ export function registerApiReferencePage(
     const { page } = ready;
     // The page is revalidated on every load: a new server version reaches the reader at once.
     reply.headers(PAGE_SECURITY_HEADERS);
-    return sendAsset(request, reply, page, 'no-cache');
+    return sendStaticAsset(request, reply, page, 'no-cache');
   });
 
   // One address for the page: `/docs/` (as typed, or from a relative link) is `/docs`.
@@ -297,7 +270,7 @@ export function registerApiReferencePage(
     if (!ready) return reply;
     const { start, startVersion } = ready;
     // Asked for by its current hash: that URL will never name other bytes. Any other URL is revalidated.
-    return sendAsset(request, reply, start, request.query.v === startVersion ? IMMUTABLE : 'no-cache');
+    return sendStaticAsset(request, reply, start, request.query.v === startVersion ? IMMUTABLE : 'no-cache');
   });
 
   // The version is in the path, so every file under it is immutable; another version's path is a 404.
@@ -310,7 +283,7 @@ export function registerApiReferencePage(
       if (request.params.bundle !== `scalar-${bundle.version}`) return assetNotFound(reply);
       const asset = await bundle.get(sub, request.params.name);
       if (!asset) return assetNotFound(reply);
-      return sendAsset(request, reply, asset, IMMUTABLE);
+      return sendStaticAsset(request, reply, asset, IMMUTABLE);
     };
   app.get(`${ASSETS_PATH}/:bundle/:name`, serveBundleFile(''));
   app.get(`${ASSETS_PATH}/:bundle/chunks/:name`, serveBundleFile('chunks'));

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/api-error.js';
+import { notModified, type StaticAsset, sendStaticAsset } from './static-asset.js';
 
 /**
  * The audience page (`/join`, `/join/{pin}`: the join URL the QR code encodes) and the presenter
@@ -39,12 +40,8 @@ const PAGE_SECURITY_HEADERS = {
   'x-frame-options': 'DENY',
 };
 
-interface Asset {
-  body: Buffer;
-  gzipped: Buffer;
+interface Asset extends StaticAsset {
   version: string;
-  etag: string;
-  type: string;
 }
 
 /** web/dist, found through the workspace dependency (so it is found from server/src and server/dist alike). */
@@ -131,15 +128,6 @@ function pageHtml(assets: WebAssets, page: 'join' | 'present', title: string): s
 `;
 }
 
-function notModified(request: FastifyRequest, etag: string): boolean {
-  const header = request.headers['if-none-match'];
-  return header?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag) ?? false;
-}
-
-function acceptsGzip(request: FastifyRequest): boolean {
-  return /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
-}
-
 function notBuilt(reply: FastifyReply) {
   const error = new ApiError(
     'service_unavailable',
@@ -176,14 +164,6 @@ export function registerWebPages(app: FastifyInstance, options: { dir?: string }
     if (!asset) return reply.code(404).send(ApiError.notFound('Asset').toEnvelope());
     // Asked for by its current hash: that URL will never name other bytes. Any other URL is revalidated.
     const immutable = request.query.v === asset.version;
-    reply
-      .header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
-      .header('etag', asset.etag)
-      .header('vary', 'accept-encoding')
-      .header('x-content-type-options', 'nosniff');
-    if (notModified(request, asset.etag)) return reply.code(304).send();
-    reply.type(asset.type);
-    if (acceptsGzip(request)) return reply.header('content-encoding', 'gzip').send(asset.gzipped);
-    return reply.send(asset.body);
+    return sendStaticAsset(request, reply, asset, immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
   });
 }

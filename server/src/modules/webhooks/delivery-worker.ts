@@ -73,6 +73,8 @@ export class WebhookDeliveryWorker {
   /** Aborts the attempts still in flight when a stop's grace period is over. */
   #interrupt = new AbortController();
   #lastPrune = 0;
+  /** When to fan event batches out next: before every claim while there are some, else once a poll. */
+  #nextFanOutAt = 0;
 
   constructor(
     private readonly deps: {
@@ -163,8 +165,15 @@ export class WebhookDeliveryWorker {
           perEndpoint.set(endpointId, Math.max(0, this.options.endpointConcurrency - count));
         }
         // Answers' events first become deliveries: a batch while the API's writes queue (enough for the
-        // claim's floor), else as many as a claim of every slot could take.
-        await fanOutEventBatches(this.deps.db, { limit: busy ? 1 : FAN_OUT_BATCHES, skipLocked: true });
+        // claim's floor), else as many as a claim of every slot could take. When there were none,
+        // the next look is a poll away, not before each of the claims a backlog takes.
+        if (Date.now() >= this.#nextFanOutAt) {
+          const written = await fanOutEventBatches(this.deps.db, {
+            limit: busy ? 1 : FAN_OUT_BATCHES,
+            skipLocked: true,
+          });
+          this.#nextFanOutAt = written > 0 ? 0 : Date.now() + this.options.pollIntervalMs;
+        }
         const claimed = await claimDueDeliveries(this.deps.db, {
           limit: room,
           leaseMs: this.options.timeoutMs + LEASE_MARGIN_MS,

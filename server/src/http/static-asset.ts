@@ -1,0 +1,40 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * A file the server serves as it is, to browsers (the audience and presenter pages' assets, the API
+ * reference's bundle): its bytes, gzipped once, and a strong ETag of them.
+ */
+export interface StaticAsset {
+  body: Buffer;
+  gzipped: Buffer;
+  etag: string;
+  type: string;
+}
+
+/** Whether the browser's cached copy (`If-None-Match`, weak or strong) is this one. */
+export function notModified(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-none-match'];
+  return header?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag) ?? false;
+}
+
+function acceptsGzip(request: FastifyRequest): boolean {
+  return /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
+}
+
+/** Sends `asset` with its caching headers: a 304 when the browser has it, gzipped when it may be. */
+export function sendStaticAsset(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  asset: StaticAsset,
+  cacheControl: string,
+) {
+  reply
+    .header('cache-control', cacheControl)
+    .header('etag', asset.etag)
+    .header('vary', 'accept-encoding')
+    .header('x-content-type-options', 'nosniff');
+  if (notModified(request, asset.etag)) return reply.code(304).send();
+  reply.type(asset.type);
+  if (acceptsGzip(request)) return reply.header('content-encoding', 'gzip').send(asset.gzipped);
+  return reply.send(asset.body);
+}
