@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,10 +9,11 @@ import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, LAPTOP, launchChromium, openPage, type WatchedPage } from './support/browser.js';
+import { lock } from './support/file-lock.js';
 import { type StaticSite, serveStaticSite } from './support/static-site.js';
 
 /**
- * The docs site as a reader gets it: built by VitePress from docs/ into a temporary folder, served
+ * The docs site as a reader gets it: built by VitePress from docs/ into a scratch folder, served
  * by a static server on 127.0.0.1, opened in Debian's Chromium. Every page the sidebar, the nav or
  * any page links to must answer 200 (and an `#anchor` must name an element of its page); no page
  * may log an error, fail a request, or ask for anything outside the site's own origin (no CDN, no
@@ -70,16 +73,53 @@ function pathOf(url: URL): string {
   return url.pathname.replace(/\.html$/, '');
 }
 
-describe.skipIf(!chromiumAvailable)('the docs site, built and served, in Chromium', () => {
-  beforeAll(async () => {
-    outDir = await mkdtemp(join(tmpdir(), 'pollkit-docs-site-'));
+/** Every file the build reads from docs/ (its sources, theme, generated pages, openapi.json), and the lockfile. */
+async function siteInputsHash(): Promise<string> {
+  const hash = createHash('sha256');
+  const skip = /^(?:node_modules|\.vitepress\/(?:dist|cache))(?:\/|$)/;
+  const files = (await readdir(docsRoot, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(docsRoot.length + 1))
+    .filter((file) => !skip.test(file))
+    .sort();
+  for (const file of [...files.map((f) => join(docsRoot, f)), join(repoRoot, 'pnpm-lock.yaml')]) {
+    hash
+      .update(file)
+      .update('\0')
+      .update(await readFile(file))
+      .update('\0');
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * The site as `vitepress build` makes it of the sources as they are now, built once per state of
+ * those sources: under the temp folder, keyed by a hash of every input, so CI's second test leg (the
+ * same sources) reuses the first leg's build instead of running a minute of build beside the other
+ * browser tests. What is checked is still a build of exactly these sources.
+ */
+async function builtSite(): Promise<string> {
+  const dir = join(tmpdir(), `pollkit-docs-site-${await siteInputsHash()}`);
+  const release = await lock(`${dir}.lock`);
+  try {
+    if (existsSync(join(dir, '.built'))) return dir;
+    await rm(dir, { recursive: true, force: true });
     const started = Date.now();
-    // The test builds the site itself: what it checks is what `docs:build` makes of the committed sources.
-    await run(join(docsRoot, 'node_modules', '.bin', 'vitepress'), ['build', docsRoot, '--outDir', outDir], {
+    await run(join(docsRoot, 'node_modules', '.bin', 'vitepress'), ['build', docsRoot, '--outDir', dir], {
       cwd: docsRoot,
       maxBuffer: 64 * 1024 * 1024,
     });
+    await writeFile(join(dir, '.built'), new Date().toISOString());
     console.log(`docs site built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return dir;
+  } finally {
+    await release();
+  }
+}
+
+describe.skipIf(!chromiumAvailable)('the docs site, built and served, in Chromium', () => {
+  beforeAll(async () => {
+    outDir = await builtSite();
     site = await serveStaticSite(outDir);
     browser = await launchChromium();
   }, 300_000);
@@ -87,7 +127,6 @@ describe.skipIf(!chromiumAvailable)('the docs site, built and served, in Chromiu
   afterAll(async () => {
     await browser?.close();
     await site?.close();
-    if (outDir) await rm(outDir, { recursive: true, force: true });
   });
 
   afterEach(async (context) => {

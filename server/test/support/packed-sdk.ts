@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { lock } from './file-lock.js';
 
 /**
  * `@pollkit/contracts` and `@pollkit/sdk` as a user gets them: built with tsup, packed by
@@ -94,44 +95,4 @@ export async function installPackedSdk(projectDir: string, tarballDir: string): 
 
 function hashOf(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 12);
-}
-
-/**
- * An exclusive lock file holding its owner's process id. A lock whose process is gone (a test run
- * stopped mid-build) is taken over at once; one older than ten minutes, whoever holds it, too.
- */
-async function lock(path: string): Promise<() => Promise<void>> {
-  const staleAfterMs = 10 * 60_000;
-  for (;;) {
-    try {
-      const handle = await open(path, 'wx');
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      return () => rm(path, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const [owner, age] = await Promise.all([
-        readFile(path, 'utf8').then(Number, () => Number.NaN),
-        stat(path).then(
-          (info) => Date.now() - info.mtimeMs,
-          () => 0,
-        ),
-      ]);
-      if (age > staleAfterMs || (Number.isInteger(owner) && owner > 0 && !isAlive(owner))) {
-        await rm(path, { force: true });
-      } else {
-        await new Promise((resolveWait) => setTimeout(resolveWait, 250));
-      }
-    }
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, it is just not ours to signal.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
