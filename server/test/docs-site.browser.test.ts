@@ -1,15 +1,14 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, LAPTOP, launchChromium, openPage, type WatchedPage } from './support/browser.js';
-import { lock } from './support/file-lock.js';
+import { filesFingerprint, lock } from './support/build-cache.js';
 import { type StaticSite, serveStaticSite } from './support/static-site.js';
 
 /**
@@ -75,21 +74,12 @@ function pathOf(url: URL): string {
 
 /** Every file the build reads from docs/ (its sources, theme, generated pages, openapi.json), and the lockfile. */
 async function siteInputsHash(): Promise<string> {
-  const hash = createHash('sha256');
-  const skip = /^(?:node_modules|\.vitepress\/(?:dist|cache))(?:\/|$)/;
+  const skip = /^docs\/(?:node_modules|\.vitepress\/(?:dist|cache))(?:\/|$)/;
   const files = (await readdir(docsRoot, { recursive: true, withFileTypes: true }))
     .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name).slice(docsRoot.length + 1))
-    .filter((file) => !skip.test(file))
-    .sort();
-  for (const file of [...files.map((f) => join(docsRoot, f)), join(repoRoot, 'pnpm-lock.yaml')]) {
-    hash
-      .update(file)
-      .update('\0')
-      .update(await readFile(file))
-      .update('\0');
-  }
-  return hash.digest('hex').slice(0, 16);
+    .map((entry) => relative(repoRoot, join(entry.parentPath, entry.name)))
+    .filter((file) => !skip.test(file));
+  return filesFingerprint(repoRoot, [...files, 'pnpm-lock.yaml']);
 }
 
 /**

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { signWebhook } from '@pollkit/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, SERVER_DIR } from './support/child.js';
-import { type Run, runScript, scriptOf, shBlocks, which } from './support/doc-walkthrough.js';
+import { fencedBlocks, type Run, runScript, scriptOf, shBlocks, which } from './support/doc-walkthrough.js';
 import { call } from './support/http.js';
 import { sampleContent } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
@@ -23,9 +23,9 @@ const SCRIPT_TIMEOUT_MS = 60_000;
 
 /** The code of the fenced block whose info string is `<language> <name>`. */
 function namedBlock(markdown: string, language: string, name: string): string {
-  const match = new RegExp(`^\`\`\`${language} ${name.replace('.', '\\.')}\\n([\\s\\S]*?)^\`\`\`$`, 'm').exec(markdown);
-  if (!match?.[1]) throw new Error(`docs/webhooks.md has no \`\`\`${language} ${name} block`);
-  return match[1];
+  const block = fencedBlocks(markdown).find((b) => b.info[0] === language && b.info[1] === name);
+  if (!block) throw new Error(`docs/webhooks.md has no \`\`\`${language} ${name} block`);
+  return `${block.code}\n`;
 }
 
 let t: TestServer;

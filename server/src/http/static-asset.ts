@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -9,6 +10,11 @@ export interface StaticAsset {
   gzipped: Buffer;
   etag: string;
   type: string;
+}
+
+/** 16 hex digits of SHA-256: an asset's version in its URL, and (quoted) its ETag. */
+export function contentHash(body: string | Buffer): string {
+  return createHash('sha256').update(body).digest('hex').slice(0, 16);
 }
 
 /** Whether the browser's cached copy (`If-None-Match`, weak or strong) is this one. */

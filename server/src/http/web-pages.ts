@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/api-error.js';
-import { notModified, type StaticAsset, sendStaticAsset } from './static-asset.js';
+import { contentHash, notModified, type StaticAsset, sendStaticAsset } from './static-asset.js';
 
 /**
  * The audience page (`/join`, `/join/{pin}`: the join URL the QR code encodes) and the presenter
@@ -84,7 +83,7 @@ class WebAssets {
       } catch {
         return undefined;
       }
-      const version = createHash('sha256').update(body).digest('hex').slice(0, 16);
+      const version = contentHash(body);
       const extension = name.slice(name.lastIndexOf('.') + 1);
       asset = {
         body,
@@ -148,7 +147,7 @@ export function registerWebPages(app: FastifyInstance, options: { dir?: string }
     const entry = pages[page];
     if (!entry.html) {
       const body = pageHtml(assets, page, entry.title);
-      entry.html = { body, etag: `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"` };
+      entry.html = { body, etag: `"${contentHash(body)}"` };
     }
     reply.headers(PAGE_SECURITY_HEADERS).header('cache-control', 'no-cache').header('etag', entry.html.etag);
     if (notModified(request, entry.html.etag)) return reply.code(304).send();

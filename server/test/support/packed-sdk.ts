@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { lock } from './file-lock.js';
+import { filesFingerprint, lock } from './build-cache.js';
 
 /**
  * `@pollkit/contracts` and `@pollkit/sdk` as a user gets them: built with tsup, packed by
@@ -55,7 +55,6 @@ export async function buildAndPack(tarballDir: string): Promise<{ contracts: str
 
 /** A hash of every file that shapes the tarballs: both packages' sources and configs, the lockfile, the packer. */
 async function sourceFingerprint(): Promise<string> {
-  const hash = createHash('sha256');
   const files = ['pnpm-lock.yaml', 'tsconfig.base.json', 'scripts/pack-packages.mjs'];
   for (const name of ['contracts', 'sdk']) {
     for (const file of ['package.json', 'tsconfig.json', 'tsup.config.ts']) files.push(`${name}/${file}`);
@@ -64,11 +63,7 @@ async function sourceFingerprint(): Promise<string> {
       if (entry.isFile()) files.push(relative(REPO_ROOT, join(entry.parentPath, entry.name)));
     }
   }
-  for (const file of files.sort()) {
-    hash.update(`${file}\0`);
-    hash.update(await readFile(join(REPO_ROOT, file)).catch(() => Buffer.from('(none)')));
-  }
-  return hash.digest('hex').slice(0, 16);
+  return filesFingerprint(REPO_ROOT, files);
 }
 
 /**

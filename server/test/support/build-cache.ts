@@ -1,4 +1,22 @@
+import { createHash } from 'node:crypto';
 import { open, readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * What test files share to build something once per state of its sources (the packed SDK, the docs
+ * site): a fingerprint of those sources, and a lock so that one file's build is not read half-made
+ * by another.
+ */
+
+/** A hash of files (paths relative to `root`, each named in it; a missing one counts as such). */
+export async function filesFingerprint(root: string, files: string[]): Promise<string> {
+  const hash = createHash('sha256');
+  for (const file of [...files].sort()) {
+    hash.update(`${file}\0`);
+    hash.update(await readFile(join(root, file)).catch(() => Buffer.from('(none)')));
+  }
+  return hash.digest('hex').slice(0, 16);
+}
 
 /**
  * An exclusive lock file holding its owner's process id. A lock whose process is gone (a test run
