@@ -45,6 +45,24 @@ module.exports = {
       to: { path: '^server/src/(deps|server|main)\\.ts$' },
     },
     {
+      name: 'postgres-connections-made-in-one-place',
+      severity: 'error',
+      comment:
+        'Every PostgreSQL pool and client is made by server/src/db/postgres.ts, which handles their error ' +
+        'events and bounds their waits: one made anywhere else could kill the process when the database restarts.',
+      from: { path: '^server/src/', pathNot: '^server/src/db/postgres\\.ts$' },
+      to: { path: 'node_modules/pg/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'redis-connections-made-in-one-place',
+      severity: 'error',
+      comment:
+        'Every Redis connection is made by server/src/infra/redis.ts (RedisConnection), which handles its error ' +
+        'events and never lets a request wait on a connection that is down.',
+      from: { path: '^server/src/', pathNot: '^server/src/infra/redis\\.ts$' },
+      to: { path: 'node_modules/ioredis/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'contracts-import-only-zod',
       severity: 'error',
       comment: 'The contracts are published and read by the server and the SDK alike: zod is their only dependency.',

@@ -87,6 +87,13 @@ export const errorCodes = {
     action: 'Join the session again without the token, and use the new one.',
     retry: 'no',
   },
+  invalid_metrics_token: {
+    status: 401,
+    description:
+      '`GET /metrics` was asked without `Authorization: Bearer <METRICS_TOKEN>`, or with another token (operators only; not part of `/api/v1`).',
+    action: "Send the server's `METRICS_TOKEN` as `Authorization: Bearer …` from your Prometheus scrape configuration.",
+    retry: 'no',
+  },
   upgrade_required: {
     status: 402,
     description:

@@ -5,6 +5,7 @@
  *   BENCH_SCENARIOS=get-poll,vote-ingestion BENCH_DURATION=20 BENCH_CONNECTIONS=100 BENCH_ROUNDS=5 npx -y pnpm@10 bench
  *   BENCH_SCENARIOS=sdk-overhead BENCH_SDK_CALLS=1000 BENCH_SDK_CONCURRENCY=16 BENCH_ROUNDS=5 npx -y pnpm@10 bench
  *   BENCH_SCENARIOS=pipeline-steps BENCH_STEP_CALLS=200000 npx -y pnpm@10 bench   # µs per pipeline step
+ *   BENCH_SCENARIOS=metrics BENCH_ROUNDS=5 npx -y pnpm@10 bench   # GET /polls/{id} with METRICS_TOKEN set and unset
  *   BENCH_SCENARIOS=media BENCH_DURATION=10 BENCH_MEDIA_SINGLES=5 BENCH_MEDIA_CONCURRENCY=4,8 npx -y pnpm@10 bench
  *   BENCH_SCENARIOS=poisoned-votes BENCH_POISON_RATE=200 BENCH_POISON_SHARE=0.05 BENCH_POISON_CONNECTIONS=10 \
  *     BENCH_POISON_CONFIGS=alone,clean,nul,check,invalid npx -y pnpm@10 bench   # workspace A's votes/s beside B's poison
@@ -20,6 +21,7 @@
 import { getPollScenario } from './get-poll.js';
 import { liveSessionsScenario } from './live-sessions.js';
 import { mediaIngestionScenario } from './media-ingestion.js';
+import { metricsOverheadScenario } from './metrics-overhead.js';
 import { pageLoadScenario } from './page-load.js';
 import { pipelineStepsScenario } from './pipeline-steps.js';
 import { type PoisonConfig, poisonConfigs, poisonedVotesScenario } from './poisoned-votes.js';
@@ -80,6 +82,25 @@ if (selected.has('get-poll')) {
     '',
     `Ratio Pollkit / bare: **${r.ratio.toFixed(2)}** (target ≥ 0.50).`,
     `Rounds (req/s): bare ${r.rounds.bare.map(fmt).join(' / ')}; Pollkit ${r.rounds.pollkit.map(fmt).join(' / ')}.`,
+    '',
+  );
+}
+
+if (selected.has('metrics')) {
+  const r = await metricsOverheadScenario({ durationSec, connections, rounds });
+  print(
+    '#### GET /api/v1/polls/{id} with metrics on (METRICS_TOKEN set) and off',
+    '',
+    `autocannon, ${connections} connections, ${durationSec} s per measurement after a 2 s warm-up each; the two servers alternate (which goes first alternates too) over ${rounds} rounds and the median round is shown.`,
+    '',
+    '| target | req/s | p50 ms | p99 ms | non-2xx | errors |',
+    '|---|---:|---:|---:|---:|---:|',
+    `| metrics off | ${fmt(r.off.requestsPerSec)} | ${r.off.p50Ms} | ${r.off.p99Ms} | ${r.off.non2xx} | ${r.off.errors} |`,
+    `| metrics on | ${fmt(r.on.requestsPerSec)} | ${r.on.p50Ms} | ${r.on.p99Ms} | ${r.on.non2xx} | ${r.on.errors} |`,
+    '',
+    `On / off: **${r.ratio.toFixed(3)}** (target ≥ 0.95). Rounds (req/s): off ${r.rounds.off.map(fmt).join(' / ')}; on ${r.rounds.on.map(fmt).join(' / ')}.`,
+    `One \`observeRequest\` (counter + histogram, three labels), in process: **${r.observeUs.toFixed(2)} µs**. ` +
+      `A scrape of /metrics after the runs: ${r.scrape.status}, ${r.scrape.series} samples, ${fmt(r.scrape.bytes)} bytes, ${r.scrape.ms.toFixed(1)} ms.`,
     '',
   );
 }

@@ -37,6 +37,24 @@ export const ConfigSchema = z.object({
     .max(500)
     .default(20)
     .describe('PostgreSQL connections per process.'),
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(2_000)
+    .describe(
+      'PostgreSQL: the longest a request waits for a connection (a new one, or a free one from a busy pool); past it, 503 `service_unavailable`.',
+    ),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(5_000)
+    .describe(
+      'PostgreSQL: the longest one statement may run (`statement_timeout`; the client gives up a second later if the server cannot even answer); past it, 503 `service_unavailable`. Migrations run without it.',
+    ),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\/.+/, 'must be redis://… or rediss://…')
@@ -276,6 +294,14 @@ export const ConfigSchema = z.object({
     .optional()
     .describe(
       'Base64 of 32 bytes that seals webhook signing secrets at rest. Unset, the server keeps a key in the database itself, which protects nothing against a database dump: set it in production, the same in every process (`openssl rand -base64 32`). Never logged.',
+    ),
+  METRICS_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters (openssl rand -hex 32)')
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+    .optional()
+    .describe(
+      'Turns on `GET /metrics` (Prometheus text format), readable with `Authorization: Bearer <METRICS_TOKEN>`. Unset: no metrics are collected and `/metrics` is a 404. Never logged.',
     ),
   RESPONSE_VALIDATION: z
     .enum(['true', 'false'])

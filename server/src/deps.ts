@@ -2,16 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { webhookLimits } from '@pollkit/contracts';
-import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { type Config, liveJoinUrl, publicBaseUrl, resolveDataDir } from './config.js';
 import type { SecretSealer } from './core/sealed-secrets.js';
-import { type DatabaseHandle, type DatabaseProgress, migrateToLatest, openDatabase } from './db/database.js';
+import { type DatabaseHandle, type DatabaseProgress, openDatabase } from './db/database.js';
 import type { Database } from './db/schema.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './infra/invalidation.js';
 import { LocalDiskMediaStorage } from './infra/media-storage.js';
+import type { Metrics } from './infra/metrics.js';
 import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from './infra/rate-limit.js';
+import { RedisConnection } from './infra/redis.js';
 import { WebhookSender } from './infra/webhook-sender.js';
 import { AnswerWriter } from './modules/answers/answer-writer.js';
 import { Authenticator } from './modules/auth/auth.service.js';
@@ -22,8 +23,9 @@ import { DomainEvents } from './modules/events/domain-events.js';
 import { LiveHub } from './modules/live/live-hub.js';
 import type { MediaFiles } from './modules/media/media.service.js';
 import { PollCache } from './modules/polls/poll-cache.js';
-import { WebhookDeliveryWorker } from './modules/webhooks/delivery-worker.js';
+import { type AttemptResult, WebhookDeliveryWorker } from './modules/webhooks/delivery-worker.js';
 import { webhookSecretSealer } from './modules/webhooks/secrets-key.js';
+import { webhookBacklogAgeSeconds } from './modules/webhooks/webhooks.service.js';
 
 /**
  * Everything the server holds, built once at start-up and closed once at shutdown. It satisfies
@@ -34,7 +36,8 @@ export interface AppDeps {
   config: Config;
   database: DatabaseHandle;
   db: Kysely<Database>;
-  redis: Redis | undefined;
+  /** The Redis connection for commands (rate limits, publishing); undefined without REDIS_URL. */
+  redis: RedisConnection | undefined;
   authenticator: Authenticator;
   rateLimits: RateLimitStore;
   /** Cross-process cache invalidation (Redis pub/sub, or in-process). */
@@ -55,6 +58,8 @@ export interface AppDeps {
   secretSealer: SecretSealer;
   /** This process's webhook delivery worker; undefined with WEBHOOK_DELIVERY=false. Started by server.ts. */
   webhookWorker: WebhookDeliveryWorker | undefined;
+  /** Prometheus metrics (infra/metrics.ts); undefined unless METRICS_TOKEN is set. */
+  metrics: Metrics | undefined;
   log: Logger;
   /** Set when shutdown begins: readiness fails so load balancers stop sending traffic. */
   state: { shuttingDown: boolean };
@@ -68,15 +73,19 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
     databaseUrl: config.DATABASE_URL,
     dataDir: resolveDataDir(config.DATA_DIR),
     poolSize: config.DATABASE_POOL_SIZE,
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    events: databaseLog(log),
     progress,
   });
+  let redis: RedisConnection | undefined;
+  let invalidation: InvalidationBus | undefined;
   try {
-    const applied = await migrateToLatest(database.db, progress);
+    const applied = await database.migrate(progress);
     if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
-    const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL) : undefined;
-    const invalidation: InvalidationBus = redis
-      ? await RedisInvalidationBus.connect(redis)
-      : new LocalInvalidationBus();
+    redis = config.REDIS_URL ? await RedisConnection.open({ url: config.REDIS_URL, name: 'commands', log }) : undefined;
+    invalidation = redis ? await RedisInvalidationBus.connect(redis, log) : new LocalInvalidationBus();
+    const rateLimits = redis ? new RedisRateLimitStore(redis, log) : new MemoryRateLimitStore();
     const authenticator = new Authenticator(database.db);
     // A key revoked or rotated in any process (API or CLI) drops every cached credential here.
     invalidation.subscribe(CREDENTIALS_TOPIC, () => authenticator.invalidate());
@@ -87,19 +96,30 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
     const media = createMediaDeps(config);
     const joinUrl = (pin: string) => liveJoinUrl(config, media.port(), pin);
     const liveHub = new LiveHub({ db: database.db, pollCache, bus: invalidation, events, log, joinUrl });
+    // Redis is back after an outage: what other processes published meanwhile was lost. Whatever
+    // it would have told us is re-read — a key revoked elsewhere must not stay usable here.
+    invalidation.onReconnect(() => {
+      authenticator.invalidate();
+      pollCache.clear();
+      liveHub.catchUp();
+      log.info('Redis reachable again: credential and poll caches dropped, live sessions caught up');
+    });
     const secretSealer = await webhookSecretSealer(database.db, config.WEBHOOK_SECRETS_KEY);
+    const metrics = config.METRICS_TOKEN ? await createMetrics({ database, redis, rateLimits, liveHub }) : undefined;
     // One flush at a time: every flush of a live poll updates the same counter rows, so parallel
     // flushes only queue on each other's row locks (measured: 6.4k votes/s with one, 4.8k with
     // two, 2.7k with eight — server/bench/RESULTS.md). Waiting answers form the next, bigger batch.
     const answerWriter = new AnswerWriter(database.db, {
       maxConcurrentFlushes: 1,
       inProcessDatabase: database.driver === 'pglite',
+      observeFlush: metrics && ((flush) => metrics.observeAnswerBatch(flush)),
     });
     const webhookWorker = config.WEBHOOK_DELIVERY
       ? createWebhookWorker(config, database.db, secretSealer, log, {
           inProcessDatabase: database.driver === 'pglite',
           // The writer is saturated: deliveries give way to answers (delivery-worker.ts).
           busy: () => answerWriter.saturated(WRITER_SATURATED),
+          onAttempt: metrics && ((result) => metrics.countWebhookAttempt(result)),
         })
       : undefined;
     if (webhookWorker) {
@@ -117,7 +137,7 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
       db: database.db,
       redis,
       authenticator,
-      rateLimits: redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore(),
+      rateLimits,
       invalidation,
       pollCache,
       events,
@@ -129,13 +149,58 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
       branchDrafter: branchDrafterOf(config),
       secretSealer,
       webhookWorker,
+      metrics,
       log,
       state: { shuttingDown: false },
     };
   } catch (error) {
+    await invalidation?.close();
+    await redis?.close();
     await database.close();
     throw error;
   }
+}
+
+/**
+ * What the database layer reports, logged: the start of an outage once (with why), its end once,
+ * and each dead connection at `debug` (they come by the pool-full when the server restarts).
+ */
+function databaseLog(log: Logger): NonNullable<Parameters<typeof openDatabase>[0]['events']> {
+  let downSince: number | undefined;
+  return {
+    onConnectionError: (error) => log.debug({ reason: error.message }, 'a database connection died'),
+    onUnreachable: (error) => {
+      downSince = Date.now();
+      log.warn({ reason: error.reason }, 'database unreachable: requests that need it answer 503 until it is back');
+    },
+    onReachable: () => {
+      const seconds = downSince === undefined ? undefined : ((Date.now() - downSince) / 1000).toFixed(1);
+      log.info({ seconds }, 'database reachable again');
+    },
+  };
+}
+
+/** Loaded only with METRICS_TOKEN: prom-client and its collectors cost nothing otherwise. */
+async function createMetrics(parts: {
+  database: DatabaseHandle;
+  redis: RedisConnection | undefined;
+  rateLimits: RateLimitStore;
+  liveHub: LiveHub;
+}): Promise<Metrics> {
+  const { Metrics } = await import('./infra/metrics.js');
+  const { database, redis, rateLimits, liveHub } = parts;
+  const shared = rateLimits instanceof RedisRateLimitStore ? rateLimits : undefined;
+  return new Metrics({
+    databasePool: () => database.poolStats(),
+    redis: redis &&
+      shared && {
+        connected: () => redis.ready,
+        rateLimitFallback: () => shared.inFallback,
+        rateLimitFallbackRequests: () => shared.fallbackHits,
+      },
+    live: () => ({ streams: liveHub.connectedStreams, sessions: liveHub.activeSessions }),
+    webhookOldestDueSeconds: () => webhookBacklogAgeSeconds(database.db).catch(() => undefined),
+  });
 }
 
 function createWebhookWorker(
@@ -143,7 +208,11 @@ function createWebhookWorker(
   db: Kysely<Database>,
   secretSealer: SecretSealer,
   log: Logger,
-  options: { inProcessDatabase: boolean; busy: () => boolean },
+  options: {
+    inProcessDatabase: boolean;
+    busy: () => boolean;
+    onAttempt: ((result: AttemptResult) => void) | undefined;
+  },
 ): WebhookDeliveryWorker {
   const sender = new WebhookSender({
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -153,7 +222,7 @@ function createWebhookWorker(
     maxSocketsPerHost: config.WEBHOOK_ENDPOINT_CONCURRENCY,
   });
   return new WebhookDeliveryWorker(
-    { db, sender, secretSealer, log, busy: options.busy },
+    { db, sender, secretSealer, log, busy: options.busy, onAttempt: options.onAttempt },
     {
       retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -195,15 +264,6 @@ function createMediaDeps(config: Config): AppDeps['media'] & { port(): number } 
   };
 }
 
-async function connectRedis(url: string): Promise<Redis> {
-  // Loaded only when REDIS_URL is set: ~0.1 s of every start otherwise.
-  const { Redis } = await import('ioredis');
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true });
-  await redis.connect();
-  await redis.ping();
-  return redis;
-}
-
 export async function closeDeps(deps: AppDeps): Promise<void> {
   deps.liveHub.closeAll();
   await deps.answerWriter.drained();
@@ -211,6 +271,6 @@ export async function closeDeps(deps: AppDeps): Promise<void> {
   await deps.rateLimits.close();
   await deps.media.storage.close();
   await deps.invalidation.close();
-  await deps.redis?.quit();
+  await deps.redis?.close();
   await deps.database.close();
 }

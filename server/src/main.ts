@@ -1,4 +1,5 @@
 import { type Config, ConfigError, parseConfig, publicBaseUrl } from './config.js';
+import { DependencyUnavailableError } from './core/unavailable.js';
 import type { DatabaseProgress } from './db/database.js';
 import { API_BASE_PATH } from './http/app.js';
 import { flushLogs } from './logger.js';
@@ -89,6 +90,13 @@ function installShutdown(server: RunningServer, config: Config): void {
 }
 
 main().catch((error: unknown) => {
-  console.error('Pollkit failed to start:', error instanceof Error ? error.message : error);
+  // An unreachable database at start names its cause (refused, timed out, bad credentials …).
+  const message =
+    error instanceof DependencyUnavailableError
+      ? `${error.message} (${error.reason})`
+      : error instanceof Error
+        ? error.message
+        : error;
+  console.error('Pollkit failed to start:', message);
   process.exit(1);
 });

@@ -205,6 +205,37 @@ describe('GroupCommit', () => {
     expect(await next).toBe('done 8');
   });
 
+  it('fails a whole batch at once when the failure is the batch’s (the database away): no split, each waiter told', async () => {
+    const fake = controlledFlush();
+    const flushes: { size: number; failed: boolean }[] = [];
+    const away = Object.assign(new Error('database unreachable'), { wholeBatch: true });
+    const commit = new GroupCommit(fake.flush, {
+      maxBatch: 10,
+      maxConcurrentFlushes: 1,
+      failsWholeBatch: (error) => (error as { wholeBatch?: boolean }).wholeBatch === true,
+      observe: ({ size, failed }) => flushes.push({ size, failed }),
+    });
+    const first = commit.submit(1);
+    const batch = [2, 3, 4].map((item) => commit.submit(item));
+    const settled = Promise.allSettled(batch);
+    await fake.releaseAll();
+    expect(await first).toBe('done 1');
+    fake.calls[1]?.fail(away);
+    const outcomes = await settled;
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const outcome of outcomes) expect(outcome).toMatchObject({ reason: away });
+    // One statement for the batch: no halves tried against a database that is not there.
+    expect(fake.calls.map((c) => c.items)).toEqual([[1], [2, 3, 4]]);
+    expect(flushes).toEqual([
+      { size: 1, failed: false },
+      { size: 3, failed: true },
+    ]);
+    // Items of the next batch are untouched by it.
+    const next = commit.submit(5);
+    await fake.releaseAll();
+    expect(await next).toBe('done 5');
+  });
+
   it('drained() resolves at once when idle, and otherwise only after every submitted item is flushed', async () => {
     const fake = controlledFlush();
     const commit = new GroupCommit(fake.flush, { maxBatch: 2, maxConcurrentFlushes: 1 });

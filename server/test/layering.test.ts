@@ -54,6 +54,17 @@ describe('the layering check', () => {
       'server/src/modules/root.ts': "import { deps } from '../deps.js';\nexport const root = deps;\n",
       'sdk/src/index.ts':
         "import { ApiError } from '../../server/src/core/api-error.js';\nexport const sdk = ApiError;\n",
+      // A pool or a Redis connection made outside db/postgres.ts and infra/redis.ts; their types may be used anywhere.
+      'node_modules/pg/package.json': '{ "name": "pg", "main": "index.js" }\n',
+      'node_modules/pg/index.js': 'module.exports = { Pool: class {} };\n',
+      'node_modules/ioredis/package.json': '{ "name": "ioredis", "main": "index.js" }\n',
+      'node_modules/ioredis/index.js': 'module.exports = { Redis: class {} };\n',
+      'server/src/modules/rogue-pool.ts':
+        "import pg from 'pg';\nimport { Redis } from 'ioredis';\nexport const rogue = [new pg.Pool(), new Redis()];\n",
+      'server/src/modules/typed.ts':
+        "import type { Pool } from 'pg';\nimport type { Redis } from 'ioredis';\nexport type Typed = Pool | Redis;\n",
+      'server/src/db/postgres.ts': "import pg from 'pg';\nexport const pool = new pg.Pool();\n",
+      'server/src/infra/redis.ts': "import { Redis } from 'ioredis';\nexport const redis = new Redis();\n",
     };
     for (const [path, text] of Object.entries(files)) {
       await mkdir(dirname(join(fixture, path)), { recursive: true });
@@ -69,7 +80,7 @@ describe('the layering check', () => {
     expect(await violationsIn(root)).toEqual([]);
   }, 60_000);
 
-  it('refuses cycles, upward imports, the composition root below it, non-zod contracts and server code in the SDK', async () => {
+  it('refuses cycles, upward imports, the composition root below it, non-zod contracts, server code in the SDK and connections made outside their factories', async () => {
     const found = (await violationsIn(fixture)).map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
     expect(found).toEqual(
       expect.arrayContaining([
@@ -80,8 +91,12 @@ describe('the layering check', () => {
         'infra-imports-no-higher-layer: server/src/infra/cache.ts → server/src/api/pipeline.ts',
         'modules-imports-no-higher-layer: server/src/modules/polls.ts → server/src/http/app.ts',
         'sdk-imports-no-server-code: sdk/src/index.ts → server/src/core/api-error.ts',
+        'postgres-connections-made-in-one-place: server/src/modules/rogue-pool.ts → node_modules/pg/index.js',
+        'redis-connections-made-in-one-place: server/src/modules/rogue-pool.ts → node_modules/ioredis/index.js',
       ]),
     );
     expect(found.some((line) => line.startsWith('no-cycles: server/src/cli/'))).toBe(true);
+    // Types of either may be used anywhere; the two factories may make them.
+    expect(found.filter((line) => /typed\.ts|db\/postgres\.ts|infra\/redis\.ts/.test(line))).toEqual([]);
   }, 60_000);
 });

@@ -269,7 +269,7 @@ describe('the OpenAPI document', () => {
       'application/json',
       'application/x-www-form-urlencoded',
     ]);
-    expect(Object.keys(operation.responses)).toEqual(['200', '400', '401', '429', '500']);
+    expect(Object.keys(operation.responses)).toEqual(['200', '400', '401', '429', '500', '503']);
     expect(operation.responses['200'].headers['Cache-Control'].schema.const).toBe('no-store');
     expect(operation.responses['401'].headers).toHaveProperty('WWW-Authenticate');
     expect(served.components.schemas.OAuthError.required).toEqual(['error', 'error_description']);

@@ -54,7 +54,7 @@ export function idempotencyStep(deps: { db: Kysely<Database> }): Step {
     } catch (error) {
       const apiError = toApiError(error);
       if (apiError.status >= 500) {
-        await releaseIdempotentRequest(deps.db, claim).catch((releaseError: unknown) =>
+        await releaseIdempotentRequest(deps.db, claim, (releaseError: unknown) =>
           request.log.error({ err: releaseError }, 'could not release an idempotency key'),
         );
         throw error;

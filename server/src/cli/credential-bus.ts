@@ -1,6 +1,6 @@
-import { Redis } from 'ioredis';
 import { parseConfig } from '../config.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from '../infra/invalidation.js';
+import { RedisConnection } from '../infra/redis.js';
 
 /**
  * How the CLI tells running servers that a key changed. The CLI is a process of its own, so an
@@ -15,8 +15,6 @@ export interface CredentialBus {
   close(): Promise<void>;
 }
 
-const REDIS_CONNECT_TIMEOUT_MS = 2_000;
-
 export async function openCredentialBus(
   env: Record<string, string | undefined>,
   warn: (message: string) => void,
@@ -27,26 +25,23 @@ export async function openCredentialBus(
     return { invalidation, reachesServers: false, close: () => invalidation.close() };
   };
   if (!REDIS_URL) return local();
-  const redis = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
-    maxRetriesPerRequest: 1,
-    // One attempt: an operator waiting on a command is better told than kept retrying.
-    retryStrategy: () => null,
-  });
+  // One attempt (reconnect: false): an operator waiting on a command is better told than kept waiting.
+  const quiet = { warn: () => {}, info: () => {} };
+  let redis: RedisConnection | undefined;
   try {
-    await redis.connect();
-    const invalidation = await RedisInvalidationBus.connect(redis);
+    redis = await RedisConnection.open({ url: REDIS_URL, name: 'cli', log: quiet, reconnect: false });
+    const connection = redis;
+    const invalidation = await RedisInvalidationBus.connect(connection, quiet);
     return {
       invalidation,
       reachesServers: true,
       async close() {
         await invalidation.close();
-        await redis.quit();
+        await connection.close();
       },
     };
   } catch (error) {
-    redis.disconnect();
+    await redis?.close();
     warn(
       `warning: cannot reach Redis (${error instanceof Error ? error.message : String(error)}); ` +
         'running servers apply the change when their credential cache lapses',

@@ -12,6 +12,7 @@ import {
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { migrationProvider } from './migrations/index.js';
+import type { PoolStats, PostgresOptions } from './postgres.js';
 import type { Database } from './schema.js';
 
 export interface DatabaseHandle {
@@ -19,6 +20,13 @@ export interface DatabaseHandle {
   /** What to print at start-up: driver and location, never credentials. */
   description: string;
   driver: 'pglite' | 'postgres';
+  /** The PostgreSQL pool's state and error counts (metrics); undefined for the embedded database. */
+  poolStats(): PoolStats | undefined;
+  /**
+   * Brings the schema up to date. On PostgreSQL on a connection of its own without the statement
+   * timeout: a migration may rightly take longer than any request should.
+   */
+  migrate(progress?: DatabaseProgress): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -27,9 +35,18 @@ export interface DatabaseOptions {
   databaseUrl: string | undefined;
   dataDir: string;
   poolSize?: number;
+  /** PostgreSQL: the longest wait for a connection, and the longest a statement may run (db/postgres.ts). */
+  connectTimeoutMs?: number;
+  statementTimeoutMs?: number;
+  /** PostgreSQL: told of connection trouble (every case is handled; this is for logs). */
+  events?: Pick<PostgresOptions, 'onConnectionError' | 'onUnreachable' | 'onReachable'>;
   /** Told before a new embedded database is created (the slow part of a first start). */
   progress?: DatabaseProgress;
 }
+
+/** Defaults of DATABASE_CONNECT_TIMEOUT_MS and DATABASE_STATEMENT_TIMEOUT_MS (config.ts). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
 
 /**
  * What the server prints while it prepares its database, so the seconds a first start takes are
@@ -46,29 +63,37 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const url = options.databaseUrl;
   if (url?.startsWith('postgres://') || url?.startsWith('postgresql://')) {
     // Imported on demand, as PGlite is below: the embedded database need not load `pg`.
-    const { default: pg } = await import('pg');
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 20 });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const { createPostgresPool } = await import('./postgres.js');
+    const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const connector = createPostgresPool({
+      url,
+      poolSize: options.poolSize ?? 20,
+      connectTimeoutMs,
+      statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+      ...options.events,
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: connector.pool }) });
     const { hostname, port, pathname } = new URL(url);
     return {
       db,
       driver: 'postgres',
       description: `PostgreSQL at ${hostname}:${port || 5432}${pathname}`,
+      poolStats: connector.stats,
+      migrate: async (progress) => {
+        const migrations = createPostgresPool({ url, poolSize: 1, connectTimeoutMs, statementTimeoutMs: 0 });
+        const migrationDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: migrations.pool }) });
+        try {
+          return await migrateToLatest(migrationDb, progress);
+        } finally {
+          const emptied = migrations.emptied();
+          await migrationDb.destroy();
+          await emptied;
+        }
+      },
       close: async () => {
-        // pg-pool's end() resolves before its sockets have closed; wait for every client to be
-        // removed, so "closed" really means no connection is left (a dropped test database or a
-        // restarting PostgreSQL then cannot kill a connection we still hold).
-        const open = pool.totalCount;
-        const removed = new Promise<void>((resolve) => {
-          let left = open;
-          if (left === 0) resolve();
-          pool.on('remove', () => {
-            left -= 1;
-            if (left <= 0) resolve();
-          });
-        });
+        const emptied = connector.emptied();
         await db.destroy();
-        await removed;
+        await emptied;
       },
     };
   }
@@ -96,6 +121,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     db,
     driver: 'pglite',
     description: inMemory ? 'embedded PGlite (in memory)' : `embedded PGlite (${dataDir})`,
+    poolStats: () => undefined,
+    migrate: (progress) => migrateToLatest(db, progress),
     close: async () => {
       try {
         await db.destroy();

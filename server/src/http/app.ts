@@ -18,6 +18,7 @@ import { registerHealthRoutes } from './health.js';
 import type { HttpDeps } from './http-deps.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { registerMediaFilesRoute } from './media-files.js';
+import { registerMetricsRoute } from './metrics-route.js';
 import { registerOAuthTokenRoute } from './oauth-token.js';
 import { registerOpenApiRoute } from './openapi-route.js';
 import { announceDefaultRateLimit } from './rate-limit-headers.js';
@@ -46,6 +47,7 @@ export async function buildApp(deps: HttpDeps, parts: AppParts): Promise<Fastify
   registerRequestHooks(app, deps, admitted);
   registerDrain(app, admitted);
   registerErrorHandlers(app);
+  registerMetricsRoute(app, deps.metrics, deps.config.METRICS_TOKEN);
   registerHealthRoutes(app, deps);
   registerOpenApiRoute(app, API_BASE_PATH, parts.openApiDocument);
   registerContractRoutes(app, buildOperations(parts.handlers, deps), API_BASE_PATH, {

@@ -5,6 +5,7 @@ import { type ApiCall, type ApiRequest, newCall, type Outcome } from '../api/cal
 import type { Operation } from '../api/pipeline.js';
 import { toApiError } from '../core/api-error.js';
 import { openEventStream } from './event-stream.js';
+import { logFailure } from './log-failure.js';
 import { writeRateLimitHeaders } from './rate-limit-headers.js';
 import { allHeaderRefs } from './response-headers.js';
 
@@ -37,15 +38,16 @@ export function registerContractRoutes(
             openEventStream(request, reply, outcome.feed, {
               heartbeatMs: options.heartbeatMs,
               onError: (error) =>
-                request.log.error({ err: error, operation: operation.operationId }, 'event stream failed'),
+                logFailure(request.log, error, 'event stream failed', { operation: operation.operationId }),
             });
             return reply;
           }
           return sendOutcome(reply, call, outcome);
         } catch (error) {
           const apiError = toApiError(error);
-          if (apiError.status >= 500)
-            request.log.error({ err: error, operation: operation.operationId }, 'operation failed');
+          if (apiError.status >= 500) {
+            logFailure(request.log, error, 'operation failed', { operation: operation.operationId });
+          }
           if (call.rateLimit) writeRateLimitHeaders(reply, call.rateLimit);
           return reply.code(apiError.status).send(apiError.toEnvelope());
         }

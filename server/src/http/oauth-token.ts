@@ -1,6 +1,7 @@
 import { isStorableText } from '@pollkit/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../core/api-error.js';
+import { isDependencyUnavailable } from '../core/unavailable.js';
 import {
   issueToken,
   OAuthError,
@@ -8,6 +9,7 @@ import {
   type TokenRequest,
 } from '../modules/oauth/oauth.service.js';
 import type { HttpDeps } from './http-deps.js';
+import { logFailure } from './log-failure.js';
 import { announceDefaultRateLimit } from './rate-limit-headers.js';
 
 export const OAUTH_TOKEN_PATH = '/api/oauth/token';
@@ -46,7 +48,15 @@ export function registerOAuthTokenRoute(
             : 'The request body is malformed or too large';
         return sendOAuthError(reply, new OAuthError('invalid_request', message), false);
       }
-      request.log.error({ err: error }, 'token endpoint failed');
+      logFailure(request.log, error, 'token endpoint failed');
+      // RFC 6749 has no code of its own for the token endpoint here; `temporarily_unavailable` is
+      // its name for the same condition at the authorization endpoint (§4.1.2.1), and the 503 says
+      // "retry" to any client.
+      if (isDependencyUnavailable(error)) {
+        return noStore(reply)
+          .code(503)
+          .send({ error: 'temporarily_unavailable', error_description: 'A dependency is unreachable; retry shortly' });
+      }
       return noStore(reply).code(500).send({ error: 'server_error', error_description: 'Internal server error' });
     });
 
@@ -288,6 +298,10 @@ export const oauthTokenPath = {
           ['access_denied'],
         ),
         '500': oauthErrorResponse('`server_error`: unexpected server error.', ['server_error']),
+        '503': oauthErrorResponse(
+          '`temporarily_unavailable`: the database cannot be reached just now; retry with backoff.',
+          ['temporarily_unavailable'],
+        ),
       },
     },
   },

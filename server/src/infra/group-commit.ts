@@ -9,6 +9,8 @@
  * item in 256: at most 17), not the n + 1 of retrying item by item, and a bad item is rejected with
  * the error of its own flush, alone. Validation is what keeps bad items out of a batch; this only
  * bounds what an unforeseen database rejection costs everyone else whose item shared the batch.
+ * A failure of the batch as a whole (the database is unreachable: `failsWholeBatch`) is not split:
+ * every item of that batch learns it at once, and no item of another batch is touched by it.
  */
 interface Entry<T, R> {
   item: T;
@@ -25,6 +27,12 @@ interface Half<T, R> {
   entries: Entry<T, R>[];
   first: boolean;
   pair: { firstSucceeded?: boolean };
+}
+
+export interface FlushObservation {
+  size: number;
+  seconds: number;
+  failed: boolean;
 }
 
 export class GroupCommit<T, R> {
@@ -53,6 +61,14 @@ export class GroupCommit<T, R> {
        * across a socket needs no such help: items arrive while its flush is in flight.
        */
       gatherBeforeFlush?: boolean;
+      /**
+       * Whether a failure concerns the batch as a whole rather than an item in it — the database
+       * could not be reached. Such a batch is failed at once, every item with that error, instead
+       * of being split: halves would only fail the same way, each after its own wait.
+       */
+      failsWholeBatch?: (error: unknown) => boolean;
+      /** Told of every flush: its size, how long it took and whether it failed (metrics). */
+      observe?: (flush: FlushObservation) => void;
     },
   ) {}
 
@@ -135,6 +151,10 @@ export class GroupCommit<T, R> {
     return { entries };
   }
 
+  #observe(size: number, started: number, failed: boolean): void {
+    this.options.observe?.({ size, seconds: (performance.now() - started) / 1000, failed });
+  }
+
   #bisect(entries: Entry<T, R>[]): void {
     const middle = Math.ceil(entries.length / 2);
     const pair = {};
@@ -146,14 +166,20 @@ export class GroupCommit<T, R> {
 
   async #run({ entries, half }: { entries: Entry<T, R>[]; half?: Half<T, R> }): Promise<void> {
     let results: R[];
+    const started = this.options.observe ? performance.now() : 0;
     try {
       results = await this.flush(entries.map((entry) => entry.item));
     } catch (error) {
+      this.#observe(entries.length, started, true);
       if (half?.first) half.pair.firstSucceeded = false;
-      if (entries.length === 1) entries[0]?.reject(error);
-      else this.#bisect(entries);
+      if (entries.length === 1 || this.options.failsWholeBatch?.(error)) {
+        for (const entry of entries) entry.reject(error);
+      } else {
+        this.#bisect(entries);
+      }
       return;
     }
+    this.#observe(entries.length, started, false);
     if (half?.first) half.pair.firstSucceeded = true;
     for (const [index, entry] of entries.entries()) entry.resolve(results[index] as R);
   }

@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { RedisConnection } from './redis.js';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
@@ -61,27 +62,89 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 }
 
-/** Several processes: one INCR per request on a key named after the window, expiring with it. */
+/**
+ * Several processes: one INCR per request on a key named after the window, expiring with it.
+ *
+ * While Redis is away the counting goes on in this process (`fallback`): each process then allows
+ * the limit on its own, which over-admits by at most the number of processes for that while, and
+ * is far better than refusing every request or waiting on a Redis that is not there. A request
+ * never waits for a connection that is not ready; a command that fails or times out on one that
+ * seemed ready is counted in memory too. The switch is logged once each way.
+ */
 export class RedisRateLimitStore implements RateLimitStore {
-  constructor(private readonly redis: Redis) {}
+  readonly #fallback = new MemoryRateLimitStore();
+  #inFallback = false;
+  #fallbackHits = 0;
+
+  constructor(
+    private readonly redis: RedisConnection,
+    private readonly log: Pick<Logger, 'warn' | 'info'>,
+  ) {}
 
   async hit(key: string, windowMs = RATE_LIMIT_WINDOW_MS): Promise<RateLimitHit> {
+    if (!this.redis.ready) return this.#fallbackHit(key, windowMs, 'not connected');
     const { start, resetAt } = windowOf(Date.now(), windowMs);
     const redisKey = `pollkit:rl:${key}:${start}`;
-    const results = await this.redis
-      .multi()
-      .incr(redisKey)
-      .pexpire(redisKey, windowMs + 1000)
-      .exec();
-    const [incrError, count] = results?.[0] ?? [new Error('empty MULTI reply'), 0];
-    if (incrError) throw incrError;
-    return { count: Number(count), resetAt };
+    let count: number;
+    try {
+      const results = await this.redis.client
+        .multi()
+        .incr(redisKey)
+        .pexpire(redisKey, windowMs + 1000)
+        .exec();
+      const [incrError, value] = results?.[0] ?? [new Error('empty MULTI reply'), 0];
+      if (incrError) throw incrError;
+      count = Number(value);
+    } catch (error) {
+      return this.#fallbackHit(key, windowMs, (error as Error).message);
+    }
+    this.#shared();
+    return { count, resetAt };
   }
 
   async count(key: string, windowMs = RATE_LIMIT_WINDOW_MS): Promise<number> {
+    if (!this.redis.ready) {
+      this.#fallingBack('not connected');
+      return this.#fallback.count(key, windowMs);
+    }
     const { start } = windowOf(Date.now(), windowMs);
-    return Number((await this.redis.get(`pollkit:rl:${key}:${start}`)) ?? 0);
+    try {
+      return Number((await this.redis.client.get(`pollkit:rl:${key}:${start}`)) ?? 0);
+    } catch (error) {
+      this.#fallingBack((error as Error).message);
+      return this.#fallback.count(key, windowMs);
+    }
   }
 
-  async close(): Promise<void> {}
+  /** Whether counts are kept in this process now because Redis cannot be reached. */
+  get inFallback(): boolean {
+    return this.#inFallback || !this.redis.ready;
+  }
+
+  /** Requests counted in this process because Redis could not be reached, since start. */
+  get fallbackHits(): number {
+    return this.#fallbackHits;
+  }
+
+  #fallbackHit(key: string, windowMs: number, reason: string): Promise<RateLimitHit> {
+    this.#fallingBack(reason);
+    this.#fallbackHits += 1;
+    return this.#fallback.hit(key, windowMs);
+  }
+
+  #fallingBack(reason: string): void {
+    if (this.#inFallback) return;
+    this.#inFallback = true;
+    this.log.warn({ reason }, 'Redis unreachable: rate limits are counted in this process until it is back');
+  }
+
+  #shared(): void {
+    if (!this.#inFallback) return;
+    this.#inFallback = false;
+    this.log.info('Redis reachable: rate limits are shared between processes again');
+  }
+
+  async close(): Promise<void> {
+    await this.#fallback.close();
+  }
 }

@@ -407,6 +407,8 @@ function errorCodesOf(route: RouteDefinition): ErrorCode[] {
   codes.add('bad_request');
   codes.add('validation_failed');
   codes.add('internal_error');
+  // Any route: the process may be draining for shutdown, or its database away for a moment.
+  codes.add('service_unavailable');
   return [...codes];
 }
 

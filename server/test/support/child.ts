@@ -20,6 +20,8 @@ const CONFIG_VARIABLES: Record<keyof ConfigInput, true> = {
   DATABASE_URL: true,
   DATA_DIR: true,
   DATABASE_POOL_SIZE: true,
+  DATABASE_CONNECT_TIMEOUT_MS: true,
+  DATABASE_STATEMENT_TIMEOUT_MS: true,
   REDIS_URL: true,
   LOG_LEVEL: true,
   LOG_FORMAT: true,
@@ -51,6 +53,7 @@ const CONFIG_VARIABLES: Record<keyof ConfigInput, true> = {
   MEDIA_MAX_BYTES: true,
   MEDIA_MAX_PIXELS: true,
   MEDIA_ALLOW_LOOPBACK: true,
+  METRICS_TOKEN: true,
   RESPONSE_VALIDATION: true,
   BOOTSTRAP: true,
 };

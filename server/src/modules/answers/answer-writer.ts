@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
+import { isDependencyUnavailable } from '../../core/unavailable.js';
 import type { Database } from '../../db/schema.js';
-import { GroupCommit } from '../../infra/group-commit.js';
+import { type FlushObservation, GroupCommit } from '../../infra/group-commit.js';
 import { insertAnswerBatch, type PendingAnswer, type VersionedAnswer } from './answer-batch.repository.js';
 
 export type { PendingAnswer } from './answer-batch.repository.js';
@@ -49,21 +50,28 @@ export class AnswerWriter {
       quarantineMs?: number;
       /** The database runs in this thread (PGlite): see GroupCommit's `gatherBeforeFlush`. */
       inProcessDatabase?: boolean;
+      /** Told of every batch statement's size, duration and failure (metrics). */
+      observeFlush?: (flush: FlushObservation) => void;
     },
   ) {
-    const maxBatch = options.maxBatch ?? 500;
-    const gatherBeforeFlush = options.inProcessDatabase ?? false;
+    const lane = {
+      maxBatch: options.maxBatch ?? 500,
+      gatherBeforeFlush: options.inProcessDatabase ?? false,
+      // The database away fails each waiting batch at once, with the 503 every waiter then answers:
+      // none of them was stored, and a retry with the same Idempotency-Key counts once.
+      failsWholeBatch: isDependencyUnavailable,
+      observe: options.observeFlush,
+    };
     this.#commit = new GroupCommit((items) => this.#flushWithRetry(items), {
-      maxBatch,
+      ...lane,
       maxConcurrentFlushes: options.maxConcurrentFlushes,
-      gatherBeforeFlush,
     });
     this.#quarantine = new GroupCommit(
       (items) => {
         this.#quarantineFlushes += 1;
         return this.#flushWithRetry(items);
       },
-      { maxBatch, maxConcurrentFlushes: 1, gatherBeforeFlush },
+      { ...lane, maxConcurrentFlushes: 1 },
     );
     this.#quarantineMs = options.quarantineMs ?? 60_000;
   }
@@ -78,8 +86,9 @@ export class AnswerWriter {
     if (source === undefined) return this.#commit.submit(queued);
     const lane = this.isQuarantined(source) ? this.#quarantine : this.#commit;
     return lane.submit(queued).catch((error: unknown) => {
-      // GroupCommit rejects an item only once it failed alone: this answer is the culprit.
-      this.#suspects.set(source, Date.now() + this.#quarantineMs);
+      // GroupCommit rejects an item only once it failed alone: this answer is the culprit — unless
+      // the database was away, which is nobody's fault.
+      if (!isDependencyUnavailable(error)) this.#suspects.set(source, Date.now() + this.#quarantineMs);
       throw error;
     });
   }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { ApiError } from '../../core/api-error.js';
+import { isDependencyUnavailable } from '../../core/unavailable.js';
 import type { Database } from '../../db/schema.js';
 import {
   claimIdempotencyKey,
@@ -120,7 +121,30 @@ export function completeIdempotentRequest(
   });
 }
 
-/** Frees the key after a failure on our side (5xx, exception), so that a retry runs the work again. */
-export function releaseIdempotentRequest(db: Kysely<Database>, claim: IdempotencyClaim): Promise<void> {
-  return releaseIdempotencyKey(db, claim);
+/**
+ * When a release that could not reach the database is tried again: soon once (a connection the
+ * database dropped is replaced at once, and a client retrying gets its key back), then every second.
+ */
+const FIRST_RELEASE_RETRY_MS = 100;
+const RELEASE_RETRY_MS = 1_000;
+
+/**
+ * Frees the key after a failure on our side (5xx, exception), so that a retry runs the work again.
+ * When the failure was the database being away, the release cannot reach it either: it is tried
+ * again (soon, then every second) until it can, or until the claim's lease has lapsed (the key is free then
+ * anyway), so a client retrying its answer once the database is back is not told for a minute that
+ * its key is still in use. Resolves once the first try is over; `onGiveUp` hears of any other failure.
+ */
+export async function releaseIdempotentRequest(
+  db: Kysely<Database>,
+  claim: IdempotencyClaim,
+  onGiveUp: (error: unknown) => void,
+): Promise<void> {
+  const leaseEnds = claim.claimedAt.getTime() + IDEMPOTENCY_LEASE_MS;
+  const release = (retryInMs: number): Promise<void> =>
+    releaseIdempotencyKey(db, claim).catch((error: unknown) => {
+      if (!isDependencyUnavailable(error)) return onGiveUp(error);
+      if (Date.now() + retryInMs < leaseEnds) setTimeout(() => release(RELEASE_RETRY_MS), retryInMs).unref();
+    });
+  await release(FIRST_RELEASE_RETRY_MS);
 }

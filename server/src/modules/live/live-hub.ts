@@ -2,8 +2,10 @@ import type { Poll, SessionSummary, Slide, SlideResult, SlideResults } from '@po
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { EventFeed, EventSink, StreamEvent } from '../../core/event-stream.js';
+import { isDependencyUnavailable } from '../../core/unavailable.js';
 import type { Database, ParticipantRow, SessionEventRow, SessionRow } from '../../db/schema.js';
 import type { InvalidationBus } from '../../infra/invalidation.js';
+import { TtlCache } from '../../infra/ttl-cache.js';
 import type { DomainEvent, DomainEvents } from '../events/domain-events.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { answerCountOf, resultsOf, slideResultOf } from '../results/results.service.js';
@@ -23,7 +25,7 @@ export interface LiveHubDeps extends PollsDeps {
   /** Carries live-session messages between processes (Redis pub/sub, or in process). */
   bus: InvalidationBus;
   events: DomainEvents;
-  log: Pick<Logger, 'error' | 'warn'>;
+  log: Pick<Logger, 'error' | 'warn' | 'info'>;
   /** The join URL of a PIN (config `LIVE_JOIN_URL`). */
   joinUrl: (pin: string) => string;
   /** How often counts and results refresh at most (ms). */
@@ -40,8 +42,16 @@ const SESSION_TTL_MS = 1000;
 const DEFAULT_REFRESH_MS = 250;
 /** How long after its end a PIN is still known as a session's (not a guess). */
 const RECENTLY_ENDED_MS = 10 * 60_000;
-/** Participant tokens kept in memory per process (the oldest are dropped past this). */
+/** Participant tokens kept in memory per process (the least recently used are dropped past this). */
 const PARTICIPANT_CACHE_SIZE = 100_000;
+/**
+ * How long a participant token is trusted from memory. Every cache of who may do what has a bound:
+ * whatever another process changes about a participant reaches this one within it, even when the
+ * bus between them is down (and the cache is dropped outright when the bus comes back: catchUp).
+ */
+const PARTICIPANT_CACHE_TTL_MS = 30_000;
+/** While the database is away, a channel tries its pending work again this often. */
+const CHANNEL_RETRY_MS = 1_000;
 /** Replaced per participant by `leaderboard.you` (JSON escapes NUL, which no stored text contains). */
 const YOU_MARK = '\u0000you';
 const YOU_MARK_JSON = JSON.stringify(YOU_MARK);
@@ -75,7 +85,7 @@ export class LiveHub {
   readonly #sessions = new Map<string, { row: SessionRow; loadedAt: number }>();
   readonly #sessionIdByPin = new Map<string, string>();
   readonly #loading = new Map<string, Promise<SessionRow | undefined>>();
-  readonly #participantsByToken = new Map<string, ParticipantRow>();
+  readonly #participantsByToken = new TtlCache<ParticipantRow>(PARTICIPANT_CACHE_TTL_MS, PARTICIPANT_CACHE_SIZE);
   readonly #channels = new Map<string, SessionChannel>();
   readonly #announced = new Map<string, { at: number; timer: NodeJS.Timeout | undefined }>();
   readonly refreshIntervalMs: number;
@@ -158,12 +168,21 @@ export class LiveHub {
   }
 
   rememberParticipant(row: ParticipantRow): void {
-    if (this.#participantsByToken.size >= PARTICIPANT_CACHE_SIZE) {
-      // Maps iterate in insertion order: the first key is the oldest.
-      const oldest = this.#participantsByToken.keys().next().value;
-      if (oldest !== undefined) this.#participantsByToken.delete(oldest);
-    }
     this.#participantsByToken.set(row.token_hash, row);
+  }
+
+  /**
+   * The bus is back after an outage (infra/invalidation.ts): messages sent meanwhile were lost. Every
+   * cached row is read again before it is trusted, and every channel sends what it missed — history
+   * events and fresh counts — from the database, without waiting for a next message.
+   */
+  catchUp(): void {
+    for (const cached of this.#sessions.values()) cached.loadedAt = 0;
+    this.#participantsByToken.clear();
+    for (const channel of this.#channels.values()) {
+      channel.deliverHistory();
+      channel.scheduleRefresh();
+    }
   }
 
   // ---- Between processes ----------------------------------------------------------------------
@@ -292,6 +311,11 @@ export class LiveHub {
     return count;
   }
 
+  /** Sessions with at least one stream connected to this process. */
+  get activeSessions(): number {
+    return this.#channels.size;
+  }
+
   /** Ends every stream (shutdown): clients reconnect, with `Last-Event-ID`, to another process. */
   closeAll(): void {
     for (const channel of this.#channels.values()) channel.closeAll();
@@ -317,6 +341,9 @@ class SessionChannel {
   #refreshTimer: NodeJS.Timeout | undefined;
   #lastRefresh = 0;
   #closed = false;
+  /** Set while the database is away: the channel's work is tried again every CHANNEL_RETRY_MS. */
+  #retryTimer: NodeJS.Timeout | undefined;
+  #paused = false;
   /** Streams being attached (their first events are being sent): the channel stays while there are any. */
   #attaching = 0;
   #snapshotCache:
@@ -343,11 +370,44 @@ class SessionChannel {
   }
 
   #enqueue(task: () => Promise<void>): Promise<void> {
-    const run = this.#queue.then(task).catch((error: unknown) => {
-      this.hub.deps.log.error({ err: error, sessionId: this.sessionId }, 'live-session stream task failed');
-    });
+    const run = this.#queue.then(task).then(
+      () => this.#resumed(),
+      (error: unknown) => this.#failed(error),
+    );
     this.#queue = run;
     return run;
+  }
+
+  /**
+   * The database could not be reached: the streams stay open (their heartbeats go on) and the
+   * channel tries its work again every second — sending the history it has not sent, and fresh
+   * counts — until the database answers; then the streams carry on where they were.
+   */
+  #failed(error: unknown): void {
+    if (!isDependencyUnavailable(error)) {
+      this.hub.deps.log.error({ err: error, sessionId: this.sessionId }, 'live-session stream task failed');
+      return;
+    }
+    if (!this.#paused) {
+      this.#paused = true;
+      this.hub.deps.log.warn(
+        { sessionId: this.sessionId, reason: error.reason },
+        'live session paused: the database is unreachable; streams stay open and resume when it is back',
+      );
+    }
+    if (this.#retryTimer || this.#closed) return;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.deliverHistory();
+      this.scheduleRefresh();
+    }, CHANNEL_RETRY_MS);
+    this.#retryTimer.unref();
+  }
+
+  #resumed(): void {
+    if (!this.#paused || this.#retryTimer) return;
+    this.#paused = false;
+    this.hub.deps.log.info({ sessionId: this.sessionId }, 'live session resumed');
   }
 
   #poll(): Promise<Poll> {
@@ -368,13 +428,18 @@ class SessionChannel {
         ? Promise.resolve(new Set<string>())
         : participants.answeredSlides(this.hub.deps.db, this.sessionId, subscriber.participantId);
     answered.catch(() => {});
-    return this.#enqueue(async () => {
+    // A stream that cannot be attached (the database is away) fails its start: the transport
+    // closes it and the client reconnects (the `retry:` hint), rather than holding a stream open
+    // that nothing would ever be sent to. The channel's queue goes on either way.
+    const attached = this.#queue.then(async () => {
       try {
         await this.#attach(subscriber, lastEventId, await answered);
       } finally {
         this.#attaching -= 1;
       }
     });
+    this.#queue = attached.catch(() => {});
+    return attached;
   }
 
   async #attach(subscriber: Subscriber, lastEventId: string | undefined, answered: Set<string>): Promise<void> {
@@ -412,7 +477,9 @@ class SessionChannel {
     this.#subscribers.delete(subscriber);
     if (this.#subscribers.size === 0 && this.#attaching === 0) {
       if (this.#refreshTimer) clearTimeout(this.#refreshTimer);
+      if (this.#retryTimer) clearTimeout(this.#retryTimer);
       this.#refreshTimer = undefined;
+      this.#retryTimer = undefined;
       this.#closed = true;
       this.hub.dropChannel(this);
     }
@@ -421,6 +488,7 @@ class SessionChannel {
   closeAll(): void {
     this.#closed = true;
     if (this.#refreshTimer) clearTimeout(this.#refreshTimer);
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
     for (const subscriber of this.#subscribers) subscriber.sink.close();
     this.#subscribers.clear();
   }

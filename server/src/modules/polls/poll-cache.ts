@@ -43,6 +43,12 @@ export class PollCache {
     return entry;
   }
 
+  /** Forgets every poll: the bus was down, so invalidations from other processes may have been lost. */
+  clear(): void {
+    this.#epoch += 1;
+    this.#cache.clear();
+  }
+
   invalidate(workspaceId: string, id: string): Promise<void> {
     return this.bus.publish(TOPIC, `${workspaceId}:${id}`);
   }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { SecretSealer } from '../../core/sealed-secrets.js';
+import { type DependencyUnavailableError, isDependencyUnavailable } from '../../core/unavailable.js';
 import { newId } from '../../db/ids.js';
 import type { Database } from '../../db/schema.js';
 import { GroupCommit } from '../../infra/group-commit.js';
@@ -33,6 +34,11 @@ export interface DeliveryWorkerOptions {
 
 /** A claimed attempt is someone else's to retry only this long after its deadline. */
 const LEASE_MARGIN_MS = 30_000;
+/** While the database is away, attempts' outcomes are kept and their recording tried again this often. */
+const RECORD_RETRY_MS = 1_000;
+
+/** What became of one attempt (counted by /metrics). */
+export type AttemptResult = 'succeeded' | 'failed' | 'gone' | 'interrupted';
 /** Retention runs this often, deleting at most this many deliveries a round. */
 const PRUNE_EVERY_MS = 10 * 60_000;
 const PRUNE_BATCH = 1_000;
@@ -75,6 +81,8 @@ export class WebhookDeliveryWorker {
   #lastPrune = 0;
   /** When to fan event batches out next: before every claim while there are some, else once a poll. */
   #nextFanOutAt = 0;
+  /** The database could not be reached: logged once, until a claim succeeds again. */
+  #paused = false;
 
   constructor(
     private readonly deps: {
@@ -89,19 +97,57 @@ export class WebhookDeliveryWorker {
        * — without taking the burst's database time and CPU, and catch up at full speed after it.
        */
       busy?: () => boolean;
+      /** Told what became of each attempt (metrics). */
+      onAttempt?: (result: AttemptResult) => void;
     },
     private readonly options: DeliveryWorkerOptions,
   ) {
-    this.#recorder = new GroupCommit(
-      async (outcomes) => {
+    this.#recorder = new GroupCommit((outcomes) => this.#record(outcomes), {
+      maxBatch: 500,
+      maxConcurrentFlushes: 1,
+      gatherBeforeFlush: options.inProcessDatabase ?? false,
+      failsWholeBatch: isDependencyUnavailable,
+    });
+  }
+
+  /**
+   * Records a batch of outcomes. While the database is away they are kept and tried again every
+   * second, for as long as the attempts' leases last: recorded late, a delivery is not sent twice;
+   * past its lease another process may claim it again, and the outcome we hold no longer counts
+   * (delivery.repository.ts records an outcome only for the attempt it belongs to). A stop gives up
+   * at once: those deliveries go out again after their lease, at least once.
+   */
+  async #record(outcomes: AttemptOutcome[]): Promise<undefined[]> {
+    const giveUpAt = Date.now() + this.options.timeoutMs + LEASE_MARGIN_MS;
+    for (;;) {
+      try {
         const disabled = await recordOutcomes(this.deps.db, outcomes, () => newId('webhookAttempt'));
         for (const [endpointId, reason] of disabled) {
           this.deps.log.warn({ endpointId, reason }, 'webhook endpoint disabled');
         }
         return outcomes.map(() => undefined);
-      },
-      { maxBatch: 500, maxConcurrentFlushes: 1, gatherBeforeFlush: options.inProcessDatabase ?? false },
+      } catch (error) {
+        if (!isDependencyUnavailable(error) || this.#stopped || Date.now() + RECORD_RETRY_MS > giveUpAt) throw error;
+        this.#pausedBy(error);
+        await new Promise((resolve) => setTimeout(resolve, RECORD_RETRY_MS));
+      }
+    }
+  }
+
+  /** The database is away: say so once, and keep polling (each poll finds out whether it is back). */
+  #pausedBy(error: DependencyUnavailableError): void {
+    if (this.#paused) return;
+    this.#paused = true;
+    this.deps.log.warn(
+      { reason: error.reason },
+      'webhook deliveries paused: the database is unreachable; deliveries due meanwhile go out when it is back',
     );
+  }
+
+  #resumed(): void {
+    if (!this.#paused) return;
+    this.#paused = false;
+    this.deps.log.info('webhook deliveries resumed');
   }
 
   start(): void {
@@ -180,12 +226,14 @@ export class WebhookDeliveryWorker {
           perEndpointDefault: this.options.endpointConcurrency,
           perEndpoint,
         });
+        this.#resumed();
         for (const delivery of claimed) this.#send(delivery);
         if (this.#stopped || busy || (claimed.length < room && !this.#again)) break;
       }
       await this.#pruneNowAndThen();
     } catch (error) {
-      this.deps.log.error({ err: error }, 'claiming webhook deliveries failed');
+      if (isDependencyUnavailable(error)) this.#pausedBy(error);
+      else this.deps.log.error({ err: error }, 'claiming webhook deliveries failed');
     } finally {
       this.#claiming = false;
       if (!this.#stopped) {
@@ -199,7 +247,13 @@ export class WebhookDeliveryWorker {
     this.#inFlightTotal += 1;
     this.#inFlight.set(delivery.endpoint_id, (this.#inFlight.get(delivery.endpoint_id) ?? 0) + 1);
     const send = this.#attempt(delivery)
-      .catch((error: unknown) => this.deps.log.error({ err: error, deliveryId: delivery.id }, 'webhook attempt failed'))
+      .catch((error: unknown) => {
+        // An outcome the database was too long away to take: the delivery goes out again after its
+        // lease (the pause is logged once, by #pausedBy).
+        if (!isDependencyUnavailable(error)) {
+          this.deps.log.error({ err: error, deliveryId: delivery.id }, 'webhook attempt failed');
+        }
+      })
       .finally(() => {
         this.#sends.delete(send);
         this.#inFlightTotal -= 1;
@@ -234,6 +288,9 @@ export class WebhookDeliveryWorker {
     const succeeded = response.status !== null && response.status >= 200 && response.status < 300;
     // Cut short by a shutdown: due again at once, not after the next wait of the schedule.
     const interrupted = response.status === null && this.#interrupt.signal.aborted;
+    this.deps.onAttempt?.(
+      succeeded ? 'succeeded' : response.status === 410 ? 'gone' : interrupted ? 'interrupted' : 'failed',
+    );
     await this.#recorder.submit({
       deliveryId: delivery.id,
       endpointId: delivery.endpoint_id,

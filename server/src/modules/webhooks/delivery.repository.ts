@@ -305,3 +305,18 @@ export async function pruneFinishedDeliveries(db: Kysely<Database>, before: Date
     )`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
+
+/**
+ * Seconds since the oldest delivery waiting to go out became due: a pending delivery past its due
+ * time (not one in flight: a claim moves that past its lease), or an answers' event batch not yet
+ * fanned out into deliveries. 0 when nothing waits. Both reads are indexed or tiny: the due index,
+ * and a table that holds only the batches the workers have not reached yet.
+ */
+export async function oldestDueAgeSeconds(db: Kysely<Database>): Promise<number> {
+  const { rows } = await sql<{ age: number | string | null }>`
+    select extract(epoch from now() - least(
+      (select min(next_attempt_at) from webhook_deliveries where status = 'pending' and next_attempt_at <= now()),
+      (select min(created_at) from webhook_event_batches)
+    )) as age`.execute(db);
+  return Math.max(0, Number(rows[0]?.age ?? 0));
+}

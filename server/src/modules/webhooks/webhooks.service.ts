@@ -22,6 +22,7 @@ import type { SecretSealer } from '../../core/sealed-secrets.js';
 import { newId } from '../../db/ids.js';
 import type { Database, WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/schema.js';
 import { AddressRefusedError, publicAddresses } from '../../infra/safe-fetch.js';
+import { oldestDueAgeSeconds } from './delivery.repository.js';
 import { fanOutEventBatches, outboxEvent } from './outbox.repository.js';
 import { newSigningSecret } from './webhook-signing.js';
 import * as webhooks from './webhooks.repository.js';
@@ -353,4 +354,12 @@ export async function listAttempts(
     ({ beforeId, limit }) => webhooks.listAttempts(deps.db, endpoint.id, { limit, beforeId }),
     (row) => toAttempt(row, row),
   );
+}
+
+/**
+ * How long the oldest webhook delivery waiting to go out has been due, in seconds (0 when none
+ * waits): the backlog an operator alerts on (/metrics, `pollkit_webhook_oldest_due_seconds`).
+ */
+export function webhookBacklogAgeSeconds(db: Kysely<Database>): Promise<number> {
+  return oldestDueAgeSeconds(db);
 }

@@ -1,0 +1,230 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { FlushObservation } from './group-commit.js';
+
+/**
+ * The process's Prometheus metrics (prom-client), served at `GET /metrics` when METRICS_TOKEN is
+ * set (docs/self-hosting.md, "Metrics"). Two kinds of figures:
+ *
+ * - **Counted as they happen**, by calls the composition root wires in (deps.ts): each request, each
+ *   answer batch, each webhook attempt. They cost about a microsecond each (server/bench/RESULTS.md).
+ * - **Read when scraped**, from the parts that keep them anyway (`MetricSources`): the database
+ *   pool, Redis, open streams, the oldest due webhook delivery. Nothing is counted twice, and none
+ *   of those parts imports prom-client.
+ */
+export interface MetricSources {
+  /** The PostgreSQL pool; undefined for the embedded database. */
+  databasePool(): DatabasePoolFigures | undefined;
+  /** Undefined without REDIS_URL. */
+  redis?: {
+    connected(): boolean;
+    /** Rate limits are counted in this process because Redis cannot be reached. */
+    rateLimitFallback(): boolean;
+    /** Requests counted in this process that way, since start. */
+    rateLimitFallbackRequests(): number;
+  };
+  live(): { streams: number; sessions: number };
+  /** Seconds since the oldest webhook delivery (or answers' event batch) waiting to go out became due; undefined if none waits or it cannot be read now. */
+  webhookOldestDueSeconds(): Promise<number | undefined>;
+}
+
+export interface DatabasePoolFigures {
+  total: number;
+  idle: number;
+  waiting: number;
+  connectionErrors: number;
+  unavailableErrors: number;
+  reachable: boolean;
+}
+
+/** Request latency buckets (seconds): from a cache hit (~0.1 ms) to the slowest bounded wait. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500];
+const FLUSH_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly #requests: Counter<'route' | 'method' | 'status'>;
+  readonly #latency: Histogram<'route' | 'method' | 'status'>;
+  readonly #batchSize: Histogram;
+  readonly #flushSeconds: Histogram;
+  readonly #batchFailures: Counter;
+  readonly #webhookAttempts: Counter<'outcome'>;
+
+  constructor(sources: MetricSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+
+    this.#requests = new Counter({
+      name: 'pollkit_http_requests_total',
+      help: 'HTTP requests answered, by route template (/api/v1/polls/{id}), method and status.',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
+    this.#latency = new Histogram({
+      name: 'pollkit_http_request_duration_seconds',
+      help: 'Time from the request arriving to its response being written, by route template, method and status.',
+      labelNames: ['route', 'method', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.#batchSize = new Histogram({
+      name: 'pollkit_answer_batch_size',
+      help: 'Answers per group-commit batch statement.',
+      buckets: BATCH_SIZE_BUCKETS,
+      registers,
+    });
+    this.#flushSeconds = new Histogram({
+      name: 'pollkit_answer_batch_flush_seconds',
+      help: 'Time one group-commit batch statement took, failed ones included.',
+      buckets: FLUSH_BUCKETS,
+      registers,
+    });
+    this.#batchFailures = new Counter({
+      name: 'pollkit_answer_batch_failures_total',
+      help: 'Group-commit batch statements that failed (the database away, or an answer it refused).',
+      registers,
+    });
+    this.#webhookAttempts = new Counter({
+      name: 'pollkit_webhook_attempts_total',
+      help: 'Webhook delivery attempts made by this process, by outcome: succeeded, failed, gone (410), interrupted (shutdown).',
+      labelNames: ['outcome'],
+      registers,
+    });
+
+    const pool = () => sources.databasePool();
+    new Gauge({
+      name: 'pollkit_db_pool_connections',
+      help: 'PostgreSQL connections held by this process, by state (total, idle).',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const figures = pool();
+        if (!figures) return;
+        this.set({ state: 'total' }, figures.total);
+        this.set({ state: 'idle' }, figures.idle);
+      },
+    });
+    new Gauge({
+      name: 'pollkit_db_pool_waiting',
+      help: 'Requests waiting for a free PostgreSQL connection.',
+      registers,
+      collect() {
+        const figures = pool();
+        if (figures) this.set(figures.waiting);
+      },
+    });
+    new Gauge({
+      name: 'pollkit_db_reachable',
+      help: '1 while the database answers; 0 from a call that could not reach it until the next connection is made.',
+      registers,
+      collect() {
+        this.set(pool()?.reachable === false ? 0 : 1);
+      },
+    });
+    monotonic(
+      registers,
+      'pollkit_db_connection_errors_total',
+      'PostgreSQL connections that died (error events of the pool and its clients, all handled).',
+      () => pool()?.connectionErrors,
+    );
+    monotonic(
+      registers,
+      'pollkit_db_unavailable_errors_total',
+      'Calls that failed because PostgreSQL could not be reached or did not answer in time (each a 503 to its request, or a retry in the background).',
+      () => pool()?.unavailableErrors,
+    );
+
+    const redis = sources.redis;
+    if (redis) {
+      new Gauge({
+        name: 'pollkit_redis_connected',
+        help: '1 while the Redis connection is ready, else 0.',
+        registers,
+        collect() {
+          this.set(redis.connected() ? 1 : 0);
+        },
+      });
+      new Gauge({
+        name: 'pollkit_rate_limit_fallback',
+        help: '1 while rate limits are counted in this process because Redis cannot be reached, else 0.',
+        registers,
+        collect() {
+          this.set(redis.rateLimitFallback() ? 1 : 0);
+        },
+      });
+      monotonic(
+        registers,
+        'pollkit_rate_limit_fallback_requests_total',
+        'Requests whose rate limit was counted in this process because Redis could not be reached.',
+        redis.rateLimitFallbackRequests,
+      );
+    }
+
+    new Gauge({
+      name: 'pollkit_sse_streams_open',
+      help: 'Live-session event streams open on this process.',
+      registers,
+      collect() {
+        this.set(sources.live().streams);
+      },
+    });
+    new Gauge({
+      name: 'pollkit_live_sessions_active',
+      help: 'Live sessions with at least one event stream open on this process.',
+      registers,
+      collect() {
+        this.set(sources.live().sessions);
+      },
+    });
+    new Gauge({
+      name: 'pollkit_webhook_oldest_due_seconds',
+      help: 'How long the oldest webhook delivery waiting to go out has been due (0 when none waits; NaN when the database cannot be read). The same database-wide figure in every process.',
+      registers,
+      async collect() {
+        this.set((await sources.webhookOldestDueSeconds()) ?? Number.NaN);
+      },
+    });
+  }
+
+  /** One answered request. `route` is the template (`/api/v1/polls/{id}`), never the raw URL. */
+  observeRequest(route: string, method: string, status: number, seconds: number): void {
+    const labels = { route, method, status: String(status) };
+    this.#requests.inc(labels);
+    this.#latency.observe(labels, seconds);
+  }
+
+  /** One group-commit batch statement of the answer writer. */
+  observeAnswerBatch(flush: FlushObservation): void {
+    this.#batchSize.observe(flush.size);
+    this.#flushSeconds.observe(flush.seconds);
+    if (flush.failed) this.#batchFailures.inc();
+  }
+
+  countWebhookAttempt(outcome: 'succeeded' | 'failed' | 'gone' | 'interrupted'): void {
+    this.#webhookAttempts.inc({ outcome });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
+
+/** A counter whose value another part keeps (a running total), copied in when scraped. */
+function monotonic(registers: Registry[], name: string, help: string, read: () => number | undefined): void {
+  let copied = 0;
+  new Counter({
+    name,
+    help,
+    registers,
+    collect() {
+      const total = read();
+      if (total === undefined || total < copied) return;
+      this.inc(total - copied);
+      copied = total;
+    },
+  });
+}
