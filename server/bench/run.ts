@@ -98,8 +98,10 @@ if (selected.has('metrics')) {
     `| metrics off | ${fmt(r.off.requestsPerSec)} | ${r.off.p50Ms} | ${r.off.p99Ms} | ${r.off.non2xx} | ${r.off.errors} |`,
     `| metrics on | ${fmt(r.on.requestsPerSec)} | ${r.on.p50Ms} | ${r.on.p99Ms} | ${r.on.non2xx} | ${r.on.errors} |`,
     '',
-    `On / off: **${r.ratio.toFixed(3)}** (target ≥ 0.95). Rounds (req/s): off ${r.rounds.off.map(fmt).join(' / ')}; on ${r.rounds.on.map(fmt).join(' / ')}.`,
-    `One \`observeRequest\` (counter + histogram, three labels), in process: **${r.observeUs.toFixed(2)} µs**. ` +
+    `Throughput on / off: **${r.ratio.toFixed(3)}** (target ≥ 0.95). Rounds (req/s): off ${r.rounds.off.map(fmt).join(' / ')}; on ${r.rounds.on.map(fmt).join(' / ')}.`,
+    `The server's CPU time per request (/proc, median round): off **${r.cpuUsPerRequest.off.toFixed(1)} µs**, on **${r.cpuUsPerRequest.on.toFixed(1)} µs**: metrics add **${r.cpuUsPerRequest.added.toFixed(2)} µs (${(r.cpuUsPerRequest.share * 100).toFixed(1)} %)**. ` +
+      `Rounds (µs): off ${r.cpuUsPerRequest.rounds.off.map((x) => x.toFixed(1)).join(' / ')}; on ${r.cpuUsPerRequest.rounds.on.map((x) => x.toFixed(1)).join(' / ')}.`,
+    `Recording one request (a route's counter and histogram), in process: **${r.observeUs.toFixed(3)} µs**. ` +
       `A scrape of /metrics after the runs: ${r.scrape.status}, ${r.scrape.series} samples, ${fmt(r.scrape.bytes)} bytes, ${r.scrape.ms.toFixed(1)} ms.`,
     '',
   );

@@ -18,7 +18,7 @@ import { registerHealthRoutes } from './health.js';
 import type { HttpDeps } from './http-deps.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { registerMediaFilesRoute } from './media-files.js';
-import { registerMetricsRoute } from './metrics-route.js';
+import { type RequestMetrics, registerMetricsRoute, registerRequestMetrics } from './metrics-route.js';
 import { registerOAuthTokenRoute } from './oauth-token.js';
 import { registerOpenApiRoute } from './openapi-route.js';
 import { announceDefaultRateLimit } from './rate-limit-headers.js';
@@ -44,9 +44,11 @@ export async function buildApp(deps: HttpDeps, parts: AppParts): Promise<Fastify
   app.server.on('connect', refuseConnect);
   registerJsonBodyParser(app);
   const admitted = new AdmittedRequests();
-  registerRequestHooks(app, deps, admitted);
+  // With METRICS_TOKEN, every route gets its counter: registered before any route is.
+  const requestMetrics = registerRequestMetrics(app, deps.metrics);
+  registerRequestHooks(app, deps, admitted, requestMetrics);
   registerDrain(app, admitted);
-  registerErrorHandlers(app);
+  registerErrorHandlers(app, requestMetrics);
   registerMetricsRoute(app, deps.metrics, deps.config.METRICS_TOKEN);
   registerHealthRoutes(app, deps);
   registerOpenApiRoute(app, API_BASE_PATH, parts.openApiDocument);
@@ -99,8 +101,14 @@ function createFastify(deps: HttpDeps): FastifyInstance {
  * Hooks are callback-style, not async: they run on every request, and an async hook costs a
  * promise and a microtask each time (measured in server/bench).
  */
-function registerRequestHooks(app: FastifyInstance, deps: HttpDeps, admitted: AdmittedRequests): void {
+function registerRequestHooks(
+  app: FastifyInstance,
+  deps: HttpDeps,
+  admitted: AdmittedRequests,
+  requestMetrics: RequestMetrics | undefined,
+): void {
   app.addHook('onRequest', (request, reply, done) => {
+    requestMetrics?.arrived(request);
     announceDefaults(deps, request, reply);
     // `shuttingDown` is set as soon as close() begins (on SIGTERM): from then on new work is
     // refused — on new connections and on kept-alive ones alike — so that clients and load

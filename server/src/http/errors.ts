@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ApiError } from '../core/api-error.js';
+import type { RequestMetrics } from './metrics-route.js';
 
 /** Fastify's own failures (body parsing, limits) -> the spec's codes. */
 export function fromFastifyError(error: FastifyError | ApiError): ApiError {
@@ -33,8 +34,11 @@ export function fromFastifyError(error: FastifyError | ApiError): ApiError {
 /** The methods a route may have, in the order `Allow` lists them. */
 const ROUTABLE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 
-/** Errors no route caught, and paths no route matches, answer the envelope too. */
-export function registerErrorHandlers(app: FastifyInstance): void {
+/**
+ * Errors no route caught, and paths no route matches, answer the envelope too. `requestMetrics`
+ * (with METRICS_TOKEN) counts what no route's own hook sees: requests no route matched.
+ */
+export function registerErrorHandlers(app: FastifyInstance, requestMetrics?: RequestMetrics): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = fromFastifyError(error);
     if (apiError.status >= 500) request.log.error({ err: error }, 'unhandled error');
@@ -47,6 +51,7 @@ export function registerErrorHandlers(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     const allowed = ROUTABLE_METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
+    requestMetrics?.unmatched(request, allowed.length > 0 ? 405 : 404);
     if (allowed.length > 0) {
       const allow = allowed.join(', ');
       const apiError = new ApiError('method_not_allowed', `${request.method} is not allowed here; use ${allow}`);

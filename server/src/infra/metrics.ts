@@ -5,8 +5,9 @@ import type { FlushObservation } from './group-commit.js';
  * The process's Prometheus metrics (prom-client), served at `GET /metrics` when METRICS_TOKEN is
  * set (docs/self-hosting.md, "Metrics"). Two kinds of figures:
  *
- * - **Counted as they happen**, by calls the composition root wires in (deps.ts): each request, each
- *   answer batch, each webhook attempt. They cost about a microsecond each (server/bench/RESULTS.md).
+ * - **Counted as they happen**, by calls the composition root and the transport wire in (deps.ts,
+ *   http/metrics-route.ts): each request, each answer batch, each webhook attempt. A request's
+ *   costs about 0.02 µs (RequestTally; server/bench/RESULTS.md, "Issue 23").
  * - **Read when scraped**, from the parts that keep them anyway (`MetricSources`): the database
  *   pool, Redis, open streams, the oldest due webhook delivery. Nothing is counted twice, and none
  *   of those parts imports prom-client.
@@ -43,8 +44,7 @@ const FLUSH_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly #requests: Counter<'route' | 'method' | 'status'>;
-  readonly #latency: Histogram<'route' | 'method' | 'status'>;
+  readonly #requests = new RequestTally();
   readonly #batchSize: Histogram;
   readonly #flushSeconds: Histogram;
   readonly #batchFailures: Counter;
@@ -52,21 +52,10 @@ export class Metrics {
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
+    // The process: CPU, memory, heap, event-loop lag, handles, GC (prom-client's defaults, names as
+    // every Node dashboard expects; they cost a request nothing measurable: server/bench/RESULTS.md).
     collectDefaultMetrics({ register: this.registry });
 
-    this.#requests = new Counter({
-      name: 'pollkit_http_requests_total',
-      help: 'HTTP requests answered, by route template (/api/v1/polls/{id}), method and status.',
-      labelNames: ['route', 'method', 'status'],
-      registers,
-    });
-    this.#latency = new Histogram({
-      name: 'pollkit_http_request_duration_seconds',
-      help: 'Time from the request arriving to its response being written, by route template, method and status.',
-      labelNames: ['route', 'method', 'status'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
     this.#batchSize = new Histogram({
       name: 'pollkit_answer_batch_size',
       help: 'Answers per group-commit batch statement.',
@@ -186,11 +175,13 @@ export class Metrics {
     });
   }
 
-  /** One answered request. `route` is the template (`/api/v1/polls/{id}`), never the raw URL. */
-  observeRequest(route: string, method: string, status: number, seconds: number): void {
-    const labels = { route, method, status: String(status) };
-    this.#requests.inc(labels);
-    this.#latency.observe(labels, seconds);
+  /**
+   * What counts the requests of one route and method: called once per route when it is registered
+   * (http/metrics-route.ts), then with each response's status and seconds. `route` is the template
+   * (`/api/v1/polls/{id}`), never a raw URL.
+   */
+  requestRecorder(route: string, method: string): RecordRequest {
+    return this.#requests.recorder(route, method);
   }
 
   /** One group-commit batch statement of the answer writer. */
@@ -208,9 +199,83 @@ export class Metrics {
     return this.registry.contentType;
   }
 
-  render(): Promise<string> {
-    return this.registry.metrics();
+  /** Everything in the Prometheus text format: prom-client's registry, then the request series. */
+  async render(): Promise<string> {
+    return `${await this.registry.metrics()}\n${this.#requests.exposition()}`;
   }
+}
+
+export type RecordRequest = (status: number, seconds: number) => void;
+
+/** One (route, method, status): its requests, their total seconds, and how many fell in each bucket. */
+interface RequestCell {
+  count: number;
+  sum: number;
+  /** Per bucket of LATENCY_BUCKETS, plus one for +Inf; not cumulative (made so when scraped). */
+  buckets: Float64Array;
+}
+
+/**
+ * Requests by route template, method and status, in plain numbers, written out in the Prometheus
+ * text format when scraped (`pollkit_http_requests_total`, a counter, and
+ * `pollkit_http_request_duration_seconds`, a histogram). prom-client's own `inc` and `observe`
+ * hash their label values into a string key on every call and build objects doing it: measured in
+ * the server, about 5 µs a request, 15 % of `GET /polls/{id}` (server/bench/RESULTS.md, "Issue
+ * 23"). Here a route's recorder is made once, with its template and method bound, and a response
+ * costs a Map lookup by status and a few additions.
+ */
+class RequestTally {
+  readonly series: { route: string; method: string; byStatus: Map<number, RequestCell> }[] = [];
+
+  recorder(route: string, method: string): RecordRequest {
+    const byStatus = new Map<number, RequestCell>();
+    this.series.push({ route, method, byStatus });
+    return (status, seconds) => {
+      let cell = byStatus.get(status);
+      if (cell === undefined) {
+        cell = { count: 0, sum: 0, buckets: new Float64Array(LATENCY_BUCKETS.length + 1) };
+        byStatus.set(status, cell);
+      }
+      cell.count += 1;
+      cell.sum += seconds;
+      let bucket = 0;
+      while (bucket < LATENCY_BUCKETS.length && seconds > (LATENCY_BUCKETS[bucket] as number)) bucket += 1;
+      cell.buckets[bucket] = (cell.buckets[bucket] as number) + 1;
+    };
+  }
+
+  exposition(): string {
+    const requests = [
+      `# HELP ${REQUESTS} HTTP requests answered, by route template (/api/v1/polls/{id}; unmatched: no route), method and status.`,
+      `# TYPE ${REQUESTS} counter`,
+    ];
+    const latency = [
+      `# HELP ${LATENCY} Time from a request arriving to its response being handed to Node, by route template, method and status.`,
+      `# TYPE ${LATENCY} histogram`,
+    ];
+    for (const { route, method, byStatus } of this.series) {
+      for (const [status, cell] of byStatus) {
+        const labels = `route="${labelValue(route)}",method="${labelValue(method)}",status="${status}"`;
+        requests.push(`${REQUESTS}{${labels}} ${cell.count}`);
+        let cumulative = 0;
+        for (const [index, bound] of LATENCY_BUCKETS.entries()) {
+          cumulative += cell.buckets[index] as number;
+          latency.push(`${LATENCY}_bucket{le="${bound}",${labels}} ${cumulative}`);
+        }
+        latency.push(`${LATENCY}_bucket{le="+Inf",${labels}} ${cell.count}`);
+        latency.push(`${LATENCY}_sum{${labels}} ${cell.sum}`, `${LATENCY}_count{${labels}} ${cell.count}`);
+      }
+    }
+    return `${requests.join('\n')}\n\n${latency.join('\n')}\n`;
+  }
+}
+
+const REQUESTS = 'pollkit_http_requests_total';
+const LATENCY = 'pollkit_http_request_duration_seconds';
+
+/** A label value as the text format writes it: backslash, double quote and newline escaped. */
+function labelValue(value: string): string {
+  return value.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
 }
 
 /** A counter whose value another part keeps (a running total), copied in when scraped. */
