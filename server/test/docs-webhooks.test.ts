@@ -142,6 +142,9 @@ function startReceiver(cwd: string, env: Record<string, string>) {
     cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own: tsx runs the program in a child node process, which a kill of
+    // tsx alone would leave running after the test (it did, one per run).
+    detached: true,
   });
   let output = '';
   const listeners = new Set<() => void>();
@@ -153,7 +156,13 @@ function startReceiver(cwd: string, env: Record<string, string>) {
   child.stderr?.on('data', onData);
   return {
     output: () => output,
-    stop: () => child.kill('SIGKILL'),
+    stop: () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    },
     waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<void> {
       return new Promise((resolveWait, reject) => {
         const timer = setTimeout(() => {
