@@ -1,8 +1,5 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest, openDatabase } from '../src/db/database.js';
-import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
-import { createWorkspace } from '../src/modules/workspaces/workspaces.service.js';
 import { CHILD_TEST_TIMEOUT_MS, type Child, startApiChild, stop } from './support/child.js';
 import { call } from './support/http.js';
 import { scrapeMetrics } from './support/metrics.js';
@@ -11,10 +8,11 @@ import {
   announceSkip,
   faultTestsSkipReason,
   type PrivatePostgres,
+  seedPrivateDatabase,
   startPrivatePostgres,
 } from './support/private-services.js';
 import { openSse, type SseStream } from './support/sse.js';
-import { startVoteLoad, type VoteSummary, vote } from './support/vote-load.js';
+import { startVoteLoad, type VoteLoadOptions, type VoteSummary, vote } from './support/vote-load.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import { createEndpoint, waitForDelivery } from './support/webhooks.js';
 
@@ -42,15 +40,7 @@ describe.runIf(announceSkip('faults-postgres.test.ts', skip))('PostgreSQL fails 
 
   beforeAll(async () => {
     cluster = await startPrivatePostgres();
-    databaseUrl = await cluster.createDatabase('pollkit');
-    const handle = await openDatabase({ databaseUrl, dataDir: '', poolSize: 1 });
-    try {
-      await migrateToLatest(handle.db);
-      const workspace = await createWorkspace(handle.db, { name: 'faults', plan: 'pro', rateLimitPerMinute: null });
-      apiKey = (await createApiKey(handle.db, { workspaceId: workspace.id, name: 'faults' })).secret;
-    } finally {
-      await handle.close();
-    }
+    ({ databaseUrl, apiKey } = await seedPrivateDatabase(cluster));
     receiver.current = await WebhookReceiver.start();
     server = await startApiChild(databaseUrl, {
       REDIS_URL: '',
@@ -80,6 +70,18 @@ describe.runIf(announceSkip('faults-postgres.test.ts', skip))('PostgreSQL fails 
   }
 
   const publish = pollPublisher(() => ({ api: server.api, apiKey, title: 'Faults', content: sampleContent() }));
+
+  /** Votes on the poll's `lunch` slide, sent to the server without pause (support/vote-load.ts). */
+  const voteLoad = (pollId: string, voterPrefix: string, options: Partial<VoteLoadOptions> = {}) =>
+    startVoteLoad({
+      api: () => server.api,
+      apiKey,
+      pollId,
+      slideId: 'lunch',
+      optionId: 'pizza',
+      voterPrefix,
+      ...options,
+    });
 
   async function storedVotesPerVoter(pollId: string): Promise<Map<string, number>> {
     const client = new pg.Client({ connectionString: databaseUrl });
@@ -153,14 +155,7 @@ describe.runIf(announceSkip('faults-postgres.test.ts', skip))('PostgreSQL fails 
     'stopped for 4 s and started again under 50 votes in flight: 503s meanwhile, never a 500 or the process, nothing acknowledged lost',
     async () => {
       const poll = await publish();
-      const load = startVoteLoad({
-        api: () => server.api,
-        apiKey,
-        pollId: poll.id,
-        slideId: 'lunch',
-        optionId: 'pizza',
-        voterPrefix: 'restart',
-      });
+      const load = voteLoad(poll.id, 'restart');
       await new Promise((resolve) => setTimeout(resolve, 1500));
 
       const stoppedAt = Date.now();
@@ -219,15 +214,7 @@ describe.runIf(announceSkip('faults-postgres.test.ts', skip))('PostgreSQL fails 
     'every connection terminated (pg_terminate_backend, as a failover does): the next requests are served',
     async () => {
       const poll = await publish();
-      const load = startVoteLoad({
-        api: () => server.api,
-        apiKey,
-        pollId: poll.id,
-        slideId: 'lunch',
-        optionId: 'pizza',
-        voterPrefix: 'terminate',
-        concurrency: 20,
-      });
+      const load = voteLoad(poll.id, 'terminate', { concurrency: 20 });
       await new Promise((resolve) => setTimeout(resolve, 800));
       const terminatedAt = Date.now();
       const terminated = await cluster.terminateConnections('pollkit');
@@ -248,17 +235,8 @@ describe.runIf(announceSkip('faults-postgres.test.ts', skip))('PostgreSQL fails 
     'frozen (accepts connections, never answers): every request is answered 503 within its bounds, never hangs',
     async () => {
       const poll = await publish();
-      const load = startVoteLoad({
-        api: () => server.api,
-        apiKey,
-        pollId: poll.id,
-        slideId: 'lunch',
-        optionId: 'pizza',
-        voterPrefix: 'frozen',
-        concurrency: 20,
-        // Connect 1 s + statement 2 s + 1 s: anything past 15 s is a hang, not a slow answer.
-        hangMs: 15_000,
-      });
+      // Connect 1 s + statement 2 s + 1 s: anything past 15 s is a hang, not a slow answer.
+      const load = voteLoad(poll.id, 'frozen', { concurrency: 20, hangMs: 15_000 });
       await new Promise((resolve) => setTimeout(resolve, 800));
       const frozenAt = Date.now();
       await cluster.freeze();

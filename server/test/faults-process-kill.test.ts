@@ -1,9 +1,6 @@
 import { joinSession, type LiveParticipant } from '@pollkit/sdk';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest, openDatabase } from '../src/db/database.js';
-import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
-import { createWorkspace } from '../src/modules/workspaces/workspaces.service.js';
 import { CHILD_TEST_TIMEOUT_MS, type Child, startApiChild, stop } from './support/child.js';
 import { type FailoverProxy, startFailoverProxy } from './support/failover-proxy.js';
 import { call } from './support/http.js';
@@ -13,6 +10,7 @@ import {
   faultTestsSkipReason,
   type PrivatePostgres,
   type PrivateRedis,
+  seedPrivateDatabase,
   startPrivatePostgres,
   startPrivateRedis,
 } from './support/private-services.js';
@@ -46,15 +44,7 @@ describe.runIf(announceSkip('faults-process-kill.test.ts', skip))('a process kil
 
   beforeAll(async () => {
     [cluster, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
-    databaseUrl = await cluster.createDatabase('pollkit');
-    const handle = await openDatabase({ databaseUrl, dataDir: '', poolSize: 1 });
-    try {
-      await migrateToLatest(handle.db);
-      const workspace = await createWorkspace(handle.db, { name: 'kill', plan: 'pro', rateLimitPerMinute: null });
-      apiKey = (await createApiKey(handle.db, { workspaceId: workspace.id, name: 'kill' })).secret;
-    } finally {
-      await handle.close();
-    }
+    ({ databaseUrl, apiKey } = await seedPrivateDatabase(cluster));
     const start = async (): Promise<ServerProcess> => {
       const { api, child } = await startApiChild(databaseUrl, {
         REDIS_URL: redis.url,

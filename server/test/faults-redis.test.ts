@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest, openDatabase } from '../src/db/database.js';
+import { openDatabase } from '../src/db/database.js';
 import { createApiKey } from '../src/modules/api-keys/api-keys.service.js';
-import { createWorkspace } from '../src/modules/workspaces/workspaces.service.js';
 import { CHILD_TEST_TIMEOUT_MS, type Child, startApiChild, stop } from './support/child.js';
 import { call } from './support/http.js';
 import { scrapeMetrics } from './support/metrics.js';
@@ -11,6 +10,7 @@ import {
   faultTestsSkipReason,
   type PrivatePostgres,
   type PrivateRedis,
+  seedPrivateDatabase,
   startPrivatePostgres,
   startPrivateRedis,
 } from './support/private-services.js';
@@ -47,16 +47,8 @@ describe.runIf(announceSkip('faults-redis.test.ts', skip))('Redis fails under tw
 
   beforeAll(async () => {
     [cluster, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
-    const databaseUrl = await cluster.createDatabase('pollkit');
-    const handle = await openDatabase({ databaseUrl, dataDir: '', poolSize: 1 });
-    try {
-      await migrateToLatest(handle.db);
-      const workspace = await createWorkspace(handle.db, { name: 'faults', plan: 'pro', rateLimitPerMinute: null });
-      workspaceId = workspace.id;
-      apiKey = (await createApiKey(handle.db, { workspaceId, name: 'faults' })).secret;
-    } finally {
-      await handle.close();
-    }
+    let databaseUrl: string;
+    ({ databaseUrl, workspaceId, apiKey } = await seedPrivateDatabase(cluster));
     const start = async (): Promise<ServerProcess> => {
       const { api, child } = await startApiChild(databaseUrl, {
         REDIS_URL: redis.url,

@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { migrateToLatest, openDatabase } from '../../src/db/database.js';
+import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
+import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
 import { freePort } from './child.js';
 
 /**
@@ -125,6 +128,25 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The database the fault tests' servers share: `pollkit` on `cluster`, migrated, with a Pro workspace
+ * and an API key (its rate limit is the servers' own, which startApiChild raises out of the way).
+ */
+export async function seedPrivateDatabase(
+  cluster: PrivatePostgres,
+): Promise<{ databaseUrl: string; workspaceId: string; apiKey: string }> {
+  const databaseUrl = await cluster.createDatabase('pollkit');
+  const handle = await openDatabase({ databaseUrl, dataDir: '', poolSize: 1 });
+  try {
+    await migrateToLatest(handle.db);
+    const workspace = await createWorkspace(handle.db, { name: 'faults', plan: 'pro', rateLimitPerMinute: null });
+    const { secret } = await createApiKey(handle.db, { workspaceId: workspace.id, name: 'faults' });
+    return { databaseUrl, workspaceId: workspace.id, apiKey: secret };
+  } finally {
+    await handle.close();
+  }
 }
 
 export interface PrivateRedis {
