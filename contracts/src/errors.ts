@@ -170,6 +170,18 @@ export const errorCodes = {
     action: "Read the session's state (`details.status`) and send only the actions it allows.",
     retry: 'no',
   },
+  session_full: {
+    status: 409,
+    description: 'The live session has as many participants as it takes (`details.maxParticipants`).',
+    action: 'Ask the presenter to raise the cap (`PATCH /sessions/{id}`), or to remove participants who left.',
+    retry: 'no',
+  },
+  joins_locked: {
+    status: 409,
+    description: 'The presenter has locked joins: the live session takes no new participants.',
+    action: 'Ask the presenter to unlock joins; participants who joined carry on with their token.',
+    retry: 'no',
+  },
   session_not_active: {
     status: 409,
     description: 'The live session has not started yet or has ended (`details.status`); it takes no answers.',

@@ -14,9 +14,12 @@ import {
   listSessionQuestions,
   listSessions,
   moderateSessionQuestion,
+  removeParticipant,
+  rotateHostToken,
   sessionDeck,
   sessionEvents,
   sessionQrCode,
+  updateSession,
 } from './routes/sessions.js';
 import { castVote, listVotes } from './routes/votes.js';
 import {
@@ -100,7 +103,10 @@ export const contract = {
     create: createSession,
     list: listSessions,
     get: getSession,
+    update: updateSession,
     control: controlSession,
+    removeParticipant,
+    rotateHostToken,
     qrCode: sessionQrCode,
     events: sessionEvents,
     deck: sessionDeck,

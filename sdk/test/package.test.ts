@@ -125,6 +125,7 @@ beforeAll(async () => {
   server = await startTestServer({
     LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
     LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000000',
+    LIVE_JOINS_PER_IP_PER_MINUTE: '1000000',
   });
   ({ apiKey } = await server.workspace('pro'));
 

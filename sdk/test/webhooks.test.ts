@@ -50,6 +50,8 @@ const session = {
   slideStartedAt: at,
   joinUrl: 'https://polls.example.com/join/123456',
   participantCount: 3,
+  maxParticipants: 2000,
+  joinsLocked: false,
   createdAt: at,
   startedAt: at,
   endedAt: null,

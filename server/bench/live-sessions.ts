@@ -193,6 +193,12 @@ async function measureSize(options: {
       RATE_LIMIT_PER_MINUTE: '100000000',
       LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '100000000',
       LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '100000000',
+      // Every simulated participant joins from 127.0.0.1, one session holds them all.
+      LIVE_JOINS_PER_IP_PER_MINUTE: '100000000',
+      LIVE_MAX_PARTICIPANTS_DEFAULT: '100000',
+      LIVE_MAX_PARTICIPANTS_CEILING: '100000',
+      LIVE_MAX_STREAMS_PER_PROCESS: '100000',
+      LIVE_ANONYMOUS_STREAMS_PER_IP: '100000',
     },
     { fdLimit: options.serverFdLimit ?? FD_LIMIT, nodeArgs: options.serverNodeArgs },
   );

@@ -39,6 +39,7 @@ export async function pageLoadScenario(options: { loads: number }): Promise<{ ro
     RATE_LIMIT_PER_MINUTE: '100000000',
     LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '100000000',
     LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '100000000',
+    LIVE_JOINS_PER_IP_PER_MINUTE: '100000000',
   });
   const info = target.info as { url: string; apiKey: string; pollId: string };
   let browser: Browser | undefined;

@@ -202,6 +202,66 @@ export const ConfigSchema = z.object({
     .describe(
       'Unknown PINs per minute per IP address; past it the address gets 429 for every PIN until the minute ends.',
     ),
+  LIVE_JOINS_PER_IP_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(300)
+    .describe(
+      'New participants per minute per IP address (joins without a participant token): a room behind one NAT address joins, one address cannot fill a session.',
+    ),
+  LIVE_MAX_PARTICIPANTS_DEFAULT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(2_000)
+    .describe(
+      'Participants a session takes when `POST /sessions` names no `maxParticipants`; a join past it is 409 `session_full`.',
+    ),
+  LIVE_MAX_PARTICIPANTS_CEILING: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20_000)
+    .describe(
+      'The most `maxParticipants` a session may ask for (one process has served 20,000 streams of one session: server/bench/RESULTS.md, issue 11).',
+    ),
+  LIVE_QA_QUESTIONS_PER_PARTICIPANT_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(5)
+    .describe('Q&A questions a participant may ask per minute (429 `rate_limited` past it).'),
+  LIVE_STREAMS_PER_PARTICIPANT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(3)
+    .describe('Event streams one participant may hold open on one process (a few tabs); more are 429 `rate_limited`.'),
+  LIVE_ANONYMOUS_STREAMS_PER_IP: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .describe(
+      'Event streams without a participant token one IP address may hold open on one process; more are 429 `rate_limited`.',
+    ),
+  LIVE_MAX_STREAMS_PER_PROCESS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20_000)
+    .describe(
+      'Event streams (participants and presenters) one process holds open at most; more are 429 `rate_limited`. Each holds a socket: keep the file limit above it.',
+    ),
+  LIVE_HOST_TOKEN_TTL_AFTER_END_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(24 * 3_600_000)
+    .describe(
+      'How long after its session ended a host token still reads the session (and nothing else); then it answers 401 `invalid_host_token`.',
+    ),
   LIVE_HEARTBEAT_MS: z.coerce
     .number()
     .int()

@@ -95,7 +95,19 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
     );
     const media = createMediaDeps(config);
     const joinUrl = (pin: string) => liveJoinUrl(config, media.port(), pin);
-    const liveHub = new LiveHub({ db: database.db, pollCache, bus: invalidation, events, log, joinUrl });
+    const liveHub = new LiveHub({
+      db: database.db,
+      pollCache,
+      bus: invalidation,
+      events,
+      log,
+      joinUrl,
+      streamLimits: {
+        perParticipant: config.LIVE_STREAMS_PER_PARTICIPANT,
+        anonymousPerAddress: config.LIVE_ANONYMOUS_STREAMS_PER_IP,
+        perProcess: config.LIVE_MAX_STREAMS_PER_PROCESS,
+      },
+    });
     // Redis is back after an outage: what other processes published meanwhile was lost. Whatever
     // it would have told us is re-read — a key revoked elsewhere must not stay usable here.
     invalidation.onReconnect(() => {

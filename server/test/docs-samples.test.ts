@@ -87,6 +87,7 @@ beforeAll(async () => {
   t = await startTestServer({
     LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
     LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000000',
+    LIVE_JOINS_PER_IP_PER_MINUTE: '1000000',
   });
   workDir = await mkdtemp(join(tmpdir(), 'pollkit-docs-samples-'));
   projectDir = join(workDir, 'project');

@@ -70,6 +70,7 @@ const seeds: Record<string, (world: World) => Record<string, unknown>[]> = {
     { id: world.webhookId, description: 'Renamed', events: ['*'] },
     { id: world.webhookId, status: 'disabled' },
   ],
+  sessionsRemoveParticipant: (world) => [{ id: world.sessionId, participantId: world.participantId }],
   liveJoin: (world) => [{ pin: world.pin, name: 'Fuzzer' }],
   liveAnswer: (world) => [{ pin: world.pin, slideId: 'ask', text: 'Why?' }],
   liveUpvote: (world) => [{ pin: world.pin, questionId: world.questionId }],
@@ -85,6 +86,7 @@ interface World {
   sessionId: string;
   pin: string;
   participantToken: string;
+  participantId: string;
   /** A webhook endpoint (at the image host) and a delivery of a test event to it. */
   webhookId: string;
   deliveryId: string;
@@ -110,6 +112,7 @@ beforeAll(async () => {
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_LOOPBACK: 'true',
     LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000000',
+    LIVE_JOINS_PER_IP_PER_MINUTE: '1000000',
     LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
   });
   world = await newWorld();
@@ -166,6 +169,7 @@ async function newWorld(apiKey?: string): Promise<World> {
     sessionId: session.id,
     pin: session.pin,
     participantToken: joined.participantToken,
+    participantId: joined.participant.id,
     webhookId: endpoint.id,
     deliveryId: delivery.id,
   };
@@ -179,6 +183,7 @@ function sampleStrings(current: World): string[] {
     current.keyId,
     current.sessionId,
     current.pin,
+    current.participantId,
     current.webhookId,
     current.deliveryId,
     'a',
@@ -196,6 +201,7 @@ function bind(value: unknown): unknown {
       .replaceAll(firstWorld.keyId, world.keyId)
       .replaceAll(firstWorld.sessionId, world.sessionId)
       .replaceAll(firstWorld.pin, world.pin)
+      .replaceAll(firstWorld.participantId, world.participantId)
       .replaceAll(firstWorld.webhookId, world.webhookId)
       .replaceAll(firstWorld.deliveryId, world.deliveryId);
   }

@@ -188,6 +188,32 @@ describe.runIf(enabled)('live sessions on two server processes, one PostgreSQL, 
     const live = await onB.next();
     expect([live.type, live.id, live.data]).toEqual(['results_hidden', String(n + 3), { slideId: 'capital' }]);
   }, 45_000);
+
+  it('a participant the host removes on B is refused on A at once, and its stream on A is closed', async () => {
+    const { session } = await liveSession();
+    const zoe = await joinOn(a, session.pin, 'Zoe');
+    await controlOn(b, session, 'start');
+    const onA = await stream(`${a.api}/live/${session.pin}/events`, { 'x-participant-token': zoe.token });
+    await onA.next('slide');
+    // A has the token in its cache (the stream and this answer read it).
+    const first = await call('POST', `${a.api}/live/${session.pin}/answers`, {
+      body: { slideId: 'lunch', optionIds: ['pizza'] },
+      headers: { 'x-participant-token': zoe.token },
+    });
+    expect(first.status, first.text).toBe(201);
+
+    const removed = await call('DELETE', `${b.api}/sessions/${session.id}/participants/${zoe.id}`, {
+      headers: { 'x-host-token': session.hostToken },
+    });
+    expect(removed.status, removed.text).toBe(200);
+    await onA.closed;
+    const refused = await call('POST', `${a.api}/live/${session.pin}/answers`, {
+      body: { slideId: 'lunch', optionIds: ['sushi'] },
+      headers: { 'x-participant-token': zoe.token },
+    });
+    expect(refused.status, refused.text).toBe(401);
+    expect(refused.body.error.code).toBe('invalid_participant_token');
+  }, 45_000);
 });
 
 /** `src/main.ts` as a child process on the shared database and Redis; PORT=0 and the printed address. */
@@ -195,5 +221,6 @@ async function startProcess(databaseUrl: string): Promise<ServerProcess> {
   return startApiChild(databaseUrl, {
     LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
     LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000000',
+    LIVE_JOINS_PER_IP_PER_MINUTE: '1000000',
   });
 }

@@ -44,6 +44,7 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
       LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '100000',
       LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE: '100000',
       LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '100000',
+      LIVE_JOINS_PER_IP_PER_MINUTE: '100000',
     });
     browser = await launchChromium();
   });

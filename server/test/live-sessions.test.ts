@@ -1,9 +1,9 @@
-import http from 'node:http';
 import Papa from 'papaparse';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/db/ids.js';
 import { insertSession } from '../src/modules/sessions/sessions.repository.js';
 import { expectError } from './support/assertions.js';
+import { postFrom, randomLoopback } from './support/from-address.js';
 import { call, type JsonResponse } from './support/http.js';
 import { issuedToken, oauthClient } from './support/oauth.js';
 import { type ContentInput, pollPublisher, type SlideInput, sampleContent } from './support/polls.js';
@@ -28,6 +28,7 @@ beforeAll(async () => {
     RATE_LIMIT_PER_MINUTE: '1000000',
     LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
     LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000000',
+    LIVE_JOINS_PER_IP_PER_MINUTE: '1000000',
     LIVE_JOIN_URL: 'https://join.example.test/{pin}',
   });
   ({ apiKey, id: workspaceId } = await t.workspace('pro'));
@@ -411,8 +412,10 @@ describe('a whole live session, end to end', () => {
     expect(presenterSummary.data.leaderboard.you).toBeNull();
     await presenter.closed;
 
-    // After the end: no more control; the PIN names no session any more (it is free for another).
-    expectError(await control(session.id, 'next', { hostToken: session.hostToken }), 409, 'invalid_session_state');
+    // After the end: no more control (the host token only reads the session now; a workspace
+    // credential is told the state); the PIN names no session any more (it is free for another).
+    expectError(await control(session.id, 'next', { hostToken: session.hostToken }), 401, 'invalid_host_token');
+    expectError(await control(session.id, 'next', { apiKey }), 409, 'invalid_session_state');
     expectError(await answer(session.pin, alice.token, { slideId: 'lunch', optionIds: ['pizza'] }), 404, 'not_found');
     expectError(await join(session.pin, { name: 'Late' }), 404, 'not_found');
     const after = await call('GET', `${t.api}/sessions/${session.id}`, { apiKey });
@@ -587,6 +590,7 @@ describe('sessions API', () => {
       poll_id: poll.id,
       pin,
       host_token_hash: 'x'.repeat(64),
+      max_participants: 100,
     });
     const refused = await insertSession(t.server.deps.db, row(taken.pin)).then(
       () => undefined,
@@ -650,7 +654,7 @@ describe('control', () => {
     const ended = await act(session, 'end');
     expect(ended).toMatchObject({ status: 'ended', endedAt: expect.any(String), currentSlideIndex: 5 });
     for (const action of ['start', 'next', 'prev', 'showResults', 'lock', 'end']) {
-      const res = await control(session.id, action, { hostToken: session.hostToken });
+      const res = await control(session.id, action, { apiKey });
       expectError(res, 409, 'invalid_session_state');
       expect(res.body.error.message).toMatch(/ended/);
     }
@@ -793,10 +797,15 @@ describe('participants', () => {
     expect(back.body.resumed).toBe(true);
     expect(back.body.participantToken).toBe(erin.token);
     expect(back.body.participant).toMatchObject({ id: erin.id, name: 'Erin' });
-    expect(back.body.participant.score).toBeGreaterThanOrEqual(250);
-    expect(back.body.participant.score).toBeLessThanOrEqual(500);
+    // The quiz on screen keeps its points to itself until its results are shown (a score that
+    // moved would say the answer was right): then the rejoin tells the whole score.
+    expect(back.body.participant.score).toBe(0);
     expect(back.body.state).toMatchObject({ status: 'active', slideIndex: 1, answered: true });
     expect(back.body.state.slide.id).toBe('capital');
+    await act(session, 'showResults');
+    const shown = await join(session.pin, {}, erin.token);
+    expect(shown.body.participant.score).toBeGreaterThanOrEqual(250);
+    expect(shown.body.participant.score).toBeLessThanOrEqual(500);
 
     const other = await join(session.pin, {}, fay.token);
     expect(other.body).toMatchObject({ resumed: true, participant: { id: fay.id, score: 0 } });
@@ -1090,44 +1099,6 @@ describe('PIN enumeration', () => {
     expect((await postFrom(randomLoopback(), port, `/api/v1/live/${pin}/join`, { name: 'Other' })).status).toBe(200);
   });
 });
-
-function randomLoopback(): string {
-  const byte = () => 1 + Math.floor(Math.random() * 254);
-  return `127.${byte()}.${byte()}.${byte()}`;
-}
-
-/** A JSON POST sent from a given local address (fetch cannot choose one). */
-function postFrom(
-  localAddress: string,
-  port: string,
-  path: string,
-  body: unknown,
-): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const payload = JSON.stringify(body);
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method: 'POST',
-        localAddress,
-        agent: false,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
 
 describe('after the end', () => {
   it('a stream that missed the end gets it; one that saw it all gets 204, the SSE signal to stop', async () => {

@@ -24,6 +24,7 @@ beforeAll(async () => {
     RATE_LIMIT_PER_MINUTE: '1000000',
     LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
     LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000000',
+    LIVE_JOINS_PER_IP_PER_MINUTE: '1000000',
   });
   ({ apiKey } = await t.workspace('pro'));
 });

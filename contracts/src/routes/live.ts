@@ -37,7 +37,7 @@ export const joinSession = defineRoute({
   successStatus: 200,
   input: JoinSessionInput,
   output: JoinedSession,
-  errors: [...participantErrors],
+  errors: [...participantErrors, 'session_full', 'joins_locked'],
 });
 
 export const liveEvents = defineRoute({

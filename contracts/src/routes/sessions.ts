@@ -9,6 +9,10 @@ import {
   ListSessionQuestionsInput,
   ListSessionsInput,
   ModerateSessionQuestionInput,
+  RemovedParticipant,
+  RemoveParticipantInput,
+  RotatedHostToken,
+  RotateHostTokenInput,
   Session,
   SessionControlInput,
   SessionDeck,
@@ -16,6 +20,7 @@ import {
   SessionEventsInput,
   SessionList,
   SessionQrInput,
+  UpdateSessionInput,
 } from '../schemas/sessions.js';
 
 export const createSession = defineRoute({
@@ -76,6 +81,57 @@ export const controlSession = defineRoute({
   successStatus: 200,
   input: SessionControlInput,
   output: Session,
+  errors: ['not_found', 'validation_failed', 'invalid_host_token', 'invalid_session_state'],
+});
+
+export const updateSession = defineRoute({
+  method: 'PATCH',
+  path: '/sessions/{id}',
+  tags: ['sessions'],
+  summary: 'Lock joins or change the participant cap',
+  description:
+    '`joinsLocked: true` takes no new participants (a join answers 409 `joins_locked`); those who joined carry on. ' +
+    '`maxParticipants` changes the cap, within the server’s ceiling and not below the participants who joined. ' +
+    'Authorised by a workspace credential or by the session’s `X-Host-Token`.',
+  auth: 'host',
+  scope: 'sessions:write',
+  successStatus: 200,
+  input: UpdateSessionInput,
+  output: Session,
+  errors: ['not_found', 'validation_failed', 'invalid_host_token', 'invalid_session_state'],
+});
+
+export const removeParticipant = defineRoute({
+  method: 'DELETE',
+  path: '/sessions/{id}/participants/{participantId}',
+  tags: ['sessions'],
+  summary: 'Remove a participant',
+  description:
+    'The participant’s token stops working on every server process (at once with Redis, within 10 seconds ' +
+    'without) and its event streams are closed; its answers stay. It can join again as a new participant ' +
+    'unless joins are locked (`PATCH /sessions/{id}`). Authorised by a workspace credential or by the session’s ' +
+    '`X-Host-Token`.',
+  auth: 'host',
+  scope: 'sessions:write',
+  successStatus: 200,
+  input: RemoveParticipantInput,
+  output: RemovedParticipant,
+  errors: ['not_found', 'validation_failed', 'invalid_host_token'],
+});
+
+export const rotateHostToken = defineRoute({
+  method: 'POST',
+  path: '/sessions/{id}/host-token',
+  tags: ['sessions'],
+  summary: 'Rotate the host token',
+  description:
+    'A new `hostToken`, shown this once; the one it replaces stops working at once. Authorised by a workspace ' +
+    'credential or by the session’s current `X-Host-Token` (a presenter device that suspects its token leaked).',
+  auth: 'host',
+  scope: 'sessions:write',
+  successStatus: 200,
+  input: RotateHostTokenInput,
+  output: RotatedHostToken,
   errors: ['not_found', 'validation_failed', 'invalid_host_token', 'invalid_session_state'],
 });
 

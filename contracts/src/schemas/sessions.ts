@@ -43,7 +43,14 @@ export const Session = z
       'When the current slide went live (null before `start`): a quiz slide’s countdown runs from it.',
     ),
     joinUrl: z.url().describe('Where the audience joins; the QR code (`GET /sessions/{id}/qr.svg`) encodes it.'),
-    participantCount: z.number().int().describe('Participants who joined.'),
+    participantCount: z.number().int().describe('Participants who joined (removed ones included).'),
+    maxParticipants: z
+      .number()
+      .int()
+      .describe('Participants the session takes at most; a join past it answers 409 `session_full`.'),
+    joinsLocked: z
+      .boolean()
+      .describe('No new participants: a join answers 409 `joins_locked`; those who joined carry on.'),
     createdAt: Timestamp,
     startedAt: Timestamp.nullable(),
     endedAt: Timestamp.nullable(),
@@ -61,8 +68,20 @@ export const CreatedSession = Session.extend({
 }).meta({ id: 'CreatedSession' });
 export type CreatedSession = z.output<typeof CreatedSession>;
 
+const MaxParticipants = z
+  .number()
+  .int()
+  .min(1)
+  .describe(
+    'Participants the session takes at most (default and ceiling: the server’s `LIVE_MAX_PARTICIPANTS_DEFAULT` and ' +
+      '`LIVE_MAX_PARTICIPANTS_CEILING`, 2,000 and 20,000 unless configured).',
+  );
+
 export const CreateSessionInput = z
-  .strictObject({ pollId: PollId.describe('A published poll: its slides are the session’s deck.') })
+  .strictObject({
+    pollId: PollId.describe('A published poll: its slides are the session’s deck.'),
+    maxParticipants: MaxParticipants.optional(),
+  })
   .meta({ id: 'CreateSessionInput' });
 export type CreateSessionInput = z.input<typeof CreateSessionInput>;
 
@@ -98,6 +117,50 @@ export const SessionControlInput = z
   })
   .meta({ id: 'SessionControlInput' });
 export type SessionControlInput = z.input<typeof SessionControlInput>;
+
+export const UpdateSessionInput = z
+  .strictObject({
+    id: SessionId,
+    joinsLocked: z.boolean().optional().describe('`true`: no new participants; those who joined carry on.'),
+    maxParticipants: MaxParticipants.optional().describe('A new cap, not below the participants who already joined.'),
+  })
+  .refine((input) => input.joinsLocked !== undefined || input.maxParticipants !== undefined, {
+    message: 'Send `joinsLocked`, `maxParticipants` or both',
+  })
+  .meta({ id: 'UpdateSessionInput' });
+export type UpdateSessionInput = z.input<typeof UpdateSessionInput>;
+
+export const RemoveParticipantInput = z.strictObject({
+  id: SessionId,
+  participantId: resourceId(
+    'prt',
+    'A participant of the session (`prt_…`: the `voterId` of its answers and questions).',
+  ),
+});
+export type RemoveParticipantInput = z.input<typeof RemoveParticipantInput>;
+
+export const RemovedParticipant = z
+  .object({
+    sessionId: SessionId,
+    participantId: z.string(),
+    removedAt: Timestamp,
+  })
+  .describe('The participant’s token names nobody from now on; its answers stay.')
+  .meta({ id: 'RemovedParticipant' });
+export type RemovedParticipant = z.output<typeof RemovedParticipant>;
+
+export const RotateHostTokenInput = z.strictObject({ id: SessionId });
+export type RotateHostTokenInput = z.input<typeof RotateHostTokenInput>;
+
+export const RotatedHostToken = z
+  .object({
+    sessionId: SessionId,
+    hostToken: z
+      .string()
+      .describe('The session’s new host token, shown this once; the one it replaces stops working at once.'),
+  })
+  .meta({ id: 'RotatedHostToken' });
+export type RotatedHostToken = z.output<typeof RotatedHostToken>;
 
 export const SessionQrInput = z.strictObject({ id: SessionId });
 export type SessionQrInput = z.input<typeof SessionQrInput>;

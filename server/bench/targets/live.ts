@@ -1,8 +1,9 @@
 /**
  * Bench target for live sessions: the real server (startServer) with a Pro workspace and a
  * published poll of three multiple-choice slides. The scenario raises the limits through the
- * environment (RATE_LIMIT_PER_MINUTE, LIVE_RATE_LIMIT_PER_IP_PER_MINUTE,
- * LIVE_PIN_MISSES_PER_IP_PER_MINUTE), since every simulated participant comes from 127.0.0.1.
+ * environment (RATE_LIMIT_PER_MINUTE, LIVE_RATE_LIMIT_PER_IP_PER_MINUTE, LIVE_PIN_MISSES_PER_IP_PER_MINUTE,
+ * LIVE_JOINS_PER_IP_PER_MINUTE, the participant and stream caps), since every simulated participant
+ * comes from 127.0.0.1.
  * Prints `{ url, pid, apiKey, pollId, slideIds, database }`.
  */
 import type { Slide } from '@pollkit/contracts';

@@ -1,10 +1,13 @@
+import { contract, type RouteDefinition } from '@pollkit/contracts';
 import { ApiError } from '../core/api-error.js';
-import { RATE_LIMIT_WINDOW_MS, type RateLimitStore } from '../infra/rate-limit.js';
+import type { RateLimitStore } from '../infra/rate-limit.js';
 import type { Authenticator } from '../modules/auth/auth.service.js';
-import { resolveEndedLiveCaller, resolveLiveCaller } from '../modules/live/live.service.js';
+import { resolveEndedLiveCaller, resolveLiveCaller, resolveTokenHolder } from '../modules/live/live.service.js';
+import type { LiveCaller } from '../modules/live/live-caller.js';
 import type { LiveHub } from '../modules/live/live-hub.js';
 import { authenticateHost } from '../modules/sessions/sessions.service.js';
 import type { Next, Step } from './call.js';
+import { addressKey } from './client-address.js';
 import { decideRateLimit } from './rate-limit.js';
 
 export interface LiveGateDeps {
@@ -17,6 +20,8 @@ export interface LiveGateDeps {
     LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: number;
     LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE: number;
     LIVE_PIN_MISSES_PER_IP_PER_MINUTE: number;
+    LIVE_JOINS_PER_IP_PER_MINUTE: number;
+    LIVE_HOST_TOKEN_TTL_AFTER_END_MS: number;
   };
 }
 
@@ -42,62 +47,100 @@ export function hostGateStep(deps: LiveGateDeps, workspaceSteps: (next: Next) =>
     const sessionId = call.request.params.id ?? '';
     const host = typeof token === 'string' ? await authenticateHost(deps, sessionId, token) : undefined;
     if (!host) throw new ApiError('invalid_host_token', 'The X-Host-Token is not this session’s host token');
-    call.host = host;
+    if (host.endedAt) endedHostTokenMayOnlyRead(deps, call.route, host.endedAt);
+    call.host = { sessionId: host.sessionId, workspaceId: host.workspaceId };
     const limit = deps.config.RATE_LIMIT_PER_MINUTE;
     decideRateLimit(call, limit, await deps.rateLimits.hit(`host:${host.sessionId}`));
     return next(call);
   };
 }
 
+/** What the host token of an ended session may still do: read the session (its summary), and follow its stream to the end. */
+const READ_AFTER_END = new Set<RouteDefinition>([contract.sessions.get, contract.sessions.events]);
+
 /**
- * `auth: 'participant'`: no credential, so limits are per participant and per IP address. PINs that
- * name no open session are counted per address (shared through Redis): once an address has made
- * `LIVE_PIN_MISSES_PER_IP_PER_MINUTE` misses, it gets 429 on every PIN, on every participant route
- * and process, until the window ends: at the default 10 a minute, trying the million PINs takes an
- * address 69 days.
- * A request that names a participant (a valid `X-Participant-Token`) counts against that
- * participant's limit, so a classroom behind one NAT address is not throttled as one client; the
- * rest (joins, anonymous streams) against the address's limit.
+ * Once its session has ended, a host token reads the session — its summary, and its event stream
+ * up to the end for a presenter screen that reconnects — for LIVE_HOST_TOKEN_TTL_AFTER_END_MS, and
+ * nothing else: no deck with its answer key, no questions, no moderation. Then it names nothing.
+ */
+function endedHostTokenMayOnlyRead(deps: LiveGateDeps, route: RouteDefinition, endedAt: Date): void {
+  const expired = Date.now() - endedAt.getTime() >= deps.config.LIVE_HOST_TOKEN_TTL_AFTER_END_MS;
+  if (expired) {
+    throw new ApiError('invalid_host_token', 'This host token’s session ended and the token has expired');
+  }
+  if (!READ_AFTER_END.has(route)) {
+    throw new ApiError(
+      'invalid_host_token',
+      'This host token’s session has ended: the token only reads the session now; use a workspace credential',
+    );
+  }
+}
+
+/**
+ * `auth: 'participant'`: no credential, so limits are per participant and per client address
+ * (`addressKey`: an IPv6 client by its /64).
+ *
+ * - **A participant token of the session the PIN names** is all a request needs: it counts against
+ *   that participant's own limit and nothing else. Another client's misses behind the same address
+ *   (a venue's NAT, a proxy) never refuse it; a classroom behind one address is not one client.
+ * - **Every other request looks a PIN up anonymously** (a join, an anonymous stream, a token that
+ *   names nobody there). Those lookups are budgeted per address: one is reserved from the budget
+ *   (`LIVE_PIN_MISSES_PER_IP_PER_MINUTE`) before the PIN is looked up, atomically, so a burst of
+ *   concurrent guesses tests no more PINs than the budget allows, and over budget every PIN gets the
+ *   same 429 (no answer tells a real PIN from a wrong one). A PIN that names a session gives its
+ *   reservation back: only misses use the budget. At the default 10 a minute, trying the million
+ *   PINs takes an address 69 days. Found, the request counts against the address's request limit,
+ *   and a join also against its joins (`LIVE_JOINS_PER_IP_PER_MINUTE`).
  */
 export function participantGateStep(deps: LiveGateDeps): Step {
   return async (call, next) => {
-    const { ip } = call.request;
-    // Checked first, on every participant route: past the limit an address learns nothing more
-    // about which PINs exist, whichever process or route it asks.
-    const misses = await deps.rateLimits.count(`pin-miss:${ip}`);
-    if (misses >= deps.config.LIVE_PIN_MISSES_PER_IP_PER_MINUTE) throw pinMissesExceeded(deps);
+    const address = addressKey(call.request.ip);
     const pin = call.request.params.pin ?? '';
-    const caller = /^[0-9]{6}$/.test(pin)
-      ? await resolveLiveCaller(deps.liveHub, pin, single(call.request.participantToken) ?? undefinedIfArray(call))
-      : undefined;
-    if (!caller) {
-      // A PIN whose session ended lately is no guess (browsers reconnect to it after the end): it
-      // counts against the address's request limit, not against its misses, and an event stream
-      // reconnecting to it gets what it missed, the end summary last.
-      const ended = /^[0-9]{6}$/.test(pin)
-        ? await resolveEndedLiveCaller(deps.liveHub, pin, single(call.request.participantToken))
-        : undefined;
-      const key = ended ? `ip:${ip}` : `pin-miss:${ip}`;
-      const limit = ended
-        ? deps.config.LIVE_RATE_LIMIT_PER_IP_PER_MINUTE
-        : deps.config.LIVE_PIN_MISSES_PER_IP_PER_MINUTE;
-      decideRateLimit(call, limit, await deps.rateLimits.hit(key));
-      if (ended && call.route.format === 'sse') {
-        call.live = ended;
-        return next(call);
-      }
-      throw ApiError.notFound('Session');
-    }
-    if (caller.participant) {
+    const wellFormed = /^[0-9]{6}$/.test(pin);
+    const token = single(call.request.participantToken) ?? undefinedIfArray(call);
+    const isStream = call.route.format === 'sse';
+
+    const holder = wellFormed && token ? await resolveTokenHolder(deps.liveHub, pin, token, isStream) : undefined;
+    if (holder) {
       decideRateLimit(
         call,
         deps.config.LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE,
-        await deps.rateLimits.hit(`participant:${caller.participant.id}`),
+        await deps.rateLimits.hit(`participant:${holder.participant?.id}`),
       );
-    } else {
-      decideRateLimit(call, deps.config.LIVE_RATE_LIMIT_PER_IP_PER_MINUTE, await deps.rateLimits.hit(`ip:${ip}`));
+      call.live = { ...holder, address };
+      return next(call);
     }
-    call.live = caller;
+
+    const budgetKey = `pin-lookup:${address}`;
+    const budget = deps.config.LIVE_PIN_MISSES_PER_IP_PER_MINUTE;
+    const reserved = await deps.rateLimits.hit(budgetKey);
+    if (reserved.count > budget) throw pinLookupsExceeded(deps, reserved.resetAt);
+    const caller = wellFormed ? await resolveLiveCaller(deps.liveHub, pin, token) : undefined;
+    // A PIN whose session ended lately is no guess either (browsers reconnect to it after the end):
+    // an event stream reconnecting to it gets what it missed, the end summary last.
+    const ended = !caller && wellFormed ? await resolveEndedLiveCaller(deps.liveHub, pin, token) : undefined;
+    if (!caller && !ended) {
+      decideRateLimit(call, budget, reserved);
+      throw ApiError.notFound('Session');
+    }
+    await deps.rateLimits.release(budgetKey);
+    decideRateLimit(call, deps.config.LIVE_RATE_LIMIT_PER_IP_PER_MINUTE, await deps.rateLimits.hit(`ip:${address}`));
+    if (ended) {
+      if (!isStream) throw ApiError.notFound('Session');
+      call.live = { ...ended, address };
+      return next(call);
+    }
+    if (call.route === contract.live.join) {
+      const joins = deps.config.LIVE_JOINS_PER_IP_PER_MINUTE;
+      const hit = await deps.rateLimits.hit(`joins:${address}`);
+      if (hit.count > joins) {
+        throw new ApiError('rate_limited', `${joins} new participants from this address this minute; retry later`, {
+          limit: joins,
+          resetAt: new Date(hit.resetAt).toISOString(),
+        });
+      }
+    }
+    call.live = { ...(caller as LiveCaller), address };
     return next(call);
   };
 }
@@ -107,9 +150,8 @@ function undefinedIfArray(call: { request: { participantToken: string | string[]
   return Array.isArray(call.request.participantToken) ? '' : undefined;
 }
 
-function pinMissesExceeded(deps: LiveGateDeps): ApiError {
+function pinLookupsExceeded(deps: LiveGateDeps, resetAt: number): ApiError {
   const limit = deps.config.LIVE_PIN_MISSES_PER_IP_PER_MINUTE;
-  const resetAt = (Math.floor(Date.now() / RATE_LIMIT_WINDOW_MS) + 1) * RATE_LIMIT_WINDOW_MS;
   return new ApiError('rate_limited', `${limit} unknown PINs from this address this minute; retry later`, {
     limit,
     resetAt: new Date(resetAt).toISOString(),

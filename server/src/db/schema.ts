@@ -180,6 +180,12 @@ export interface SessionsTable {
   created_at: CreatedAt;
   started_at: NullableTimestamp;
   ended_at: NullableTimestamp;
+  /** Participants the session takes at most; a join past it is 409 `session_full`. */
+  max_participants: number;
+  /** Participants who joined (removed ones included: a seat is not given back). */
+  participant_count: ColumnType<number, number | undefined, number>;
+  /** No new participants (those who joined carry on): 409 `joins_locked`. */
+  joins_locked: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface SessionParticipantsTable {
@@ -189,6 +195,8 @@ export interface SessionParticipantsTable {
   token_hash: string;
   name: string | null;
   created_at: CreatedAt;
+  /** Removed by the host: the token names nobody any more; the answers stay. */
+  removed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** A session's history: one row per control action, replayed to streams that reconnect. */

@@ -18,6 +18,11 @@ export interface RateLimitStore {
   hit(key: string, windowMs?: number): Promise<RateLimitHit>;
   /** The current window's count without adding to it (0 when nothing was counted). */
   count(key: string, windowMs?: number): Promise<number>;
+  /**
+   * Gives back one hit of the current window: a budget reserved before the work it guards (`hit`
+   * first, atomically, so a burst can never get past it) and refunded when the work did not use it.
+   */
+  release(key: string, windowMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -48,6 +53,12 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const { start } = windowOf(Date.now(), windowMs);
     const counter = this.#counters.get(key);
     return counter && counter.windowStart === start ? counter.count : 0;
+  }
+
+  async release(key: string, windowMs = RATE_LIMIT_WINDOW_MS): Promise<void> {
+    const { start } = windowOf(Date.now(), windowMs);
+    const counter = this.#counters.get(key);
+    if (counter && counter.windowStart === start && counter.count > 0) counter.count -= 1;
   }
 
   #sweep(currentStart: number) {
@@ -113,6 +124,16 @@ export class RedisRateLimitStore implements RateLimitStore {
     } catch (error) {
       this.#fallingBack((error as Error).message);
       return this.#fallback.count(key, windowMs);
+    }
+  }
+
+  async release(key: string, windowMs = RATE_LIMIT_WINDOW_MS): Promise<void> {
+    if (!this.redis.ready) return this.#fallback.release(key, windowMs);
+    const { start } = windowOf(Date.now(), windowMs);
+    try {
+      await this.redis.client.decr(`pollkit:rl:${key}:${start}`);
+    } catch {
+      // A refund lost to an outage costs one budgeted lookup: the budget errs on the strict side.
     }
   }
 

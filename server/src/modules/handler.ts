@@ -24,12 +24,16 @@ export interface ModuleDeps
   extends PollWriteDeps,
     AnswersDeps,
     ApiKeysDeps,
-    SessionsDeps,
-    LiveDeps,
+    Omit<SessionsDeps, 'config'>,
+    Omit<LiveDeps, 'config'>,
     BranchingDeps,
     Omit<WebhooksDeps, 'config'>,
     Omit<MediaDeps, 'config'> {
-  config: MediaDeps['config'] & WorkspacesDeps['config'] & WebhooksDeps['config'];
+  config: MediaDeps['config'] &
+    WorkspacesDeps['config'] &
+    WebhooksDeps['config'] &
+    SessionsDeps['config'] &
+    LiveDeps['config'];
 }
 
 /** What a handler knows of the call: who made it (the pipeline has authenticated them) and the deps. */

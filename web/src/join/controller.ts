@@ -172,7 +172,9 @@ export class JoinController extends ViewStore<View> {
         lost:
           error instanceof NotFoundError
             ? 'This session is over.'
-            : 'The connection to the session was lost. It will be tried again when this page is back online.',
+            : error instanceof PollkitError && error.code === 'invalid_participant_token'
+              ? 'The presenter has removed you from this session.'
+              : 'The connection to the session was lost. It will be tried again when this page is back online.',
       });
     }
   }
@@ -338,6 +340,10 @@ function joinErrorMessage(error: unknown, pin: string): string {
   if (error instanceof RateLimitError) return 'Too many attempts from this network. Wait a minute, then try again.';
   if (error instanceof ValidationError) return error.message;
   if (error instanceof PollkitError && error.code === 'session_not_active') return 'This session has ended.';
+  if (error instanceof PollkitError && error.code === 'session_full') return 'This session is full.';
+  if (error instanceof PollkitError && error.code === 'joins_locked') {
+    return 'The presenter is not letting anyone else join right now.';
+  }
   if (error instanceof ConnectionError || error instanceof TimeoutError) {
     return 'The server cannot be reached. Check your connection and try again.';
   }

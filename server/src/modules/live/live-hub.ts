@@ -1,6 +1,7 @@
 import type { Poll, SessionSummary, Slide, SlideResult, SlideResults } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { ApiError } from '../../core/api-error.js';
 import type { EventFeed, EventSink, StreamEvent } from '../../core/event-stream.js';
 import { isDependencyUnavailable } from '../../core/unavailable.js';
 import type { Database, ParticipantRow, SessionEventRow, SessionRow } from '../../db/schema.js';
@@ -30,11 +31,14 @@ export interface LiveHubDeps extends PollsDeps {
   joinUrl: (pin: string) => string;
   /** How often counts and results refresh at most (ms). */
   refreshIntervalMs?: number;
+  /** Event streams held open at once (LIVE_STREAMS_PER_PARTICIPANT, …): past them, 429. */
+  streamLimits: { perParticipant: number; anonymousPerAddress: number; perProcess: number };
 }
 
 /**
  * The bus topic of live-session messages: `e <sessionId> <seq>` (history), `d <sessionId>` (answers,
- * joins, upvotes) and `p <pollId>` (a question of the poll was moderated).
+ * joins, upvotes), `p <pollId>` (a question of the poll was moderated) and
+ * `x <sessionId> <participantId> <tokenHash>` (the host removed a participant).
  */
 const TOPIC = 'live';
 /** How long a cached session row is trusted by the answer path before it is read again. */
@@ -49,7 +53,10 @@ const PARTICIPANT_CACHE_SIZE = 100_000;
  * whatever another process changes about a participant reaches this one within it, even when the
  * bus between them is down (and the cache is dropped outright when the bus comes back: catchUp).
  */
-const PARTICIPANT_CACHE_TTL_MS = 30_000;
+const PARTICIPANT_CACHE_TTL_MS = 10_000;
+/** How often the maps of sessions no stream follows are swept, and how long an idle entry stays. */
+const SWEEP_EVERY_MS = 60_000;
+const IDLE_ENTRY_MS = 10 * 60_000;
 /** While the database is away, a channel tries its pending work again this often. */
 const CHANNEL_RETRY_MS = 1_000;
 /** Replaced per participant by `leaderboard.you` (JSON escapes NUL, which no stored text contains). */
@@ -88,12 +95,18 @@ export class LiveHub {
   readonly #participantsByToken = new TtlCache<ParticipantRow>(PARTICIPANT_CACHE_TTL_MS, PARTICIPANT_CACHE_SIZE);
   readonly #channels = new Map<string, SessionChannel>();
   readonly #announced = new Map<string, { at: number; timer: NodeJS.Timeout | undefined }>();
+  /** Open streams per participant, and anonymous ones per client address: the caps count them. */
+  readonly #streamsOf = new Map<string, number>();
+  #streams = 0;
+  readonly #sweeper: NodeJS.Timeout;
   readonly refreshIntervalMs: number;
 
   constructor(readonly deps: LiveHubDeps) {
     this.refreshIntervalMs = deps.refreshIntervalMs ?? DEFAULT_REFRESH_MS;
     deps.bus.subscribe(TOPIC, (message) => this.#onBusMessage(message));
     deps.events.subscribe((event) => this.#onDomainEvent(event));
+    this.#sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
+    this.#sweeper.unref();
   }
 
   // ---- Session rows -------------------------------------------------------------------------
@@ -110,15 +123,20 @@ export class LiveHub {
     return row;
   }
 
+  /** Whether the session ended in the last ten minutes (event streams may still reconnect to it). */
+  endedLately(session: SessionRow): boolean {
+    return session.ended_at !== null && Date.now() - session.ended_at.getTime() < RECENTLY_ENDED_MS;
+  }
+
   /** The session with this PIN that ended in the last ten minutes, if one did. */
   recentlyEndedSession(pin: string): Promise<SessionRow | undefined> {
     return findSessionEndedSince(this.deps.db, pin, new Date(Date.now() - RECENTLY_ENDED_MS));
   }
 
-  /** The session row, at most a second old. */
-  async freshSession(id: string): Promise<SessionRow | undefined> {
+  /** The session row, at most a second old (`reload`: read now). */
+  async freshSession(id: string, options: { reload?: boolean } = {}): Promise<SessionRow | undefined> {
     const cached = this.#sessions.get(id);
-    if (cached && Date.now() - cached.loadedAt < SESSION_TTL_MS) return cached.row;
+    if (cached && !options.reload && Date.now() - cached.loadedAt < SESSION_TTL_MS) return cached.row;
     // A burst of answers finding the row stale reads it once, not once each.
     let loading = this.#loading.get(id);
     if (!loading) {
@@ -169,6 +187,15 @@ export class LiveHub {
 
   rememberParticipant(row: ParticipantRow): void {
     this.#participantsByToken.set(row.token_hash, row);
+  }
+
+  /**
+   * The host removed a participant (its row is marked already): every process forgets its token and
+   * closes its streams — at once through the bus, and without Redis within the cache's lifetime
+   * (PARTICIPANT_CACHE_TTL_MS) on the others; a token lookup that reaches the database finds no one.
+   */
+  async participantRemoved(row: ParticipantRow): Promise<void> {
+    await this.deps.bus.publish(TOPIC, `x ${row.session_id} ${row.id} ${row.token_hash}`);
   }
 
   /**
@@ -246,7 +273,36 @@ export class LiveHub {
     } else if (kind === 'p') {
       // `sessionId` is a poll id here.
       for (const channel of this.#channels.values()) if (channel.pollId === sessionId) channel.scheduleRefresh();
+    } else if (kind === 'x') {
+      const [, , participantId, tokenHash] = message.split(' ');
+      if (tokenHash !== undefined) this.#participantsByToken.delete(tokenHash);
+      if (participantId !== undefined) this.#channels.get(sessionId)?.closeParticipant(participantId);
     }
+  }
+
+  /**
+   * Forgets what no stream of this process follows any more: session rows and PINs not read for
+   * ten minutes (ended sessions among them), and answer announcements long past. Without it the
+   * maps grew with every session the process ever saw.
+   */
+  sweep(now = Date.now()): void {
+    for (const [id, cached] of this.#sessions) {
+      if (this.#channels.has(id) || now - cached.loadedAt < IDLE_ENTRY_MS) continue;
+      this.#forget(id);
+    }
+    for (const [id, state] of this.#announced) {
+      if (!state.timer && now - state.at > this.refreshIntervalMs) this.#announced.delete(id);
+    }
+  }
+
+  /** Entries the hub holds now (tests, and the sweep's own test). */
+  get sizes(): { sessions: number; pins: number; announced: number; channels: number } {
+    return {
+      sessions: this.#sessions.size,
+      pins: this.#sessionIdByPin.size,
+      announced: this.#announced.size,
+      channels: this.#channels.size,
+    };
   }
 
   // ---- Streams ----------------------------------------------------------------------------------
@@ -259,23 +315,54 @@ export class LiveHub {
   participantFeed(
     session: SessionRow,
     participant: ParticipantRow | undefined,
-    lastEventId?: string,
+    lastEventId: string | undefined,
+    address: string,
   ): EventFeed | undefined {
     if (seenToTheEnd(session, lastEventId)) return undefined;
-    return this.#feed(session, { kind: 'participant', participantId: participant?.id }, lastEventId);
+    const limits = this.deps.streamLimits;
+    const holder = participant
+      ? { key: `p:${participant.id}`, limit: limits.perParticipant, what: 'this participant' }
+      : { key: `a:${address}`, limit: limits.anonymousPerAddress, what: 'this address without a participant token' };
+    return this.#feed(session, { kind: 'participant', participantId: participant?.id }, lastEventId, holder);
   }
 
   /** The presenter's stream (`GET /sessions/{id}/events`); undefined as for participants. */
   presenterFeed(session: SessionRow, lastEventId?: string): EventFeed | undefined {
     if (seenToTheEnd(session, lastEventId)) return undefined;
-    return this.#feed(session, { kind: 'presenter', participantId: undefined }, lastEventId);
+    return this.#feed(session, { kind: 'presenter', participantId: undefined }, lastEventId, undefined);
   }
 
+  /**
+   * A stream, counted against the caps from the moment it is granted until it stops: the process's
+   * (every stream holds a socket), and its holder's — a participant's few tabs, or an address's
+   * anonymous viewers. Past one, 429 in the envelope, before the stream opens.
+   */
   #feed(
     session: SessionRow,
     who: Pick<Subscriber, 'kind' | 'participantId'>,
     lastEventId: string | undefined,
+    holder: { key: string; limit: number; what: string } | undefined,
   ): EventFeed {
+    const perProcess = this.deps.streamLimits.perProcess;
+    if (this.#streams >= perProcess) {
+      throw streamsExceeded(`This server holds ${perProcess} event streams, its most; retry shortly`, perProcess);
+    }
+    const held = holder ? (this.#streamsOf.get(holder.key) ?? 0) : 0;
+    if (holder && held >= holder.limit) {
+      throw streamsExceeded(`At most ${holder.limit} event streams at once for ${holder.what}`, holder.limit);
+    }
+    this.#streams += 1;
+    if (holder) this.#streamsOf.set(holder.key, held + 1);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.#streams -= 1;
+      if (!holder) return;
+      const left = (this.#streamsOf.get(holder.key) ?? 1) - 1;
+      if (left > 0) this.#streamsOf.set(holder.key, left);
+      else this.#streamsOf.delete(holder.key);
+    };
     let subscriber: Subscriber | undefined;
     let channel: SessionChannel | undefined;
     return {
@@ -285,6 +372,7 @@ export class LiveHub {
         await channel.attach(subscriber, lastEventId);
       },
       stop: () => {
+        release();
         if (channel && subscriber) channel.detach(subscriber);
       },
     };
@@ -318,6 +406,7 @@ export class LiveHub {
 
   /** Ends every stream (shutdown): clients reconnect, with `Last-Event-ID`, to another process. */
   closeAll(): void {
+    clearInterval(this.#sweeper);
     for (const channel of this.#channels.values()) channel.closeAll();
     this.#channels.clear();
     for (const state of this.#announced.values()) if (state.timer) clearTimeout(state.timer);
@@ -482,6 +571,13 @@ class SessionChannel {
       this.#retryTimer = undefined;
       this.#closed = true;
       this.hub.dropChannel(this);
+    }
+  }
+
+  /** A removed participant's streams end (its token names nobody now: a reconnection is refused). */
+  closeParticipant(participantId: string): void {
+    for (const subscriber of [...this.#subscribers]) {
+      if (subscriber.participantId === participantId) subscriber.sink.close();
     }
   }
 
@@ -747,6 +843,10 @@ class SessionChannel {
       if (board) subscriber.sink.send({ type: 'questions', id, data: board });
     }
   }
+}
+
+function streamsExceeded(message: string, limit: number): ApiError {
+  return new ApiError('rate_limited', message, { limit });
 }
 
 /** An ended session whose last event the client has (by `Last-Event-ID`). */

@@ -7,11 +7,13 @@ import type {
   Question,
 } from '@pollkit/contracts';
 import type { z } from 'zod';
+import type { Config } from '../../config.js';
 import { ApiError } from '../../core/api-error.js';
 import type { EventFeed } from '../../core/event-stream.js';
 import { hashSecret, newSecret } from '../../core/secrets.js';
 import { newId } from '../../db/ids.js';
 import type { ParticipantRow, SessionRow } from '../../db/schema.js';
+import type { RateLimitStore } from '../../infra/rate-limit.js';
 import { responseValue, voteValue } from '../answers/answer-rules.js';
 import { type AnswersDeps, recordAnswer } from '../answers/answers.service.js';
 import { getPoll } from '../polls/polls.service.js';
@@ -24,6 +26,8 @@ import * as participants from './participants.repository.js';
 
 export interface LiveDeps extends AnswersDeps {
   liveHub: LiveHub;
+  rateLimits: RateLimitStore;
+  config: Pick<Config, 'LIVE_QA_QUESTIONS_PER_PARTICIPANT_PER_MINUTE'>;
 }
 
 /** Participant tokens: `ptk_` + 32 random bytes; stored as SHA-256 like every other secret. */
@@ -37,9 +41,30 @@ export async function resolveLiveCaller(
   hub: LiveHub,
   pin: string,
   token: string | undefined,
-): Promise<LiveCaller | undefined> {
+): Promise<Omit<LiveCaller, 'address'> | undefined> {
   const session = await hub.sessionByPin(pin);
   return session && callerOf(hub, session, token);
+}
+
+/**
+ * The caller when its token names a participant of the session this PIN names — found from the
+ * token (participant, then its session), never by looking the PIN up, so a token holder spends no
+ * PIN budget and learns nothing about other PINs. An ended session counts only for an event stream
+ * reconnecting within ten minutes of the end. Undefined otherwise: the caller is then anonymous.
+ */
+export async function resolveTokenHolder(
+  hub: LiveHub,
+  pin: string,
+  token: string,
+  isStream: boolean,
+): Promise<Omit<LiveCaller, 'address'> | undefined> {
+  if (!token.startsWith(TOKEN_PREFIX)) return undefined;
+  const participant = await hub.participantByTokenHash(hashSecret(token));
+  if (!participant) return undefined;
+  const session = await hub.freshSession(participant.session_id);
+  if (!session || session.pin !== pin) return undefined;
+  if (session.status === 'ended' && !(isStream && hub.endedLately(session))) return undefined;
+  return { session, participant, tokenRejected: false, token };
 }
 
 /**
@@ -50,12 +75,16 @@ export async function resolveEndedLiveCaller(
   hub: LiveHub,
   pin: string,
   token: string | undefined,
-): Promise<LiveCaller | undefined> {
+): Promise<Omit<LiveCaller, 'address'> | undefined> {
   const session = await hub.recentlyEndedSession(pin);
   return session && callerOf(hub, session, token);
 }
 
-async function callerOf(hub: LiveHub, session: SessionRow, token: string | undefined): Promise<LiveCaller> {
+async function callerOf(
+  hub: LiveHub,
+  session: SessionRow,
+  token: string | undefined,
+): Promise<Omit<LiveCaller, 'address'>> {
   if (token === undefined) return { session, participant: undefined, tokenRejected: false, token };
   const participant = token.startsWith(TOKEN_PREFIX) ? await hub.participantByTokenHash(hashSecret(token)) : undefined;
   if (participant?.session_id !== session.id) return { session, participant: undefined, tokenRejected: true, token };
@@ -83,8 +112,11 @@ export async function joinSession(
 
   if (caller.participant && caller.token) {
     const participant = caller.participant;
+    // The slide on screen keeps its points to itself until the host shows its results: a score
+    // that moved after an answer would say whether the answer was right.
+    const hidden = slide && !session.results_visible && session.status !== 'ended' ? slide.id : undefined;
     const [score, answered] = await Promise.all([
-      participants.participantScore(deps.db, session.id, participant.id),
+      participants.participantScore(deps.db, session.id, participant.id, hidden),
       participants.answeredSlides(deps.db, session.id, participant.id),
     ]);
     return {
@@ -102,6 +134,7 @@ export async function joinSession(
     token_hash: hashSecret(token),
     name: input.name ?? null,
   });
+  if (!row) throw await noSeat(deps, session);
   deps.liveHub.rememberParticipant(row);
   deps.events.publish({
     type: 'participant.joined',
@@ -115,6 +148,18 @@ export async function joinSession(
     resumed: false,
     state: liveState(session.id, poll, snapshot, false),
   };
+}
+
+/** Why a join found no seat: joins locked, the session full, or it ended meanwhile. */
+async function noSeat(deps: LiveDeps, cached: SessionRow): Promise<ApiError> {
+  const session = (await deps.liveHub.freshSession(cached.id, { reload: true })) ?? cached;
+  if (session.status === 'ended') return ApiError.notFound('Session');
+  if (session.joins_locked) {
+    return new ApiError('joins_locked', 'The presenter has locked joins: this session takes no new participants');
+  }
+  return new ApiError('session_full', `This session takes at most ${session.max_participants} participants`, {
+    maxParticipants: session.max_participants,
+  });
 }
 
 /** The participant a route needs: 401 without a token, or with one that names nobody here. */
@@ -160,6 +205,17 @@ export async function answerLive(
     });
   }
 
+  if (slide.kind === 'qa') {
+    // A question is text every screen shows: a participant asks a few a minute, not a flood.
+    const limit = deps.config.LIVE_QA_QUESTIONS_PER_PARTICIPANT_PER_MINUTE;
+    const hit = await deps.rateLimits.hit(`qa:${participant.id}`);
+    if (hit.count > limit) {
+      throw new ApiError('rate_limited', `At most ${limit} questions a minute; ask again shortly`, {
+        limit,
+        resetAt: new Date(hit.resetAt).toISOString(),
+      });
+    }
+  }
   const kind = slide.kind === 'multiple_choice' ? 'vote' : 'response';
   const receipt = await recordAnswer(
     deps,
@@ -217,5 +273,5 @@ export function liveEvents(deps: LiveDeps, caller: LiveCaller, lastEventId: stri
   if (caller.tokenRejected) {
     throw new ApiError('invalid_participant_token', 'The X-Participant-Token names no participant of this session');
   }
-  return deps.liveHub.participantFeed(caller.session, caller.participant, lastEventId);
+  return deps.liveHub.participantFeed(caller.session, caller.participant, lastEventId, caller.address);
 }

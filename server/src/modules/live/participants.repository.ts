@@ -1,20 +1,70 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { toNumber } from '../../db/database.js';
 import type { Database, ParticipantRow } from '../../db/schema.js';
 import { countParticipants } from '../sessions/sessions.repository.js';
 
-export function insertParticipant(
+/**
+ * A new participant, if the session has a seat for it: one statement claims the seat (the session's
+ * `participant_count` below `max_participants`, joins not locked, not ended) and inserts the
+ * participant, so however many join at once the cap is never passed. Undefined when there was no seat.
+ */
+export async function insertParticipant(
   db: Kysely<Database>,
   participant: { id: string; session_id: string; token_hash: string; name: string | null },
-): Promise<ParticipantRow> {
-  return db.insertInto('session_participants').values(participant).returningAll().executeTakeFirstOrThrow();
+): Promise<ParticipantRow | undefined> {
+  return db
+    .with('seat', (qb) =>
+      qb
+        .updateTable('sessions')
+        .set((eb) => ({ participant_count: eb('participant_count', '+', 1) }))
+        .where('id', '=', participant.session_id)
+        .whereRef('participant_count', '<', 'max_participants')
+        .where('joins_locked', '=', false)
+        .where('status', '<>', 'ended')
+        .returning('id'),
+    )
+    .insertInto('session_participants')
+    .columns(['id', 'session_id', 'token_hash', 'name'])
+    .expression((eb) =>
+      eb
+        .selectFrom('seat')
+        .select([
+          eb.val(participant.id).as('id'),
+          'seat.id as session_id',
+          eb.val(participant.token_hash).as('token_hash'),
+          eb.val(participant.name).as('name'),
+        ]),
+    )
+    .returningAll()
+    .executeTakeFirst();
 }
 
+/** The participant a token names, unless the host removed it. */
 export function findParticipantByTokenHash(
   db: Kysely<Database>,
   tokenHash: string,
 ): Promise<ParticipantRow | undefined> {
-  return db.selectFrom('session_participants').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  return db
+    .selectFrom('session_participants')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('removed_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** Marks a participant of the session removed (once); undefined when the session has no such participant. */
+export function removeParticipant(
+  db: Kysely<Database>,
+  sessionId: string,
+  participantId: string,
+): Promise<ParticipantRow | undefined> {
+  return db
+    .updateTable('session_participants')
+    .set((eb) => ({ removed_at: eb.fn.coalesce('removed_at', sql<Date>`now()`) }))
+    .where('session_id', '=', sessionId)
+    .where('id', '=', participantId)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** Participants who joined the session (sessions.repository counts them for a page of sessions). */
@@ -39,18 +89,23 @@ export async function listScores(
   return rows.map((row) => ({ id: row.id, name: row.name, score: toNumber(row.score) }));
 }
 
-/** One participant's quiz points. */
+/**
+ * One participant's quiz points, leaving out those of `hiddenSlideId` — the slide on screen whose
+ * results the host has not shown: its points would tell whether the answer was right.
+ */
 export async function participantScore(
   db: Kysely<Database>,
   sessionId: string,
   participantId: string,
+  hiddenSlideId: string | undefined,
 ): Promise<number> {
-  const row = await db
+  let query = db
     .selectFrom('answers')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('points'), eb.lit(0)).as('score'))
     .where('session_id', '=', sessionId)
-    .where('voter_id', '=', participantId)
-    .executeTakeFirstOrThrow();
+    .where('voter_id', '=', participantId);
+  if (hiddenSlideId !== undefined) query = query.where('slide_id', '<>', hiddenSlideId);
+  const row = await query.executeTakeFirstOrThrow();
   return toNumber(row.score);
 }
 

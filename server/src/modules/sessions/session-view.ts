@@ -18,6 +18,8 @@ export function toSession(
     slideStartedAt: row.slide_started_at?.toISOString() ?? null,
     joinUrl: facts.joinUrl,
     participantCount: facts.participantCount,
+    maxParticipants: row.max_participants,
+    joinsLocked: row.joins_locked,
     createdAt: row.created_at.toISOString(),
     startedAt: row.started_at?.toISOString() ?? null,
     endedAt: row.ended_at?.toISOString() ?? null,

@@ -5,7 +5,14 @@ import type { Database, SessionEventRow, SessionRow } from '../../db/schema.js';
 
 export function insertSession(
   db: Kysely<Database>,
-  session: { id: string; workspace_id: string; poll_id: string; pin: string; host_token_hash: string },
+  session: {
+    id: string;
+    workspace_id: string;
+    poll_id: string;
+    pin: string;
+    host_token_hash: string;
+    max_participants: number;
+  },
 ): Promise<SessionRow> {
   return db
     .insertInto('sessions')
@@ -138,4 +145,36 @@ export function listEventsAfter(db: Kysely<Database>, sessionId: string, afterSe
     .where('seq', '>', afterSeq)
     .orderBy('seq')
     .execute();
+}
+
+/** Locks or unlocks joins and changes the cap; undefined when no session of the workspace has the id. */
+export function updateSessionLimits(
+  db: Kysely<Database>,
+  workspaceId: string,
+  id: string,
+  changes: { joins_locked?: boolean; max_participants?: number },
+): Promise<SessionRow | undefined> {
+  return db
+    .updateTable('sessions')
+    .set(changes)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** A new host token hash; undefined when no session of the workspace has the id. */
+export function replaceHostToken(
+  db: Kysely<Database>,
+  workspaceId: string,
+  id: string,
+  hostTokenHash: string,
+): Promise<SessionRow | undefined> {
+  return db
+    .updateTable('sessions')
+    .set({ host_token_hash: hostTokenHash })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
 }

@@ -7,14 +7,19 @@ import type {
   ModerateSessionQuestionInput,
   Question,
   QuestionList,
+  RemovedParticipant,
+  RemoveParticipantInput,
+  RotatedHostToken,
   Session,
   SessionControlInput,
   SessionDeck,
   SessionList,
+  UpdateSessionInput,
 } from '@pollkit/contracts';
 import { renderSVG } from 'uqr';
 import type { z } from 'zod';
-import { ApiError } from '../../core/api-error.js';
+import type { Config } from '../../config.js';
+import { ApiError, invalidField } from '../../core/api-error.js';
 import type { EventFeed } from '../../core/event-stream.js';
 import { keysetPage } from '../../core/paging.js';
 import { hashSecret, newSecret } from '../../core/secrets.js';
@@ -22,6 +27,7 @@ import { newId } from '../../db/ids.js';
 import type { SessionRow } from '../../db/schema.js';
 import type { DomainEvents } from '../events/domain-events.js';
 import type { LiveHub } from '../live/live-hub.js';
+import * as participants from '../live/participants.repository.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { listQuestions, moderateQuestion } from '../questions/questions.service.js';
 import { outboxEvent, recordWebhookEvent } from '../webhooks/outbox.repository.js';
@@ -34,6 +40,7 @@ export interface SessionsDeps extends PollsDeps {
   liveHub: LiveHub;
   /** The audience's join URL for a PIN (config `LIVE_JOIN_URL`). */
   joinUrl: (pin: string) => string;
+  config: Pick<Config, 'LIVE_MAX_PARTICIPANTS_DEFAULT' | 'LIVE_MAX_PARTICIPANTS_CEILING'>;
 }
 
 const notFound = () => ApiError.notFound('Session');
@@ -49,6 +56,16 @@ function isPinTaken(error: unknown): boolean {
 }
 
 const PIN_ATTEMPTS = 20;
+const HOST_TOKEN_PREFIX = 'pht_';
+
+/** A session's participant cap, within the server's ceiling (LIVE_MAX_PARTICIPANTS_CEILING). */
+function checkedCap(deps: Pick<SessionsDeps, 'config'>, cap: number): number {
+  const ceiling = deps.config.LIVE_MAX_PARTICIPANTS_CEILING;
+  if (cap > ceiling) {
+    throw invalidField('maxParticipants', `A session takes at most ${ceiling} participants on this server`);
+  }
+  return cap;
+}
 
 async function present(deps: SessionsDeps, row: SessionRow, slideCount?: number): Promise<Session> {
   const counts = await sessions.countParticipants(deps.db, [row.id]);
@@ -74,7 +91,8 @@ export async function createSession(
     throw new ApiError('poll_not_published', 'Publish the poll before presenting it in a session');
   }
   if (poll.status === 'closed') throw new ApiError('poll_closed', 'The poll is closed; reopen it to present it');
-  const hostToken = newSecret('pht_');
+  const maxParticipants = checkedCap(deps, input.maxParticipants ?? deps.config.LIVE_MAX_PARTICIPANTS_DEFAULT);
+  const hostToken = newSecret(HOST_TOKEN_PREFIX);
   for (let attempt = 1; ; attempt++) {
     try {
       const { row, session } = await deps.db.transaction().execute(async (trx) => {
@@ -84,6 +102,7 @@ export async function createSession(
           poll_id: poll.id,
           pin: newPin(),
           host_token_hash: hashSecret(hostToken),
+          max_participants: maxParticipants,
         });
         const session = toSession(row, {
           slideCount: poll.content.questions.length,
@@ -256,6 +275,73 @@ export async function moderateSessionQuestion(
 }
 
 /**
+ * `PATCH /sessions/{id}`: lock or unlock joins, change the participant cap (never below the
+ * participants who joined, whose seats are not given back). An ended session takes neither.
+ */
+export async function updateSession(
+  deps: SessionsDeps,
+  workspaceId: string,
+  input: z.output<typeof UpdateSessionInput>,
+): Promise<Session> {
+  const existing = await sessions.findSession(deps.db, workspaceId, input.id);
+  if (!existing) throw notFound();
+  if (existing.status === 'ended') {
+    throw new ApiError('invalid_session_state', 'The session has ended', { status: existing.status });
+  }
+  const changes: { joins_locked?: boolean; max_participants?: number } = {};
+  if (input.joinsLocked !== undefined) changes.joins_locked = input.joinsLocked;
+  if (input.maxParticipants !== undefined) {
+    changes.max_participants = checkedCap(deps, input.maxParticipants);
+    if (input.maxParticipants < existing.participant_count) {
+      throw invalidField(
+        'maxParticipants',
+        `${existing.participant_count} participants have joined: the cap cannot be lower`,
+      );
+    }
+  }
+  const row = await sessions.updateSessionLimits(deps.db, workspaceId, input.id, changes);
+  if (!row) throw notFound();
+  deps.liveHub.remember(row);
+  return present(deps, row);
+}
+
+/**
+ * `DELETE /sessions/{id}/participants/{participantId}`: the participant's token names nobody from
+ * now on — at once in this process, through the bus in every other (the hub drops it from its
+ * cache and closes its streams), within the cache's lifetime without Redis — and its answers stay.
+ */
+export async function removeParticipant(
+  deps: SessionsDeps,
+  workspaceId: string,
+  input: z.output<typeof RemoveParticipantInput>,
+): Promise<RemovedParticipant> {
+  const session = await sessions.findSession(deps.db, workspaceId, input.id);
+  if (!session) throw notFound();
+  const removed = await participants.removeParticipant(deps.db, session.id, input.participantId);
+  if (!removed?.removed_at) throw ApiError.notFound('Participant');
+  await deps.liveHub.participantRemoved(removed);
+  return { sessionId: session.id, participantId: removed.id, removedAt: removed.removed_at.toISOString() };
+}
+
+/**
+ * `POST /sessions/{id}/host-token`: a new host token, shown this once; the old one stops working at
+ * once (every host request reads the session's token hash: nothing caches it).
+ */
+export async function rotateHostToken(deps: SessionsDeps, workspaceId: string, id: string): Promise<RotatedHostToken> {
+  const existing = await sessions.findSession(deps.db, workspaceId, id);
+  if (!existing) throw notFound();
+  if (existing.status === 'ended') {
+    throw new ApiError('invalid_session_state', 'The session has ended; its host token only reads it now', {
+      status: existing.status,
+    });
+  }
+  const hostToken = newSecret(HOST_TOKEN_PREFIX);
+  const row = await sessions.replaceHostToken(deps.db, workspaceId, id, hashSecret(hostToken));
+  if (!row) throw notFound();
+  return { sessionId: row.id, hostToken };
+}
+
+/**
  * `X-Host-Token`: whether it is the token of session `id` (by SHA-256, as every secret). Answers
  * the session's workspace, or undefined for an unknown session or a wrong token.
  */
@@ -263,8 +349,8 @@ export async function authenticateHost(
   deps: Pick<SessionsDeps, 'db'>,
   id: string,
   token: string,
-): Promise<{ sessionId: string; workspaceId: string } | undefined> {
+): Promise<{ sessionId: string; workspaceId: string; endedAt: Date | null } | undefined> {
   const row = await sessions.findSessionById(deps.db, id);
   if (!row || row.host_token_hash !== hashSecret(token)) return undefined;
-  return { sessionId: row.id, workspaceId: row.workspace_id };
+  return { sessionId: row.id, workspaceId: row.workspace_id, endedAt: row.status === 'ended' ? row.ended_at : null };
 }
