@@ -90,7 +90,16 @@ export class PresenterController extends ViewStore<PresenterView> {
   async #load(): Promise<void> {
     const presenter = this.#presenter!;
     try {
-      const [session, deck, svg] = await Promise.all([presenter.get(), presenter.deck(), presenter.qrCode()]);
+      const session = await presenter.get();
+      if (session.status === 'ended') {
+        // An ended session's host token reads the session and its stream only (no deck, no QR code:
+        // docs/live-sessions.md): the summary arrives on the stream.
+        const deck = { sessionId: session.id, pollId: session.pollId, title: 'Session ended', slides: [] };
+        this.set({ phase: 'ready', session, deck });
+        void this.#follow(undefined);
+        return;
+      }
+      const [deck, svg] = await Promise.all([presenter.deck(), presenter.qrCode()]);
       this.set({
         phase: 'ready',
         session,
