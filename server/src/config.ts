@@ -79,6 +79,15 @@ export const ConfigSchema = z.object({
     .max(50 * 1024 * 1024)
     .default(1024 * 1024)
     .describe('Largest request body accepted (larger: 413 `payload_too_large`).'),
+  REQUEST_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(600_000)
+    .default(30_000)
+    .describe(
+      'The longest a client may take to send one request, headers and body; past it the request is answered 408 `request_timeout` and its connection closed (checked every second). Only receiving is bounded: responses, event streams included, may last longer.',
+    ),
   RATE_LIMIT_PER_MINUTE: z.coerce
     .number()
     .int()

@@ -26,6 +26,7 @@ const CONFIG_VARIABLES: Record<keyof ConfigInput, true> = {
   LOG_LEVEL: true,
   LOG_FORMAT: true,
   BODY_LIMIT_BYTES: true,
+  REQUEST_TIMEOUT_MS: true,
   RATE_LIMIT_PER_MINUTE: true,
   OAUTH_TOKEN_TTL_SECONDS: true,
   SHUTDOWN_TIMEOUT_MS: true,
