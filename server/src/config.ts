@@ -167,6 +167,14 @@ export const ConfigSchema = z.object({
     .describe(
       'The budget of one draft, its retries included (at most 2: on 429, 5xx and lost connections); past it the parser answers.',
     ),
+  BRANCH_RATE_LIMIT_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10)
+    .describe(
+      'Skip-logic drafts (`POST /polls/{id}/branch`) per minute per workspace, whichever keys or tokens call: each may ask the provider three times with the whole deck. Counted besides `RATE_LIMIT_PER_MINUTE`; past it, 429 `rate_limited`.',
+    ),
   LIVE_JOIN_URL: z
     .string()
     .refine((value) => value.includes('{pin}') && URL.canParse(value.replace('{pin}', '000000')), {

@@ -29,7 +29,7 @@ export interface ModuleDeps
     BranchingDeps,
     Omit<WebhooksDeps, 'config'>,
     Omit<MediaDeps, 'config'> {
-  config: MediaDeps['config'] & WorkspacesDeps['config'] & WebhooksDeps['config'];
+  config: MediaDeps['config'] & WorkspacesDeps['config'] & WebhooksDeps['config'] & BranchingDeps['config'];
 }
 
 /** What a handler knows of the call: who made it (the pipeline has authenticated them) and the deps. */

@@ -34,6 +34,7 @@ const CONFIG_VARIABLES: Record<keyof ConfigInput, true> = {
   OPENAI_BASE_URL: true,
   OPENAI_MODEL: true,
   OPENAI_TIMEOUT_MS: true,
+  BRANCH_RATE_LIMIT_PER_MINUTE: true,
   LIVE_JOIN_URL: true,
   TRUST_PROXY: true,
   LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: true,
