@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SlideId, VoterId } from './answers.js';
 import { Branching, PollId, pollLimits } from './polls.js';
-import { text } from './text.js';
+import { displayText } from './text.js';
 
 /**
  * The largest deck `POST /polls/{id}/branch` drafts for: its slides, and the characters of its text
@@ -18,7 +18,7 @@ export const branchDraftLimits = {
 export const BranchPollInput = z
   .strictObject({
     id: PollId,
-    instruction: text()
+    instruction: displayText()
       .trim()
       .min(1)
       .max(pollLimits.branchInstructionLength)
