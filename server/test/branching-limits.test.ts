@@ -91,6 +91,40 @@ describe('the per-workspace limit', () => {
     const res = await branch(other.apiKey, await pollOf(other.apiKey));
     expect(res.status, res.text).toBe(200);
   });
+
+  it('is not replayed for an Idempotency-Key: the key is free again for a retry once the window resets', async () => {
+    await freshWindow();
+    const { apiKey } = await t.workspace('pro');
+    const pollId = await pollOf(apiKey);
+    const headers = { 'idempotency-key': 'draft-once' };
+    const draft = () =>
+      call('POST', `${t.api}/polls/${pollId}/branch`, {
+        apiKey,
+        headers,
+        body: { instruction: 'If Q2 is below 3, skip to Q4' },
+      });
+    for (let i = 0; i < LIMIT; i++) {
+      const res = await call('POST', `${t.api}/polls/${pollId}/branch`, {
+        apiKey,
+        body: { instruction: 'If Q2 is below 3, skip to Q4' },
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+    // Refused by the limit, twice with the same key: each time counted and refused afresh, never the
+    // first 429 replayed (the SDK retries a 429 with the same key; a replay would refuse it for 24 h).
+    for (let i = 0; i < 2; i++) {
+      const over = await draft();
+      expectError(over, 429, 'rate_limited');
+      expect(over.headers.get('idempotent-replayed')).toBeNull();
+    }
+    // The key holds nothing, so once the window resets the same request with the same key runs again.
+    const stored = await t.server.deps.db
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('key', 'like', '%draft-once')
+      .execute();
+    expect(stored).toEqual([]);
+  });
 });
 
 describe('the largest deck drafted for', () => {
