@@ -122,8 +122,10 @@ export const errorCodes = {
   },
   request_timeout: {
     status: 408,
-    description: 'The request line and headers did not arrive in time; the connection is closed.',
-    action: 'Send the request again on a new connection, with its headers sent at once.',
+    description:
+      'The request (its headers and body) did not arrive within the server’s limit (`REQUEST_TIMEOUT_MS`, 30 s by default); the connection is closed.',
+    action:
+      'Send the request again on a new connection, whole and without pauses; a large body over a slow link may need a higher `REQUEST_TIMEOUT_MS` on your server.',
     retry: 'backoff',
   },
   already_responded: {

@@ -79,6 +79,15 @@ export const ConfigSchema = z.object({
     .max(50 * 1024 * 1024)
     .default(1024 * 1024)
     .describe('Largest request body accepted (larger: 413 `payload_too_large`).'),
+  REQUEST_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(600_000)
+    .default(30_000)
+    .describe(
+      'The longest a client may take to send one request, headers and body; past it the request is answered 408 `request_timeout` and its connection closed (checked every second). Only receiving is bounded: responses, event streams included, may last longer.',
+    ),
   RATE_LIMIT_PER_MINUTE: z.coerce
     .number()
     .int()
@@ -157,6 +166,14 @@ export const ConfigSchema = z.object({
     .default(15_000)
     .describe(
       'The budget of one draft, its retries included (at most 2: on 429, 5xx and lost connections); past it the parser answers.',
+    ),
+  BRANCH_RATE_LIMIT_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10)
+    .describe(
+      'Skip-logic drafts (`POST /polls/{id}/branch`) per minute per workspace, whichever keys or tokens call: each may ask the provider three times with the whole deck. Counted besides `RATE_LIMIT_PER_MINUTE`; past it, 429 `rate_limited`.',
     ),
   LIVE_JOIN_URL: z
     .string()
@@ -353,7 +370,7 @@ export const ConfigSchema = z.object({
     )
     .optional()
     .describe(
-      'Base64 of 32 bytes that seals webhook signing secrets at rest. Unset, the server keeps a key in the database itself, which protects nothing against a database dump: set it in production, the same in every process (`openssl rand -base64 32`). Never logged.',
+      'Base64 of 32 bytes that seals webhook signing secrets at rest. Unset, the server keeps a key in the database itself, which protects nothing against a database dump, and warns at start-up: set it in production, the same in every process (`openssl rand -base64 32`), then run `pollkit webhooks reseal-secrets` once to move the secrets sealed before under it. Never logged.',
     ),
   METRICS_TOKEN: z
     .string()

@@ -116,7 +116,7 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
       liveHub.catchUp();
       log.info('Redis reachable again: credential and poll caches dropped, live sessions caught up');
     });
-    const secretSealer = await webhookSecretSealer(database.db, config.WEBHOOK_SECRETS_KEY);
+    const secretSealer = await webhookSecretSealer(database.db, config.WEBHOOK_SECRETS_KEY, log);
     const metrics = config.METRICS_TOKEN ? await createMetrics({ database, redis, rateLimits, liveHub }) : undefined;
     // One flush at a time: every flush of a live poll updates the same counter rows, so parallel
     // flushes only queue on each other's row locks (measured: 6.4k votes/s with one, 4.8k with

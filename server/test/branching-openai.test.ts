@@ -36,6 +36,8 @@ beforeAll(async () => {
     OPENAI_MODEL: 'gpt-4o-mini',
     OPENAI_TIMEOUT_MS: '1500',
     RATE_LIMIT_PER_MINUTE: '100000',
+    // One workspace drafts throughout: the per-workspace limit is tested in branching-limits.test.ts.
+    BRANCH_RATE_LIMIT_PER_MINUTE: '100000',
   });
   ({ apiKey } = await t.workspace('pro'));
   const created = await call('POST', `${t.api}/polls`, {

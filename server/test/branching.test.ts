@@ -15,7 +15,8 @@ let apiKey: string;
 let freeKey: string;
 
 beforeAll(async () => {
-  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000' });
+  // The per-workspace draft limit is tested in branching-limits.test.ts.
+  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000', BRANCH_RATE_LIMIT_PER_MINUTE: '100000' });
   ({ apiKey } = await t.workspace('pro'));
   ({ apiKey: freeKey } = await t.workspace('free'));
 });

@@ -114,6 +114,8 @@ beforeAll(async () => {
     LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000000',
     LIVE_JOINS_PER_IP_PER_MINUTE: '1000000',
     LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
+    // Every variant of `POST /polls/{id}/branch` reaches the parser, not the per-workspace draft limit.
+    BRANCH_RATE_LIMIT_PER_MINUTE: '1000000',
   });
   world = await newWorld();
   firstWorld = world;

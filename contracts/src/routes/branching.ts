@@ -1,5 +1,5 @@
 import { defineRoute } from '../route.js';
-import { BranchDraft, BranchPollInput, NextSlide, NextSlideInput } from '../schemas/branching.js';
+import { BranchDraft, BranchPollInput, branchDraftLimits, NextSlide, NextSlideInput } from '../schemas/branching.js';
 
 export const branchPoll = defineRoute({
   method: 'POST',
@@ -11,7 +11,11 @@ export const branchPoll = defineRoute({
     'OpenAI key configured the provider drafts it (`source: "openai"`); without one, or when the provider fails or ' +
     'its draft does not fit the poll, the rule-based parser does (`source: "rules"`). An instruction the parser ' +
     'cannot read answers 422 quoting the words it could not read. Nothing is stored: apply the draft with ' +
-    '`PATCH /polls/{id}` `{ branching }`. Pro and Enterprise plans. See docs/branching.md.',
+    '`PATCH /polls/{id}` `{ branching }`. A poll of more than ' +
+    `${branchDraftLimits.slides} slides or ${branchDraftLimits.textLength.toLocaleString('en-US')} characters of ` +
+    'text answers 422 (write its `branching` by hand). Drafts are also limited per workspace, whichever keys ' +
+    'call (the server’s `BRANCH_RATE_LIMIT_PER_MINUTE`): past it, 429. Pro and Enterprise plans. See ' +
+    'docs/branching.md.',
   auth: 'workspace',
   scope: 'branching:write',
   plan: 'pro',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.js';
 import { ClientId, PollId } from './polls.js';
-import { text } from './text.js';
+import { displayText, text } from './text.js';
 
 /** The caller's own identifier for a respondent: an email hash, a user id, a session id… */
 export const VoterId = text()
@@ -53,7 +53,7 @@ export const answerFieldShape = {
     .max(50)
     .optional()
     .describe('`ranking` slides: every option id, most preferred first.'),
-  text: text().trim().min(1).max(5000).optional().describe('`open_ended` answers and `qa` questions.'),
+  text: displayText().trim().min(1).max(5000).optional().describe('`open_ended` answers and `qa` questions.'),
   optionIds: z.array(ClientId).min(1).max(50).optional().describe('`quiz` slides: the chosen options.'),
 };
 

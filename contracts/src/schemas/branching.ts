@@ -1,13 +1,24 @@
 import { z } from 'zod';
 import { SlideId, VoterId } from './answers.js';
 import { Branching, PollId, pollLimits } from './polls.js';
-import { text } from './text.js';
+import { displayText } from './text.js';
+
+/**
+ * The largest deck `POST /polls/{id}/branch` drafts for: its slides, and the characters of its text
+ * (the title, each slide's text, option labels, scale labels and statements). Every draft may send the
+ * whole deck to a language model up to three times; a larger poll answers 422, and its skip logic is
+ * written with `PATCH /polls/{id}` instead.
+ */
+export const branchDraftLimits = {
+  slides: 50,
+  textLength: 20_000,
+} as const;
 
 /** `POST /polls/{id}/branch`. */
 export const BranchPollInput = z
   .strictObject({
     id: PollId,
-    instruction: text()
+    instruction: displayText()
       .trim()
       .min(1)
       .max(pollLimits.branchInstructionLength)

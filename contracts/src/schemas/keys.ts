@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.js';
-import { text } from './text.js';
+import { displayText } from './text.js';
 
 export const ApiKeyId = resourceId('key', 'API key id.');
 
@@ -50,7 +50,7 @@ export const ApiKeyList = pageOf(ApiKey, 'ApiKeyList');
 export const ListApiKeysInput = z.strictObject({ limit: ListLimit, cursor: ListCursor });
 
 export const CreateApiKeyInput = z.strictObject({
-  name: text().trim().min(1).max(keyLimits.nameLength).describe('A label to recognise the key by.'),
+  name: displayText().trim().min(1).max(keyLimits.nameLength).describe('A label to recognise the key by.'),
 });
 
 export const ApiKeyIdInput = z.strictObject({ id: ApiKeyId });

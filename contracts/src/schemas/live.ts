@@ -12,7 +12,7 @@ import {
 } from './polls.js';
 import { SlideResult } from './results.js';
 import { Pin, SessionId, SessionStatus } from './sessions.js';
-import { text } from './text.js';
+import { displayText } from './text.js';
 
 export const ParticipantId = z.string().describe('Participant id (`prt_…`): the `voterId` of its answers.');
 
@@ -96,7 +96,7 @@ export type SessionSummary = z.output<typeof SessionSummary>;
 export const JoinSessionInput = z
   .strictObject({
     pin: Pin,
-    name: text()
+    name: displayText()
       .trim()
       .min(1)
       .max(40)

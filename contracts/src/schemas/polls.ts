@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.js';
 import { Media } from './media.js';
-import { text } from './text.js';
+import { displayText, text } from './text.js';
 
 /** Size limits on poll content (docs/polls.md lists them). */
 export const pollLimits = {
@@ -30,7 +30,7 @@ export const ClientId = text()
 export const Option = z
   .strictObject({
     id: ClientId.describe('Unique within the slide.'),
-    label: text().min(1).max(pollLimits.labelLength),
+    label: displayText().min(1).max(pollLimits.labelLength),
     media: Media.optional(),
   })
   .meta({ id: 'Option' });
@@ -38,13 +38,13 @@ export const Option = z
 export const Statement = z
   .strictObject({
     id: ClientId.describe('Unique within the slide.'),
-    text: text().min(1).max(pollLimits.textLength),
+    text: displayText().min(1).max(pollLimits.textLength),
   })
   .meta({ id: 'Statement' });
 
 const slideBase = {
   id: ClientId.describe('Unique within the poll; used as `slideId` in votes and responses.'),
-  text: text().min(1).max(pollLimits.textLength).describe('The question (or heading, for content slides).'),
+  text: displayText().min(1).max(pollLimits.textLength).describe('The question (or heading, for content slides).'),
   media: Media.optional(),
 };
 
@@ -85,8 +85,8 @@ export const ScaleSlide = z
     kind: z.literal('scale'),
     min: z.number().int().min(-100).max(100).default(1),
     max: z.number().int().min(-100).max(100).default(5),
-    minLabel: text().max(pollLimits.labelLength).optional(),
-    maxLabel: text().max(pollLimits.labelLength).optional(),
+    minLabel: displayText().max(pollLimits.labelLength).optional(),
+    maxLabel: displayText().max(pollLimits.labelLength).optional(),
     statements: z
       .array(Statement)
       .max(pollLimits.statements)
@@ -276,7 +276,7 @@ export const Poll = z
 
 export type Poll = z.infer<typeof Poll>;
 
-const Title = text().trim().min(1).max(pollLimits.titleLength);
+const Title = displayText().trim().min(1).max(pollLimits.titleLength);
 
 export const CreatePollInput = z
   .strictObject({

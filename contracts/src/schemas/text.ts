@@ -38,3 +38,48 @@ export const storableText = z.check<string>((ctx) => {
 export function text() {
   return z.string().check(storableText);
 }
+
+/**
+ * Bidirectional embeddings and overrides (U+202A–U+202E) and isolates (U+2066–U+2069): in a name or
+ * a label they reorder the text shown after them — a participant called "\u202Enimda" reads as
+ * "admin" on the presenter's screen — and an unclosed one spills into whatever follows it. The
+ * marks U+200E and U+200F (LRM, RLM) only set a direction for the text beside them and stay.
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+
+/** The most combining marks kept in a row: legitimate text stacks two or three, "Zalgo" text dozens. */
+export const MAX_STACKED_MARKS = 4;
+const MARK_RUN = new RegExp(`\\p{M}{${MAX_STACKED_MARKS + 1},}`, 'gu');
+
+/**
+ * Text as it is stored and shown to other people: bidirectional controls removed, runs of combining
+ * marks cut to MAX_STACKED_MARKS (their excess piles up over the lines around them), and Unicode NFC
+ * (so "é" typed as e + U+0301 and as U+00E9 is one text, counted and compared alike). Marks are
+ * counted decomposed (NFD), so a precomposed letter's own accents count too; stripping comes first,
+ * so that marks a control kept apart are counted as the run they become. Normalising the result
+ * again changes nothing.
+ */
+export function normaliseDisplayText(value: string): string {
+  return value
+    .replace(BIDI_CONTROLS, '')
+    .normalize('NFD')
+    .replace(MARK_RUN, (run) => Array.from(run).slice(0, MAX_STACKED_MARKS).join(''))
+    .normalize('NFC');
+}
+
+/**
+ * The normalisation every display-text field carries (`displayText()` below), one check object, so a
+ * test can find it on every human-readable string of every route's input, as it finds `storableText`.
+ * An overwrite: the value changes, its type does not (a string in, a string out, in the contract's
+ * types and the OpenAPI document alike).
+ */
+export const displayTextNormalisation = z.overwrite<string>(normaliseDisplayText);
+
+/**
+ * Human-readable free text other people read — names, titles, slide texts, option labels, questions
+ * and answers, descriptions — normalised on the way in (`normaliseDisplayText`). Identifiers, PINs,
+ * voter ids, keys, tokens and URLs stay exact: they are built with `text()`.
+ */
+export function displayText() {
+  return z.string().check(storableText, displayTextNormalisation);
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.js';
-import { text } from './text.js';
+import { displayText, text } from './text.js';
 
 export const WebhookEndpointId = resourceId('whk', 'Webhook endpoint id.');
 export const WebhookEventId = resourceId('evt', 'Event id: the `webhook-id` header of every delivery of the event.');
@@ -111,7 +111,7 @@ const Url = text()
       'public addresses: private, loopback and link-local ones are refused, here and before every delivery.',
   );
 
-const Description = text().trim().max(webhookLimits.descriptionLength);
+const Description = displayText().trim().max(webhookLimits.descriptionLength);
 
 export const CreateWebhookEndpointInput = z
   .strictObject({

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RouteDefinition } from '@pollkit/contracts';
+import { errorCodes, type RouteDefinition } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import { ApiError, toApiError } from '../core/api-error.js';
 import type { Database } from '../db/schema.js';
@@ -22,8 +22,8 @@ export function takesIdempotencyKey(route: RouteDefinition): boolean {
  * A POST carrying `Idempotency-Key` (docs/idempotency.md). It runs after the gate, so the key
  * belongs to the caller's workspace and a request refused at the gate (401/429/402/403) leaves no
  * trace. The key is claimed, or answered from what it holds; only a claimed request runs the steps
- * after this one. 2xx and 4xx outcomes are kept for replay; a 5xx or an exception releases the key
- * so that a retry runs again. Without the header the step only passes the call on.
+ * after this one. 2xx and 4xx outcomes are kept for replay; a 5xx, a 429 or an exception releases
+ * the key so that a retry runs again. Without the header the step only passes the call on.
  */
 export function idempotencyStep(deps: { db: Kysely<Database> }): Step {
   return async (call, next) => {
@@ -53,7 +53,9 @@ export function idempotencyStep(deps: { db: Kysely<Database> }): Step {
       stored = { status: outcome.status, body: outcome.text ?? JSON.stringify(outcome.body) ?? '' };
     } catch (error) {
       const apiError = toApiError(error);
-      if (apiError.status >= 500) {
+      // An answer that says to retry — a 5xx, or a limit the operation itself counts (drafting skip
+      // logic, per workspace) — is no outcome to replay: the retry must run again once it may.
+      if (errorCodes[apiError.code].retry !== 'no') {
         await releaseIdempotentRequest(deps.db, claim, (releaseError: unknown) =>
           request.log.error({ err: releaseError }, 'could not release an idempotency key'),
         );

@@ -4,6 +4,7 @@ import { ApiError } from '../core/api-error.js';
 import { DataDirInUseError } from '../db/data-dir-lock.js';
 import { type ApiKeySummary, listApiKeys, toApiKeySummary } from '../modules/api-keys/api-keys.admin.js';
 import { createApiKey, revokeApiKey, rotateApiKey } from '../modules/api-keys/api-keys.service.js';
+import { UnopenableSecretsError } from '../modules/webhooks/secrets-key.js';
 import {
   createWorkspace,
   listWorkspaces,
@@ -35,8 +36,9 @@ export async function execute(
   try {
     await withDatabase(
       io.env,
-      (db, database) =>
+      (db, database, config) =>
         work({
+          config,
           db,
           database,
           out,
@@ -208,6 +210,7 @@ function describeFailure(error: unknown): { code: string; message: string } | un
   if (error instanceof ApiError) return { code: error.code, message: error.message };
   if (error instanceof ConfigError) return { code: 'invalid_config', message: error.message };
   if (error instanceof DataDirInUseError) return { code: 'database_in_use', message: error.message };
+  if (error instanceof UnopenableSecretsError) return { code: error.code, message: error.message };
   if (isConnectionError(error)) {
     return { code: 'database_unavailable', message: `Cannot reach the database: ${connectionErrorText(error)}` };
   }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { CREDENTIAL_CACHE_TTL_MS } from '../modules/auth/auth.service.js';
@@ -21,6 +22,8 @@ export const EXIT_USAGE = 2;
 export const CREDENTIAL_CACHE_SECONDS = CREDENTIAL_CACHE_TTL_MS / 1000;
 
 export interface CommandContext {
+  /** The environment read as the server reads it (WEBHOOK_SECRETS_KEY, …). */
+  config: Config;
   db: Kysely<Database>;
   database: DatabaseHandle;
   out: CliOutput;

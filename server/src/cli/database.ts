@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { parseConfig, resolveDataDir } from '../config.js';
+import { type Config, parseConfig, resolveDataDir } from '../config.js';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 
@@ -10,7 +10,7 @@ import type { Database } from '../db/schema.js';
  */
 export async function withDatabase<T>(
   env: Record<string, string | undefined>,
-  work: (db: Kysely<Database>, database: DatabaseHandle) => Promise<T>,
+  work: (db: Kysely<Database>, database: DatabaseHandle, config: Config) => Promise<T>,
   onMigrated: (migrations: string[]) => void,
 ): Promise<T> {
   const config = parseConfig(env);
@@ -23,7 +23,7 @@ export async function withDatabase<T>(
   try {
     const applied = await migrateToLatest(database.db);
     if (applied.length > 0) onMigrated(applied);
-    return await work(database.db, database);
+    return await work(database.db, database, config);
   } finally {
     await database.close();
   }

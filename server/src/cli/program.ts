@@ -5,6 +5,7 @@ import { examples } from './help.js';
 import { registerKeyCommands } from './keys-program.js';
 import { registerOAuthCommands } from './oauth-program.js';
 import type { CliIo } from './output.js';
+import { registerWebhookCommands } from './webhooks-program.js';
 import { registerWorkspaceCommands } from './workspaces-program.js';
 
 /**
@@ -65,12 +66,15 @@ function buildProgram(io: CliIo, state: { exitCode: number }, json: boolean): Co
   registerWorkspaceCommands(program, run);
   registerKeyCommands(program, run);
   registerOAuthCommands(program, run);
+  registerWebhookCommands(program, run);
   return program;
 }
 
 function createProgram(io: CliIo, json: boolean): Command {
   return new Command('pollkit')
-    .description('Pollkit admin CLI: workspaces and API keys, in the database the server uses.')
+    .description(
+      'Pollkit admin CLI: workspaces, API keys, OAuth clients and webhook secrets, in the database the server uses.',
+    )
     .version(packageJson.version, '-V, --version', 'print the version of Pollkit and exit')
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
@@ -93,6 +97,7 @@ function createProgram(io: CliIo, json: boolean): Command {
         '  DATABASE_URL  postgres://… for PostgreSQL; unset for the embedded database (PGlite)\n' +
         '  DATA_DIR      where the embedded database lives (default ./data)\n' +
         '  REDIS_URL     the servers’ Redis, to tell them at once of a revoked or rotated key\n' +
+        '  WEBHOOK_SECRETS_KEY  the servers’ key for webhook signing secrets (webhooks reseal-secrets)\n' +
         'The embedded database admits one process at a time: stop the server first, or use\n' +
         'PostgreSQL. Every command takes --json for machine-readable output. Exit codes: 0 done,\n' +
         '1 failed (unknown id, refused value, database unavailable), 2 usage error.\n' +

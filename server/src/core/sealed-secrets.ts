@@ -47,8 +47,15 @@ export class SecretSealer {
   }
 }
 
-function keyIdOf(key: Buffer): string {
+/** A key's id, as sealed forms name it: the first 8 hex digits of its SHA-256. */
+export function keyIdOf(key: Buffer): string {
   return hash('sha256', key, 'hex').slice(0, 8);
+}
+
+/** The id of the key that sealed `sealed` (`v1.<key id>.…`), or undefined when it is not a sealed secret. */
+export function sealingKeyIdOf(sealed: string): string | undefined {
+  const [version, keyId] = sealed.split('.', 2);
+  return version === 'v1' && keyId ? keyId : undefined;
 }
 
 /** A new random 32-byte key, base64. */

@@ -79,6 +79,12 @@ function createFastify(deps: HttpDeps): FastifyInstance {
     // Each request's logger is made when it first writes a line (most requests write none).
     childLoggerFactory: lazyChildLogger,
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
+    // A client that trickles its headers or body would otherwise hold its connection forever
+    // (Fastify's default is 0, no limit). Node checks the bound only while a request is being
+    // received, so a long response (an event stream) is not cut; an expired request reaches
+    // clientErrorHandler as ERR_HTTP_REQUEST_TIMEOUT: a 408 in the envelope, connection closed.
+    requestTimeout: deps.config.REQUEST_TIMEOUT_MS,
+    http: requestTimeouts(deps.config.REQUEST_TIMEOUT_MS),
     requestIdHeader: 'x-request-id',
     // What Node's HTTP parser refuses before there is a request: answered in the envelope too.
     clientErrorHandler: clientErrorHandler(deps.config.RATE_LIMIT_PER_MINUTE, deps.log),
@@ -95,6 +101,24 @@ function createFastify(deps: HttpDeps): FastifyInstance {
     // Fastify's own would be `{ "error": "Service Unavailable", … }`.
     return503OnClosing: false,
   });
+}
+
+/**
+ * Node's own request bounds, set when the server is made: the headers get no longer than the whole
+ * request (Node's `headersTimeout` would otherwise stay at its 60 s), and expiry is checked every
+ * second rather than every 30 s (Node's default `connectionsCheckingInterval`), so a request is cut
+ * within a second of its limit. A check walks only the connections with a request in progress.
+ */
+function requestTimeouts(timeoutMs: number): {
+  headersTimeout: number;
+  requestTimeout: number;
+  connectionsCheckingInterval: number;
+} {
+  return {
+    requestTimeout: timeoutMs,
+    headersTimeout: Math.min(60_000, timeoutMs),
+    connectionsCheckingInterval: 1_000,
+  };
 }
 
 /**

@@ -56,8 +56,19 @@ export function clientErrorHandler(rateLimitPerMinute: number, log: { debug(obj:
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     if (answered.has(socket)) return;
     log.debug({ code: error.code }, 'unparsable request');
-    writeRawError(socket, answerFor(error.code), isApiRequest(error.rawPacket) ? rateLimitPerMinute : undefined);
+    const forApi = isApiRequest(error.rawPacket) || isApiPath(requestInFlight(socket)?.req?.url);
+    writeRawError(socket, answerFor(error.code), forApi ? rateLimitPerMinute : undefined);
   };
+}
+
+type InFlight = { headersSent?: boolean; req?: { url?: string } };
+
+/**
+ * The response Node has made for the request being received on this socket, if its headers were
+ * read: a request that timed out while sending its body has one (and no `rawPacket`).
+ */
+function requestInFlight(socket: Socket): InFlight | undefined {
+  return (socket as Socket & { _httpMessage?: InFlight })._httpMessage ?? undefined;
 }
 
 /**
@@ -76,8 +87,7 @@ function writeRawError(socket: Socket, answer: ApiError, rateLimitPerMinute?: nu
   answered.add(socket);
   // A response already under way on this connection (the previous request's) cannot be followed
   // by one of ours without corrupting it.
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (!socket.writable || inFlight?.headersSent) {
+  if (!socket.writable || requestInFlight(socket)?.headersSent) {
     socket.destroy();
     return;
   }
@@ -116,4 +126,8 @@ function isApiRequest(rawPacket: unknown): boolean {
   if (!Buffer.isBuffer(rawPacket)) return false;
   const start = rawPacket.subarray(0, 64).toString('latin1');
   return /^[!-~]+ \/api\//.test(start);
+}
+
+function isApiPath(url: string | undefined): boolean {
+  return url?.startsWith('/api/') ?? false;
 }

@@ -13,6 +13,7 @@ export interface HttpDeps extends PipelineDeps {
     Pick<
       Config,
       | 'BODY_LIMIT_BYTES'
+      | 'REQUEST_TIMEOUT_MS'
       | 'OAUTH_TOKEN_TTL_SECONDS'
       | 'RATE_LIMIT_PER_MINUTE'
       | 'LIVE_HEARTBEAT_MS'

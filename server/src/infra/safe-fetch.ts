@@ -1,14 +1,15 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { ApiError } from '../core/api-error.js';
 
 /**
  * Outbound fetches of URLs that callers chose (media ingestion; webhook deliveries check addresses
  * with `publicAddresses`). Every hop is checked the same way:
- * http(s) only; the host name is resolved here and refused if any of its addresses is private,
- * loopback, link-local (the cloud metadata address included), CGNAT, multicast or unspecified; the
+ * http(s) only; the host name is resolved here and refused if any of its addresses is not public
+ * (`forbiddenAddressReason`: an allow-list of public IPv4 and global unicast IPv6); the
  * connection then goes to the checked address (a DNS answer that changes in between cannot swap
  * it); at most `maxRedirects` redirects; one deadline for the whole exchange, body included; the
  * body is streamed and cut off past `maxBytes`.
@@ -34,62 +35,70 @@ export interface SafeFetchResult {
   body: Buffer | undefined;
 }
 
-const blocked = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], // "this network", unspecified
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // CGNAT
-  ['169.254.0.0', 16], // link-local, 169.254.169.254 metadata
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // documentation
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-] as const) {
-  blocked.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 128], // unspecified
-  ['64:ff9b::', 96], // NAT64: may embed a private IPv4 address
-  ['100::', 64], // discard
-  ['2001:db8::', 32], // documentation
-  ['2002::', 16], // 6to4: may embed a private IPv4 address
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated)
-  ['ff00::', 8], // multicast
-] as const) {
-  blocked.addSubnet(net, prefix, 'ipv6');
-}
-const loopback = new BlockList();
-loopback.addSubnet('127.0.0.0', 8, 'ipv4');
-loopback.addAddress('::1', 'ipv6');
+/** The reason given for every address that is not public, whatever its block. */
+const NOT_PUBLIC = 'a private, link-local or reserved address';
 
-/** `::ffff:127.0.0.1` / `::ffff:7f00:1` -> `127.0.0.1`; anything else unchanged. */
-function unmapIpv4(address: string): string {
-  const lower = address.toLowerCase();
-  if (!lower.startsWith('::ffff:')) return address;
-  const rest = lower.slice(7);
-  if (isIP(rest) === 4) return rest;
-  const m = /^([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(rest);
-  if (!m) return address;
-  const hi = Number.parseInt(m[1] as string, 16);
-  const lo = Number.parseInt(m[2] as string, 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-}
+/** IPv6 global unicast: the only IPv6 block outbound fetches may reach (minus its special parts). */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+/** NAT64's well-known prefix (RFC 6052): the IPv4 address is the last 32 bits. */
+const NAT64_WELL_KNOWN = ipaddr.parseCIDR('64:ff9b::/96');
 
-/** Why an address may not be fetched, or undefined when it may. */
+/**
+ * Why an address may not be fetched, or undefined when it may. An allow-list, so a block nobody
+ * thought of is refused rather than reached:
+ *
+ * - IPv4: only addresses in no special-purpose block (ipaddr.js's `range()` is `unicast`: not private,
+ *   loopback, link-local — the cloud metadata address among them —, CGNAT, documentation,
+ *   benchmarking, multicast, broadcast, reserved, AS112 or AMT).
+ * - IPv6: only global unicast, 2000::/3, and within it none of the IANA special-purpose blocks that
+ *   ipaddr.js names (2001::/23 — Teredo, benchmarking, ORCHID and the rest of the IETF protocol
+ *   assignments —, the documentation blocks 2001:db8::/32 and 3fff::/20, AS112). That leaves out the
+ *   IPv4-compatible ::/96, the IPv4-translated ::ffff:0:0:0/96, the local-use NAT64 64:ff9b:1::/48,
+ *   unique-local, link-local, site-local, multicast, discard and whatever is yet unassigned.
+ * - IPv6 forms that embed an IPv4 address are judged by that address: IPv4-mapped ::ffff:0:0/96 as
+ *   the IPv4 address itself, 6to4 (2002::/16) and NAT64's well-known 64:ff9b::/96 as public only when
+ *   the address they carry is (a loopback one included: only 127.0.0.0/8 and ::1 are ever allowed).
+ *
+ * `allowLoopback` (tests only) lets 127.0.0.0/8 and ::1 through, written as such or IPv4-mapped.
+ */
 export function forbiddenAddressReason(rawAddress: string, allowLoopback: boolean): string | undefined {
-  const address = unmapIpv4(rawAddress);
-  const family = isIP(address);
+  // Node's parser first: ipaddr.js also reads forms no resolver returns (`0x7f.1`, `127.1`).
+  const family = isIP(rawAddress);
   if (family === 0) return 'not an IP address';
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (loopback.check(address, type)) return allowLoopback ? undefined : 'a loopback address';
-  if (blocked.check(address, type)) return 'a private, link-local or reserved address';
+  // ipaddr.js reads the deprecated `::a.b.c.d` as IPv4-mapped; it is IPv4-compatible (::/96), refused
+  // like `::7f00:1`, the way URLs and resolvers write it.
+  if (/^::[0-9]+\./.test(rawAddress)) return NOT_PUBLIC;
+  const address = ipaddr.parse(rawAddress);
+  return address.kind() === 'ipv4'
+    ? ipv4Reason(address as ipaddr.IPv4, allowLoopback)
+    : ipv6Reason(address as ipaddr.IPv6, allowLoopback);
+}
+
+function ipv4Reason(address: ipaddr.IPv4, allowLoopback: boolean): string | undefined {
+  const range = address.range();
+  if (range === 'unicast') return undefined;
+  if (range === 'loopback') return allowLoopback ? undefined : 'a loopback address';
+  return NOT_PUBLIC;
+}
+
+function ipv6Reason(address: ipaddr.IPv6, allowLoopback: boolean): string | undefined {
+  const range = address.range();
+  if (range === 'ipv4Mapped') return ipv4Reason(address.toIPv4Address(), allowLoopback);
+  if (range === 'loopback') return allowLoopback ? undefined : 'a loopback address';
+  const embedded = embeddedIpv4(address, range);
+  if (embedded) {
+    const reason = ipv4Reason(embedded, false);
+    return reason && `an IPv6 form of ${reason}`;
+  }
+  if (range !== 'unicast' || !address.match(GLOBAL_UNICAST)) return NOT_PUBLIC;
+  return undefined;
+}
+
+/** The IPv4 address a 6to4 or well-known NAT64 address carries, if it is one. */
+function embeddedIpv4(address: ipaddr.IPv6, range: string): ipaddr.IPv4 | undefined {
+  const bytes = address.toByteArray();
+  if (range === '6to4') return new ipaddr.IPv4(bytes.slice(2, 6));
+  if (range === 'rfc6052' && address.match(NAT64_WELL_KNOWN)) return new ipaddr.IPv4(bytes.slice(12, 16));
   return undefined;
 }
 

@@ -33,7 +33,8 @@ export interface ModuleDeps
     WorkspacesDeps['config'] &
     WebhooksDeps['config'] &
     SessionsDeps['config'] &
-    LiveDeps['config'];
+    LiveDeps['config'] &
+    BranchingDeps['config'];
 }
 
 /** What a handler knows of the call: who made it (the pipeline has authenticated them) and the deps. */

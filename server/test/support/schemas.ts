@@ -111,6 +111,16 @@ export function hasCheck(schema: z.core.$ZodType, check: unknown): boolean {
   return (defOf(schema).checks ?? []).includes(check as never);
 }
 
+/**
+ * Whether a string schema only takes text of a fixed form: a regex or a string format (`z.url()`,
+ * `z.email()`, …). Such text is an identifier or an address, compared exactly as sent.
+ */
+export function hasFormat(schema: z.core.$ZodType): boolean {
+  const def = defOf(schema) as Def & { format?: string };
+  if (def.format !== undefined) return true;
+  return (def.checks ?? []).some((check) => check._zod.def.check === 'string_format');
+}
+
 /** The largest length a string schema allows, if it says. */
 export function maxLengthOf(schema: z.core.$ZodType): number | undefined {
   for (const check of defOf(unwrap(schema)).checks ?? []) {

@@ -1,16 +1,19 @@
-import type {
-  BranchCondition,
-  BranchDraft,
-  BranchPollInput,
-  NextSlide,
-  NextSlideInput,
-  Poll,
-  Slide,
+import {
+  type BranchCondition,
+  type BranchDraft,
+  type BranchPollInput,
+  branchDraftLimits,
+  type NextSlide,
+  type NextSlideInput,
+  type Poll,
+  type Slide,
 } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
+import type { Config } from '../../config.js';
 import { ApiError } from '../../core/api-error.js';
 import type { Database } from '../../db/schema.js';
+import type { RateLimitStore } from '../../infra/rate-limit.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { findVoterAnswer } from './branching.repository.js';
 import { branchingProblemsError, checkBranching, matches, type Outcome } from './branching-rules.js';
@@ -26,6 +29,9 @@ export type BranchDrafter = (
 export interface BranchingDeps extends PollsDeps {
   /** The provider's drafter; undefined without a provider key, and the rule-based parser answers every draft. */
   branchDrafter: BranchDrafter | undefined;
+  /** Where drafts are counted per workspace (shared between processes with Redis). */
+  rateLimits: RateLimitStore;
+  config: Pick<Config, 'BRANCH_RATE_LIMIT_PER_MINUTE'>;
 }
 
 type Log = { info(object: object, message: string): void; warn(object: object, message: string): void };
@@ -40,8 +46,10 @@ export async function draftBranching(
   input: z.output<typeof BranchPollInput>,
   log: Log,
 ): Promise<BranchDraft> {
+  await countDraft(deps, workspaceId);
   const poll = await getPoll(deps, workspaceId, input.id);
   const slides = poll.content.questions;
+  assertDraftable(poll);
   const drafter = deps.branchDrafter;
   if (drafter) {
     const attempt = await drafter({ title: poll.title, slides }, input.instruction);
@@ -74,6 +82,61 @@ export async function draftBranching(
     );
   }
   return { data: { draftJson: { conditions }, source: 'rules' } };
+}
+
+/**
+ * A draft may cost three calls to the provider with the whole deck, so drafts are counted per
+ * workspace — however many keys or OAuth clients it spreads them over — on top of each credential's
+ * general limit (api/rate-limit.ts, which counts per credential). Every call counts, refused ones
+ * included, before any work is done.
+ */
+async function countDraft(deps: BranchingDeps, workspaceId: string): Promise<void> {
+  const limit = deps.config.BRANCH_RATE_LIMIT_PER_MINUTE;
+  const hit = await deps.rateLimits.hit(`branch:ws:${workspaceId}`);
+  if (hit.count > limit) {
+    throw new ApiError(
+      'rate_limited',
+      `Skip logic can be drafted ${limit} times a minute per workspace; this workspace has used them`,
+      { limit, resetAt: new Date(hit.resetAt).toISOString() },
+    );
+  }
+}
+
+/** The characters of a deck's text, as a drafter sends it: title, slide texts, labels, statements. */
+function deckTextLength(poll: Poll): number {
+  let length = poll.title.length;
+  for (const slide of poll.content.questions) {
+    length += slide.text.length;
+    if ('options' in slide) for (const option of slide.options) length += option.label.length;
+    if (slide.kind === 'scale') {
+      length += (slide.minLabel?.length ?? 0) + (slide.maxLabel?.length ?? 0);
+      for (const statement of slide.statements) length += statement.text.length;
+    }
+  }
+  return length;
+}
+
+/**
+ * A deck past `branchDraftLimits` is refused before anything is drafted (the provider would be sent
+ * all of it, up to three times); the rules answer the same way, so the route behaves alike whether
+ * or not a provider is configured.
+ */
+function assertDraftable(poll: Poll): void {
+  const slides = poll.content.questions.length;
+  const textLength = deckTextLength(poll);
+  const { slides: maxSlides, textLength: maxTextLength } = branchDraftLimits;
+  if (slides <= maxSlides && textLength <= maxTextLength) return;
+  const message =
+    `The poll is too large to draft skip logic for: ${slides} slides (at most ${maxSlides}) and ` +
+    `${textLength} characters of text (at most ${maxTextLength}). Write its branching with PATCH /polls/{id} instead`;
+  throw new ApiError('validation_failed', message, {
+    fieldErrors: {},
+    formErrors: [message],
+    slides,
+    maxSlides,
+    textLength,
+    maxTextLength,
+  });
 }
 
 /**

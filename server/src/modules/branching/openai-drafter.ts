@@ -142,7 +142,23 @@ function toConditions(output: WireOutput): BranchCondition[] {
 function firstIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'invalid';
-  return issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message;
+  // The path and the message may quote keys the model made up: provider text.
+  return clipped(issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message);
+}
+
+/** The most characters of provider text (a refusal, the model's `problem`, an error) a reason quotes. */
+export const REASON_TEXT_LIMIT = 500;
+
+/**
+ * Provider text as a reason quotes it: whole up to REASON_TEXT_LIMIT characters, else its start and
+ * its length. A reason is logged on every fallback, and the model's free text has no bound of its own
+ * (a refusal or a `problem` can run to the output's token limit) nor any reason to fill the log.
+ */
+export function clipped(text: string): string {
+  if (text.length <= REASON_TEXT_LIMIT) return text;
+  // Not between the halves of a surrogate pair.
+  const end = /[\ud800-\udbff]/.test(text.charAt(REASON_TEXT_LIMIT - 1)) ? REASON_TEXT_LIMIT - 1 : REASON_TEXT_LIMIT;
+  return `${text.slice(0, end)}… (${text.length} characters)`;
 }
 
 /** Seconds or milliseconds the provider asked us to wait before retrying, as the client reads them. */
@@ -200,9 +216,9 @@ function failureReason(error: unknown, timeoutMs: number, signal: AbortSignal): 
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
     if (error.status === 429) return 'rate limited (429)';
     // The code, never the message: OpenAI's 401 message quotes part of the key.
-    return `provider error ${error.status}${typeof error.code === 'string' ? ` (${error.code})` : ''}`;
+    return `provider error ${error.status}${typeof error.code === 'string' ? ` (${clipped(error.code)})` : ''}`;
   }
-  return `failed: ${error instanceof Error ? error.message : String(error)}`;
+  return `failed: ${clipped(error instanceof Error ? error.message : String(error))}`;
 }
 
 export async function draftWithOpenAI(
@@ -243,7 +259,7 @@ export async function draftWithOpenAI(
   const choice = completion.choices?.[0];
   if (!choice) return { ok: false, reason: 'no output: the response has no choices' };
   const { message } = choice;
-  if (message?.refusal) return { ok: false, reason: `refused: ${message.refusal}` };
+  if (message?.refusal) return { ok: false, reason: `refused: ${clipped(message.refusal)}` };
   if (choice.finish_reason === 'content_filter') return { ok: false, reason: 'refused: content filter' };
   if (!message?.content) return { ok: false, reason: `no output (finish_reason ${choice.finish_reason})` };
 
@@ -262,13 +278,15 @@ export async function draftWithOpenAI(
   const wire = WireOutput.safeParse(json);
   if (!wire.success) return { ok: false, reason: `malformed output: ${firstIssue(wire.error)}` };
   if (wire.data.problem !== null && wire.data.problem.trim() !== '') {
-    return { ok: false, reason: `declined: ${wire.data.problem}` };
+    return { ok: false, reason: `declined: ${clipped(wire.data.problem)}` };
   }
   if (wire.data.conditions.length === 0) return { ok: false, reason: 'no rules drafted' };
 
   const branching = Branching.safeParse({ conditions: toConditions(wire.data) });
   if (!branching.success) return { ok: false, reason: `malformed output: ${firstIssue(branching.error)}` };
   const problems = checkBranching(branching.data.conditions, poll.slides);
-  if (problems.length > 0) return { ok: false, reason: `does not fit the poll: ${problems[0]?.message}` };
+  // The message quotes the slide and option ids the model wrote.
+  if (problems.length > 0)
+    return { ok: false, reason: `does not fit the poll: ${clipped(problems[0]?.message ?? '')}` };
   return { ok: true, conditions: branching.data.conditions };
 }
