@@ -1,6 +1,7 @@
 /**
- * OAuth scopes. API keys hold every scope; an OAuth access token holds the ones its client was
- * granted, and a route names the one it needs in its contract (`scope`).
+ * Scopes. An OAuth access token holds the ones its client was granted; an API key holds the ones it
+ * was created with (every scope unless it was given a list). A route names the one it needs in its
+ * contract (`scope`).
  */
 export const scopes = [
   'polls:read',

@@ -179,7 +179,9 @@ const securitySchemes = {
   ApiKey: {
     type: 'http',
     scheme: 'bearer',
-    description: 'A workspace API key (`pk_live_…`). Keys act with every scope of their workspace.',
+    description:
+      'A workspace API key (`pk_live_…`). A key holds the scopes it was created with, every scope unless it was ' +
+      'given a list; an operation needs the same scope as with an OAuth token (listed under OAuth2).',
   },
   OAuth2: {
     type: 'oauth2',

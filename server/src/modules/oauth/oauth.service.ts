@@ -7,6 +7,7 @@ import { newId } from '../../db/ids.js';
 import type { Database, OAuthClientRow } from '../../db/schema.js';
 import type { InvalidationBus } from '../../infra/invalidation.js';
 import type { RateLimitStore } from '../../infra/rate-limit.js';
+import { parseScopes } from '../auth/credential-scopes.js';
 import { CREDENTIALS_TOPIC } from '../auth/credentials-topic.js';
 import { findWorkspace } from '../workspaces/workspaces.repository.js';
 import * as repo from './oauth.repository.js';
@@ -61,16 +62,6 @@ export function toClientSummary(client: OAuthClientRow): OAuthClientSummary {
     status: client.revoked_at ? 'revoked' : 'active',
     createdAt: client.created_at.toISOString(),
     revokedAt: client.revoked_at?.toISOString() ?? null,
-  };
-}
-
-/** Splits a space-separated scope list (RFC 6749 §3.3); every name must be one of contracts' scopes. */
-export function parseScopes(text: string): { scopes: Scope[]; unknown: string[] } {
-  const names = [...new Set(text.split(' ').filter((name) => name.length > 0))];
-  const known = new Set<string>(knownScopes);
-  return {
-    scopes: names.filter((name): name is Scope => known.has(name)),
-    unknown: names.filter((name) => !known.has(name)),
   };
 }
 
