@@ -1,4 +1,11 @@
-import { contract, operationId, pathParams, type RouteDefinition } from '@pollkit/contracts';
+import {
+  contract,
+  operationId,
+  pathParams,
+  type RouteDefinition,
+  requiredScopes,
+  type Scope,
+} from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { ApiError, validationError } from '../core/api-error.js';
@@ -46,7 +53,8 @@ export interface Operation {
 export function stepsFor(route: RouteDefinition, deps: PipelineDeps): Step[] {
   const steps: Step[] = [];
   const workspaceGate: Step[] = [authenticateStep(deps), rateLimitStep(deps), planStep];
-  if (route.scope) workspaceGate.push(scopeStep);
+  const scopes = requiredScopes(route);
+  if (scopes.length > 0) workspaceGate.push(scopeStep(scopes));
   if (route.auth === 'workspace') steps.push(...workspaceGate);
   // A presenter device holds the session's host token instead of a workspace credential.
   if (route.auth === 'host') steps.push(hostGateStep(deps, (next) => compose(workspaceGate, next)));
@@ -105,15 +113,25 @@ const planStep: Step = (call, next) => {
   return next(call);
 };
 
-/** Whether the credential holds the route's scope (API keys hold all; OAuth tokens what they were granted). */
-const scopeStep: Step = (call, next) => {
-  const { scopes } = call.credential!;
-  const scope = call.route.scope!;
-  if (scopes !== 'all' && !scopes.has(scope)) {
-    throw new ApiError('insufficient_scope', `This credential lacks the \`${scope}\` scope`, { requiredScope: scope });
-  }
-  return next(call);
-};
+/**
+ * Whether the credential holds every scope the route requires (a key created without a list holds
+ * all; other keys and OAuth tokens what they were given).
+ */
+function scopeStep(required: readonly Scope[]): Step {
+  return (call, next) => {
+    const { scopes } = call.credential!;
+    if (scopes !== 'all') {
+      for (const scope of required) {
+        if (!scopes.has(scope)) {
+          throw new ApiError('insufficient_scope', `This credential lacks the \`${scope}\` scope`, {
+            requiredScope: scope,
+          });
+        }
+      }
+    }
+    return next(call);
+  };
+}
 
 /**
  * The input, assembled from the request and parsed by the route's schema (422 otherwise). A path
