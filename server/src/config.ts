@@ -202,6 +202,14 @@ export const ConfigSchema = z.object({
     .describe(
       'Unknown PINs per minute per IP address; past it the address gets 429 for every PIN until the minute ends.',
     ),
+  AUTH_FAILURES_PER_IP_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(30)
+    .describe(
+      'Failed authentications (a wrong API key, access token, host token or OAuth client secret) per minute per IP address; past it, that address’s further failures answer 429 until the minute ends. Valid credentials are never refused for it.',
+    ),
   LIVE_HEARTBEAT_MS: z.coerce
     .number()
     .int()
