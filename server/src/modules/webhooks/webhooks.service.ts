@@ -81,7 +81,8 @@ export function toEndpoint(row: WebhookEndpointRow, pending: number, now = new D
 
 /**
  * The scope that guards an event's data (contracts' `webhookPayloadScopes`); null for the test event.
- * A type the table does not know (none today) needs every scope that guards any event's data.
+ * The table names every type (the contracts' `satisfies` makes a new type name its scope); a stored
+ * type it does not know is treated as an answer's rather than shown to any `webhooks:read`.
  */
 function payloadScopeOf(eventType: string): Scope | null {
   return Object.hasOwn(webhookPayloadScopes, eventType)
@@ -120,7 +121,7 @@ function assertMaySubscribe(held: HeldScopes, events: readonly string[]): void {
   if (missing.length > 0) {
     throw scopesNotHeld(
       missing,
-      'an endpoint sends its events’ data to its URL, so only events whose data the credential may read',
+      'an endpoint sends its events’ data to its URL, so it may send only events whose data the credential may read',
     );
   }
 }
