@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../src/config.js';
 import { RATE_LIMIT_WINDOW_MS } from '../src/infra/rate-limit.js';
@@ -104,15 +105,23 @@ describe('TRUST_PROXY values', () => {
 });
 
 describe('the client address the limits count by', () => {
+  /** Addresses of this run only (with Redis, counters outlive a run): 10.x.y.n, x and y drawn once. */
+  const run = `10.${randomInt(256)}.${randomInt(256)}`;
+  const address = (n: number) => `${run}.${n}`;
+  /** Failures counted so far this window for `ip`, on the server's own store. */
+  const failures = (server: TestServer, ip: string) => server.server.deps.rateLimits.count(`auth-fail:${ip}`);
+
   it('without TRUST_PROXY is the peer’s: a client’s own X-Forwarded-For changes nothing', {
     timeout: 60_000,
   }, async () => {
     const server = await serverTrusting(undefined);
     await atWindowStart();
-    expect(await failedFrom(server, '203.0.113.1')).toBe(401);
-    expect(await failedFrom(server, '203.0.113.2')).toBe(401);
-    expect(await failedFrom(server, '203.0.113.3')).toBe(429);
-    expect(await failedFrom(server)).toBe(429);
+    // Other test files' servers share the peer's counter through Redis: count what this test adds.
+    const before = await failures(server, '127.0.0.1');
+    for (const n of [1, 2, 3]) expect([401, 429]).toContain(await failedFrom(server, address(n)));
+    expect(await failures(server, '127.0.0.1')).toBeGreaterThanOrEqual(before + 3);
+    for (const n of [1, 2, 3]) expect(await failures(server, address(n))).toBe(0);
+    expect(await failedFrom(server, address(4))).toBe(429);
   });
 
   it('with a hop count is the one the last proxy saw: what the client wrote before it is ignored', {
@@ -121,11 +130,12 @@ describe('the client address the limits count by', () => {
     const server = await serverTrusting('1');
     await atWindowStart();
     // The proxy (this test) appends the address it saw; the client wrote the rest itself.
-    expect(await failedFrom(server, '198.51.100.1, 203.0.113.9')).toBe(401);
-    expect(await failedFrom(server, '198.51.100.2, 203.0.113.9')).toBe(401);
-    expect(await failedFrom(server, '203.0.113.9')).toBe(429);
+    expect(await failedFrom(server, `${address(11)}, ${address(10)}`)).toBe(401);
+    expect(await failedFrom(server, `${address(12)}, ${address(10)}`)).toBe(401);
+    expect(await failedFrom(server, address(10))).toBe(429);
+    expect(await failures(server, address(11))).toBe(0);
     // Another client behind the same proxy has a budget of its own.
-    expect(await failedFrom(server, '203.0.113.10')).toBe(401);
+    expect(await failedFrom(server, address(13))).toBe(401);
   });
 
   it('with proxy addresses is the one the first untrusted sender saw; an untrusted peer’s header is ignored', {
@@ -134,14 +144,15 @@ describe('the client address the limits count by', () => {
     const trusted = await serverTrusting('127.0.0.1');
     const untrusted = await serverTrusting('10.0.0.0/8');
     await atWindowStart();
-    expect(await failedFrom(trusted, '198.51.100.1, 203.0.113.20')).toBe(401);
-    expect(await failedFrom(trusted, '203.0.113.20')).toBe(401);
-    expect(await failedFrom(trusted, '198.51.100.9, 203.0.113.20')).toBe(429);
-    expect(await failedFrom(trusted, '203.0.113.21')).toBe(401);
+    expect(await failedFrom(trusted, `${address(21)}, ${address(20)}`)).toBe(401);
+    expect(await failedFrom(trusted, address(20))).toBe(401);
+    expect(await failedFrom(trusted, `${address(22)}, ${address(20)}`)).toBe(429);
+    expect(await failedFrom(trusted, address(23))).toBe(401);
 
     // This test's address is not among the proxies: its X-Forwarded-For is a client's own, unread.
-    expect(await failedFrom(untrusted, '203.0.113.30')).toBe(401);
-    expect(await failedFrom(untrusted, '203.0.113.31')).toBe(401);
-    expect(await failedFrom(untrusted, '203.0.113.32')).toBe(429);
+    const before = await failures(untrusted, '127.0.0.1');
+    for (const n of [30, 31]) expect([401, 429]).toContain(await failedFrom(untrusted, address(n)));
+    expect(await failures(untrusted, '127.0.0.1')).toBeGreaterThanOrEqual(before + 2);
+    for (const n of [30, 31]) expect(await failures(untrusted, address(n))).toBe(0);
   });
 });
