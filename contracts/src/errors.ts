@@ -104,8 +104,12 @@ export const errorCodes = {
   },
   insufficient_scope: {
     status: 403,
-    description: 'The OAuth access token lacks the scope the operation requires (`details.requiredScope`).',
-    action: 'Request a token with `details.requiredScope`, from a client allowed that scope.',
+    description:
+      'The credential (an OAuth access token, or an API key created with `scopes`) lacks a scope the operation ' +
+      'requires (`details.requiredScope`), or asked to give a key scopes it does not hold itself ' +
+      '(`details.missingScopes`).',
+    action:
+      'Use a credential holding `details.requiredScope`: a token from a client allowed it, or a key created with it.',
     retry: 'no',
   },
   not_found: {

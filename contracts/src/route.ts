@@ -30,8 +30,14 @@ export interface RouteDefinition<TInput extends z.ZodType = z.ZodType, TOutput e
   description?: string;
   tags: readonly string[];
   auth: RouteAuth;
-  /** Scope an OAuth token needs; API keys hold every scope. */
+  /** The scope a workspace credential (an OAuth token, or an API key given scopes) needs. */
   scope?: Scope;
+  /**
+   * Scopes a workspace credential needs besides `scope`, where the route answers data another scope
+   * guards: a session's deck is the poll's content, quiz answers included (`polls:read`). A host
+   * token (`X-Host-Token`) acts for its own session and needs none.
+   */
+  additionalScopes?: readonly Scope[];
   /** Minimum plan beyond the API access every paid plan has; a lesser plan answers 402. */
   plan?: Exclude<Plan, 'free'>;
   successStatus: 200 | 201 | 202 | 204;
@@ -52,6 +58,11 @@ export interface RouteDefinition<TInput extends z.ZodType = z.ZodType, TOutput e
   output: TOutput;
   /** Error codes this operation can answer besides those every authenticated route can. */
   errors: readonly ErrorCode[];
+}
+
+/** Every scope a workspace credential needs to call the route: `scope`, then `additionalScopes`. */
+export function requiredScopes(route: Pick<RouteDefinition, 'scope' | 'additionalScopes'>): Scope[] {
+  return route.scope ? [route.scope, ...(route.additionalScopes ?? [])] : [...(route.additionalScopes ?? [])];
 }
 
 /** Identity at run time; keeps every literal (`auth: 'workspace'`, the path) in the type. */

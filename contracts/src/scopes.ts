@@ -1,6 +1,8 @@
 /**
- * OAuth scopes. API keys hold every scope; an OAuth access token holds the ones its client was
- * granted, and a route names the one it needs in its contract (`scope`).
+ * Scopes. An OAuth access token holds the ones its client was granted; an API key holds the ones it
+ * was created with (every scope unless it was given a list). A route names the ones it needs in its
+ * contract (`scope`, `additionalScopes`); what each scope allows is generated from those routes
+ * (docs/authentication.md).
  */
 export const scopes = [
   'polls:read',

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -187,13 +188,32 @@ export const ConfigSchema = z.object({
   TRUST_PROXY: z
     .string()
     .default('false')
-    .transform((value): boolean | number | string => {
-      if (value === 'true') return true;
+    .transform((value, ctx): TrustProxy => {
       if (value === 'false' || value === '') return false;
-      return /^[0-9]+$/.test(value) ? Number(value) : value;
+      if (/^[0-9]+$/.test(value)) return trustHops(Number(value));
+      if (value === 'true') {
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            '`true` is not offered: it would believe the X-Forwarded-For a client writes itself, so anyone could pick ' +
+            'the address the per-address limits count. Set the number of proxies in front of the server (e.g. 1) or ' +
+            'their addresses/CIDRs (e.g. 10.0.0.5 or 10.0.0.0/8)',
+        });
+        return z.NEVER;
+      }
+      const proxies = value.split(',').map((part) => part.trim());
+      const bad = proxies.filter((proxy) => !isProxyAddress(proxy));
+      if (bad.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be \`false\`, a hop count, or proxy addresses/CIDRs separated by commas; not ${bad.map((p) => JSON.stringify(p)).join(', ')}`,
+        });
+        return z.NEVER;
+      }
+      return proxies;
     })
     .describe(
-      'Whose `X-Forwarded-For` to believe for the client address (participant limits count by it): `false` (the peer address), `true` (any proxy), a hop count, or proxy addresses/CIDRs separated by commas.',
+      'Whose `X-Forwarded-For` to believe for the client address (the per-address limits count by it: participants, failed authentications): `false` (the peer address), a hop count (the number of proxies in front of the server), or the proxies’ addresses/CIDRs separated by commas (`loopback`, `linklocal` and `uniquelocal` name those ranges). `true` is refused: it would believe any client’s own header.',
     ),
   LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce
     .number()
@@ -278,6 +298,14 @@ export const ConfigSchema = z.object({
     .default(24 * 3_600_000)
     .describe(
       'How long after its session ended a host token still reads the session (and nothing else); then it answers 401 `invalid_host_token`.',
+    ),
+  AUTH_FAILURES_PER_IP_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(30)
+    .describe(
+      'Failed authentications (a wrong API key, access token, host token or OAuth client secret) per minute per IP address; past it, that address’s further failures answer 429 until the minute ends. Valid credentials are never refused for it.',
     ),
   LIVE_HEARTBEAT_MS: z.coerce
     .number()
@@ -429,4 +457,33 @@ export function publicBaseUrl(config: Config, port: number): string {
  */
 export function resolveDataDir(dataDir: string): string {
   return resolve(process.env.INIT_CWD ?? process.cwd(), dataDir);
+}
+
+/**
+ * `TRUST_PROXY` as Fastify's `trustProxy` takes it: `false`, the proxies' addresses, or a function
+ * that trusts the last `hops` senders.
+ */
+export type TrustProxy = false | string[] | ((address: string, hop: number) => boolean);
+
+/**
+ * A hop count as a trust function. Fastify 5.12 no longer takes a number (it now trusts no proxy
+ * for one, since a count cannot tell a proxy from a client that reaches the server directly), so
+ * `TRUST_PROXY=1` silently counted every client as the proxy's address. The function restores what
+ * the variable documents; docs/self-hosting.md says when a count is safe and when to list addresses.
+ */
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
+}
+
+/**
+ * One `TRUST_PROXY` entry as Fastify's proxy-addr takes it: an IPv4 or IPv6 address, one with a
+ * prefix length (`10.0.0.0/8`), or a named range.
+ */
+function isProxyAddress(entry: string): boolean {
+  if (entry === 'loopback' || entry === 'linklocal' || entry === 'uniquelocal') return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }

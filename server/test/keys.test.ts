@@ -1,8 +1,10 @@
+import { scopes } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREDENTIALS_TOPIC } from '../src/modules/auth/credentials-topic.js';
 import { expectError } from './support/assertions.js';
 import { runCliInProcess } from './support/cli.js';
 import { call, type JsonResponse } from './support/http.js';
+import { issuedToken, oauthClient } from './support/oauth.js';
 import { startTestServer, type TestServer, usingPostgres } from './support/server.js';
 
 /** The key lifecycle through the API (`/keys`, scope `keys:manage`) and the admin CLI's `keys rotate`. */
@@ -15,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const secretPattern = /^pk_live_[A-Za-z0-9_-]{43}$/;
-const recordFields = ['createdAt', 'expiresAt', 'id', 'name', 'prefix', 'revokedAt', 'status'];
+const recordFields = ['createdAt', 'expiresAt', 'id', 'name', 'prefix', 'revokedAt', 'scopes', 'status'];
 
 /** Whether the key is accepted: 200 on a cheap authenticated read, else the error. */
 function usePolls(apiKey: string): Promise<JsonResponse> {
@@ -63,6 +65,153 @@ describe('GET /keys and POST /keys', () => {
     const blank = await call('POST', `${t.api}/keys`, { apiKey: a.apiKey, body: { name: '   ' } });
     expectError(blank, 422, 'validation_failed');
     expect(blank.body.error.details.fieldErrors.name).toBeDefined();
+  });
+});
+
+describe('scopes of API keys', () => {
+  /** Creates a key with `scopes` through the API, asserting the 201. */
+  async function scopedKey(apiKey: string, name: string, keyScopes: string[]) {
+    const res = await call('POST', `${t.api}/keys`, { apiKey, body: { name, scopes: keyScopes } });
+    expect(res.status, res.text).toBe(201);
+    return { id: res.body.id as string, secret: res.body.secret as string, body: res.body };
+  }
+  const storedScopes = async (id: string) =>
+    (await t.server.deps.db.selectFrom('api_keys').select('scopes').where('id', '=', id).executeTakeFirstOrThrow())
+      .scopes;
+  const describeCredential = async (apiKey: string) =>
+    (await call('GET', `${t.api}/workspace`, { apiKey })).body.credential;
+
+  it('a key holds the scopes it was created with; one created without, like every key before, holds all', async () => {
+    const { apiKey, id: workspaceId } = await t.workspace('pro');
+    // The workspace's first key was made as every key was before keys had scopes: no list at all.
+    const [original] = (await call('GET', `${t.api}/keys`, { apiKey })).body.data;
+    expect(await storedScopes(original.id)).toBeNull();
+    expect(original.scopes).toEqual([...scopes]);
+    expect(await describeCredential(apiKey)).toMatchObject({ kind: 'api_key', scopes: [...scopes] });
+
+    const full = await createKey(apiKey, 'Everything');
+    expect(full.body.scopes).toEqual([...scopes]);
+    expect(await storedScopes(full.id)).toBeNull();
+
+    // Listed in the contract's order, whatever the order asked.
+    const reader = await scopedKey(apiKey, 'Reader', ['keys:manage', 'polls:read']);
+    expect(reader.body.scopes).toEqual(['polls:read', 'keys:manage']);
+    expect(await describeCredential(reader.secret)).toMatchObject({
+      kind: 'api_key',
+      id: reader.id,
+      scopes: ['polls:read', 'keys:manage'],
+    });
+    expect((await usePolls(reader.secret)).status).toBe(200);
+    const write = await call('POST', `${t.api}/polls`, { apiKey: reader.secret, body: { title: 'Not mine to write' } });
+    expectError(write, 403, 'insufficient_scope');
+    expect(write.body.error.details).toEqual({ requiredScope: 'polls:write' });
+    expect(
+      (await call('GET', `${t.api}/keys`, { apiKey })).body.data.find((k: any) => k.id === reader.id).scopes,
+    ).toEqual(['polls:read', 'keys:manage']);
+    expect(workspaceId).toMatch(/^ws_/);
+  });
+
+  it('refuses unknown, repeated or no scopes (422)', async () => {
+    const { apiKey } = await t.workspace('pro');
+    for (const bad of [['admin'], [], ['polls:read', 'polls:read'], 'polls:read', [42]]) {
+      const res = await call('POST', `${t.api}/keys`, { apiKey, body: { name: 'Bad', scopes: bad } });
+      expectError(res, 422, 'validation_failed');
+      expect(Object.keys(res.body.error.details.fieldErrors).some((field) => field.startsWith('scopes'))).toBe(true);
+    }
+    expect((await call('GET', `${t.api}/keys`, { apiKey })).body.data).toHaveLength(1);
+  });
+
+  it('a key gives a new key only scopes it holds: asking for more is 403 insufficient_scope, and nothing is made', async () => {
+    const { apiKey } = await t.workspace('pro');
+    const manager = await scopedKey(apiKey, 'Manager', ['polls:read', 'keys:manage']);
+    const wider = await call('POST', `${t.api}/keys`, {
+      apiKey: manager.secret,
+      body: { name: 'Wider', scopes: ['polls:read', 'polls:write'] },
+    });
+    expectError(wider, 403, 'insufficient_scope');
+    expect(wider.body.error.details).toEqual({ requiredScope: 'polls:write', missingScopes: ['polls:write'] });
+    // Without `scopes` a key holds every scope: only a credential holding every scope may ask for that.
+    const everything = await call('POST', `${t.api}/keys`, { apiKey: manager.secret, body: { name: 'All' } });
+    expectError(everything, 403, 'insufficient_scope');
+    expect(everything.body.error.details.missingScopes).toEqual(
+      scopes.filter((scope) => scope !== 'polls:read' && scope !== 'keys:manage'),
+    );
+    const names = async () => (await call('GET', `${t.api}/keys`, { apiKey })).body.data.map((k: any) => k.name);
+    expect(await names()).toEqual(['Manager', 'test']);
+
+    const narrower = await scopedKey(manager.secret, 'Narrower', ['polls:read']);
+    expect(narrower.body.scopes).toEqual(['polls:read']);
+    expectError(await call('GET', `${t.api}/keys`, { apiKey: narrower.secret }), 403, 'insufficient_scope');
+
+    // A key listing every scope may make a key without a list, which gets its list: never a scope added later.
+    const listsAll = await scopedKey(apiKey, 'Lists all', [...scopes]);
+    const made = await createKey(listsAll.secret, 'From a list');
+    expect(made.body.scopes).toEqual([...scopes]);
+    expect(await storedScopes(made.id)).toEqual([...scopes]);
+  });
+
+  it('an OAuth token with keys:manage alone cannot mint a key holding polls:write, nor one holding everything', async () => {
+    const client = await oauthClient(t, 'keys:manage polls:read');
+    const token = (await issuedToken(t, client, 'keys:manage')).access_token;
+    const refused = await call('POST', `${t.api}/keys`, {
+      apiKey: token,
+      body: { name: 'Escalation', scopes: ['polls:write'] },
+    });
+    expectError(refused, 403, 'insufficient_scope');
+    expect(refused.body.error.details).toEqual({ requiredScope: 'polls:write', missingScopes: ['polls:write'] });
+    expectError(
+      await call('POST', `${t.api}/keys`, { apiKey: token, body: { name: 'Everything' } }),
+      403,
+      'insufficient_scope',
+    );
+    // Nor by rotating a key that holds more than it does: the answer would be that key's new secret.
+    const [original] = (await call('GET', `${t.api}/keys`, { apiKey: client.apiKey })).body.data;
+    const rotation = await call('POST', `${t.api}/keys/${original.id}/rotate`, { apiKey: token, body: {} });
+    expectError(rotation, 403, 'insufficient_scope');
+    expect(rotation.body.error.details.missingScopes).toEqual(scopes.filter((scope) => scope !== 'keys:manage'));
+    expect((await call('GET', `${t.api}/keys`, { apiKey: client.apiKey })).body.data).toEqual([original]);
+    expect((await usePolls(client.apiKey)).status).toBe(200);
+
+    // Within its scopes it may.
+    const own = await scopedKey(token, 'Key manager', ['keys:manage']);
+    expect(own.body.scopes).toEqual(['keys:manage']);
+    expectError(await usePolls(own.secret), 403, 'insufficient_scope');
+  });
+
+  it('rotation keeps the key’s scopes; the caller must hold them all', async () => {
+    const { apiKey } = await t.workspace('pro');
+    const reader = await scopedKey(apiKey, 'Reader', ['polls:read', 'keys:manage']);
+    const rotated = await call('POST', `${t.api}/keys/${reader.id}/rotate`, { apiKey, body: {} });
+    expect(rotated.status, rotated.text).toBe(201);
+    expect(rotated.body.scopes).toEqual(['polls:read', 'keys:manage']);
+    expect(rotated.body.previousKey.scopes).toEqual(['polls:read', 'keys:manage']);
+    expect(await describeCredential(rotated.body.secret)).toMatchObject({ scopes: ['polls:read', 'keys:manage'] });
+    expectError(
+      await call('POST', `${t.api}/polls`, { apiKey: rotated.body.secret, body: { title: 'Still no' } }),
+      403,
+      'insufficient_scope',
+    );
+
+    // The reader's replacement may rotate itself, not the workspace's key that holds everything.
+    const [everything] = (await call('GET', `${t.api}/keys`, { apiKey })).body.data.filter(
+      (k: any) => k.name === 'test',
+    );
+    const refused = await call('POST', `${t.api}/keys/${everything.id}/rotate`, {
+      apiKey: rotated.body.secret,
+      body: {},
+    });
+    expectError(refused, 403, 'insufficient_scope');
+    expect((await usePolls(apiKey)).status).toBe(200);
+    const self = await call('POST', `${t.api}/keys/${rotated.body.id}/rotate`, {
+      apiKey: rotated.body.secret,
+      body: {},
+    });
+    expect(self.status, self.text).toBe(201);
+    expect(self.body.scopes).toEqual(['polls:read', 'keys:manage']);
+    // A key created without a list stays without one: it keeps every scope, later ones included.
+    const full = await call('POST', `${t.api}/keys/${everything.id}/rotate`, { apiKey, body: {} });
+    expect(full.status, full.text).toBe(201);
+    expect(await storedScopes(full.body.id)).toBeNull();
   });
 });
 

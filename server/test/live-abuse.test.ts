@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addressKey } from '../src/api/client-address.js';
+import { addressKey } from '../src/core/client-address.js';
 import { expectError } from './support/assertions.js';
 import { randomLoopback, requestFrom, streamStatusFrom } from './support/from-address.js';
 import { call, type JsonResponse } from './support/http.js';

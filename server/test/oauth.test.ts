@@ -1,11 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { contract, operationId, type RouteDefinition, scopes } from '@pollkit/contracts';
+import { contract, operationId, type RouteDefinition, requiredScopes, scopes } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../src/core/secrets.js';
 import { setOAuthEnabled } from '../src/modules/oauth/oauth.repository.js';
 import { revokeClient } from '../src/modules/oauth/oauth.service.js';
-import { AUTHENTICATION_DOC_PATH, scopeTableMarkdown, withScopeTable } from '../src/modules/oauth/scope-table.js';
+import { describeScope } from '../src/modules/oauth/scope-descriptions.js';
+import {
+  AUTHENTICATION_DOC_PATH,
+  scopesCell,
+  scopeTableMarkdown,
+  withScopeTable,
+} from '../src/modules/oauth/scope-table.js';
 import { updateWorkspace } from '../src/modules/workspaces/workspaces.service.js';
 import { runCliInProcess } from './support/cli.js';
 import { call, type JsonResponse } from './support/http.js';
@@ -382,8 +388,21 @@ describe('scopes in the contract', () => {
       .map(({ id }) => id);
     expect(missing).toEqual(unscopedOnPurpose);
     for (const { id, route } of routes) {
-      if (route.scope) expect(scopes, id).toContain(route.scope);
+      for (const scope of requiredScopes(route)) expect(scopes, id).toContain(scope);
+      // Additional scopes only ever come with a first one.
+      if (route.additionalScopes) expect(route.scope, id).toBeDefined();
     }
+  });
+
+  it('describes every scope by what requires it: no scope is called unused while a route needs it', () => {
+    for (const scope of scopes) {
+      const description = describeScope(scope);
+      const users = routes.filter(({ route }) => requiredScopes(route).includes(scope));
+      expect(users.length, scope).toBeGreaterThan(0);
+      expect(description, scope).not.toMatch(/reserved|no route/i);
+      for (const { route } of users) expect(description, scope).toContain(`\`${route.method} ${route.path}\``);
+    }
+    expect(describeScope('responses:read')).toContain('`vote.created`');
   });
 
   it('docs/authentication.md holds the scope table the contract generates', async () => {
@@ -392,7 +411,7 @@ describe('scopes in the contract', () => {
     const table = scopeTableMarkdown();
     for (const { route } of routes) {
       const scope = route.scope
-        ? `\`${route.scope}\``
+        ? scopesCell(route)
         : route.auth === 'participant'
           ? 'none: a participant route (PIN and participant token)'
           : 'none (any credential)';

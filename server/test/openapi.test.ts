@@ -6,6 +6,7 @@ import {
   pathParams,
   type RouteDefinition,
   type RouteHead,
+  requiredScopes,
   routeTable,
   scopes,
 } from '@pollkit/contracts';
@@ -171,9 +172,9 @@ describe('the OpenAPI document', () => {
       const operation = served.paths[route.path]?.[route.method.toLowerCase()];
       expect(operation, id).toBeDefined();
       expect(operation).toMatchObject({ operationId: id, summary: route.summary, tags: [...route.tags] });
-      // A route without a scope takes any OAuth token; host routes also the session's host token;
-      // participant routes no workspace credential at all.
-      const workspace = [{ ApiKey: [] }, { OAuth2: route.scope ? [route.scope] : [] }];
+      // A route without a scope takes any OAuth token, one with several a token holding them all; host
+      // routes also the session's host token; participant routes no workspace credential at all.
+      const workspace = [{ ApiKey: [] }, { OAuth2: requiredScopes(route) }];
       const security = {
         workspace,
         host: [...workspace, { HostToken: [] }],

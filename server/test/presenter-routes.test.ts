@@ -351,8 +351,8 @@ describe('PATCH /sessions/{id}/questions/{questionId}', () => {
     expect(ids(await questions(elsewhere.session.id, host(elsewhere.session), '?status=pending'))).toEqual([foreign]);
   });
 
-  it('needs sessions:write of an OAuth token; sessions:read reads the deck and the questions', async () => {
-    const client = await oauthClient(t, 'polls:read polls:write sessions:read sessions:write');
+  it('needs sessions:write of an OAuth token to moderate; the deck also polls:read, the questions responses:read', async () => {
+    const client = await oauthClient(t, 'polls:read polls:write responses:read sessions:read sessions:write');
     const poll = await pollPublisher(() => ({
       api: t.api,
       apiKey: client.apiKey,
@@ -364,17 +364,35 @@ describe('PATCH /sessions/{id}/questions/{questionId}', () => {
     await act(session, 'start');
     await act(session, 'goto', ASK_INDEX);
     const question = await asked(session, kim, 'ask', 'Scoped?');
-    const reader = (await issuedToken(t, client, 'sessions:read')).access_token;
-    const writer = (await issuedToken(t, client, 'sessions:read sessions:write')).access_token;
+    const token = async (scope: string) => ({ apiKey: (await issuedToken(t, client, scope)).access_token });
+    const reader = await token('sessions:read');
+    const writer = await token('sessions:read sessions:write');
 
-    expect((await deck(session.id, { apiKey: reader })).status).toBe(200);
-    expect(ids(await questions(session.id, { apiKey: reader }))).toEqual([question]);
-    expectError(
-      await moderate(session.id, question, { status: 'approved' }, { apiKey: reader }),
-      403,
-      'insufficient_scope',
-    );
-    const approved = await moderate(session.id, question, { status: 'approved' }, { apiKey: writer });
+    // sessions:read alone reads the session, not the poll's quiz answers nor the audience's questions.
+    expect((await call('GET', `${t.api}/sessions/${session.id}`, credentialOf(reader))).status).toBe(200);
+    const deckRefused = await deck(session.id, reader);
+    expectError(deckRefused, 403, 'insufficient_scope');
+    expect(deckRefused.body.error.details).toEqual({ requiredScope: 'polls:read' });
+    expect(deckRefused.text).not.toContain('correctOptionIds');
+    const questionsRefused = await questions(session.id, reader);
+    expectError(questionsRefused, 403, 'insufficient_scope');
+    expect(questionsRefused.body.error.details).toEqual({ requiredScope: 'responses:read' });
+    expect(questionsRefused.text).not.toContain('Scoped?');
+    // Each with the scope that guards its data; neither with the other's.
+    const deckReader = await token('sessions:read polls:read');
+    const questionReader = await token('sessions:read responses:read');
+    const slides = await deck(session.id, deckReader);
+    expect(slides.status, slides.text).toBe(200);
+    expect(slides.body.slides.some((slide: Json) => Array.isArray(slide.correctOptionIds))).toBe(true);
+    expect(ids(await questions(session.id, questionReader))).toEqual([question]);
+    expectError(await deck(session.id, questionReader), 403, 'insufficient_scope');
+    expectError(await questions(session.id, deckReader), 403, 'insufficient_scope');
+    // The host token acts for its own session: it reads both, as it always has.
+    expect((await deck(session.id, host(session))).status).toBe(200);
+    expect(ids(await questions(session.id, host(session)))).toEqual([question]);
+
+    expectError(await moderate(session.id, question, { status: 'approved' }, reader), 403, 'insufficient_scope');
+    const approved = await moderate(session.id, question, { status: 'approved' }, writer);
     expect(approved.status, approved.text).toBe(200);
     expect(approved.body.status).toBe('approved');
   });

@@ -347,6 +347,137 @@ describe('events', () => {
   });
 });
 
+describe('scopes of what a delivery carries', () => {
+  /** A key of the workspace holding only `keyScopes`, made through the API. */
+  async function keyWith(apiKey: string, keyScopes: string[]): Promise<string> {
+    const res = await call('POST', `${t.api}/keys`, { apiKey, body: { name: keyScopes.join(' '), scopes: keyScopes } });
+    expect(res.status, res.text).toBe(201);
+    return res.body.secret;
+  }
+  const read = (apiKey: string, path: string) => call('GET', `${t.api}/webhooks/${path}`, { apiKey });
+
+  it('shows a delivery’s payload, and the receiver’s answers to it, only to a credential holding the scope of its data', async () => {
+    const { apiKey } = await t.workspace('pro');
+    const endpoint = await createEndpoint(t, apiKey, {
+      url: receiver.urlFor('scoped-reads'),
+      events: ['vote.created', 'poll.published'],
+    });
+    receiver.secrets.push(endpoint.secret);
+    const poll = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Scoped', content: sampleContent() } });
+    await call('PATCH', `${t.api}/polls/${poll.body.id}`, { apiKey, body: { publish: true } });
+    const vote = await call('POST', `${t.api}/polls/${poll.body.id}/votes`, {
+      apiKey,
+      body: { voterId: 'voter-ada-7', slideId: 'lunch', optionIds: ['sushi'] },
+    });
+    expect(vote.status, vote.text).toBe(201);
+    const test = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey });
+    expect(test.status, test.text).toBe(202);
+    const deliveries = await deliveriesOf(t, apiKey, endpoint.id);
+    const idOf = (type: string) => deliveries.find((d) => d.eventType === type)?.id ?? '';
+    for (const type of ['vote.created', 'poll.published', 'webhook.test']) {
+      await waitForDelivery(t, apiKey, endpoint.id, idOf(type), 'succeeded');
+    }
+    const voteDelivery = `${endpoint.id}/deliveries/${idOf('vote.created')}`;
+    const pollDelivery = `${endpoint.id}/deliveries/${idOf('poll.published')}`;
+    const testDelivery = `${endpoint.id}/deliveries/${idOf('webhook.test')}`;
+
+    // webhooks:read alone: that each delivery happened and how it went, not the data it carried.
+    const hooksOnly = await keyWith(apiKey, ['webhooks:read']);
+    const hiddenVote = await read(hooksOnly, voteDelivery);
+    expect(hiddenVote.status, hiddenVote.text).toBe(200);
+    expect(hiddenVote.body).toMatchObject({ status: 'succeeded', payloadScope: 'responses:read', payload: null });
+    expect(hiddenVote.body.lastAttempt).toMatchObject({
+      outcome: 'succeeded',
+      responseStatus: 200,
+      responseExcerpt: null,
+    });
+    expect(hiddenVote.body.attemptLog.map((a: { responseExcerpt: unknown }) => a.responseExcerpt)).toEqual([null]);
+    expect(hiddenVote.text).not.toContain('voter-ada-7');
+    const hiddenPoll = await read(hooksOnly, pollDelivery);
+    expect(hiddenPoll.body).toMatchObject({ payloadScope: 'polls:read', payload: null });
+    expect(hiddenPoll.text).not.toContain('correctOptionIds');
+    const testEvent = await read(hooksOnly, testDelivery);
+    expect(testEvent.body).toMatchObject({ payloadScope: null, payload: expect.stringContaining('webhook.test') });
+    expect(testEvent.body.lastAttempt.responseExcerpt).toBe('ok');
+    const listed = await read(hooksOnly, `${endpoint.id}/deliveries`);
+    const attempts = await read(hooksOnly, `${endpoint.id}/attempts`);
+    for (const res of [listed, attempts]) {
+      expect(res.status, res.text).toBe(200);
+      expect(res.text).not.toContain('voter-ada-7');
+    }
+    const excerptOf = (rows: any[], type: string, pick = (row: any) => row.lastAttempt) =>
+      pick(rows.find((row) => row.eventType === type)).responseExcerpt;
+    expect(excerptOf(listed.body.data, 'vote.created')).toBeNull();
+    expect(excerptOf(listed.body.data, 'webhook.test')).toBe('ok');
+    expect(excerptOf(attempts.body.data, 'vote.created', (row) => row)).toBeNull();
+    expect(excerptOf(attempts.body.data, 'poll.published', (row) => row)).toBeNull();
+    expect(excerptOf(attempts.body.data, 'webhook.test', (row) => row)).toBe('ok');
+
+    // With responses:read as well it reads the vote as before, and still not the poll.
+    const hooksAndResponses = await keyWith(apiKey, ['webhooks:read', 'responses:read']);
+    const full = await read(apiKey, voteDelivery);
+    expect(full.body.payload).toContain('voter-ada-7');
+    const shown = await read(hooksAndResponses, voteDelivery);
+    expect(shown.body.payload).toBe(full.body.payload);
+    expect(shown.body.attemptLog).toEqual(full.body.attemptLog);
+    expect(shown.body.lastAttempt.responseExcerpt).toBe('ok');
+    expect((await read(hooksAndResponses, pollDelivery)).body.payload).toBeNull();
+    expect((await read(apiKey, pollDelivery)).body.payload).toContain('"poll.published"');
+  });
+
+  it('lets webhooks:write send to a URL only the events whose data the credential reads', async () => {
+    const { apiKey } = await t.workspace('pro');
+    const existing = await createEndpoint(t, apiKey, {
+      url: receiver.urlFor('votes-elsewhere'),
+      events: ['vote.created'],
+    });
+    const writer = await keyWith(apiKey, ['webhooks:read', 'webhooks:write']);
+    const create = (key: string, body: Record<string, unknown>) =>
+      call('POST', `${t.api}/webhooks`, { apiKey: key, body: { url: receiver.urlFor('mine'), ...body } });
+
+    const everything = await create(writer, {});
+    expectError(everything, 403, 'insufficient_scope');
+    expect(everything.body.error.details).toEqual({
+      requiredScope: 'polls:read',
+      missingScopes: ['polls:read', 'responses:read', 'sessions:read'],
+    });
+    const votes = await create(writer, { events: ['vote.created'] });
+    expectError(votes, 403, 'insufficient_scope');
+    expect(votes.body.error.details).toEqual({ requiredScope: 'responses:read', missingScopes: ['responses:read'] });
+    // Pointing an endpoint that receives votes at another URL is receiving them there.
+    const moved = await call('PATCH', `${t.api}/webhooks/${existing.id}`, {
+      apiKey: writer,
+      body: { url: receiver.urlFor('mine') },
+    });
+    expectError(moved, 403, 'insufficient_scope');
+    const resubscribed = await call('PATCH', `${t.api}/webhooks/${existing.id}`, {
+      apiKey: writer,
+      body: { events: ['session.ended'] },
+    });
+    expectError(resubscribed, 403, 'insufficient_scope');
+    expect((await read(apiKey, existing.id)).body).toMatchObject({
+      url: receiver.urlFor('votes-elsewhere'),
+      events: ['vote.created'],
+    });
+    const described = await call('PATCH', `${t.api}/webhooks/${existing.id}`, {
+      apiKey: writer,
+      body: { description: 'Only words' },
+    });
+    expect(described.status, described.text).toBe(200);
+    expect((await call('GET', `${t.api}/webhooks`, { apiKey })).body.data).toHaveLength(1);
+
+    const voteWriter = await keyWith(apiKey, ['webhooks:write', 'responses:read']);
+    expect((await create(voteWriter, { events: ['vote.created', 'question.created'] })).status).toBe(201);
+    const movedNow = await call('PATCH', `${t.api}/webhooks/${existing.id}`, {
+      apiKey: voteWriter,
+      body: { url: receiver.urlFor('mine') },
+    });
+    expect(movedNow.status, movedNow.text).toBe(200);
+    // A full key, as before: every type, `*` included.
+    expect((await create(apiKey, {})).status).toBe(201);
+  });
+});
+
 describe('delivery', () => {
   it('retries failures with the same id and signature scheme until a 2xx, and logs every attempt', async () => {
     const { apiKey } = await t.workspace('pro');

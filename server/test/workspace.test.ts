@@ -60,6 +60,25 @@ describe('GET /workspace', () => {
     expect(byNew.body.credential).toMatchObject({ id: rotated.body.id, expiresAt: null });
   });
 
+  it('describes a key created with scopes: those scopes, however narrow (it needs none itself)', async () => {
+    const { apiKey } = await t.workspace('pro');
+    const narrow = await call('POST', `${t.api}/keys`, {
+      apiKey,
+      body: { name: 'Exporter', scopes: ['export:read', 'polls:read'] },
+    });
+    expect(narrow.status, narrow.text).toBe(201);
+    const res = await describeCaller(narrow.body.secret);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.credential).toEqual({
+      kind: 'api_key',
+      id: narrow.body.id,
+      scopes: ['polls:read', 'export:read'],
+      expiresAt: null,
+    });
+    const single = await call('POST', `${t.api}/keys`, { apiKey, body: { name: 'Media', scopes: ['media:write'] } });
+    expect((await describeCaller(single.body.secret)).body.credential.scopes).toEqual(['media:write']);
+  });
+
   it('describes an OAuth token: its client id, narrowed scopes and expiry; it needs no scope', async () => {
     const client = await oauthClient(t, 'polls:read responses:read keys:manage', 'reporting');
     const before = Date.now();

@@ -29,13 +29,17 @@ export const createKey = defineRoute({
   path: '/keys',
   tags: ['keys'],
   summary: 'Create an API key',
-  description: 'The response holds the `secret` this once; Pollkit stores only its hash and cannot show it again.',
+  description:
+    'The response holds the `secret` this once; Pollkit stores only its hash and cannot show it again. `scopes` ' +
+    'limits what the key may do (default: every scope). A credential gives a key only scopes it holds itself: ' +
+    'asking for another (or, without `scopes`, for every scope) answers 403 `insufficient_scope` with ' +
+    '`details.missingScopes`.',
   auth: 'workspace',
   scope: 'keys:manage',
   successStatus: 201,
   input: CreateApiKeyInput,
   output: CreatedApiKey,
-  errors: ['validation_failed'],
+  errors: ['validation_failed', 'insufficient_scope'],
 });
 
 export const revokeKey = defineRoute({
@@ -63,11 +67,13 @@ export const rotateKey = defineRoute({
   description:
     'Creates a replacement key (its `secret` is shown this once) and gives the old key `gracePeriodSeconds` ' +
     '(default one day) before it answers `401 expired_api_key`. The answer is the new key, with the old one as ' +
-    '`previousKey` (its `expiresAt` says when it stops working). Only an `active` key can be rotated.',
+    '`previousKey` (its `expiresAt` says when it stops working). Only an `active` key can be rotated. The new ' +
+    'key holds the old one’s `scopes`, so the calling credential must hold them all (403 `insufficient_scope` ' +
+    'otherwise).',
   auth: 'workspace',
   scope: 'keys:manage',
   successStatus: 201,
   input: RotateApiKeyInput,
   output: RotatedApiKey,
-  errors: ['not_found', 'validation_failed', 'key_not_active'],
+  errors: ['not_found', 'validation_failed', 'key_not_active', 'insufficient_scope'],
 });

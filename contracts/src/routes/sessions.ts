@@ -175,9 +175,11 @@ export const sessionDeck = defineRoute({
   summary: 'Slides of a live session',
   description:
     'The poll’s title and slides as they are now, quiz answers included, for a presenter device that holds only ' +
-    'the session’s `X-Host-Token` (it cannot read the poll). `currentSlideIndex` indexes `slides`.',
+    'the session’s `X-Host-Token` (it cannot read the poll). `currentSlideIndex` indexes `slides`. A workspace ' +
+    'credential needs `polls:read` as well: the deck is the poll’s content.',
   auth: 'host',
   scope: 'sessions:read',
+  additionalScopes: ['polls:read'],
   successStatus: 200,
   input: SessionDeckInput,
   output: SessionDeck,
@@ -191,10 +193,11 @@ export const listSessionQuestions = defineRoute({
   summary: 'Q&A questions of a live session',
   description:
     'The Q&A questions of the session’s poll, newest first, cursor-paginated, in every status: `status=pending` ' +
-    'is the presenter’s moderation queue. Filter by `slideId`. Authorised by a workspace credential or by the ' +
-    'session’s `X-Host-Token`.',
+    'is the presenter’s moderation queue. Filter by `slideId`. Authorised by the session’s `X-Host-Token`, or by ' +
+    'a workspace credential holding `responses:read` as well (the questions are the audience’s answers).',
   auth: 'host',
   scope: 'sessions:read',
+  additionalScopes: ['responses:read'],
   successStatus: 200,
   input: ListSessionQuestionsInput,
   output: QuestionList,

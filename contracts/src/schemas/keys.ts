@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scopes } from '../scopes.js';
 import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.js';
 import { displayText } from './text.js';
 
@@ -25,6 +26,12 @@ export const ApiKey = z
     name: z.string().describe('A label to recognise the key by.'),
     prefix: z.string().describe('The first characters of the secret, to recognise a key. Never the secret.'),
     status: ApiKeyStatus,
+    scopes: z
+      .array(z.enum(scopes))
+      .describe(
+        'What the key may do, in the order of the scope list. A key created without `scopes` holds every scope, ' +
+          'those added in later versions included.',
+      ),
     createdAt: Timestamp,
     revokedAt: Timestamp.nullable(),
     expiresAt: Timestamp.nullable().describe('Set by a rotation: the end of the grace period.'),
@@ -51,6 +58,16 @@ export const ListApiKeysInput = z.strictObject({ limit: ListLimit, cursor: ListC
 
 export const CreateApiKeyInput = z.strictObject({
   name: displayText().trim().min(1).max(keyLimits.nameLength).describe('A label to recognise the key by.'),
+  scopes: z
+    .array(z.enum(scopes))
+    .min(1)
+    .max(scopes.length)
+    .refine((list) => new Set(list).size === list.length, 'Each scope once')
+    .optional()
+    .describe(
+      'The scopes the key holds; without it, every scope. Only scopes the calling credential holds itself: asking ' +
+        'for more answers 403 `insufficient_scope`.',
+    ),
 });
 
 export const ApiKeyIdInput = z.strictObject({ id: ApiKeyId });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type Scope, scopes } from '../scopes.js';
 import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.js';
 import { displayText, text } from './text.js';
 
@@ -25,6 +26,28 @@ export const webhookEventTypes = [
   'session.ended',
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
+
+/**
+ * The scope that guards the data each event carries, as the API's own reads guard it: a poll (quiz
+ * answers included) is `polls:read`'s, votes, responses and questions are `responses:read`'s, a
+ * session is `sessions:read`'s. A credential needs it, besides `webhooks:read`, to see a delivery's
+ * `payload`, and besides `webhooks:write` to point an endpoint subscribed to the event at a URL.
+ */
+export const webhookPayloadScopes = {
+  'poll.created': 'polls:read',
+  'poll.updated': 'polls:read',
+  'poll.published': 'polls:read',
+  'poll.closed': 'polls:read',
+  'poll.deleted': 'polls:read',
+  'vote.created': 'responses:read',
+  'response.created': 'responses:read',
+  'question.created': 'responses:read',
+  'session.created': 'sessions:read',
+  'session.started': 'sessions:read',
+  'session.slide_changed': 'sessions:read',
+  'session.ended': 'sessions:read',
+  'webhook.test': null,
+} as const satisfies Record<WebhookEventType | 'webhook.test', Scope | null>;
 
 /** Endpoints per workspace, description length, URL length. */
 export const webhookLimits = {
@@ -154,7 +177,11 @@ export const WebhookAttempt = z
     responseExcerpt: z
       .string()
       .nullable()
-      .describe(`The first ${webhookLimits.responseExcerptBytes} bytes of the answer's body, as text.`),
+      .describe(
+        `The first ${webhookLimits.responseExcerptBytes} bytes of the answer's body, as text; null when no answer ` +
+          "came, or when the credential lacks the scope that guards the event's data (a receiver may echo it: " +
+          'see `payloadScope`).',
+      ),
     error: z
       .string()
       .nullable()
@@ -175,12 +202,26 @@ export const WebhookDelivery = z
     attempts: z.number().int().describe('Attempts made so far.'),
     nextAttemptAt: Timestamp.nullable().describe('When the next attempt is due, while `pending`.'),
     lastAttempt: WebhookAttempt.nullable(),
+    payloadScope: z
+      .enum(scopes)
+      .nullable()
+      .describe(
+        'The scope that guards the data the event carries (`polls:read` for poll events, `responses:read` for votes, ' +
+          'responses and questions, `sessions:read` for session events; null for `webhook.test`). A credential ' +
+          "without it sees no `payload` and no attempt's `responseExcerpt` of this delivery.",
+      ),
     createdAt: Timestamp,
   })
   .meta({ id: 'WebhookDelivery' });
 
 export const WebhookDeliveryDetail = WebhookDelivery.extend({
-  payload: z.string().describe('The body every attempt sends, exactly as signed.'),
+  payload: z
+    .string()
+    .nullable()
+    .describe(
+      'The body every attempt sends, exactly as signed; null when the credential lacks `payloadScope` (it holds ' +
+        'votes, responses or questions, a poll with its quiz answers, or a session).',
+    ),
   attemptLog: z.array(WebhookAttempt).describe('Every attempt, oldest first.'),
 }).meta({ id: 'WebhookDeliveryDetail' });
 

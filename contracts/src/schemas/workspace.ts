@@ -17,7 +17,10 @@ export const CallerCredential = z
       ),
     scopes: z
       .array(z.enum(scopes))
-      .describe('What the credential may do. An API key holds every scope; an access token the ones it was granted.'),
+      .describe(
+        'What the credential may do: for an API key, the scopes it was created with (every scope unless it was ' +
+          'given a list); for an access token, the ones it was granted.',
+      ),
     expiresAt: Timestamp.nullable().describe(
       "When the credential stops working: the end of a rotated key's grace period, or of an access token's " +
         'lifetime; `null` for a key that has not been rotated.',

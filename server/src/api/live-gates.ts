@@ -1,5 +1,6 @@
 import { contract, type RouteDefinition } from '@pollkit/contracts';
 import { ApiError } from '../core/api-error.js';
+import { addressKey } from '../core/client-address.js';
 import type { RateLimitStore } from '../infra/rate-limit.js';
 import type { Authenticator } from '../modules/auth/auth.service.js';
 import { resolveEndedLiveCaller, resolveLiveCaller, resolveTokenHolder } from '../modules/live/live.service.js';
@@ -7,7 +8,6 @@ import type { LiveCaller } from '../modules/live/live-caller.js';
 import type { LiveHub } from '../modules/live/live-hub.js';
 import { authenticateHost } from '../modules/sessions/sessions.service.js';
 import type { Next, Step } from './call.js';
-import { addressKey } from './client-address.js';
 import { decideRateLimit } from './rate-limit.js';
 
 export interface LiveGateDeps {

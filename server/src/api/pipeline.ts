@@ -1,4 +1,11 @@
-import { contract, operationId, pathParams, type RouteDefinition } from '@pollkit/contracts';
+import {
+  contract,
+  operationId,
+  pathParams,
+  type RouteDefinition,
+  requiredScopes,
+  type Scope,
+} from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { ApiError, validationError } from '../core/api-error.js';
@@ -12,14 +19,16 @@ import type { ApiCall, Next, Outcome, Step } from './call.js';
 import { idempotencyStep, takesIdempotencyKey } from './idempotency.js';
 import { inputReader } from './input.js';
 import { hostGateStep, type LiveGateDeps, participantGateStep } from './live-gates.js';
-import { rateLimitStep } from './rate-limit.js';
+import { afterAuthFailure, authFailureLimit, rateLimitStep } from './rate-limit.js';
 
 /** What the pipeline needs besides the handlers' own deps: who is calling, how often, and two switches. */
 export interface PipelineDeps extends ModuleDeps, LiveGateDeps {
   db: Kysely<Database>;
   authenticator: Authenticator;
   rateLimits: RateLimitStore;
-  config: ModuleDeps['config'] & LiveGateDeps['config'] & Pick<Config, 'RATE_LIMIT_PER_MINUTE' | 'RESPONSE_VALIDATION'>;
+  config: ModuleDeps['config'] &
+    LiveGateDeps['config'] &
+    Pick<Config, 'RATE_LIMIT_PER_MINUTE' | 'RESPONSE_VALIDATION' | 'AUTH_FAILURES_PER_IP_PER_MINUTE'>;
 }
 
 /** One operation of the contract, ready to serve: its route object and the whole pipeline for it. */
@@ -46,10 +55,16 @@ export interface Operation {
 export function stepsFor(route: RouteDefinition, deps: PipelineDeps): Step[] {
   const steps: Step[] = [];
   const workspaceGate: Step[] = [authenticateStep(deps), rateLimitStep(deps), planStep];
-  if (route.scope) workspaceGate.push(scopeStep);
+  const scopes = requiredScopes(route);
+  if (scopes.length > 0) workspaceGate.push(scopeStep(scopes));
   if (route.auth === 'workspace') steps.push(...workspaceGate);
-  // A presenter device holds the session's host token instead of a workspace credential.
-  if (route.auth === 'host') steps.push(hostGateStep(deps, (next) => compose(workspaceGate, next)));
+  // A presenter device holds the session's host token instead of a workspace credential. A wrong
+  // host token counts against its address like a wrong key (the key's own failures are counted by
+  // the authenticate step inside).
+  if (route.auth === 'host') {
+    const hostGate = hostGateStep(deps, (next) => compose(workspaceGate, next));
+    steps.push(authFailureLimit(deps, hostGate, 'invalid_host_token'));
+  }
   if (route.auth === 'participant') steps.push(participantGateStep(deps));
   if (route.auth !== 'none' && takesIdempotencyKey(route)) steps.push(idempotencyStep(deps));
   steps.push(validateStep(route));
@@ -82,10 +97,21 @@ export function compose(steps: readonly Step[], terminal: Next): Next {
   return steps.reduceRight<Next>((next, step) => (call) => step(call, next), terminal);
 }
 
-/** Who is calling: an API key or an OAuth access token (401 otherwise). */
-function authenticateStep(deps: Pick<PipelineDeps, 'authenticator'>): Step {
+/**
+ * Who is calling: an API key or an OAuth access token (401 otherwise). A credential that fails counts
+ * against its address's budget of failures; past it, 429 instead of the 401.
+ */
+function authenticateStep(
+  deps: Pick<PipelineDeps, 'authenticator' | 'rateLimits'> & {
+    config: Pick<Config, 'AUTH_FAILURES_PER_IP_PER_MINUTE'>;
+  },
+): Step {
   return async (call, next) => {
-    call.credential = await deps.authenticator.authenticate(call.request.authorization);
+    try {
+      call.credential = await deps.authenticator.authenticate(call.request.authorization);
+    } catch (error) {
+      throw await afterAuthFailure(deps, call, error);
+    }
     return next(call);
   };
 }
@@ -105,15 +131,25 @@ const planStep: Step = (call, next) => {
   return next(call);
 };
 
-/** Whether the credential holds the route's scope (API keys hold all; OAuth tokens what they were granted). */
-const scopeStep: Step = (call, next) => {
-  const { scopes } = call.credential!;
-  const scope = call.route.scope!;
-  if (scopes !== 'all' && !scopes.has(scope)) {
-    throw new ApiError('insufficient_scope', `This credential lacks the \`${scope}\` scope`, { requiredScope: scope });
-  }
-  return next(call);
-};
+/**
+ * Whether the credential holds every scope the route requires (a key created without a list holds
+ * all; other keys and OAuth tokens what they were given).
+ */
+function scopeStep(required: readonly Scope[]): Step {
+  return (call, next) => {
+    const { scopes } = call.credential!;
+    if (scopes !== 'all') {
+      for (const scope of required) {
+        if (!scopes.has(scope)) {
+          throw new ApiError('insufficient_scope', `This credential lacks the \`${scope}\` scope`, {
+            requiredScope: scope,
+          });
+        }
+      }
+    }
+    return next(call);
+  };
+}
 
 /**
  * The input, assembled from the request and parsed by the route's schema (422 otherwise). A path

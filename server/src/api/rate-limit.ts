@@ -1,5 +1,7 @@
+import type { ErrorCode } from '@pollkit/contracts';
 import { ApiError } from '../core/api-error.js';
 import type { RateLimitHit, RateLimitStore } from '../infra/rate-limit.js';
+import { AUTH_FAILURE_CODES, countAuthFailure } from '../modules/auth/auth-failures.js';
 import type { ApiCall, RateLimitDecision, Step } from './call.js';
 
 export interface RateLimitDeps {
@@ -45,4 +47,52 @@ export function decideRateLimit(call: ApiCall, limit: number, hit: RateLimitHit)
       resetAt: new Date(hit.resetAt).toISOString(),
     });
   }
+}
+
+export interface AuthFailureDeps {
+  rateLimits: RateLimitStore;
+  config: { AUTH_FAILURES_PER_IP_PER_MINUTE: number };
+}
+
+/**
+ * What to throw once authentication failed with `error`: a credential that was sent and is not valid
+ * (`codes`) counts against the client address's budget (`AUTH_FAILURES_PER_IP_PER_MINUTE`, counted
+ * as the live participant limits count, through the shared store); past it the answer is 429
+ * `rate_limited`, with the budget in the `X-RateLimit-*` headers, until the window ends. Anything
+ * else (no credential at all, a database away) is thrown as it is, uncounted. Successes are never
+ * counted nor refused here: a valid credential passes whatever its neighbours behind the same
+ * address got wrong (modules/auth/auth-failures.ts).
+ */
+export async function afterAuthFailure(
+  deps: AuthFailureDeps,
+  call: ApiCall,
+  error: unknown,
+  codes: ReadonlySet<ErrorCode> = AUTH_FAILURE_CODES,
+): Promise<unknown> {
+  if (!(error instanceof ApiError) || !codes.has(error.code)) return error;
+  const limit = deps.config.AUTH_FAILURES_PER_IP_PER_MINUTE;
+  const hit = await countAuthFailure(deps.rateLimits, call.request.ip, limit);
+  if (!hit.exceeded) return error;
+  call.rateLimit = { limit, remaining: 0, resetAt: hit.resetAt };
+  return new ApiError(
+    'rate_limited',
+    `More than ${limit} failed authentications from this address this minute; retry after the window resets`,
+    { limit, resetAt: new Date(hit.resetAt).toISOString() },
+  );
+}
+
+/**
+ * A gate step whose failures with `code` count against the client address, as the authenticate
+ * step's do: the host gate's wrong `X-Host-Token` (api/live-gates.ts). Its workspace branch runs the
+ * authenticate step, which counts its own failures, so they are not counted twice.
+ */
+export function authFailureLimit(deps: AuthFailureDeps, gate: Step, code: ErrorCode): Step {
+  const codes: ReadonlySet<ErrorCode> = new Set([code]);
+  return async (call, next) => {
+    try {
+      return await gate(call, next);
+    } catch (error) {
+      throw await afterAuthFailure(deps, call, error, codes);
+    }
+  };
 }

@@ -2,8 +2,14 @@ import type { Plan } from '@pollkit/contracts';
 import { ConfigError } from '../config.js';
 import { ApiError } from '../core/api-error.js';
 import { DataDirInUseError } from '../db/data-dir-lock.js';
-import { type ApiKeySummary, listApiKeys, toApiKeySummary } from '../modules/api-keys/api-keys.admin.js';
-import { createApiKey, revokeApiKey, rotateApiKey } from '../modules/api-keys/api-keys.service.js';
+import {
+  type ApiKeySummary,
+  createOperatorKey,
+  describeKeyScopes,
+  listApiKeys,
+  toApiKeySummary,
+} from '../modules/api-keys/api-keys.admin.js';
+import { revokeApiKey, rotateApiKey } from '../modules/api-keys/api-keys.service.js';
 import { UnopenableSecretsError } from '../modules/webhooks/secrets-key.js';
 import {
   createWorkspace,
@@ -104,12 +110,17 @@ export async function updateWorkspaceCommand(
 
 export async function createKeyCommand(
   { db, out }: CommandContext,
-  options: { workspace: string; name: string },
+  options: { workspace: string; name: string; scopes?: string },
 ): Promise<void> {
-  const { key, secret } = await createApiKey(db, { workspaceId: options.workspace, name: options.name });
+  const { key, secret } = await createOperatorKey(db, {
+    workspaceId: options.workspace,
+    name: options.name,
+    scopes: options.scopes,
+  });
   const summary = toApiKeySummary(key);
   out.result({ ...summary, secret });
   out.line(`Created API key ${summary.id} "${printable(summary.name)}" for workspace ${summary.workspaceId}.`);
+  out.line(`Scopes: ${describeKeyScopes(summary)}`);
   out.line();
   out.line(`  ${secret}`);
   out.line();
@@ -127,8 +138,15 @@ export async function listKeysCommand({ db, out }: CommandContext, options: { wo
   }
   out.line(
     formatTable(
-      ['ID', 'NAME', 'PREFIX', 'CREATED', 'STATUS'],
-      keys.map((k) => [k.id, printable(k.name), `${k.prefix}…`, formatTime(k.createdAt), describeStatus(k)]),
+      ['ID', 'NAME', 'PREFIX', 'CREATED', 'STATUS', 'SCOPES'],
+      keys.map((k) => [
+        k.id,
+        printable(k.name),
+        `${k.prefix}…`,
+        formatTime(k.createdAt),
+        describeStatus(k),
+        describeKeyScopes(k),
+      ]),
     ),
   );
 }
@@ -175,7 +193,7 @@ export async function rotateKeyCommand(
   const replacement = toApiKeySummary(rotated.key);
   out.result({ ...replacement, secret: rotated.secret, previous, reachedServers: bus.reachesServers });
   out.line(`Rotated API key ${previous.id} "${printable(previous.name)}" of workspace ${previous.workspaceId}.`);
-  out.line(`Its replacement is ${replacement.id}:`);
+  out.line(`Its replacement is ${replacement.id}, with the same scopes (${describeKeyScopes(replacement)}):`);
   out.line();
   out.line(`  ${rotated.secret}`);
   out.line();

@@ -1,4 +1,4 @@
-import { keyLimits } from '@pollkit/contracts';
+import { keyLimits, scopes } from '@pollkit/contracts';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { CREDENTIAL_CACHE_SECONDS, type Run } from './context.js';
 import { examples, withJson } from './help.js';
@@ -14,6 +14,7 @@ export function registerKeyCommands(program: Command, run: Run): void {
       'after',
       examples([
         'pollkit keys create --workspace ws_01J9Z3… --name "CI"',
+        'pollkit keys create --workspace ws_01J9Z3… --name "Reporting" --scopes "polls:read responses:read"',
         'pollkit keys list --workspace ws_01J9Z3…',
         'pollkit keys revoke key_01J9Z4…',
         'pollkit keys rotate key_01J9Z4… --grace 3600',
@@ -26,16 +27,19 @@ export function registerKeyCommands(program: Command, run: Run): void {
       .description('create an API key; its secret is shown this once and stored only as a hash')
       .requiredOption('--workspace <workspaceId>', 'the workspace the key acts for (ws_…)')
       .option('--name <name>', 'a label to recognise the key by', 'CLI key')
+      .option('--scopes <scopes>', 'the scopes the key holds, separated by spaces (default: every scope)')
       .addHelpText(
         'after',
         '\nWith --json the secret is in the `secret` field: keep the output, it is not shown again.\n' +
+          `Scopes: ${scopes.join(' ')}\n` +
           examples([
             'pollkit keys create --workspace ws_01J9Z3… --name "Production backend"',
+            'pollkit keys create --workspace ws_01J9Z3… --name "Reporting" --scopes "polls:read responses:read"',
             'pollkit keys create --workspace ws_01J9Z3… --json | jq -r .secret',
           ]),
       ),
   ).action(
-    run(async (context, options: { workspace: string; name: string }) =>
+    run(async (context, options: { workspace: string; name: string; scopes?: string }) =>
       (await load()).createKeyCommand(context, options),
     ),
   );
@@ -74,7 +78,7 @@ export function registerKeyCommands(program: Command, run: Run): void {
       )
       .addHelpText(
         'after',
-        '\nThe new key has the old one’s name and workspace; its secret is shown this once (the `secret`\n' +
+        '\nThe new key has the old one’s name, workspace and scopes; its secret is shown this once (the `secret`\n' +
           'field with --json). After the grace period the old key answers 401 expired_api_key. A revoked or\n' +
           'already rotated key cannot be rotated (key_not_active). With REDIS_URL set to the servers’ Redis,\n' +
           'running servers hear of the change at once; otherwise within ' +

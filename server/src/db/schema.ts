@@ -38,6 +38,8 @@ export interface ApiKeysTable {
   revoked_at: NullableTimestamp;
   /** Set when the key is rotated: after this instant it answers `expired_api_key`. */
   expires_at: NullableTimestamp;
+  /** The scopes the key holds; null for every scope (keys made before keys had scopes, or without a list). */
+  scopes: ColumnType<Scope[] | null, string | null | undefined, string | null>;
 }
 
 export interface PollsTable {

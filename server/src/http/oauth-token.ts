@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../core/api-error.js';
 import { isDependencyUnavailable } from '../core/unavailable.js';
 import {
+  CLIENT_ID_MAX_LENGTH,
   issueToken,
   OAuthError,
   TOKEN_REQUESTS_PER_MINUTE,
@@ -72,8 +73,13 @@ export function registerOAuthTokenRoute(
       try {
         const tokenRequest = readTokenRequest(readParams(request.body), parseBasic(request.headers.authorization));
         const issued = await issueToken(
-          { db: deps.db, rateLimits: deps.rateLimits, tokenTtlSeconds: deps.config.OAUTH_TOKEN_TTL_SECONDS },
-          tokenRequest,
+          {
+            db: deps.db,
+            rateLimits: deps.rateLimits,
+            tokenTtlSeconds: deps.config.OAUTH_TOKEN_TTL_SECONDS,
+            authFailuresPerMinute: deps.config.AUTH_FAILURES_PER_IP_PER_MINUTE,
+          },
+          { ...tokenRequest, address: request.ip },
           ({ count, resetAt }) => {
             reply.header('x-ratelimit-remaining', Math.max(0, TOKEN_REQUESTS_PER_MINUTE - count));
             reply.header('x-ratelimit-reset', Math.ceil(resetAt / 1000));
@@ -278,7 +284,8 @@ export const oauthTokenPath = {
           content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthTokenResponse' } } },
         },
         '400': oauthErrorResponse(
-          '`invalid_request`: missing, repeated or malformed parameters, or the client authenticated twice. ' +
+          '`invalid_request`: missing, repeated or malformed parameters (a `client_id` longer than ' +
+            `${CLIENT_ID_MAX_LENGTH} characters among them), or the client authenticated twice. ` +
             '`unsupported_grant_type`: a grant other than `client_credentials`. `invalid_scope`: a scope the ' +
             "client is not allowed. `access_denied`: the client is revoked, or its workspace's OAuth is off.",
           ['invalid_request', 'unsupported_grant_type', 'invalid_scope', 'access_denied'],
@@ -294,7 +301,9 @@ export const oauthTokenPath = {
           },
         ),
         '429': oauthErrorResponse(
-          `\`access_denied\`: more than ${TOKEN_REQUESTS_PER_MINUTE} token requests this minute for this \`client_id\`.`,
+          `\`access_denied\`: more than ${TOKEN_REQUESTS_PER_MINUTE} token requests this minute for this \`client_id\`, ` +
+            'or a failed client authentication past the budget of failed authentications from this address ' +
+            '(`AUTH_FAILURES_PER_IP_PER_MINUTE`, shared with `/api/v1`).',
           ['access_denied'],
         ),
         '500': oauthErrorResponse('`server_error`: unexpected server error.', ['server_error']),

@@ -7,6 +7,7 @@ import {
   operationId,
   pathParams,
   type RouteDefinition,
+  requiredScopes,
   WebhookTestEvent,
   webhookEventSchemas,
 } from '@pollkit/contracts';
@@ -47,7 +48,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
       'joins by PIN or QR code, the presenter controls the deck, both follow it over Server-Sent Events), media ' +
       'ingestion, webhooks (the `webhooks` section describes every event) and API key management. Authenticate with ' +
       '`Authorization: Bearer <API_KEY>`, or (Enterprise) with an OAuth access token from ' +
-      '`POST /api/oauth/token` holding the scope each operation names (`GET /workspace` takes any token). Errors answer `{ error: { code, message, details? } }`. Every ' +
+      '`POST /api/oauth/token`, holding the scopes each operation names (`GET /workspace` takes any credential). Errors answer `{ error: { code, message, details? } }`. Every ' +
       'response carries `X-RateLimit-Limit` and `X-RateLimit-Window`; authenticated ones also ' +
       '`X-RateLimit-Remaining` and `X-RateLimit-Reset`.',
     baseUrl: '/api/v1',
@@ -179,13 +180,15 @@ const securitySchemes = {
   ApiKey: {
     type: 'http',
     scheme: 'bearer',
-    description: 'A workspace API key (`pk_live_…`). Keys act with every scope of their workspace.',
+    description:
+      'A workspace API key (`pk_live_…`). A key holds the scopes it was created with, every scope unless it was ' +
+      'given a list; an operation needs the same scopes as with an OAuth token (listed under OAuth2).',
   },
   OAuth2: {
     type: 'oauth2',
     description:
       'OAuth 2.0 client credentials (Enterprise workspaces with OAuth enabled). The access token (`oat_…`) ' +
-      'is sent as `Authorization: Bearer <token>` and holds only its scopes; each operation names the one ' +
+      'is sent as `Authorization: Bearer <token>` and holds only its scopes; each operation names the ones ' +
       'it requires.',
     flows: { clientCredentials: { tokenUrl: OAUTH_TOKEN_PATH, scopes: scopeDescriptions } },
   },
@@ -340,12 +343,12 @@ function nameRequestBody(operation: Operation, route: RouteDefinition, schemas: 
 }
 
 /**
- * Who may call it: an API key, or an OAuth token holding the route's scope — any token when the route
- * names none (the generator lists every scheme, unscoped); the scope and plan also as `x-pollkit-*`
- * extensions for tools.
+ * Who may call it: an API key, or an OAuth token holding every scope the route requires — any token
+ * when the route names none (the generator lists every scheme, unscoped); the scopes and plan also
+ * as `x-pollkit-*` extensions for tools.
  */
 function describeAccess(operation: Operation, route: RouteDefinition): void {
-  const workspace = [{ ApiKey: [] }, { OAuth2: route.scope ? [route.scope] : [] }];
+  const workspace = [{ ApiKey: [] }, { OAuth2: requiredScopes(route) }];
   switch (route.auth) {
     case 'workspace':
       operation.security = workspace;
@@ -365,6 +368,7 @@ function describeAccess(operation: Operation, route: RouteDefinition): void {
   }
   Object.assign(operation, {
     ...(route.scope ? { 'x-pollkit-scope': route.scope } : {}),
+    ...(route.additionalScopes ? { 'x-pollkit-additional-scopes': [...route.additionalScopes] } : {}),
     ...(route.plan ? { 'x-pollkit-plan': route.plan } : {}),
   });
 }
@@ -392,7 +396,7 @@ function errorCodesOf(route: RouteDefinition): ErrorCode[] {
       codes.add(code);
     }
     codes.add('upgrade_required');
-    if (route.scope) codes.add('insufficient_scope');
+    if (requiredScopes(route).length > 0) codes.add('insufficient_scope');
     codes.add('rate_limited');
   }
   if (route.method === 'POST' && (route.format ?? 'json') === 'json' && route.auth !== 'none') {

@@ -7,6 +7,7 @@ import * as sessions from './0005_sessions.js';
 import * as webhooks from './0006_webhooks.js';
 import * as webhookEventBatches from './0007_webhook_event_batches.js';
 import * as liveLimits from './0008_live_limits.js';
+import * as apiKeyScopes from './0009_api_key_scopes.js';
 
 /**
  * Migrations are registered here, in code, rather than read from a folder at run time: the server
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0006_webhooks': webhooks,
   '0007_webhook_event_batches': webhookEventBatches,
   '0008_live_limits': liveLimits,
+  '0009_api_key_scopes': apiKeyScopes,
 };
 
 export const migrationProvider: MigrationProvider = {

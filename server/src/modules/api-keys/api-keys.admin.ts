@@ -1,8 +1,10 @@
-import type { ApiKey } from '@pollkit/contracts';
+import { type ApiKey, scopes as knownScopes, type Scope } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
+import { invalidField } from '../../core/api-error.js';
 import type { ApiKeyRow, Database } from '../../db/schema.js';
+import { parseScopes } from '../auth/credential-scopes.js';
 import * as apiKeys from './api-keys.repository.js';
-import { assertWorkspaceExists, toApiKey } from './api-keys.service.js';
+import { assertWorkspaceExists, createApiKey, toApiKey } from './api-keys.service.js';
 
 /**
  * The operator's key use cases (the admin CLI), across workspaces. Creating, revoking and rotating
@@ -22,4 +24,34 @@ export function toApiKeySummary(key: ApiKeyRow, now = new Date()): ApiKeySummary
 export async function listApiKeys(db: Kysely<Database>, workspaceId: string): Promise<ApiKeyRow[]> {
   await assertWorkspaceExists(db, workspaceId);
   return apiKeys.listApiKeys(db, workspaceId);
+}
+
+/**
+ * The operator's `keys create`: any scopes, named as a space-separated list (as `oauth clients
+ * create --scopes`); without a list, every scope.
+ */
+export function createOperatorKey(
+  db: Kysely<Database>,
+  input: { workspaceId: string; name: string; scopes?: string | undefined },
+): Promise<{ key: ApiKeyRow; secret: string }> {
+  let scopes: Scope[] | undefined;
+  if (input.scopes !== undefined) {
+    const parsed = parseScopes(input.scopes);
+    if (parsed.unknown.length > 0) {
+      throw invalidField(
+        'scopes',
+        `Unknown scope ${parsed.unknown.join(', ')}; the scopes are: ${knownScopes.join(' ')}`,
+      );
+    }
+    if (parsed.scopes.length === 0) {
+      throw invalidField('scopes', 'Give the key at least one scope, or leave --scopes out for every scope');
+    }
+    scopes = parsed.scopes;
+  }
+  return createApiKey(db, { workspaceId: input.workspaceId, name: input.name, scopes });
+}
+
+/** A key's scopes for a table: `all` when it holds every scope, else the list. */
+export function describeKeyScopes(key: Pick<ApiKey, 'scopes'>): string {
+  return key.scopes.length === knownScopes.length ? 'all' : key.scopes.join(' ');
 }

@@ -4,7 +4,7 @@ import * as service from './api-keys.service.js';
 
 export const keysHandlers = defineHandlers(contract.keys, {
   list: ({ ctx, input }) => service.listWorkspaceKeys(ctx.deps.db, ctx.credential.workspaceId, input),
-  create: ({ ctx, input }) => service.createWorkspaceKey(ctx.deps.db, ctx.credential.workspaceId, input.name),
+  create: ({ ctx, input }) => service.createWorkspaceKey(ctx.deps.db, ctx.credential, input),
   revoke: async ({ ctx, input }) => {
     const { key } = await service.revokeApiKey(ctx.deps, { keyId: input.id, workspaceId: ctx.credential.workspaceId });
     return service.toApiKey(key);
@@ -14,6 +14,7 @@ export const keysHandlers = defineHandlers(contract.keys, {
       keyId: input.id,
       workspaceId: ctx.credential.workspaceId,
       gracePeriodSeconds: input.gracePeriodSeconds,
+      issuerScopes: ctx.credential.scopes,
     });
     return { ...service.toApiKey(key), secret, previousKey: service.toApiKey(previous) };
   },

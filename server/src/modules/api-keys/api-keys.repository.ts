@@ -3,9 +3,13 @@ import type { ApiKeyRow, Database, WorkspaceRow } from '../../db/schema.js';
 
 export function insertApiKey(
   db: Kysely<Database>,
-  key: Pick<ApiKeyRow, 'id' | 'workspace_id' | 'name' | 'prefix' | 'secret_hash'>,
+  key: Pick<ApiKeyRow, 'id' | 'workspace_id' | 'name' | 'prefix' | 'secret_hash' | 'scopes'>,
 ): Promise<ApiKeyRow> {
-  return db.insertInto('api_keys').values(key).returningAll().executeTakeFirstOrThrow();
+  return db
+    .insertInto('api_keys')
+    .values({ ...key, scopes: key.scopes === null ? null : JSON.stringify(key.scopes) })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export function listApiKeys(db: Kysely<Database>, workspaceId: string): Promise<ApiKeyRow[]> {
@@ -40,7 +44,7 @@ export function findApiKeyWithWorkspace(
   db: Kysely<Database>,
   secretHash: string,
 ): Promise<
-  | (Pick<ApiKeyRow, 'id' | 'revoked_at' | 'expires_at'> &
+  | (Pick<ApiKeyRow, 'id' | 'revoked_at' | 'expires_at' | 'scopes'> &
       Pick<WorkspaceRow, 'plan' | 'rate_limit_per_minute'> & { workspace_id: string })
   | undefined
 > {
@@ -52,6 +56,7 @@ export function findApiKeyWithWorkspace(
       'api_keys.workspace_id',
       'api_keys.revoked_at',
       'api_keys.expires_at',
+      'api_keys.scopes',
       'workspaces.plan',
       'workspaces.rate_limit_per_minute',
     ])

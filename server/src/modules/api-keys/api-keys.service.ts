@@ -1,4 +1,4 @@
-import { type ApiKey, type CreatedApiKey, keyLimits } from '@pollkit/contracts';
+import { type ApiKey, type CreatedApiKey, keyLimits, type Scope } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import { ApiError, invalidField } from '../../core/api-error.js';
 import { keysetPage } from '../../core/paging.js';
@@ -6,6 +6,7 @@ import { hashSecret, newSecret } from '../../core/secrets.js';
 import { newId } from '../../db/ids.js';
 import type { ApiKeyRow, Database } from '../../db/schema.js';
 import type { InvalidationBus } from '../../infra/invalidation.js';
+import { type HeldScopes, missingScopes, scopeList, scopesNotHeld } from '../auth/credential-scopes.js';
 import { CREDENTIALS_TOPIC } from '../auth/credentials-topic.js';
 import { findWorkspace } from '../workspaces/workspaces.repository.js';
 import * as apiKeys from './api-keys.repository.js';
@@ -40,16 +41,21 @@ export function toApiKey(key: ApiKeyRow, now = new Date()): ApiKey {
     name: key.name,
     prefix: key.prefix,
     status: apiKeyStatus(key, now),
+    scopes: scopeList(key.scopes),
     createdAt: key.created_at.toISOString(),
     revokedAt: key.revoked_at?.toISOString() ?? null,
     expiresAt: key.expires_at?.toISOString() ?? null,
   };
 }
 
-/** Returns the secret this once; only its hash is stored. */
+/**
+ * Returns the secret this once; only its hash is stored. `scopes` null or absent: every scope, those
+ * added later included (as every key before keys had scopes). Who may give which scopes is the
+ * caller's business: the API's `createWorkspaceKey`, or the operator's CLI, who may give any.
+ */
 export async function createApiKey(
   db: Db,
-  input: { workspaceId: string; name: string },
+  input: { workspaceId: string; name: string; scopes?: readonly Scope[] | null | undefined },
 ): Promise<{ key: ApiKeyRow; secret: string }> {
   if (input.name.trim().length === 0) throw invalidField('name', 'The key name must not be blank');
   // The contract's limit, so the CLI and the API agree on how long a key name may be.
@@ -64,13 +70,40 @@ export async function createApiKey(
     name: input.name,
     prefix: secret.slice(0, API_KEY_PREFIX.length + 6),
     secret_hash: hashSecret(secret),
+    scopes: input.scopes ? scopeList(input.scopes) : null,
   });
   return { key, secret };
 }
 
-/** `POST /keys`: a new key for the caller's workspace, its secret shown this once. */
-export async function createWorkspaceKey(db: Db, workspaceId: string, name: string): Promise<CreatedApiKey> {
-  const { key, secret } = await createApiKey(db, { workspaceId, name });
+/** Who is asking for a key: their workspace, and the scopes they hold (a key can hold no more). */
+export interface KeyIssuer {
+  workspaceId: string;
+  scopes: HeldScopes;
+}
+
+/**
+ * `POST /keys`: a new key for the caller's workspace, its secret shown this once. A credential gives
+ * a key only scopes it holds itself, or a token with `keys:manage` alone could mint a key that does
+ * everything; without `scopes` the key would hold every scope, so only a credential holding every
+ * scope may leave them out. A credential whose scopes are a list stores a list even when it names
+ * every scope, so the key gains no scope a later version adds.
+ */
+export async function createWorkspaceKey(
+  db: Db,
+  issuer: KeyIssuer,
+  input: { name: string; scopes?: readonly Scope[] | undefined },
+): Promise<CreatedApiKey> {
+  const missing = missingScopes(issuer.scopes, input.scopes ?? 'all');
+  if (missing.length > 0) {
+    throw scopesNotHeld(
+      missing,
+      input.scopes
+        ? 'a credential gives a key only scopes it holds'
+        : 'a key created without `scopes` holds every scope, and a credential gives a key only scopes it holds',
+    );
+  }
+  const scopes = input.scopes ?? (issuer.scopes === 'all' ? null : scopeList(issuer.scopes));
+  const { key, secret } = await createApiKey(db, { workspaceId: issuer.workspaceId, name: input.name, scopes });
   return { ...toApiKey(key), secret };
 }
 
@@ -110,15 +143,16 @@ export async function revokeApiKey(
 }
 
 /**
- * Rotation: a new key with the old one's name, and the old key's `expires_at` set to the end of
- * the grace period (now, with 0), after which it answers `expired_api_key`. Only an active key
- * rotates: a revoked one is dead already, and a rotated one has its replacement (409
+ * Rotation: a new key with the old one's name and scopes, and the old key's `expires_at` set to the
+ * end of the grace period (now, with 0), after which it answers `expired_api_key`. Only an active
+ * key rotates: a revoked one is dead already, and a rotated one has its replacement (409
  * `key_not_active`). The row lock makes two concurrent rotations of one key produce one
- * replacement. No `workspaceId`: any workspace (the operator's CLI).
+ * replacement. No `workspaceId`: any workspace (the operator's CLI). `issuerScopes` (the API): the
+ * caller's scopes, which must cover the key's, since the answer is a new secret holding them.
  */
 export async function rotateApiKey(
   deps: ApiKeysDeps,
-  input: apiKeys.KeyTarget & { gracePeriodSeconds: number },
+  input: apiKeys.KeyTarget & { gracePeriodSeconds: number; issuerScopes?: HeldScopes | undefined },
 ): Promise<{ previous: ApiKeyRow; key: ApiKeyRow; secret: string }> {
   const rotated = await deps.db.transaction().execute(async (trx) => {
     const previous = await apiKeys.findApiKeyForUpdate(trx, input);
@@ -129,8 +163,21 @@ export async function rotateApiKey(
         status,
       });
     }
+    if (input.issuerScopes !== undefined) {
+      const missing = missingScopes(input.issuerScopes, previous.scopes ?? 'all');
+      if (missing.length > 0) {
+        throw scopesNotHeld(
+          missing,
+          'the new key would hold the rotated key’s scopes, and a credential gives a key only scopes it holds',
+        );
+      }
+    }
     const expiresAt = new Date(Date.now() + input.gracePeriodSeconds * 1000);
-    const { key, secret } = await createApiKey(trx, { workspaceId: previous.workspace_id, name: previous.name });
+    const { key, secret } = await createApiKey(trx, {
+      workspaceId: previous.workspace_id,
+      name: previous.name,
+      scopes: previous.scopes,
+    });
     return { previous: await apiKeys.setApiKeyExpiry(trx, previous.id, expiresAt), key, secret };
   });
   await deps.invalidation.publish(CREDENTIALS_TOPIC, input.keyId);

@@ -6,6 +6,7 @@ import type { Database } from '../../db/schema.js';
 import { findApiKeyWithWorkspace } from '../api-keys/api-keys.repository.js';
 import { findTokenWithClient, type TokenLookup } from '../oauth/oauth.repository.js';
 import { ACCESS_TOKEN_PREFIX } from '../oauth/oauth.service.js';
+import type { HeldScopes } from './credential-scopes.js';
 
 /** Who is calling, once the bearer credential is resolved. */
 export interface WorkspaceCredential {
@@ -15,15 +16,18 @@ export interface WorkspaceCredential {
   workspaceId: string;
   plan: Plan;
   rateLimitPerMinute: number | null;
-  /** API keys act with admin authority: every scope; an OAuth token holds the scopes it was granted. */
-  scopes: 'all' | ReadonlySet<Scope>;
+  /**
+   * `all` for an API key created without a list of scopes (every key made before keys had scopes);
+   * otherwise the key's scopes, or those an OAuth token was granted.
+   */
+  scopes: HeldScopes;
   /** When it stops working: a rotated key's end of grace, a token's expiry; null for a key never rotated. */
   expiresAt: Date | null;
 }
 
 type KeyLookup = NonNullable<Awaited<ReturnType<typeof findApiKeyWithWorkspace>>>;
 type Lookup =
-  | { kind: 'api_key'; key: KeyLookup }
+  | { kind: 'api_key'; key: KeyLookup; scopes: HeldScopes }
   | { kind: 'oauth_token'; token: TokenLookup; scopes: ReadonlySet<Scope> };
 
 /** How long a valid credential is served from memory; a revocation elsewhere takes this long without Redis. */
@@ -85,12 +89,12 @@ export class Authenticator {
 function credentialOf(lookup: Lookup | undefined, isOAuthToken: boolean): WorkspaceCredential {
   if (isOAuthToken) return oauthCredential(lookup?.kind === 'oauth_token' ? lookup : undefined);
   if (lookup?.kind !== 'api_key') throw new ApiError('invalid_api_key', 'The API key is unknown or incorrect');
-  return apiKeyCredential(lookup.key);
+  return apiKeyCredential(lookup.key, lookup.scopes);
 }
 
 async function lookUpKey(db: Kysely<Database>, hash: string): Promise<Lookup | undefined> {
   const key = await findApiKeyWithWorkspace(db, hash);
-  return key && { kind: 'api_key', key };
+  return key && { kind: 'api_key', key, scopes: key.scopes === null ? 'all' : new Set(key.scopes) };
 }
 
 async function lookUpToken(db: Kysely<Database>, hash: string): Promise<Lookup | undefined> {
@@ -103,7 +107,7 @@ function isUsable(lookup: Lookup): boolean {
   return lookup.kind === 'api_key' ? !lookup.key.revoked_at : !lookup.token.revoked_at;
 }
 
-function apiKeyCredential(lookup: KeyLookup): WorkspaceCredential {
+function apiKeyCredential(lookup: KeyLookup, scopes: HeldScopes): WorkspaceCredential {
   if (lookup.revoked_at) throw new ApiError('revoked_api_key', 'This API key was revoked');
   if (lookup.expires_at && lookup.expires_at.getTime() <= Date.now()) {
     throw new ApiError('expired_api_key', 'This API key was rotated and has expired; use its replacement');
@@ -114,7 +118,7 @@ function apiKeyCredential(lookup: KeyLookup): WorkspaceCredential {
     workspaceId: lookup.workspace_id,
     plan: lookup.plan,
     rateLimitPerMinute: lookup.rate_limit_per_minute,
-    scopes: 'all',
+    scopes,
     expiresAt: lookup.expires_at,
   };
 }

@@ -17,6 +17,6 @@ export interface LiveCaller {
   tokenRejected: boolean;
   /** `X-Participant-Token` as sent (join echoes it back when it resumes). */
   token: string | undefined;
-  /** The client's address as per-address limits count it (api/client-address.ts: IPv6 by /64). */
+  /** The client's address as per-address limits count it (core/client-address.ts: IPv6 by /64). */
   address: string;
 }

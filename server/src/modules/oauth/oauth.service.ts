@@ -7,6 +7,8 @@ import { newId } from '../../db/ids.js';
 import type { Database, OAuthClientRow } from '../../db/schema.js';
 import type { InvalidationBus } from '../../infra/invalidation.js';
 import type { RateLimitStore } from '../../infra/rate-limit.js';
+import { countAuthFailure } from '../auth/auth-failures.js';
+import { parseScopes } from '../auth/credential-scopes.js';
 import { CREDENTIALS_TOPIC } from '../auth/credentials-topic.js';
 import { findWorkspace } from '../workspaces/workspaces.repository.js';
 import * as repo from './oauth.repository.js';
@@ -20,6 +22,12 @@ export const CLIENT_SECRET_PREFIX = 'ocs_';
 /** The spec's limit on `POST /api/oauth/token`: requests per fixed minute per `client_id`. */
 export const TOKEN_REQUESTS_PER_MINUTE = 10;
 export const CLIENT_NAME_MAX_LENGTH = 200;
+/**
+ * The longest `client_id` the token endpoint looks at. Ours are 30 characters (`oac_` and a ULID);
+ * a longer one names no client, and refusing it before anything is counted keeps every rate-limit
+ * key short, where each new 8 KB id sent used to be a counter of its own.
+ */
+export const CLIENT_ID_MAX_LENGTH = 64;
 
 /** RFC 6749 §5.2 error codes, plus the spec's `access_denied`. */
 export type OAuthErrorCode =
@@ -61,16 +69,6 @@ export function toClientSummary(client: OAuthClientRow): OAuthClientSummary {
     status: client.revoked_at ? 'revoked' : 'active',
     createdAt: client.created_at.toISOString(),
     revokedAt: client.revoked_at?.toISOString() ?? null,
-  };
-}
-
-/** Splits a space-separated scope list (RFC 6749 §3.3); every name must be one of contracts' scopes. */
-export function parseScopes(text: string): { scopes: Scope[]; unknown: string[] } {
-  const names = [...new Set(text.split(' ').filter((name) => name.length > 0))];
-  const known = new Set<string>(knownScopes);
-  return {
-    scopes: names.filter((name): name is Scope => known.has(name)),
-    unknown: names.filter((name) => !known.has(name)),
   };
 }
 
@@ -155,6 +153,15 @@ export interface TokenRequest {
   scope: string | undefined;
 }
 
+/** What the token endpoint needs: the database, the shared counters, and two settings. */
+export interface TokenDeps {
+  db: Db;
+  rateLimits: RateLimitStore;
+  tokenTtlSeconds: number;
+  /** The budget of failed authentications per client address (AUTH_FAILURES_PER_IP_PER_MINUTE). */
+  authFailuresPerMinute: number;
+}
+
 export interface IssuedToken {
   access_token: string;
   token_type: 'Bearer';
@@ -168,13 +175,17 @@ const UNKNOWN_CLIENT_HASH = hashSecret(randomBytes(32).toString('hex'));
 /**
  * The client credentials grant (RFC 6749 §4.4), once the request is well formed: count it against
  * the client's limit, authenticate the client, check it may still get tokens, narrow the scope and
- * issue a token.
+ * issue a token. `address` is the client's IP address: a failed client authentication counts
+ * against it, with every other failed authentication from there (modules/auth/auth-failures.ts).
  */
 export async function issueToken(
-  deps: { db: Db; rateLimits: RateLimitStore; tokenTtlSeconds: number },
-  request: TokenRequest,
+  deps: TokenDeps,
+  request: TokenRequest & { address: string },
   onRateLimit: (hit: { count: number; resetAt: number }) => void,
 ): Promise<IssuedToken> {
+  if (request.clientId.length > CLIENT_ID_MAX_LENGTH) {
+    throw new OAuthError('invalid_request', `The client_id is longer than ${CLIENT_ID_MAX_LENGTH} characters`);
+  }
   // Counted before authentication, so the limit also bounds guessing a client's secret.
   const hit = await deps.rateLimits.hit(`oauth:${request.clientId}`);
   onRateLimit(hit);
@@ -190,6 +201,15 @@ export async function issueToken(
   const presented = Buffer.from(hashSecret(request.clientSecret), 'hex');
   const expected = Buffer.from(client?.secret_hash ?? UNKNOWN_CLIENT_HASH, 'hex');
   if (!timingSafeEqual(presented, expected) || !client) {
+    // A new client_id is a new counter above; the address's budget is what bounds trying many.
+    const failures = await countAuthFailure(deps.rateLimits, request.address, deps.authFailuresPerMinute);
+    if (failures.exceeded) {
+      throw new OAuthError(
+        'access_denied',
+        `More than ${deps.authFailuresPerMinute} failed authentications from this address this minute; retry after the window resets`,
+        429,
+      );
+    }
     throw new OAuthError('invalid_client', 'Unknown client_id or wrong client_secret');
   }
   if (client.revoked_at) throw new OAuthError('access_denied', 'This client was revoked');

@@ -5,9 +5,9 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { contract, type RouteDefinition, scopes } from '@pollkit/contracts';
+import { contract, type RouteDefinition, requiredScopes, scopes } from '@pollkit/contracts';
 import { withGeneratedBlock } from '../../core/generated-block.js';
-import { scopeDescriptions } from './scope-descriptions.js';
+import { describeScope } from './scope-descriptions.js';
 
 export const AUTHENTICATION_DOC_PATH = fileURLToPath(new URL('../../../../docs/authentication.md', import.meta.url));
 export const SCOPE_TABLE_START =
@@ -15,26 +15,27 @@ export const SCOPE_TABLE_START =
 export const SCOPE_TABLE_END = '<!-- scope-table:end -->';
 
 /**
- * Every scope with what it allows, then one row per route, grouped by scope in the order of
+ * Every scope with what requires it (operations and webhook payloads, scope-descriptions.ts), then
+ * one row per route with every scope it requires, grouped by its first (`scope`) in the order of
  * contracts/src/scopes.ts; authenticated routes that need no scope come first.
  */
 export function scopeTableMarkdown(): string {
   const routes = Object.values(contract).flatMap((group) => Object.values(group) as RouteDefinition[]);
-  const scopeRows = scopes.map((scope) => `| \`${scope}\` | ${scopeDescriptions[scope]} |`);
+  const scopeRows = scopes.map((scope) => `| \`${scope}\` | ${describeScope(scope)} |`);
   const row = (route: RouteDefinition, scope: string) =>
     `| \`${route.method} /api/v1${route.path}\` | ${scope} | ${route.summary} |`;
   const unscoped = routes
-    .filter((route) => route.auth === 'workspace' && !route.scope)
+    .filter((route) => route.auth === 'workspace' && requiredScopes(route).length === 0)
     .map((route) => row(route, 'none (any credential)'));
   const routeRows = scopes.flatMap((scope) =>
-    routes.filter((route) => route.scope === scope).map((route) => row(route, `\`${scope}\``)),
+    routes.filter((route) => route.scope === scope).map((route) => row(route, scopesCell(route))),
   );
   // The audience's routes take no workspace credential at all (docs/live-sessions.md).
   const participantRows = routes
     .filter((route) => route.auth === 'participant')
     .map((route) => row(route, 'none: a participant route (PIN and participant token)'));
   return [
-    '| Scope | Allows |',
+    '| Scope | What requires it |',
     '| --- | --- |',
     ...scopeRows,
     '',
@@ -44,6 +45,14 @@ export function scopeTableMarkdown(): string {
     ...routeRows,
     ...participantRows,
   ].join('\n');
+}
+
+/** `` `sessions:read` `` or, for a route that requires more, `` `sessions:read` + `polls:read` ``. */
+export function scopesCell(route: RouteDefinition): string {
+  const cell = requiredScopes(route)
+    .map((scope) => `\`${scope}\``)
+    .join(' + ');
+  return route.auth === 'host' ? `${cell} (or the session's host token)` : cell;
 }
 
 /** The document with its table block replaced by the generated one. */

@@ -4,6 +4,7 @@ import {
   type ListWebhookAttemptsInput,
   type ListWebhookDeliveriesInput,
   type ListWebhookEndpointsInput,
+  type Scope,
   type UpdateWebhookEndpointInput,
   type WebhookAttempt,
   type WebhookAttemptList,
@@ -12,7 +13,9 @@ import {
   type WebhookDeliveryList,
   type WebhookEndpoint,
   type WebhookEndpointList,
+  webhookEventTypes,
   webhookLimits,
+  webhookPayloadScopes,
 } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
@@ -22,6 +25,7 @@ import type { SecretSealer } from '../../core/sealed-secrets.js';
 import { newId } from '../../db/ids.js';
 import type { Database, WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/schema.js';
 import { AddressRefusedError, publicAddresses } from '../../infra/safe-fetch.js';
+import { type HeldScopes, holdsScope, missingScopes, scopesNotHeld } from '../auth/credential-scopes.js';
 import { oldestDueAgeSeconds } from './delivery.repository.js';
 import { fanOutEventBatches, outboxEvent } from './outbox.repository.js';
 import { newSigningSecret } from './webhook-signing.js';
@@ -38,6 +42,12 @@ export interface WebhooksDeps {
 }
 
 const notFound = () => ApiError.notFound('Webhook endpoint');
+
+/** Who calls a use case: their workspace, and the scopes that decide what of a delivery they see. */
+export interface WebhookCaller {
+  workspaceId: string;
+  scopes: HeldScopes;
+}
 
 function counter(value: string | number): number {
   return Number(value);
@@ -69,7 +79,58 @@ export function toEndpoint(row: WebhookEndpointRow, pending: number, now = new D
   };
 }
 
-function toAttempt(row: WebhookAttemptRow, delivery: { event_id: string; event_type: string }): WebhookAttempt {
+/**
+ * The scope that guards an event's data (contracts' `webhookPayloadScopes`); null for the test event.
+ * The table names every type (the contracts' `satisfies` makes a new type name its scope); a stored
+ * type it does not know is treated as an answer's rather than shown to any `webhooks:read`.
+ */
+function payloadScopeOf(eventType: string): Scope | null {
+  return Object.hasOwn(webhookPayloadScopes, eventType)
+    ? webhookPayloadScopes[eventType as keyof typeof webhookPayloadScopes]
+    : 'responses:read';
+}
+
+/**
+ * Whether `held` may see what a delivery of `eventType` carries: its payload, and the receiver's
+ * answers to it (a receiver may echo the body). `webhooks:read` alone shows that a delivery happened
+ * and how it went, never votes, responses, questions, a poll's quiz answers or a session, which
+ * `responses:read`, `polls:read` and `sessions:read` guard everywhere else.
+ */
+function mayReadPayload(held: HeldScopes, eventType: string): boolean {
+  const scope = payloadScopeOf(eventType);
+  return scope === null || holdsScope(held, scope);
+}
+
+/**
+ * The scopes a credential needs to point an endpoint subscribed to `events` at a URL: those of the
+ * data those events carry (`*` is every type), or `webhooks:write` would be a way to receive, at an
+ * address of one's choosing, what the read scopes guard.
+ */
+function subscriptionScopes(events: readonly string[]): Scope[] {
+  const types: readonly string[] = events.includes('*') ? webhookEventTypes : events;
+  const needed = new Set<Scope>();
+  for (const type of types) {
+    const scope = payloadScopeOf(type);
+    if (scope) needed.add(scope);
+  }
+  return [...needed];
+}
+
+function assertMaySubscribe(held: HeldScopes, events: readonly string[]): void {
+  const missing = missingScopes(held, subscriptionScopes(events));
+  if (missing.length > 0) {
+    throw scopesNotHeld(
+      missing,
+      'an endpoint sends its events’ data to its URL, so it may send only events whose data the credential may read',
+    );
+  }
+}
+
+function toAttempt(
+  row: WebhookAttemptRow,
+  delivery: { event_id: string; event_type: string },
+  held: HeldScopes,
+): WebhookAttempt {
   return {
     deliveryId: row.delivery_id,
     eventId: delivery.event_id,
@@ -78,13 +139,13 @@ function toAttempt(row: WebhookAttemptRow, delivery: { event_id: string; event_t
     outcome: row.outcome,
     responseStatus: row.response_status,
     latencyMs: row.latency_ms,
-    responseExcerpt: row.response_excerpt,
+    responseExcerpt: mayReadPayload(held, delivery.event_type) ? row.response_excerpt : null,
     error: row.error,
     startedAt: row.started_at.toISOString(),
   };
 }
 
-function toDelivery(row: WebhookDeliveryRow, last: WebhookAttemptRow | undefined): WebhookDelivery {
+function toDelivery(row: WebhookDeliveryRow, last: WebhookAttemptRow | undefined, held: HeldScopes): WebhookDelivery {
   return {
     id: row.id,
     endpointId: row.endpoint_id,
@@ -93,7 +154,8 @@ function toDelivery(row: WebhookDeliveryRow, last: WebhookAttemptRow | undefined
     status: row.status,
     attempts: row.attempts,
     nextAttemptAt: row.status === 'pending' ? (row.next_attempt_at?.toISOString() ?? null) : null,
-    lastAttempt: last ? toAttempt(last, row) : null,
+    lastAttempt: last ? toAttempt(last, row, held) : null,
+    payloadScope: payloadScopeOf(row.event_type),
     createdAt: row.created_at.toISOString(),
   };
 }
@@ -168,9 +230,11 @@ export async function listEndpoints(
 /** Returns the signing secret this once; it is stored sealed. */
 export async function createEndpoint(
   deps: WebhooksDeps,
-  workspaceId: string,
+  caller: WebhookCaller,
   input: z.output<typeof CreateWebhookEndpointInput>,
 ): Promise<CreatedWebhookEndpoint> {
+  const { workspaceId } = caller;
+  assertMaySubscribe(caller.scopes, input.events);
   const url = await checkEndpointUrl(deps.config, input.url);
   const secret = newSigningSecret();
   const row = await deps.db.transaction().execute(async (trx) => {
@@ -206,15 +270,22 @@ export async function getEndpoint(deps: WebhooksDeps, workspaceId: string, id: s
   return present(deps.db, await endpointOrThrow(deps.db, workspaceId, id));
 }
 
+/**
+ * A new URL or event filter is checked as a new endpoint's are: the URL's addresses, and the scopes
+ * of the events the endpoint will then send there (the new filter, or the one it has).
+ */
 export async function updateEndpoint(
   deps: WebhooksDeps,
-  workspaceId: string,
+  caller: WebhookCaller,
   input: z.output<typeof UpdateWebhookEndpointInput>,
 ): Promise<WebhookEndpoint> {
+  const { workspaceId } = caller;
+  if (input.events !== undefined) assertMaySubscribe(caller.scopes, input.events);
   const url = input.url === undefined ? undefined : await checkEndpointUrl(deps.config, input.url);
   const row = await deps.db.transaction().execute(async (trx) => {
     const current = await webhooks.findEndpointForUpdate(trx, workspaceId, input.id);
     if (!current) throw notFound();
+    if (url !== undefined && input.events === undefined) assertMaySubscribe(caller.scopes, current.events);
     const changes: Parameters<typeof webhooks.updateEndpoint>[2] = {};
     if (url !== undefined) changes.url = url;
     if (input.events !== undefined) changes.events = JSON.stringify(normaliseFilter(input.events));
@@ -269,8 +340,8 @@ function assertEnabled(row: WebhookEndpointRow): void {
 }
 
 /** Queues a `webhook.test` event for this endpoint alone; the worker sends it like any other. */
-export async function sendTestEvent(deps: WebhooksDeps, workspaceId: string, id: string): Promise<WebhookDelivery> {
-  const endpoint = await endpointOrThrow(deps.db, workspaceId, id);
+export async function sendTestEvent(deps: WebhooksDeps, caller: WebhookCaller, id: string): Promise<WebhookDelivery> {
+  const endpoint = await endpointOrThrow(deps.db, caller.workspaceId, id);
   assertEnabled(endpoint);
   const event = outboxEvent('webhook.test', {
     endpointId: endpoint.id,
@@ -284,15 +355,15 @@ export async function sendTestEvent(deps: WebhooksDeps, workspaceId: string, id:
     payload: event.payload,
   });
   deps.webhookWorker?.nudge();
-  return toDelivery(row, undefined);
+  return toDelivery(row, undefined, caller.scopes);
 }
 
 export async function listDeliveries(
   deps: WebhooksDeps,
-  workspaceId: string,
+  caller: WebhookCaller,
   input: z.output<typeof ListWebhookDeliveriesInput>,
 ): Promise<WebhookDeliveryList> {
-  const endpoint = await endpointOrThrow(deps.db, workspaceId, input.id);
+  const endpoint = await endpointOrThrow(deps.db, caller.workspaceId, input.id);
   await fanOut(deps.db, [endpoint.id]);
   const page = await keysetPage(
     input,
@@ -304,7 +375,10 @@ export async function listDeliveries(
     deps.db,
     page.data.map((row) => row.id),
   );
-  return { data: page.data.map((row) => toDelivery(row, last.get(row.id))), nextCursor: page.nextCursor };
+  return {
+    data: page.data.map((row) => toDelivery(row, last.get(row.id), caller.scopes)),
+    nextCursor: page.nextCursor,
+  };
 }
 
 async function deliveryOrThrow(deps: WebhooksDeps, workspaceId: string, endpointId: string, deliveryId: string) {
@@ -315,44 +389,45 @@ async function deliveryOrThrow(deps: WebhooksDeps, workspaceId: string, endpoint
   return { endpoint, delivery };
 }
 
+/** The delivery with its payload, which only a credential holding the event's `payloadScope` sees. */
 export async function getDelivery(
   deps: WebhooksDeps,
-  workspaceId: string,
+  caller: WebhookCaller,
   input: { id: string; deliveryId: string },
 ): Promise<WebhookDeliveryDetail> {
-  const { delivery } = await deliveryOrThrow(deps, workspaceId, input.id, input.deliveryId);
+  const { delivery } = await deliveryOrThrow(deps, caller.workspaceId, input.id, input.deliveryId);
   const attempts = await webhooks.attemptsOf(deps.db, delivery.id);
   return {
-    ...toDelivery(delivery, attempts.at(-1)),
-    payload: delivery.payload,
-    attemptLog: attempts.map((attempt) => toAttempt(attempt, delivery)),
+    ...toDelivery(delivery, attempts.at(-1), caller.scopes),
+    payload: mayReadPayload(caller.scopes, delivery.event_type) ? delivery.payload : null,
+    attemptLog: attempts.map((attempt) => toAttempt(attempt, delivery, caller.scopes)),
   };
 }
 
 export async function redeliver(
   deps: WebhooksDeps,
-  workspaceId: string,
+  caller: WebhookCaller,
   input: { id: string; deliveryId: string },
 ): Promise<WebhookDelivery> {
-  const { endpoint, delivery } = await deliveryOrThrow(deps, workspaceId, input.id, input.deliveryId);
+  const { endpoint, delivery } = await deliveryOrThrow(deps, caller.workspaceId, input.id, input.deliveryId);
   assertEnabled(endpoint);
   const requeued = await webhooks.requeueDelivery(deps.db, delivery.id);
   deps.webhookWorker?.nudge();
   const last = await webhooks.lastAttempts(deps.db, [delivery.id]);
-  return toDelivery(requeued, last.get(delivery.id));
+  return toDelivery(requeued, last.get(delivery.id), caller.scopes);
 }
 
 export async function listAttempts(
   deps: WebhooksDeps,
-  workspaceId: string,
+  caller: WebhookCaller,
   input: z.output<typeof ListWebhookAttemptsInput>,
 ): Promise<WebhookAttemptList> {
-  const endpoint = await endpointOrThrow(deps.db, workspaceId, input.id);
+  const endpoint = await endpointOrThrow(deps.db, caller.workspaceId, input.id);
   return keysetPage(
     input,
     'wha',
     ({ beforeId, limit }) => webhooks.listAttempts(deps.db, endpoint.id, { limit, beforeId }),
-    (row) => toAttempt(row, row),
+    (row) => toAttempt(row, row, caller.scopes),
   );
 }
 
