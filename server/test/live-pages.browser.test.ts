@@ -285,6 +285,9 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     expect(stream.status).toBe(204);
     await p.reload();
     await p.getByTestId('ended').waitFor();
+    // The host token of an ended session reads the session and its stream only: the summary, no deck.
+    await p.getByText('3 participants took part').waitFor();
+    await presenter.screenshot('14-ended-reloaded');
     expectNoPageErrors();
   }, 120_000);
 
