@@ -1,11 +1,13 @@
 import { ApiError } from './api-error.js';
 
-/** What the server depends on over the network. */
-export type Dependency = 'database' | 'redis';
+/**
+ * What a request cannot be served without. Only the database: Redis away degrades a process (rate
+ * limits counted in it, live sessions within it: infra/redis.ts) but never refuses a request.
+ */
+export type Dependency = 'database';
 
 const MESSAGES: Record<Dependency, string> = {
   database: 'The database is unreachable; retry with backoff',
-  redis: 'Redis is unreachable; retry with backoff',
 };
 
 /**

@@ -45,8 +45,8 @@ export interface DatabaseOptions {
 }
 
 /** Defaults of DATABASE_CONNECT_TIMEOUT_MS and DATABASE_STATEMENT_TIMEOUT_MS (config.ts). */
-export const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
+const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
 
 /**
  * What the server prints while it prepares its database, so the seconds a first start takes are

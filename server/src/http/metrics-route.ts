@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest, onSendHookHandler } from 'fastify
 import { ApiError } from '../core/api-error.js';
 import type { Metrics, RecordRequest } from '../infra/metrics.js';
 
-export const METRICS_PATH = '/metrics';
+const METRICS_PATH = '/metrics';
 
 /** When the request arrived (performance.now()), kept on the request by the onRequest hook. */
 const kArrived = Symbol('pollkit.metrics.arrived');

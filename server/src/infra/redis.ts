@@ -1,6 +1,5 @@
 import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
-import { DependencyUnavailableError } from '../core/unavailable.js';
 
 /**
  * Every connection to Redis is made here, and only here (`pnpm layers` refuses `ioredis` anywhere
@@ -19,7 +18,7 @@ import { DependencyUnavailableError } from '../core/unavailable.js';
 /** How long a connection attempt may take before it counts as failed and is retried. */
 const CONNECT_TIMEOUT_MS = 2_000;
 /** How long one command may wait for its answer on a connection that seems up. */
-export const COMMAND_TIMEOUT_MS = 1_000;
+const COMMAND_TIMEOUT_MS = 1_000;
 /** The longest pause between reconnection attempts. */
 const MAX_RECONNECT_DELAY_MS = 1_000;
 
@@ -92,11 +91,6 @@ export class RedisConnection {
   onReady(handler: () => void): void {
     this.#readyHandlers.add(handler);
     if (this.ready) handler();
-  }
-
-  /** A command's failure as the 503 it is (a caller that cannot do without Redis throws this). */
-  unavailable(cause: unknown): DependencyUnavailableError {
-    return new DependencyUnavailableError('redis', cause);
   }
 
   async close(): Promise<void> {
