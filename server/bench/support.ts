@@ -60,7 +60,8 @@ export async function startTarget(
     let buffer = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
-      const line = buffer.split('\n').find((l) => l.startsWith('{'));
+      // The target's own line, not a log line the server printed before it (a warning at LOG_LEVEL=warn).
+      const line = buffer.split('\n').find((l) => l.startsWith('{') && !l.startsWith('{"level":'));
       if (line) resolve(JSON.parse(line));
     });
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
