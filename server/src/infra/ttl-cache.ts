@@ -38,4 +38,22 @@ export class TtlCache<V> {
   clear(): void {
     this.#entries.clear();
   }
+
+  /** The values not expired yet, least recently used first (reading them does not count as a use). */
+  *values(now = Date.now()): IterableIterator<V> {
+    for (const entry of this.#entries.values()) if (entry.expiresAt > now) yield entry.value;
+  }
+
+  /**
+   * Drops the entries expired as of `now`. A lookup drops an expired entry anyway; this is for keys
+   * nobody looks up again, which would otherwise stay until `maxEntries` newer ones pushed them out.
+   */
+  prune(now = Date.now()): void {
+    for (const [key, entry] of this.#entries) if (entry.expiresAt <= now) this.#entries.delete(key);
+  }
+
+  /** Entries held, expired ones not yet dropped included. */
+  get size(): number {
+    return this.#entries.size;
+  }
 }

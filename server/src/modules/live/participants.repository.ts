@@ -1,7 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { toNumber } from '../../db/database.js';
 import type { Database, ParticipantRow } from '../../db/schema.js';
-import { countParticipants } from '../sessions/sessions.repository.js';
 
 /**
  * A new participant, if the session has a seat for it: one statement claims the seat (the session's
@@ -65,11 +64,6 @@ export function removeParticipant(
     .where('id', '=', participantId)
     .returningAll()
     .executeTakeFirst();
-}
-
-/** Participants who joined the session (sessions.repository counts them for a page of sessions). */
-export async function countSessionParticipants(db: Kysely<Database>, sessionId: string): Promise<number> {
-  return (await countParticipants(db, [sessionId])).get(sessionId) ?? 0;
 }
 
 /** Every participant of the session with the quiz points its answers earned. */

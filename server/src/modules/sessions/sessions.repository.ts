@@ -85,6 +85,11 @@ export async function countParticipants(
   return new Map(rows.map((row) => [row.session_id, toNumber(row.count as string | number)]));
 }
 
+/** Participants who joined the session. */
+export async function countSessionParticipants(db: Kysely<Database>, sessionId: string): Promise<number> {
+  return (await countParticipants(db, [sessionId])).get(sessionId) ?? 0;
+}
+
 /** What a control action changes in a session row. */
 export interface SessionChanges {
   status?: SessionStatus;

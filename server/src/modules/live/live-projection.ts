@@ -1,0 +1,284 @@
+import type { Poll, SessionSummary, Slide, SlideResult, SlideResults } from '@pollkit/contracts';
+import type { StreamEvent } from '../../core/event-stream.js';
+import type { SessionEventRow, SessionRow } from '../../db/schema.js';
+import { answerCountOf } from '../results/results.service.js';
+import { type SessionSnapshot, snapshotOf, toSession } from '../sessions/index.js';
+import { currentSlide, liveState, type Standings } from './live-views.js';
+
+/**
+ * What the streams of a session are sent, made from what the session channel read
+ * (session-channel.ts): plain functions of their inputs, no database and no clock. The channel reads
+ * once per event or refresh what every stream needs; these turn it into each stream's events.
+ */
+
+/** Whom a stream is for: the presenter, or a participant (anonymous viewers have no id). */
+export interface StreamAudience {
+  kind: 'participant' | 'presenter';
+  participantId: string | undefined;
+}
+
+/** Events to send: the presenter's, and each participant's (made per stream, from shared parts). */
+export interface Fanout {
+  presenter: StreamEvent[];
+  participant: (audience: StreamAudience) => StreamEvent[];
+}
+
+/** A history event turned into what each kind of stream is sent. */
+export interface Projection extends Fanout {
+  seq: number;
+  /** The session ended with this event: the streams close after it. */
+  ended: boolean;
+}
+
+/** A JSON payload the same for everybody but `leaderboard.you`: the presenter's, and a participant's. */
+export interface PersonalisedJson {
+  forPresenter: string;
+  forParticipant: (participantId: string | undefined) => string;
+}
+
+/** A history event, with what was read to project it: the poll, the session row, its participants. */
+export interface HistoryEvent {
+  seq: number;
+  snapshot: SessionSnapshot;
+  poll: Poll;
+  /** The session row as last read: the event's snapshot says its state. */
+  row: SessionRow;
+  participantCount: number;
+  /** The session's join URL (config `LIVE_JOIN_URL`). */
+  joinUrl: string;
+}
+
+/** Replaced per participant by `leaderboard.you` (JSON escapes NUL, which no stored text contains). */
+const YOU_MARK = '\u0000you';
+const YOU_MARK_JSON = JSON.stringify(YOU_MARK);
+
+/** The events of a fan-out one stream is sent. */
+export function eventsFor(audience: StreamAudience, fanout: Fanout): StreamEvent[] {
+  return audience.kind === 'presenter' ? fanout.presenter : fanout.participant(audience);
+}
+
+/** The snapshot a history event recorded. */
+export function snapshotOfEvent(event: Pick<SessionEventRow, 'data'>): SessionSnapshot {
+  return JSON.parse(event.data) as SessionSnapshot;
+}
+
+/** The session row's fields as a snapshot states them. */
+export function sessionFields(snapshot: SessionSnapshot): Partial<SessionRow> {
+  return {
+    status: snapshot.status,
+    current_slide_index: snapshot.slideIndex,
+    results_visible: snapshot.resultsVisible,
+    locked: snapshot.locked,
+    slide_started_at: snapshot.slideStartedAt === null ? null : new Date(snapshot.slideStartedAt),
+  };
+}
+
+/**
+ * `start`, `next`, `prev`, `goto`: the presenter gets the session; each participant the slide, marked
+ * answered when it has answered it (`hasAnswered`), and the Q&A board (`board`) on a Q&A slide.
+ */
+export function projectSlideMove(
+  event: HistoryEvent,
+  hasAnswered: (participantId: string) => boolean,
+  board: string | undefined,
+): Projection {
+  const id = String(event.seq);
+  const { poll, row, snapshot } = event;
+  const unanswered = JSON.stringify(liveState(row.id, poll, snapshot, false));
+  const answered = JSON.stringify(liveState(row.id, poll, snapshot, true));
+  return {
+    seq: event.seq,
+    ended: false,
+    presenter: [sessionEvent(event)],
+    participant: (audience) => [
+      {
+        type: 'slide',
+        id,
+        data: audience.participantId && hasAnswered(audience.participantId) ? answered : unanswered,
+      },
+      ...(board ? [{ type: 'questions', id, data: board }] : []),
+    ],
+  };
+}
+
+/** `showResults`: the slide's results to everybody (`results`: undefined before the first slide). */
+export function projectResultsShown(event: HistoryEvent, results: PersonalisedJson | undefined): Projection {
+  const id = String(event.seq);
+  const presenter = [sessionEvent(event)];
+  if (!results) return { seq: event.seq, ended: false, presenter, participant: () => [] };
+  presenter.push({ type: 'results', id, data: results.forPresenter });
+  return {
+    seq: event.seq,
+    ended: false,
+    presenter,
+    participant: (audience) => [{ type: 'results', id, data: results.forParticipant(audience.participantId) }],
+  };
+}
+
+/** `hideResults`, `lock`, `unlock`: participants learn which slide it applies to. */
+export function projectMarker(event: HistoryEvent): Projection {
+  const { action } = event.snapshot;
+  const type = action === 'hideResults' ? 'results_hidden' : action === 'lock' ? 'locked' : 'unlocked';
+  const slide = currentSlide(event.poll, event.snapshot);
+  const data = JSON.stringify({ slideId: slide?.id ?? null });
+  const id = String(event.seq);
+  return { seq: event.seq, ended: false, presenter: [sessionEvent(event)], participant: () => [{ type, id, data }] };
+}
+
+/** `end`: the summary to everybody; the streams close after it. */
+export function projectEnd(event: HistoryEvent, summary: PersonalisedJson): Projection {
+  const id = String(event.seq);
+  return {
+    seq: event.seq,
+    ended: true,
+    presenter: [sessionEvent(event), { type: 'ended', id, data: summary.forPresenter }],
+    participant: (audience) => [{ type: 'ended', id, data: summary.forParticipant(audience.participantId) }],
+  };
+}
+
+/** The presenter's `session` event: the row as of the event's snapshot. */
+function sessionEvent(event: HistoryEvent): StreamEvent {
+  const { poll, row, snapshot } = event;
+  const session = toSession(
+    { ...row, ...sessionFields(snapshot) },
+    { slideCount: poll.content.questions.length, participantCount: event.participantCount, joinUrl: event.joinUrl },
+  );
+  return { type: 'session', id: String(event.seq), data: JSON.stringify(session) };
+}
+
+/** The results of a slide, with the leaderboard on quiz slides (`standings`). */
+export function slideResultsJson(
+  slide: Slide,
+  result: SlideResult,
+  standings: Standings | undefined,
+): PersonalisedJson {
+  const data = (you: unknown): SlideResults => ({
+    slideId: slide.id,
+    results: result,
+    leaderboard: standings ? { top: standings.top, you: you as null } : null,
+  });
+  return {
+    forPresenter: JSON.stringify(data(null)),
+    forParticipant: personalised(JSON.stringify(data(YOU_MARK)), standings),
+  };
+}
+
+/** The `ended` event's data: every slide's results, and the leaderboard when the deck has a quiz. */
+export function summaryJson(
+  sessionId: string,
+  participantCount: number,
+  slides: SessionSummary['slides'],
+  standings: Standings | undefined,
+): PersonalisedJson {
+  const data = (you: unknown): SessionSummary => ({
+    sessionId,
+    participantCount,
+    leaderboard: standings ? { top: standings.top, you: you as null } : null,
+    slides,
+  });
+  return {
+    forPresenter: JSON.stringify(data(null)),
+    forParticipant: personalised(JSON.stringify(data(YOU_MARK)), standings),
+  };
+}
+
+/**
+ * JSON made once with `YOU_MARK` where `leaderboard.you` goes, then completed per participant: one
+ * serialisation for everybody, and a string join per stream.
+ */
+export function personalised(
+  json: string,
+  standings: Standings | undefined,
+): (participantId: string | undefined) => string {
+  const parts = json.split(YOU_MARK_JSON);
+  if (parts.length !== 2 || !standings) return () => json.replace(YOU_MARK_JSON, 'null');
+  const [before, after] = parts as [string, string];
+  return (participantId) => `${before}${JSON.stringify(standings.of(participantId))}${after}`;
+}
+
+/** The `counts` event's data (LiveCounts). */
+export function countsJson(slide: Slide | undefined, participantCount: number, result: SlideResult | null): string {
+  return JSON.stringify({
+    slideId: slide?.id ?? null,
+    answerCount: result ? answerCountOf(result) : 0,
+    participantCount,
+    results: result,
+  });
+}
+
+/** The `questions` event's data: the approved questions of a Q&A slide. */
+export function questionBoard(slideId: string, result: { questions: unknown[] }): string {
+  return JSON.stringify({ slideId, questions: result.questions });
+}
+
+/** What a presenter stream connecting without `Last-Event-ID` to an open session is sent. */
+export function presenterSnapshot(
+  row: SessionRow,
+  facts: { poll: Poll; participantCount: number; joinUrl: string; counts: string; results: string | undefined },
+): StreamEvent[] {
+  const id = String(row.seq);
+  const session = toSession(row, {
+    slideCount: facts.poll.content.questions.length,
+    participantCount: facts.participantCount,
+    joinUrl: facts.joinUrl,
+  });
+  const events: StreamEvent[] = [
+    { type: 'session', id, data: JSON.stringify(session) },
+    { type: 'counts', id, data: facts.counts },
+  ];
+  if (facts.results !== undefined) events.push({ type: 'results', id, data: facts.results });
+  return events;
+}
+
+/**
+ * What a participant stream connecting without `Last-Event-ID` to an open session is sent: its
+ * slide, and what every stream connecting now shares (`shared`: the results shown, the Q&A board).
+ */
+export function participantSnapshot(
+  row: SessionRow,
+  poll: Poll,
+  audience: StreamAudience,
+  hasAnswered: boolean,
+  shared: { results: PersonalisedJson['forParticipant'] | undefined; board: string | undefined } | undefined,
+): StreamEvent[] {
+  const id = String(row.seq);
+  const snapshot = snapshotOfRow(row);
+  const events: StreamEvent[] = [
+    { type: 'slide', id, data: JSON.stringify(liveState(row.id, poll, snapshot, hasAnswered)) },
+  ];
+  if (shared?.results) events.push({ type: 'results', id, data: shared.results(audience.participantId) });
+  if (shared?.board) events.push({ type: 'questions', id, data: shared.board });
+  return events;
+}
+
+/** What a stream connecting to an ended session is sent: the summary. */
+export function endedSnapshot(row: SessionRow, audience: StreamAudience, summary: PersonalisedJson): StreamEvent[] {
+  const data = audience.kind === 'presenter' ? summary.forPresenter : summary.forParticipant(audience.participantId);
+  return [{ type: 'ended', id: String(row.seq), data }];
+}
+
+/**
+ * A refresh after answers or joins (`id`: the last history event sent): counts to the presenter;
+ * the results shown and the Q&A board to participants.
+ */
+export function refreshFanout(
+  id: string,
+  counts: string,
+  results: PersonalisedJson | undefined,
+  board: string | undefined,
+): Fanout {
+  const presenter: StreamEvent[] = [{ type: 'counts', id, data: counts }];
+  if (results === undefined && board === undefined) return { presenter, participant: () => [] };
+  return {
+    presenter,
+    participant: (audience) => [
+      ...(results ? [{ type: 'results', id, data: results.forParticipant(audience.participantId) }] : []),
+      ...(board ? [{ type: 'questions', id, data: board }] : []),
+    ],
+  };
+}
+
+/** The session row's state as a `start` snapshot: what a stream connecting now is shown. */
+export function snapshotOfRow(row: SessionRow): SessionSnapshot {
+  return { action: 'start', ...snapshotOf(row) };
+}

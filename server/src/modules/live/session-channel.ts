@@ -1,0 +1,411 @@
+import type { Poll, Slide } from '@pollkit/contracts';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { EventSink, StreamEvent } from '../../core/event-stream.js';
+import { isDependencyUnavailable } from '../../core/unavailable.js';
+import type { Database, SessionEventRow, SessionRow } from '../../db/schema.js';
+import { getPoll, type PollsDeps } from '../polls/polls.service.js';
+import { resultsOf, slideResultOf } from '../results/results.service.js';
+import { countSessionParticipants, findSessionById, listEventsAfter } from '../sessions/index.js';
+import {
+  countsJson,
+  endedSnapshot,
+  eventsFor,
+  type Fanout,
+  type HistoryEvent,
+  type PersonalisedJson,
+  type Projection,
+  participantSnapshot,
+  presenterSnapshot,
+  projectEnd,
+  projectMarker,
+  projectResultsShown,
+  projectSlideMove,
+  questionBoard,
+  refreshFanout,
+  type StreamAudience,
+  slideResultsJson,
+  snapshotOfEvent,
+  snapshotOfRow,
+  summaryJson,
+} from './live-projection.js';
+import { answersOnce, currentSlide, Standings } from './live-views.js';
+import * as participants from './participants.repository.js';
+
+/** While the database is away, a channel tries its pending work again this often. */
+const CHANNEL_RETRY_MS = 1_000;
+
+/** One connected stream of a session. */
+export interface Subscriber extends StreamAudience {
+  sink: EventSink;
+  /** The last history event this stream has been sent (or that its snapshot covered). */
+  lastSeq: number;
+}
+
+/** What a channel reads with: the database, the poll cache, the log and the join URL of a PIN. */
+export interface ChannelDeps extends PollsDeps {
+  db: Kysely<Database>;
+  log: Pick<Logger, 'error' | 'warn' | 'info'>;
+  /** The join URL of a PIN (config `LIVE_JOIN_URL`). */
+  joinUrl: (pin: string) => string;
+}
+
+/** What a channel asks of the hub that holds it (live-hub.ts): its session rows, and to be let go. */
+export interface ChannelHost {
+  readonly deps: ChannelDeps;
+  /** How often counts and results refresh at most (ms). */
+  readonly refreshIntervalMs: number;
+  freshSession(id: string): Promise<SessionRow | undefined>;
+  remember(row: SessionRow): void;
+  /** Called by a channel that has no stream left, or whose session is gone or ended. */
+  dropChannel(channel: SessionChannel): void;
+}
+
+/**
+ * The streams of one session in this process. Everything it sends goes through one queue, so each
+ * stream gets the history in order, without gaps or repeats, whatever the timing of connects,
+ * reconnects and changes: a stream is attached with the history event its first events cover
+ * (`lastSeq`), and each history event is sent only to streams that have not seen it. The channel
+ * reads what its streams need once; live-projection.ts turns it into each stream's events.
+ */
+export class SessionChannel {
+  readonly sessionId: string;
+  readonly #workspaceId: string;
+  readonly pollId: string;
+  readonly #subscribers = new Set<Subscriber>();
+  /** The last history event this channel has sent out. */
+  #lastSeq: number;
+  #queue: Promise<void> = Promise.resolve();
+  #refreshTimer: NodeJS.Timeout | undefined;
+  #lastRefresh = 0;
+  #closed = false;
+  /** Set while the database is away: the channel's work is tried again every CHANNEL_RETRY_MS. */
+  #retryTimer: NodeJS.Timeout | undefined;
+  #paused = false;
+  /** Streams being attached (their first events are being sent): the channel stays while there are any. */
+  #attaching = 0;
+  #snapshotCache:
+    | {
+        seq: number;
+        at: number;
+        results: PersonalisedJson['forParticipant'] | undefined;
+        board: string | undefined;
+      }
+    | undefined;
+
+  constructor(
+    private readonly host: ChannelHost,
+    session: SessionRow,
+  ) {
+    this.sessionId = session.id;
+    this.#workspaceId = session.workspace_id;
+    this.pollId = session.poll_id;
+    this.#lastSeq = session.seq;
+  }
+
+  get size(): number {
+    return this.#subscribers.size;
+  }
+
+  #enqueue(task: () => Promise<void>): Promise<void> {
+    const run = this.#queue.then(task).then(
+      () => this.#resumed(),
+      (error: unknown) => this.#failed(error),
+    );
+    this.#queue = run;
+    return run;
+  }
+
+  /**
+   * The database could not be reached: the streams stay open (their heartbeats go on) and the
+   * channel tries its work again every second — sending the history it has not sent, and fresh
+   * counts — until the database answers; then the streams carry on where they were.
+   */
+  #failed(error: unknown): void {
+    if (!isDependencyUnavailable(error)) {
+      this.host.deps.log.error({ err: error, sessionId: this.sessionId }, 'live-session stream task failed');
+      return;
+    }
+    if (!this.#paused) {
+      this.#paused = true;
+      this.host.deps.log.warn(
+        { sessionId: this.sessionId, reason: error.reason },
+        'live session paused: the database is unreachable; streams stay open and resume when it is back',
+      );
+    }
+    if (this.#retryTimer || this.#closed) return;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.deliverHistory();
+      this.scheduleRefresh();
+    }, CHANNEL_RETRY_MS);
+    this.#retryTimer.unref();
+  }
+
+  #resumed(): void {
+    if (!this.#paused || this.#retryTimer) return;
+    this.#paused = false;
+    this.host.deps.log.info({ sessionId: this.sessionId }, 'live session resumed');
+  }
+
+  #poll(): Promise<Poll> {
+    return getPoll(this.host.deps, this.#workspaceId, this.pollId);
+  }
+
+  /**
+   * Sends a new stream what is due on connect, then adds it to the channel. With a `Last-Event-ID`
+   * the channel has sent, it gets the history after it; otherwise the state as it is now.
+   */
+  attach(subscriber: Subscriber, lastEventId: string | undefined): Promise<void> {
+    this.#attaching += 1;
+    // The participant's own answers are read before its turn in the queue, so that streams
+    // connecting together (a room joining, or reconnecting after a restart) wait on the database
+    // side by side rather than one after another.
+    const answered =
+      subscriber.participantId === undefined
+        ? Promise.resolve(new Set<string>())
+        : participants.answeredSlides(this.host.deps.db, this.sessionId, subscriber.participantId);
+    answered.catch(() => {});
+    // A stream that cannot be attached (the database is away) fails its start: the transport
+    // closes it and the client reconnects (the `retry:` hint), rather than holding a stream open
+    // that nothing would ever be sent to. The channel's queue goes on either way.
+    const attached = this.#queue.then(async () => {
+      try {
+        await this.#attach(subscriber, lastEventId, await answered);
+      } finally {
+        this.#attaching -= 1;
+      }
+    });
+    this.#queue = attached.catch(() => {});
+    return attached;
+  }
+
+  async #attach(subscriber: Subscriber, lastEventId: string | undefined, answered: Set<string>): Promise<void> {
+    // At most a second old, and never older than what this channel has sent (each delivery keeps
+    // the row it read): a stream whose snapshot is older than the history still gets what follows.
+    const row = await this.host.freshSession(this.sessionId);
+    if (!row) {
+      subscriber.sink.close();
+      return;
+    }
+    const poll = await this.#poll();
+    const resumeAfter = lastEventId === undefined ? Number.NaN : Number(lastEventId);
+    if (Number.isSafeInteger(resumeAfter) && resumeAfter >= 0 && resumeAfter <= row.seq) {
+      const missed = await listEventsAfter(this.host.deps.db, this.sessionId, resumeAfter);
+      subscriber.lastSeq = resumeAfter;
+      for (const event of missed) {
+        send(subscriber, await this.#project(event, poll, row, answered));
+        subscriber.lastSeq = event.seq;
+      }
+    } else {
+      // A stream's first events cover the history up to the row it was built from.
+      subscriber.lastSeq = row.seq;
+      for (const event of await this.#snapshotEvents(row, poll, subscriber, answered)) subscriber.sink.send(event);
+    }
+    if (row.status === 'ended' || this.#closed) {
+      subscriber.sink.close();
+      return;
+    }
+    this.#subscribers.add(subscriber);
+    // The row read here may be newer than what this channel has sent: catch the others up.
+    if (row.seq > this.#lastSeq) await this.#deliverNewEvents();
+  }
+
+  detach(subscriber: Subscriber): void {
+    this.#subscribers.delete(subscriber);
+    if (this.#subscribers.size === 0 && this.#attaching === 0) {
+      if (this.#refreshTimer) clearTimeout(this.#refreshTimer);
+      if (this.#retryTimer) clearTimeout(this.#retryTimer);
+      this.#refreshTimer = undefined;
+      this.#retryTimer = undefined;
+      this.#closed = true;
+      this.host.dropChannel(this);
+    }
+  }
+
+  /** A removed participant's streams end (its token names nobody now: a reconnection is refused). */
+  closeParticipant(participantId: string): void {
+    for (const subscriber of [...this.#subscribers]) {
+      if (subscriber.participantId === participantId) subscriber.sink.close();
+    }
+  }
+
+  closeAll(): void {
+    this.#closed = true;
+    if (this.#refreshTimer) clearTimeout(this.#refreshTimer);
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    for (const subscriber of this.#subscribers) subscriber.sink.close();
+    this.#subscribers.clear();
+  }
+
+  /** Some process announced a change: send the history events this channel has not sent yet. */
+  deliverHistory(): void {
+    void this.#enqueue(() => this.#deliverNewEvents());
+  }
+
+  async #deliverNewEvents(): Promise<void> {
+    const { db } = this.host.deps;
+    const events = await listEventsAfter(db, this.sessionId, this.#lastSeq);
+    if (events.length === 0) return;
+    const row = await findSessionById(db, this.sessionId);
+    if (!row) {
+      this.closeAll();
+      this.host.dropChannel(this);
+      return;
+    }
+    this.host.remember(row);
+    const poll = await this.#poll();
+    for (const event of events) {
+      const projection = await this.#project(event, poll, row);
+      for (const subscriber of this.#subscribers) {
+        if (subscriber.lastSeq < event.seq) {
+          send(subscriber, projection);
+          subscriber.lastSeq = event.seq;
+        }
+      }
+      this.#lastSeq = event.seq;
+      if (projection.ended) {
+        this.closeAll();
+        this.host.dropChannel(this);
+        return;
+      }
+    }
+  }
+
+  /**
+   * Reads what a history event needs and projects it. `answered`: the slides of the one participant
+   * a replay is for; without it, who answered the slide a `slide` event moves to (going back to one,
+   * they have) is read once for every stream.
+   */
+  async #project(event: SessionEventRow, poll: Poll, row: SessionRow, answered?: Set<string>): Promise<Projection> {
+    const { db, joinUrl } = this.host.deps;
+    const snapshot = snapshotOfEvent(event);
+    const slide = currentSlide(poll, snapshot);
+    const participantCount = await countSessionParticipants(db, this.sessionId);
+    const history: HistoryEvent = { seq: event.seq, snapshot, poll, row, participantCount, joinUrl: joinUrl(row.pin) };
+    switch (snapshot.action) {
+      case 'start':
+      case 'next':
+      case 'prev':
+      case 'goto': {
+        const respondents =
+          slide && answersOnce(slide) && !answered
+            ? await participants.slideRespondents(db, this.sessionId, slide.id)
+            : undefined;
+        const hasAnswered = (participantId: string) =>
+          slide !== undefined && (answered ? answered.has(slide.id) : (respondents?.has(participantId) ?? false));
+        // A Q&A slide comes with its board: the questions already approved.
+        const board = slide?.kind === 'qa' ? await this.#questionBoard(poll, slide) : undefined;
+        return projectSlideMove(history, hasAnswered, board);
+      }
+      case 'showResults':
+        return projectResultsShown(history, slide ? await this.#slideResults(poll, slide) : undefined);
+      case 'hideResults':
+      case 'lock':
+      case 'unlock':
+        return projectMarker(history);
+      case 'end':
+        return projectEnd(history, await this.#summary(poll, participantCount));
+    }
+  }
+
+  /** The results of a slide, with the leaderboard on quiz slides (each participant's own rank spliced in). */
+  async #slideResults(poll: Poll, slide: Slide): Promise<PersonalisedJson> {
+    const result = await slideResultOf(this.host.deps, poll, slide);
+    const standings =
+      slide.kind === 'quiz'
+        ? new Standings(await participants.listScores(this.host.deps.db, this.sessionId))
+        : undefined;
+    return slideResultsJson(slide, result, standings);
+  }
+
+  async #summary(poll: Poll, participantCount: number): Promise<PersonalisedJson> {
+    const results = await resultsOf(this.host.deps, poll);
+    const hasQuiz = poll.content.questions.some((slide) => slide.kind === 'quiz');
+    const standings = hasQuiz
+      ? new Standings(await participants.listScores(this.host.deps.db, this.sessionId))
+      : undefined;
+    return summaryJson(this.sessionId, participantCount, results.slides, standings);
+  }
+
+  /** What a stream that connects without `Last-Event-ID` is sent: the state as it is now. */
+  async #snapshotEvents(
+    row: SessionRow,
+    poll: Poll,
+    subscriber: Subscriber,
+    answered: Set<string>,
+  ): Promise<StreamEvent[]> {
+    const { db, joinUrl } = this.host.deps;
+    const slide = currentSlide(poll, snapshotOfRow(row));
+    if (row.status === 'ended') {
+      const summary = await this.#summary(poll, await countSessionParticipants(db, this.sessionId));
+      return endedSnapshot(row, subscriber, summary);
+    }
+    if (subscriber.kind === 'presenter') {
+      const participantCount = await countSessionParticipants(db, this.sessionId);
+      const counts = await this.#countsData(poll, slide, participantCount);
+      const results = slide && row.results_visible ? (await this.#slideResults(poll, slide)).forPresenter : undefined;
+      return presenterSnapshot(row, { poll, participantCount, joinUrl: joinUrl(row.pin), counts, results });
+    }
+    const hasAnswered = slide !== undefined && answered.has(slide.id);
+    const shared =
+      slide && (row.results_visible || slide.kind === 'qa') ? await this.#sharedSnapshot(row, poll, slide) : undefined;
+    return participantSnapshot(row, poll, subscriber, hasAnswered, shared);
+  }
+
+  /**
+   * What every participant stream connecting now is sent besides its slide — the results shown, the
+   * Q&A board — made once per refresh interval rather than once per stream.
+   */
+  async #sharedSnapshot(row: SessionRow, poll: Poll, slide: Slide) {
+    const cached = this.#snapshotCache;
+    if (cached && cached.seq === row.seq && Date.now() - cached.at < this.host.refreshIntervalMs) return cached;
+    const made = {
+      seq: row.seq,
+      at: Date.now(),
+      results: row.results_visible ? (await this.#slideResults(poll, slide)).forParticipant : undefined,
+      board: slide.kind === 'qa' ? await this.#questionBoard(poll, slide) : undefined,
+    };
+    this.#snapshotCache = made;
+    return made;
+  }
+
+  async #questionBoard(poll: Poll, slide: Slide): Promise<string> {
+    const result = await slideResultOf(this.host.deps, poll, slide);
+    return questionBoard(slide.id, result.kind === 'qa' ? result : { questions: [] });
+  }
+
+  async #countsData(poll: Poll, slide: Slide | undefined, participantCount: number): Promise<string> {
+    return countsJson(slide, participantCount, slide ? await slideResultOf(this.host.deps, poll, slide) : null);
+  }
+
+  /** Answers or joins happened somewhere: refresh counts (and visible results), at most every interval. */
+  scheduleRefresh(): void {
+    if (this.#refreshTimer || this.#closed) return;
+    const wait = Math.max(0, this.#lastRefresh + this.host.refreshIntervalMs - Date.now());
+    this.#refreshTimer = setTimeout(() => {
+      this.#refreshTimer = undefined;
+      this.#lastRefresh = Date.now();
+      void this.#enqueue(() => this.#refresh());
+    }, wait);
+    this.#refreshTimer.unref();
+  }
+
+  async #refresh(): Promise<void> {
+    if (this.#subscribers.size === 0) return;
+    const row = await this.host.freshSession(this.sessionId);
+    if (!row || row.status === 'ended') return;
+    const poll = await this.#poll();
+    const slide = currentSlide(poll, snapshotOfRow(row));
+    const participantCount = await countSessionParticipants(this.host.deps.db, this.sessionId);
+    const result = slide ? await slideResultOf(this.host.deps, poll, slide) : null;
+    const results = slide && row.results_visible ? await this.#slideResults(poll, slide) : undefined;
+    const board = slide?.kind === 'qa' && result?.kind === 'qa' ? questionBoard(slide.id, result) : undefined;
+    const fanout = refreshFanout(String(this.#lastSeq), countsJson(slide, participantCount, result), results, board);
+    for (const subscriber of this.#subscribers) send(subscriber, fanout);
+  }
+}
+
+function send(subscriber: Subscriber, fanout: Fanout): void {
+  for (const event of eventsFor(subscriber, fanout)) subscriber.sink.send(event);
+}
