@@ -38,6 +38,26 @@ module.exports = {
       to: { path: `^server/src/(${to.join('|')})/` },
     })),
     {
+      name: 'modules-use-no-foreign-repository',
+      severity: 'error',
+      comment:
+        "A module's tables are its own: another module uses it through its service or the index.ts it exports " +
+        "(a function that takes the caller's transaction keeps taking it there), never through its repository.",
+      from: { path: '^server/src/modules/([^/]+)/' },
+      to: { path: '^server/src/modules/[^/]+/[^/]+\\.repository\\.ts$', pathNot: '^server/src/modules/$1/' },
+    },
+    {
+      name: 'no-module-cycles',
+      severity: 'error',
+      comment:
+        'Modules depend on each other one way (docs/architecture.md, "Module boundaries"): two modules that ' +
+        'import each other, directly or around a ring, are one unit in two folders — even with no file-level cycle.',
+      // Folder scope: dependency-cruiser derives the dependencies (and their cycles) between folders.
+      scope: 'folder',
+      from: { path: '^server/src/modules/[^/]+$' },
+      to: { path: '^server/src/modules/[^/]+$', circular: true },
+    },
+    {
       name: 'below-transport-imports-no-composition-root',
       severity: 'error',
       comment: 'deps.ts, server.ts and main.ts assemble the layers; nothing inside a layer imports them.',

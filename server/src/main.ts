@@ -3,7 +3,7 @@ import { DependencyUnavailableError } from './core/unavailable.js';
 import type { DatabaseProgress } from './db/database.js';
 import { API_BASE_PATH } from './http/app.js';
 import { flushLogs } from './logger.js';
-import { bootstrapDefaultWorkspace } from './modules/workspaces/workspaces.service.js';
+import { bootstrapDefaultWorkspace } from './modules/api-keys/api-keys.admin.js';
 import { type RunningServer, startServer } from './server.js';
 
 /**

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkBranching } from '../src/modules/branching/branching-rules.js';
 import {
   exampleDeck as deck,
   instructionRefusals as refusals,
   instructionExamples as table,
 } from '../src/modules/branching/instruction-examples.js';
 import { InstructionError, parseInstruction } from '../src/modules/branching/instruction-parser.js';
+import { checkBranching } from '../src/modules/polls/branching-rules.js';
 
 /**
  * The rule-based instruction parser (modules/branching/instruction-parser.ts), table-driven: each

@@ -1,9 +1,9 @@
 import type { BranchCondition } from '@pollkit/contracts';
 import { describe, expect, it } from 'vitest';
-import { checkBranching } from '../src/modules/branching/branching-rules.js';
+import { checkBranching } from '../src/modules/polls/branching-rules.js';
 import { branchingDeck as deck } from './support/branching-deck.js';
 
-/** checkBranching (modules/branching/branching-rules.ts): skip logic that does not fit its poll. */
+/** checkBranching (modules/polls/branching-rules.ts): skip logic that does not fit its poll. */
 
 function rule(
   id: string,

@@ -1,6 +1,6 @@
 import { scopes } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CREDENTIALS_TOPIC } from '../src/modules/auth/credentials-topic.js';
+import { CREDENTIALS_TOPIC } from '../src/modules/credentials/credentials-topic.js';
 import { expectError } from './support/assertions.js';
 import { runCliInProcess } from './support/cli.js';
 import { call, type JsonResponse } from './support/http.js';

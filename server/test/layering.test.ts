@@ -64,6 +64,19 @@ describe('the layering check', () => {
       'server/src/modules/typed.ts':
         "import type { Pool } from 'pg';\nimport type { Redis } from 'ioredis';\nexport type Typed = Pool | Redis;\n",
       'server/src/db/postgres.ts': "import pg from 'pg';\nexport const pool = new pg.Pool();\n",
+      // Another module's repository (refused) beside its service (allowed), and a module's own repository.
+      'server/src/modules/tallies/tallies.repository.ts': 'export const tallyRows = 1;\n',
+      'server/src/modules/tallies/tallies.service.ts':
+        "import { tallyRows } from './tallies.repository.js';\nexport const tallies = tallyRows;\n",
+      'server/src/modules/reports/reports.service.ts':
+        "import { tallies } from '../tallies/tallies.service.js';\n" +
+        "import { tallyRows } from '../tallies/tallies.repository.js';\nexport const report = [tallies, tallyRows];\n",
+      // Two modules that import each other through different files: no file-level cycle, a module-level one.
+      'server/src/modules/decks/deck.ts': "import { rank } from '../ranks/rank.js';\nexport const deck = rank;\n",
+      'server/src/modules/decks/slide-count.ts': 'export const slideCount = 3;\n',
+      'server/src/modules/ranks/rank.ts': 'export const rank = 1;\n',
+      'server/src/modules/ranks/ranking.ts':
+        "import { slideCount } from '../decks/slide-count.js';\nexport const ranking = slideCount;\n",
       'server/src/infra/redis.ts': "import { Redis } from 'ioredis';\nexport const redis = new Redis();\n",
     };
     for (const [path, text] of Object.entries(files)) {
@@ -80,7 +93,7 @@ describe('the layering check', () => {
     expect(await violationsIn(root)).toEqual([]);
   }, 60_000);
 
-  it('refuses cycles, upward imports, the composition root below it, non-zod contracts, server code in the SDK and connections made outside their factories', async () => {
+  it('refuses cycles (of files and of modules), upward imports, foreign repositories, the composition root below it, non-zod contracts, server code in the SDK and connections made outside their factories', async () => {
     const found = (await violationsIn(fixture)).map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
     expect(found).toEqual(
       expect.arrayContaining([
@@ -96,6 +109,15 @@ describe('the layering check', () => {
       ]),
     );
     expect(found.some((line) => line.startsWith('no-cycles: server/src/cli/'))).toBe(true);
+    // Module boundaries: the foreign repository only (the service and the own repository pass), and
+    // the module-level cycle though no file imports itself back.
+    expect(found.filter((line) => line.includes('/tallies/'))).toEqual([
+      'modules-use-no-foreign-repository: server/src/modules/reports/reports.service.ts → server/src/modules/tallies/tallies.repository.ts',
+    ]);
+    expect(found.filter((line) => /\/(decks|ranks)/.test(line))).toEqual([
+      'no-module-cycles: server/src/modules/decks → server/src/modules/ranks',
+      'no-module-cycles: server/src/modules/ranks → server/src/modules/decks',
+    ]);
     // Types of either may be used anywhere; the two factories may make them.
     expect(found.filter((line) => /typed\.ts|db\/postgres\.ts|infra\/redis\.ts/.test(line))).toEqual([]);
   }, 60_000);

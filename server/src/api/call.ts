@@ -1,7 +1,7 @@
 import type { RouteDefinition } from '@pollkit/contracts';
 import type { Logger } from 'pino';
 import type { EventFeed } from '../core/event-stream.js';
-import type { WorkspaceCredential } from '../modules/auth/auth.service.js';
+import type { WorkspaceCredential } from '../modules/credentials/workspace-credential.js';
 import type { CsvDownload } from '../modules/handler.js';
 import type { HostGrant, LiveCaller } from '../modules/live/live-caller.js';
 

@@ -1,7 +1,7 @@
 import type { ErrorCode } from '@pollkit/contracts';
 import { ApiError } from '../core/api-error.js';
 import type { RateLimitHit, RateLimitStore } from '../infra/rate-limit.js';
-import { AUTH_FAILURE_CODES, countAuthFailure } from '../modules/auth/auth-failures.js';
+import { AUTH_FAILURE_CODES, countAuthFailure } from '../modules/credentials/auth-failures.js';
 import type { ApiCall, RateLimitDecision, Step } from './call.js';
 
 export interface RateLimitDeps {
@@ -61,7 +61,7 @@ export interface AuthFailureDeps {
  * `rate_limited`, with the budget in the `X-RateLimit-*` headers, until the window ends. Anything
  * else (no credential at all, a database away) is thrown as it is, uncounted. Successes are never
  * counted nor refused here: a valid credential passes whatever its neighbours behind the same
- * address got wrong (modules/auth/auth-failures.ts).
+ * address got wrong (modules/credentials/auth-failures.ts).
  */
 export async function afterAuthFailure(
   deps: AuthFailureDeps,

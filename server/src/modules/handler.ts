@@ -5,8 +5,8 @@ import type { EventFeed } from '../core/event-stream.js';
 import type { JsonText } from '../core/json-text.js';
 import type { AnswersDeps } from './answers/answers.service.js';
 import type { ApiKeysDeps } from './api-keys/api-keys.service.js';
-import type { WorkspaceCredential } from './auth/auth.service.js';
 import type { BranchingDeps } from './branching/branching.service.js';
+import type { WorkspaceCredential } from './credentials/workspace-credential.js';
 import type { LiveDeps } from './live/live.service.js';
 import type { HostGrant, LiveCaller } from './live/live-caller.js';
 import type { MediaDeps } from './media/media.service.js';
@@ -24,7 +24,8 @@ export interface ModuleDeps
   extends PollWriteDeps,
     AnswersDeps,
     ApiKeysDeps,
-    Omit<SessionsDeps, 'config'>,
+    // Sessions knows the live hub by the part it uses (LiveSide); LiveDeps names the hub itself.
+    Omit<SessionsDeps, 'config' | 'liveHub'>,
     Omit<LiveDeps, 'config'>,
     BranchingDeps,
     Omit<WebhooksDeps, 'config'>,

@@ -1,5 +1,6 @@
 import { answersHandlers, responsesHandlers, votesHandlers } from './answers/answers.handlers.js';
 import { keysHandlers } from './api-keys/api-keys.handlers.js';
+import { branchingHandlers } from './branching/branching.handlers.js';
 import type { ContractHandlers } from './handler.js';
 import { liveHandlers } from './live/live.handlers.js';
 import { mediaHandlers } from './media/media.handlers.js';
@@ -18,7 +19,7 @@ export type { ContractHandlers, CsvDownload, HandlerContext, ModuleDeps } from '
  * registry to the HTTP app; nothing else reaches into the modules for handlers.
  */
 export const handlers: ContractHandlers = {
-  polls: pollsHandlers,
+  polls: { ...pollsHandlers, ...branchingHandlers },
   votes: votesHandlers,
   responses: responsesHandlers,
   answers: answersHandlers,

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database, NewAnswer } from '../../db/schema.js';
-import { eventBatchId, type OutboxEvent } from '../webhooks/outbox.repository.js';
+import { eventBatchId, type OutboxEvent } from '../webhooks/index.js';
 import type { AnswerDeltas } from './tallies.js';
 
 /** An answer row ready to insert, what it adds to the aggregates, and the webhook event it makes. */

@@ -13,9 +13,8 @@ import { keysetPage } from '../../core/paging.js';
 import { newId } from '../../db/ids.js';
 import type { AnswerRow, AnswerValue } from '../../db/schema.js';
 import type { DomainEvents } from '../events/domain-events.js';
-import * as polls from '../polls/polls.repository.js';
-import { getPoll, type PollsDeps } from '../polls/polls.service.js';
-import { type OutboxEvent, outboxEvent } from '../webhooks/outbox.repository.js';
+import { getPoll, lockPoll, type PollsDeps, setPollVersion } from '../polls/polls.service.js';
+import { type OutboxEvent, outboxEvent } from '../webhooks/index.js';
 import { assertTakesAnswers, findSlide, responseValue, voteValue } from './answer-rules.js';
 import type { AnswerWriter } from './answer-writer.js';
 import * as answers from './answers.repository.js';
@@ -221,12 +220,12 @@ export function listResponses(deps: AnswersDeps, workspaceId: string, input: z.o
  */
 export async function resetAnswers(deps: AnswersDeps, workspaceId: string, pollId: string): Promise<AnswersReset> {
   const deleted = await deps.db.transaction().execute(async (trx) => {
-    const poll = await polls.findPollForUpdate(trx, workspaceId, pollId);
+    const poll = await lockPoll(trx, workspaceId, pollId);
     if (!poll) throw ApiError.notFound('Poll');
     const deleted = await answers.deleteAnswersOfPoll(trx, pollId);
     // Strictly later than the version answers were judged against, even within the same millisecond.
     const version = new Date(Math.max(Date.now(), poll.updated_at.getTime() + 1));
-    await polls.updatePoll(trx, workspaceId, pollId, { updated_at: version });
+    await setPollVersion(trx, workspaceId, pollId, version);
     return deleted;
   });
   await deps.pollCache.invalidate(workspaceId, pollId);

@@ -1,8 +1,9 @@
 import { type ApiKey, scopes as knownScopes, type Scope } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import { invalidField } from '../../core/api-error.js';
-import type { ApiKeyRow, Database } from '../../db/schema.js';
-import { parseScopes } from '../auth/credential-scopes.js';
+import type { ApiKeyRow, Database, WorkspaceRow } from '../../db/schema.js';
+import { parseScopes } from '../credentials/credential-scopes.js';
+import { createWorkspace, hasWorkspaces } from '../workspaces/workspaces.service.js';
 import * as apiKeys from './api-keys.repository.js';
 import { assertWorkspaceExists, createApiKey, toApiKey } from './api-keys.service.js';
 
@@ -54,4 +55,20 @@ export function createOperatorKey(
 /** A key's scopes for a table: `all` when it holds every scope, else the list. */
 export function describeKeyScopes(key: Pick<ApiKey, 'scopes'>): string {
   return key.scopes.length === knownScopes.length ? 'all' : key.scopes.join(' ');
+}
+
+/**
+ * First start on an empty database: one workspace on the enterprise plan (every feature) and an
+ * API key, so a new user can call the API at once. Returns the key's secret for the one-time
+ * display, or undefined when the database already had a workspace.
+ */
+export async function bootstrapDefaultWorkspace(
+  db: Kysely<Database>,
+): Promise<{ workspace: WorkspaceRow; secret: string } | undefined> {
+  return db.transaction().execute(async (trx) => {
+    if (await hasWorkspaces(trx)) return undefined;
+    const workspace = await createWorkspace(trx, { name: 'Default workspace', plan: 'enterprise' });
+    const { secret } = await createApiKey(trx, { workspaceId: workspace.id, name: 'Bootstrap key' });
+    return { workspace, secret };
+  });
 }

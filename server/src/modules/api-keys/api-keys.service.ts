@@ -6,9 +6,9 @@ import { hashSecret, newSecret } from '../../core/secrets.js';
 import { newId } from '../../db/ids.js';
 import type { ApiKeyRow, Database } from '../../db/schema.js';
 import type { InvalidationBus } from '../../infra/invalidation.js';
-import { type HeldScopes, missingScopes, scopeList, scopesNotHeld } from '../auth/credential-scopes.js';
-import { CREDENTIALS_TOPIC } from '../auth/credentials-topic.js';
-import { findWorkspace } from '../workspaces/workspaces.repository.js';
+import { type HeldScopes, missingScopes, scopeList, scopesNotHeld } from '../credentials/credential-scopes.js';
+import { CREDENTIALS_TOPIC } from '../credentials/credentials-topic.js';
+import { findWorkspace } from '../workspaces/workspaces.service.js';
 import * as apiKeys from './api-keys.repository.js';
 
 /**
@@ -182,6 +182,14 @@ export async function rotateApiKey(
   });
   await deps.invalidation.publish(CREDENTIALS_TOPIC, input.keyId);
   return rotated;
+}
+
+/**
+ * The key whose secret hashes to `hash`, with its workspace's plan and limit, revoked or not: what
+ * the authenticator (auth/auth.service.ts) resolves a bearer key to.
+ */
+export function findKeyWithWorkspace(db: Db, hash: string) {
+  return apiKeys.findApiKeyWithWorkspace(db, hash);
 }
 
 export async function assertWorkspaceExists(db: Db, workspaceId: string): Promise<void> {

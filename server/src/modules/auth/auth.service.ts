@@ -1,31 +1,14 @@
-import type { Plan, Scope } from '@pollkit/contracts';
+import type { Scope } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import { ApiError } from '../../core/api-error.js';
 import { hashSecret } from '../../core/secrets.js';
 import type { Database } from '../../db/schema.js';
-import { findApiKeyWithWorkspace } from '../api-keys/api-keys.repository.js';
-import { findTokenWithClient, type TokenLookup } from '../oauth/oauth.repository.js';
-import { ACCESS_TOKEN_PREFIX } from '../oauth/oauth.service.js';
-import type { HeldScopes } from './credential-scopes.js';
+import { findKeyWithWorkspace } from '../api-keys/api-keys.service.js';
+import type { HeldScopes } from '../credentials/credential-scopes.js';
+import type { WorkspaceCredential } from '../credentials/workspace-credential.js';
+import { ACCESS_TOKEN_PREFIX, findAccessToken, type TokenLookup } from '../oauth/oauth.service.js';
 
-/** Who is calling, once the bearer credential is resolved. */
-export interface WorkspaceCredential {
-  kind: 'api_key' | 'oauth_token';
-  /** The key id, or the OAuth client id for a token: rate limits are counted per key or client. */
-  id: string;
-  workspaceId: string;
-  plan: Plan;
-  rateLimitPerMinute: number | null;
-  /**
-   * `all` for an API key created without a list of scopes (every key made before keys had scopes);
-   * otherwise the key's scopes, or those an OAuth token was granted.
-   */
-  scopes: HeldScopes;
-  /** When it stops working: a rotated key's end of grace, a token's expiry; null for a key never rotated. */
-  expiresAt: Date | null;
-}
-
-type KeyLookup = NonNullable<Awaited<ReturnType<typeof findApiKeyWithWorkspace>>>;
+type KeyLookup = NonNullable<Awaited<ReturnType<typeof findKeyWithWorkspace>>>;
 type Lookup =
   | { kind: 'api_key'; key: KeyLookup; scopes: HeldScopes }
   | { kind: 'oauth_token'; token: TokenLookup; scopes: ReadonlySet<Scope> };
@@ -93,12 +76,12 @@ function credentialOf(lookup: Lookup | undefined, isOAuthToken: boolean): Worksp
 }
 
 async function lookUpKey(db: Kysely<Database>, hash: string): Promise<Lookup | undefined> {
-  const key = await findApiKeyWithWorkspace(db, hash);
+  const key = await findKeyWithWorkspace(db, hash);
   return key && { kind: 'api_key', key, scopes: key.scopes === null ? 'all' : new Set(key.scopes) };
 }
 
 async function lookUpToken(db: Kysely<Database>, hash: string): Promise<Lookup | undefined> {
-  const token = await findTokenWithClient(db, hash);
+  const token = await findAccessToken(db, hash);
   return token && { kind: 'oauth_token', token, scopes: new Set(token.scopes) };
 }
 

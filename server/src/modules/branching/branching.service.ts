@@ -14,9 +14,9 @@ import type { Config } from '../../config.js';
 import { ApiError } from '../../core/api-error.js';
 import type { Database } from '../../db/schema.js';
 import type { RateLimitStore } from '../../infra/rate-limit.js';
+import { branchingProblemsError, checkBranching, matches, type Outcome } from '../polls/branching-rules.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { findVoterAnswer } from './branching.repository.js';
-import { branchingProblemsError, checkBranching, matches, type Outcome } from './branching-rules.js';
 import { InstructionError, parseInstruction } from './instruction-parser.js';
 import type { DraftAttempt } from './openai-drafter.js';
 
@@ -163,7 +163,7 @@ export async function nextSlide(
   return next ? { slideId: next.id } : { end: true };
 }
 
-/** The respondent's answer to the slide as a condition sees it (branching-rules.ts `Outcome`). */
+/** The respondent's answer to the slide as a condition sees it (polls/branching-rules.ts `Outcome`). */
 async function outcomeOf(db: Kysely<Database>, poll: Poll, slide: Slide, voterId: string): Promise<Outcome> {
   const value = await findVoterAnswer(db, poll.id, slide.id, voterId);
   if (!value) return null;

@@ -2,7 +2,7 @@ import { BranchCondition, Branching, type Slide } from '@pollkit/contracts';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
-import { checkBranching } from './branching-rules.js';
+import { checkBranching } from '../polls/branching-rules.js';
 
 /**
  * Skip logic drafted by a language model from a plain-English instruction, through the `openai`

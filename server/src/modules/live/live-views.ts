@@ -1,6 +1,6 @@
 import type { LeaderboardEntry, LiveState, ParticipantSlide, Poll, Slide } from '@pollkit/contracts';
 import type { z } from 'zod';
-import type { SessionSnapshot } from '../sessions/session-control.js';
+import type { SessionSnapshot } from '../sessions/index.js';
 
 type Entry = z.output<typeof LeaderboardEntry>;
 

@@ -18,7 +18,7 @@ import { responseValue, voteValue } from '../answers/answer-rules.js';
 import { type AnswersDeps, recordAnswer } from '../answers/answers.service.js';
 import { getPoll } from '../polls/polls.service.js';
 import { upvoteQuestion } from '../questions/questions.service.js';
-import { snapshotOf } from '../sessions/session-view.js';
+import { snapshotOf } from '../sessions/index.js';
 import type { LiveCaller } from './live-caller.js';
 import type { LiveHub } from './live-hub.js';
 import { currentSlide, liveState, quizPoints } from './live-views.js';

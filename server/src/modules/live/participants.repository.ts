@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { toNumber } from '../../db/database.js';
 import type { Database, ParticipantRow } from '../../db/schema.js';
 
@@ -48,21 +48,6 @@ export function findParticipantByTokenHash(
     .selectAll()
     .where('token_hash', '=', tokenHash)
     .where('removed_at', 'is', null)
-    .executeTakeFirst();
-}
-
-/** Marks a participant of the session removed (once); undefined when the session has no such participant. */
-export function removeParticipant(
-  db: Kysely<Database>,
-  sessionId: string,
-  participantId: string,
-): Promise<ParticipantRow | undefined> {
-  return db
-    .updateTable('session_participants')
-    .set((eb) => ({ removed_at: eb.fn.coalesce('removed_at', sql<Date>`now()`) }))
-    .where('session_id', '=', sessionId)
-    .where('id', '=', participantId)
-    .returningAll()
     .executeTakeFirst();
 }
 

@@ -83,8 +83,6 @@ export function findTokenWithClient(db: Db, tokenHash: string) {
     .executeTakeFirst();
 }
 
-export type TokenLookup = NonNullable<Awaited<ReturnType<typeof findTokenWithClient>>>;
-
 export function setOAuthEnabled(db: Db, workspaceId: string, enabled: boolean): Promise<WorkspaceRow | undefined> {
   return db
     .updateTable('workspaces')

@@ -7,10 +7,10 @@ import { newId } from '../../db/ids.js';
 import type { Database, OAuthClientRow } from '../../db/schema.js';
 import type { InvalidationBus } from '../../infra/invalidation.js';
 import type { RateLimitStore } from '../../infra/rate-limit.js';
-import { countAuthFailure } from '../auth/auth-failures.js';
-import { parseScopes } from '../auth/credential-scopes.js';
-import { CREDENTIALS_TOPIC } from '../auth/credentials-topic.js';
-import { findWorkspace } from '../workspaces/workspaces.repository.js';
+import { countAuthFailure } from '../credentials/auth-failures.js';
+import { parseScopes } from '../credentials/credential-scopes.js';
+import { CREDENTIALS_TOPIC } from '../credentials/credentials-topic.js';
+import { findWorkspace } from '../workspaces/workspaces.service.js';
 import * as repo from './oauth.repository.js';
 
 type Db = Kysely<Database>;
@@ -71,6 +71,16 @@ export function toClientSummary(client: OAuthClientRow): OAuthClientSummary {
     revokedAt: client.revoked_at?.toISOString() ?? null,
   };
 }
+
+/**
+ * The access token whose secret hashes to `hash`, with its client and workspace: what the
+ * authenticator (auth/auth.service.ts) resolves a bearer token to.
+ */
+export function findAccessToken(db: Db, hash: string): Promise<TokenLookup | undefined> {
+  return repo.findTokenWithClient(db, hash);
+}
+
+export type TokenLookup = NonNullable<Awaited<ReturnType<typeof repo.findTokenWithClient>>>;
 
 /** OAuth is an Enterprise feature, switched on per workspace. */
 export async function enableOAuth(db: Db, workspaceId: string): Promise<void> {
@@ -176,7 +186,7 @@ const UNKNOWN_CLIENT_HASH = hashSecret(randomBytes(32).toString('hex'));
  * The client credentials grant (RFC 6749 §4.4), once the request is well formed: count it against
  * the client's limit, authenticate the client, check it may still get tokens, narrow the scope and
  * issue a token. `address` is the client's IP address: a failed client authentication counts
- * against it, with every other failed authentication from there (modules/auth/auth-failures.ts).
+ * against it, with every other failed authentication from there (modules/credentials/auth-failures.ts).
  */
 export async function issueToken(
   deps: TokenDeps,

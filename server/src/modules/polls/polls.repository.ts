@@ -61,3 +61,12 @@ export async function deletePoll(db: Kysely<Database>, workspaceId: string, id: 
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
+
+/**
+ * Whether anyone answered the poll: its deck may not change then (answers refer to slides and
+ * options by id). The answers module writes the rows; the poll's own rule reads them here.
+ */
+export async function pollHasAnswers(db: Kysely<Database>, pollId: string): Promise<boolean> {
+  const row = await db.selectFrom('answers').select('id').where('poll_id', '=', pollId).limit(1).executeTakeFirst();
+  return row !== undefined;
+}

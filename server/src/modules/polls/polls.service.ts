@@ -13,9 +13,8 @@ import type { JsonText } from '../../core/json-text.js';
 import { keysetPage } from '../../core/paging.js';
 import { newId } from '../../db/ids.js';
 import type { Database, PollRow, PollUpdate } from '../../db/schema.js';
-import { pollHasAnswers } from '../answers/answers.repository.js';
-import { assertBranchingFits } from '../branching/branching-rules.js';
-import { outboxEvent, recordWebhookEvent } from '../webhooks/outbox.repository.js';
+import { outboxEvent, recordWebhookEvent } from '../webhooks/index.js';
+import { assertBranchingFits } from './branching-rules.js';
 import type { PollCache } from './poll-cache.js';
 import { type PollMediaDeps, resolveContentMedia } from './poll-media.js';
 import * as polls from './polls.repository.js';
@@ -149,7 +148,7 @@ export async function updatePoll(
     // downloading), after the cheap checks that would refuse the save anyway; the transaction checks again.
     const current = await polls.findPoll(db, workspaceId, input.id);
     if (!current) throw ApiError.notFound('Poll');
-    if (await pollHasAnswers(db, input.id)) throw hasAnswersError();
+    if (await polls.pollHasAnswers(db, input.id)) throw hasAnswersError();
     content = await resolveContentMedia(deps, input.content);
   }
   const updated = await db.transaction().execute(async (trx) => {
@@ -160,7 +159,7 @@ export async function updatePoll(
     if (input.title !== undefined && input.title !== current.title) changes.title = input.title;
     if (content !== undefined) {
       // Answers refer to slides and options by id; changing the deck under them would corrupt results.
-      if (await pollHasAnswers(trx, input.id)) throw hasAnswersError();
+      if (await polls.pollHasAnswers(trx, input.id)) throw hasAnswersError();
       changes.content = JSON.stringify(content);
     }
     const slides = (content ?? current.content).questions;
@@ -217,4 +216,18 @@ export async function deletePoll({ db, pollCache }: PollsDeps, workspaceId: stri
   await pollCache.invalidate(workspaceId, id);
   if (!deleted) throw ApiError.notFound('Poll');
   return { id, deleted: true as const };
+}
+
+/**
+ * The poll row locked FOR UPDATE in the caller's transaction (undefined: no such poll in the
+ * workspace). Answer batches hold it FOR SHARE while they write (answers/answer-batch.repository.ts):
+ * a caller holding it changes the poll's answers with no batch half-written beside it.
+ */
+export function lockPoll(trx: Kysely<Database>, workspaceId: string, id: string): Promise<PollRow | undefined> {
+  return polls.findPollForUpdate(trx, workspaceId, id);
+}
+
+/** Moves the poll's version (`updated_at`) in the caller's transaction: answers judged before it are judged again. */
+export async function setPollVersion(trx: Kysely<Database>, workspaceId: string, id: string, version: Date) {
+  await polls.updatePoll(trx, workspaceId, id, { updated_at: version });
 }

@@ -1,7 +1,6 @@
 import type { QuestionStatus } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { AnswerRow, Database } from '../../db/schema.js';
-import { listAnswers } from '../answers/answers.repository.js';
 
 type Db = Kysely<Database>;
 
@@ -21,7 +20,13 @@ export function listQuestions(
     limit: number;
   },
 ): Promise<AnswerRow[]> {
-  return listAnswers(db, { ...filter, kind: 'response', slideKind: 'qa' });
+  // Served by the indexes of answers on (poll_id, kind, …, id), as answers' own lists are.
+  let query = db.selectFrom('answers').selectAll().where('poll_id', '=', filter.pollId).where('kind', '=', 'response');
+  if (filter.slideId !== undefined) query = query.where('slide_id', '=', filter.slideId);
+  query = query.where('slide_kind', '=', 'qa');
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.beforeId !== undefined) query = query.where('id', '<', filter.beforeId);
+  return query.orderBy('id', 'desc').limit(filter.limit).execute();
 }
 
 export function findQuestion(db: Db, pollId: string, questionId: string): Promise<AnswerRow | undefined> {

@@ -1,7 +1,7 @@
 import type { SessionStatus } from '@pollkit/contracts';
 import { type Kysely, sql } from 'kysely';
 import { toNumber } from '../../db/database.js';
-import type { Database, SessionEventRow, SessionRow } from '../../db/schema.js';
+import type { Database, ParticipantRow, SessionEventRow, SessionRow } from '../../db/schema.js';
 
 export function insertSession(
   db: Kysely<Database>,
@@ -180,6 +180,21 @@ export function replaceHostToken(
     .set({ host_token_hash: hostTokenHash })
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Marks a participant of the session removed (once); undefined when the session has no such participant. */
+export function removeParticipant(
+  db: Kysely<Database>,
+  sessionId: string,
+  participantId: string,
+): Promise<ParticipantRow | undefined> {
+  return db
+    .updateTable('session_participants')
+    .set((eb) => ({ removed_at: eb.fn.coalesce('removed_at', sql<Date>`now()`) }))
+    .where('session_id', '=', sessionId)
+    .where('id', '=', participantId)
     .returningAll()
     .executeTakeFirst();
 }

@@ -24,20 +24,31 @@ import type { EventFeed } from '../../core/event-stream.js';
 import { keysetPage } from '../../core/paging.js';
 import { hashSecret, newSecret } from '../../core/secrets.js';
 import { newId } from '../../db/ids.js';
-import type { SessionRow } from '../../db/schema.js';
+import type { ParticipantRow, SessionRow } from '../../db/schema.js';
 import type { DomainEvents } from '../events/domain-events.js';
-import type { LiveHub } from '../live/live-hub.js';
-import * as participants from '../live/participants.repository.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { listQuestions, moderateQuestion } from '../questions/questions.service.js';
-import { outboxEvent, recordWebhookEvent } from '../webhooks/outbox.repository.js';
+import { outboxEvent, recordWebhookEvent } from '../webhooks/index.js';
 import { decideControl } from './session-control.js';
 import { toSession } from './session-view.js';
 import * as sessions from './sessions.repository.js';
 
+/**
+ * What sessions asks of the live side of this process: modules/live/live-hub.ts implements it, and
+ * the composition root (deps.ts) hands it in. Live reads sessions, so sessions knows it only by this.
+ */
+export interface LiveSide {
+  /** Keeps a session row just written, for the answer path and the streams of this process. */
+  remember(row: SessionRow): void;
+  /** The presenter's event stream; undefined when the client has seen all of an ended session. */
+  presenterFeed(row: SessionRow, lastEventId?: string): EventFeed | undefined;
+  /** Every process forgets the removed participant's token and closes its streams. */
+  participantRemoved(row: ParticipantRow): Promise<void>;
+}
+
 export interface SessionsDeps extends PollsDeps {
   events: DomainEvents;
-  liveHub: LiveHub;
+  liveHub: LiveSide;
   /** The audience's join URL for a PIN (config `LIVE_JOIN_URL`). */
   joinUrl: (pin: string) => string;
   config: Pick<Config, 'LIVE_MAX_PARTICIPANTS_DEFAULT' | 'LIVE_MAX_PARTICIPANTS_CEILING'>;
@@ -317,7 +328,7 @@ export async function removeParticipant(
 ): Promise<RemovedParticipant> {
   const session = await sessions.findSession(deps.db, workspaceId, input.id);
   if (!session) throw notFound();
-  const removed = await participants.removeParticipant(deps.db, session.id, input.participantId);
+  const removed = await sessions.removeParticipant(deps.db, session.id, input.participantId);
   if (!removed?.removed_at) throw ApiError.notFound('Participant');
   await deps.liveHub.participantRemoved(removed);
   return { sessionId: session.id, participantId: removed.id, removedAt: removed.removed_at.toISOString() };

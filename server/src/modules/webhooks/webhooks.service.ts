@@ -25,7 +25,7 @@ import type { SecretSealer } from '../../core/sealed-secrets.js';
 import { newId } from '../../db/ids.js';
 import type { Database, WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/schema.js';
 import { AddressRefusedError, publicAddresses } from '../../infra/safe-fetch.js';
-import { type HeldScopes, holdsScope, missingScopes, scopesNotHeld } from '../auth/credential-scopes.js';
+import { type HeldScopes, holdsScope, missingScopes, scopesNotHeld } from '../credentials/credential-scopes.js';
 import { oldestDueAgeSeconds } from './delivery.repository.js';
 import { fanOutEventBatches, outboxEvent } from './outbox.repository.js';
 import { newSigningSecret } from './webhook-signing.js';

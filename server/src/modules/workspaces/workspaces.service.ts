@@ -4,8 +4,7 @@ import type { Config } from '../../config.js';
 import { ApiError, invalidField } from '../../core/api-error.js';
 import { newId } from '../../db/ids.js';
 import type { Database, WorkspaceRow } from '../../db/schema.js';
-import { createApiKey } from '../api-keys/api-keys.service.js';
-import type { WorkspaceCredential } from '../auth/auth.service.js';
+import type { WorkspaceCredential } from '../credentials/workspace-credential.js';
 import * as workspaces from './workspaces.repository.js';
 
 type Db = Kysely<Database>;
@@ -115,6 +114,16 @@ export function listWorkspaces(db: Db): Promise<WorkspaceRow[]> {
   return workspaces.listWorkspaces(db);
 }
 
+/** The workspace, read with `db` (a transaction of the caller's, or the database). */
+export function findWorkspace(db: Db, id: string): Promise<WorkspaceRow | undefined> {
+  return workspaces.findWorkspace(db, id);
+}
+
+/** Whether the database has any workspace yet (a first start has none). */
+export async function hasWorkspaces(db: Db): Promise<boolean> {
+  return (await workspaces.countWorkspaces(db)) > 0;
+}
+
 function workspaceNotFound(id: string): ApiError {
   return new ApiError('not_found', `Workspace ${id} not found`);
 }
@@ -156,21 +165,5 @@ export function updateWorkspace(
     });
     if (!updated) throw workspaceNotFound(id);
     return updated;
-  });
-}
-
-/**
- * First start on an empty database: one workspace on the enterprise plan (every feature) and an
- * API key, so a new user can call the API at once. Returns the key's secret for the one-time
- * display, or undefined when the database already had a workspace.
- */
-export async function bootstrapDefaultWorkspace(
-  db: Db,
-): Promise<{ workspace: WorkspaceRow; secret: string } | undefined> {
-  return db.transaction().execute(async (trx) => {
-    if ((await workspaces.countWorkspaces(trx)) > 0) return undefined;
-    const workspace = await createWorkspace(trx, { name: 'Default workspace', plan: 'enterprise' });
-    const { secret } = await createApiKey(trx, { workspaceId: workspace.id, name: 'Bootstrap key' });
-    return { workspace, secret };
   });
 }
