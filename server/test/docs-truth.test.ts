@@ -23,7 +23,8 @@ function layoutSection(): string {
 function guideBlockNames(): Set<string> {
   const names = new Set<string>();
   for (const file of tracked.filter((path) => /^docs\/[^/]+\.md$/.test(path))) {
-    for (const match of readFileSync(join(root, file), 'utf8').matchAll(/^```\w+ ([\w.-]+)$/gm)) names.add(match[1] ?? '');
+    for (const match of readFileSync(join(root, file), 'utf8').matchAll(/^```\w+ ([\w.-]+)$/gm))
+      names.add(match[1] ?? '');
   }
   return names;
 }
