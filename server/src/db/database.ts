@@ -7,9 +7,10 @@ import {
   Kysely,
   PGliteDialect,
   PostgresDialect,
+  sql,
   type TransactionSettings,
 } from 'kysely';
-import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
+import { DEFAULT_MIGRATION_TABLE, type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { migrationProvider } from './migrations/index.js';
 import type { PoolStats, PostgresOptions } from './postgres.js';
@@ -136,11 +137,31 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 }
 
 export async function migrateToLatest(db: Kysely<Database>, progress?: DatabaseProgress): Promise<string[]> {
+  if (await isMigrated(db)) return [];
   const provider = progress ? reportingProvider(migrationProvider, progress) : migrationProvider;
   const migrator = new Migrator({ db, provider });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Whether every migration has been applied (and no other), read in one query: so it is on every
+ * start but the first. Kysely's Migrator would find out too, but first introspects the catalog
+ * (twice), makes sure of its tables and takes its lock: about a quarter of a second start on PGlite
+ * (server/bench/RESULTS.md, "Issue 25: start-up"). Anything else (no table yet, a migration
+ * missing, one this code does not know) goes to the Migrator, which migrates or says what is wrong.
+ */
+async function isMigrated(db: Kysely<Database>): Promise<boolean> {
+  const known = Object.keys(await migrationProvider.getMigrations()).sort();
+  let applied: string[];
+  try {
+    const { rows } = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(db);
+    applied = rows.map((row) => row.name).sort();
+  } catch {
+    return false;
+  }
+  return applied.length === known.length && applied.every((name, i) => name === known[i]);
 }
 
 /** Kysely's Migrator reports only at the end; wrapping each `up` tells as each one runs. */

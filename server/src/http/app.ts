@@ -17,6 +17,7 @@ import { fromFastifyError, registerErrorHandlers } from './errors.js';
 import { registerHealthRoutes } from './health.js';
 import type { HttpDeps } from './http-deps.js';
 import { registerJsonBodyParser } from './json-body.js';
+import { lazySchemaCompilers } from './lazy-schema-compilers.js';
 import { registerMediaFilesRoute } from './media-files.js';
 import { type RequestMetrics, registerMetricsRoute, registerRequestMetrics } from './metrics-route.js';
 import { registerOAuthTokenRoute } from './oauth-token.js';
@@ -100,6 +101,7 @@ function createFastify(deps: HttpDeps): FastifyInstance {
     // Requests that arrive while draining get the 503 from the onRequest hook, in the envelope;
     // Fastify's own would be `{ "error": "Service Unavailable", … }`.
     return503OnClosing: false,
+    schemaController: { compilersFactory: lazySchemaCompilers() },
   });
 }
 

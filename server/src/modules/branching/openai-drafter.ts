@@ -1,5 +1,5 @@
 import { BranchCondition, Branching, type Slide } from '@pollkit/contracts';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import { checkBranching } from '../polls/branching-rules.js';
@@ -207,13 +207,24 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-function failureReason(error: unknown, timeoutMs: number, signal: AbortSignal): string {
-  if (signal.aborted || error instanceof OpenAI.APIConnectionTimeoutError) return `timed out after ${timeoutMs} ms`;
-  if (error instanceof OpenAI.APIConnectionError) {
+/**
+ * The `openai` client, imported on the first draft rather than at every start (it takes about a
+ * tenth of a second to load, and most servers have no key: server/bench/RESULTS.md, "Issue 25").
+ */
+let openAiClient: Promise<typeof OpenAI> | undefined;
+function loadOpenAi(): Promise<typeof OpenAI> {
+  openAiClient ??= import('openai').then((module) => module.default);
+  return openAiClient;
+}
+
+function failureReason(error: unknown, OpenAIClient: typeof OpenAI, timeoutMs: number, signal: AbortSignal): string {
+  if (signal.aborted || error instanceof OpenAIClient.APIConnectionTimeoutError)
+    return `timed out after ${timeoutMs} ms`;
+  if (error instanceof OpenAIClient.APIConnectionError) {
     const cause = (error.cause as { cause?: { code?: unknown } } | undefined)?.cause?.code;
     return `could not reach the provider${typeof cause === 'string' ? ` (${cause})` : ''}`;
   }
-  if (error instanceof OpenAI.APIError && error.status !== undefined) {
+  if (error instanceof OpenAIClient.APIError && error.status !== undefined) {
     if (error.status === 429) return 'rate limited (429)';
     // The code, never the message: OpenAI's 401 message quotes part of the key.
     return `provider error ${error.status}${typeof error.code === 'string' ? ` (${clipped(error.code)})` : ''}`;
@@ -227,12 +238,13 @@ export async function draftWithOpenAI(
   instruction: string,
 ): Promise<DraftAttempt> {
   const { timeoutMs } = settings;
+  const OpenAIClient = await loadOpenAi();
   // One signal for the whole call: it cancels the attempt in flight, stops the client from starting
   // another, and (through untilAborted) returns even while the client sleeps between retries.
   const signal = AbortSignal.timeout(timeoutMs);
   let completion: OpenAI.ChatCompletion;
   try {
-    const client = new OpenAI({
+    const client = new OpenAIClient({
       apiKey: settings.apiKey,
       ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
       maxRetries: MAX_RETRIES,
@@ -253,7 +265,7 @@ export async function draftWithOpenAI(
     );
     completion = await untilAborted(request, signal);
   } catch (error) {
-    return { ok: false, reason: failureReason(error, timeoutMs, signal) };
+    return { ok: false, reason: failureReason(error, OpenAIClient, timeoutMs, signal) };
   }
 
   const choice = completion.choices?.[0];
