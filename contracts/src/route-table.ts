@@ -1,5 +1,5 @@
 // Generated from `contract` (index.ts) by server/src/openapi/route-table.ts: do not edit.
-// `npx -y pnpm@10 openapi:generate` rewrites it; `pnpm check` fails when it is stale.
+// `npx -y pnpm@10 generate` rewrites it; `pnpm check` fails when it is stale.
 import type { RouteHead } from './route.js';
 
 /** Each operation of `contract` as its HTTP shape alone (see {@link RouteHead}): no zod in it. */

@@ -1,6 +1,9 @@
 /**
- * Writes the docs site's generated pages (`npx -y pnpm@10 docs:generate`):
+ * Writes every generated artifact of the repository (`npx -y pnpm@10 generate`), in one run:
  *
+ * - what the contracts generate (server/src/openapi/contract-artifacts.ts): docs/openapi.json, the
+ *   schema-free route table contracts/src/route-table.ts, and the tables inside docs/errors.md,
+ *   docs/authentication.md and docs/branching.md;
  * - docs/reference/errors.md, from the contracts' error registry (contracts/src/errors.ts);
  * - docs/reference/configuration.md, from the server's config schema (server/src/config.ts), and the
  *   same table in README.md between its `generated:configuration` markers;
@@ -8,8 +11,8 @@
  *   typedoc-vitepress-theme, which also writes the sidebar the site's config reads);
  * - docs/changelog.md, from the pending changesets (.changeset/*.md) and the packages' CHANGELOG.md.
  *
- * With `--check` (`docs:check`, part of `pnpm check`) it generates everything into a temporary
- * folder instead, and fails naming every file that differs from what is committed.
+ * With `--check` (`generated:check`, part of `pnpm check`) it writes nothing and fails naming every
+ * file that differs from what is committed (stale-files.ts).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -19,12 +22,12 @@ import { fileURLToPath } from 'node:url';
 import { type ErrorCode, errorCodes, type RetryAdvice } from '@pollkit/contracts';
 import { Application } from 'typedoc';
 import { ConfigSchema } from '../../server/src/config.js';
+import { contractArtifacts } from '../../server/src/openapi/contract-artifacts.js';
+import { GENERATE_COMMAND, type GeneratedFiles, staleFiles, staleMessage } from './stale-files.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const FIX = 'run `npx -y pnpm@10 docs:generate` and commit the result';
-
 function banner(source: string): string {
-  return `<!-- generated from ${source} by docs/scripts/generate.ts: do not edit. \`npx -y pnpm@10 docs:generate\` rewrites it. -->`;
+  return `<!-- generated from ${source} by docs/scripts/generate.ts: do not edit. \`${GENERATE_COMMAND}\` rewrites it. -->`;
 }
 
 /** A table cell: pipes would end the cell, line breaks the row. */
@@ -327,56 +330,61 @@ async function listFiles(dir: string): Promise<string[]> {
 
 // ---------------------------------------------------------------- main
 
+const SDK_REFERENCE_DIR = 'docs/sdk/reference';
+
+async function committedFile(path: string): Promise<string | undefined> {
+  return readFile(join(repoRoot, path), 'utf8').catch(() => undefined);
+}
+
 /** Every generated file, by its path from the repository's root, with its content. */
-async function generateAll(): Promise<Map<string, string>> {
-  const files = new Map<string, string>();
+async function generateAll(): Promise<GeneratedFiles> {
+  const files = new Map(await contractArtifacts(committedFile));
   files.set('docs/reference/errors.md', errorsPage());
   files.set('docs/reference/configuration.md', configurationPage());
   files.set('docs/changelog.md', await changelogPage());
-  files.set('README.md', readmeWithConfiguration(await readFile(join(repoRoot, 'README.md'), 'utf8')));
+  files.set('README.md', readmeWithConfiguration((await committedFile('README.md')) ?? ''));
   const scratch = await mkdtemp(join(tmpdir(), 'pollkit-docs-'));
   try {
     await writeSdkReference(scratch);
     const sdkDir = join(scratch, 'sdk', 'reference');
     for (const file of await listFiles(sdkDir)) {
-      files.set(`docs/sdk/reference/${file}`, await readFile(join(sdkDir, file), 'utf8'));
+      files.set(`${SDK_REFERENCE_DIR}/${file}`, await readFile(join(sdkDir, file), 'utf8'));
     }
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-  return files;
+  return { files, folders: [SDK_REFERENCE_DIR] };
 }
-
-const SDK_REFERENCE_DIR = 'docs/sdk/reference';
 
 async function main(): Promise<void> {
   const check = process.argv.includes('--check');
   const generated = await generateAll();
-  const committedSdkFiles = (await listFiles(join(repoRoot, SDK_REFERENCE_DIR))).map(
-    (file) => `${SDK_REFERENCE_DIR}/${file}`,
-  );
   if (check) {
-    const stale: string[] = [];
-    for (const [path, content] of generated) {
-      const committed = await readFile(join(repoRoot, path), 'utf8').catch(() => undefined);
-      if (committed !== content) stale.push(committed === undefined ? `${path} (missing)` : path);
+    const paths = new Set(generated.files.keys());
+    for (const folder of generated.folders) {
+      for (const file of await listFiles(join(repoRoot, folder))) paths.add(`${folder}/${file}`);
     }
-    for (const path of committedSdkFiles) if (!generated.has(path)) stale.push(`${path} (no longer generated)`);
+    const committed = new Map<string, string>();
+    for (const path of paths) {
+      const content = await committedFile(path);
+      if (content !== undefined) committed.set(path, content);
+    }
+    const stale = staleFiles(generated, committed);
     if (stale.length > 0) {
-      console.error(`Generated docs are stale:\n${stale.map((path) => `  ${path}`).join('\n')}\n${FIX}.`);
+      console.error(staleMessage(stale));
       process.exit(1);
     }
-    console.log(`The docs' ${generated.size} generated files are up to date.`);
+    console.log(`The ${generated.files.size} generated files are up to date.`);
     return;
   }
-  // The SDK's pages are TypeDoc's alone: a page for a symbol that is gone goes too.
-  await rm(join(repoRoot, SDK_REFERENCE_DIR), { recursive: true, force: true });
-  for (const [path, content] of generated) {
+  // A generated folder is the generator's alone: a page for a symbol that is gone goes too.
+  for (const folder of generated.folders) await rm(join(repoRoot, folder), { recursive: true, force: true });
+  for (const [path, content] of generated.files) {
     await mkdir(dirname(join(repoRoot, path)), { recursive: true });
     await writeFile(join(repoRoot, path), content);
   }
   console.log(
-    `wrote ${generated.size} generated files (docs/reference, docs/sdk/reference, docs/changelog.md, README.md)`,
+    `wrote ${generated.files.size} generated files (docs/openapi.json, contracts/src/route-table.ts, the tables in docs/*.md, docs/reference, docs/sdk/reference, docs/changelog.md, README.md)`,
   );
 }
 

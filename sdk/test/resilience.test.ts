@@ -166,7 +166,7 @@ describe('idempotency keys', () => {
     expect(keys[3]).toBeUndefined();
   });
 
-  // The replay itself is the server's (server/src/http/idempotency.ts): it stores each key's response for 24 h.
+  // The replay itself is the server's (server/src/api/idempotency.ts): it stores each key's response for 24 h.
   it('a vote retried after a lost response returns its original 201, not a 409', async () => {
     const { client, direct } = await proxiedClient();
     const poll = await direct.polls.create({ title: 'Lost answers', content: sampleContent() });

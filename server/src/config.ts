@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 /**
  * Every setting the server reads from the environment, parsed by one schema. A bad value stops the
- * process at start-up with a message naming the variable (see `loadConfig`). Each variable's `.describe()`
+ * process at start-up with a message naming the variable (see `parseConfig`). Each variable's `.describe()`
  * is its documentation: docs/scripts/generate.ts makes the configuration table of the docs site and the
  * README from this schema.
  */

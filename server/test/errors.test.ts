@@ -178,7 +178,7 @@ describe('402 upgrade_required', () => {
 describe('docs/errors.md', () => {
   it('holds the error table the registry generates, with every code', async () => {
     const doc = await readFile(ERRORS_DOC_PATH, 'utf8');
-    expect(doc === withErrorTable(doc), 'stale: run `npx -y pnpm@10 openapi:generate`').toBe(true);
+    expect(doc === withErrorTable(doc), 'stale: run `npx -y pnpm@10 generate`').toBe(true);
     const table = errorTableMarkdown();
     for (const [code, { status, description }] of Object.entries(errorCodes)) {
       expect(table).toContain(`| ${status} | \`${code}\` | ${description} |`);

@@ -10,7 +10,7 @@ import { openSse, type SseStream } from './support/sse.js';
 
 /**
  * Live sessions across two real server processes on one PostgreSQL database and one Redis, as
- * DESIGN.md §3 scales out: a participant connected to process A receives what a control call on
+ * docs/self-hosting.md ("Several processes behind a load balancer") scales out: a participant connected to process A receives what a control call on
  * process B changes, answers posted to A reach the presenter watching on B, and a participant whose
  * stream drops reconnects to the other process with `Last-Event-ID` and misses nothing. Needs
  * TEST_DATABASE_URL and TEST_REDIS_URL (CI sets both), like multi-process.test.ts.

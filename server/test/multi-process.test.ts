@@ -8,7 +8,8 @@ import { call, type JsonResponse } from './support/http.js';
 import { testDatabase } from './support/server.js';
 
 /**
- * Two real server processes on one PostgreSQL database and one Redis, as DESIGN.md §3 scales out:
+ * Two real server processes on one PostgreSQL database and one Redis, as docs/self-hosting.md
+ * ("Several processes behind a load balancer") scales out:
  * they must enforce one rate limit between them, and a key revoked through one must stop on the
  * other within a second. Needs TEST_DATABASE_URL and TEST_REDIS_URL (CI sets both).
  */

@@ -407,7 +407,7 @@ describe('scopes in the contract', () => {
 
   it('docs/authentication.md holds the scope table the contract generates', async () => {
     const doc = await readFile(AUTHENTICATION_DOC_PATH, 'utf8');
-    expect(doc === withScopeTable(doc), 'stale: run `npx -y pnpm@10 openapi:generate`').toBe(true);
+    expect(doc === withScopeTable(doc), 'stale: run `npx -y pnpm@10 generate`').toBe(true);
     const table = scopeTableMarkdown();
     for (const { route } of routes) {
       const scope = route.scope

@@ -14,9 +14,9 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { type Document, OpenAPIBackend, SetMatchType } from 'openapi-backend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, enableOAuth } from '../src/modules/oauth/oauth.service.js';
+import { OPENAPI_JSON_PATH, STALE_MESSAGE } from '../src/openapi/contract-artifacts.js';
 import { openApiJson, servedOpenApiDocument } from '../src/openapi/document.js';
 import { ROUTE_TABLE_PATH, routeTableSource } from '../src/openapi/route-table.js';
-import { OPENAPI_JSON_PATH, STALE_MESSAGE } from '../src/openapi/write.js';
 import { call, type JsonResponse } from './support/http.js';
 import { sampleContent } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
@@ -287,7 +287,7 @@ describe('the schema-free route table, contracts/src/route-table.ts', () => {
     const committed = await readFile(ROUTE_TABLE_PATH, 'utf8').catch(() => '');
     expect(
       committed === routeTableSource(),
-      'contracts/src/route-table.ts is stale: run `npx -y pnpm@10 openapi:generate` and commit the result.',
+      'contracts/src/route-table.ts is stale: run `npx -y pnpm@10 generate` and commit the result.',
     ).toBe(true);
   });
 

@@ -11,8 +11,8 @@ import { processGroup, socketOwner } from './support/socket-owner.js';
 import { type ReceivedDelivery, WebhookReceiver } from './support/webhook-receiver.js';
 
 /**
- * Webhook delivery from two real server processes on one PostgreSQL database, as DESIGN.md §3 scales
- * out: both workers claim from the one outbox (`FOR UPDATE SKIP LOCKED`), so a thousand events are
+ * Webhook delivery from two real server processes on one PostgreSQL database, as docs/self-hosting.md
+ * ("Several processes behind a load balancer") scales out: both workers claim from the one outbox (`FOR UPDATE SKIP LOCKED`), so a thousand events are
  * each delivered exactly once — no attempt sent twice, none lost — though votes arrive through both
  * processes and retries are taken by whichever process is free. Needs TEST_DATABASE_URL (and uses
  * TEST_REDIS_URL when set, as a deployment of several processes would); the connections' owners are

@@ -1,7 +1,7 @@
 /**
  * A generated block inside a hand-written document (docs/errors.md's error table, the scope table in
  * docs/authentication.md): `document` with what stands between the two markers replaced by
- * `content`. `openapi:generate` writes the result; `openapi:check` and the tests compare it with the
+ * `content`. `npx -y pnpm@10 generate` writes the result; `generated:check` and the tests compare it with the
  * committed file.
  */
 export function withGeneratedBlock(

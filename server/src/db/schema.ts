@@ -249,7 +249,7 @@ export interface WebhookDeliveriesTable {
   /** The body, exactly as every attempt sends and signs it. */
   payload: string;
   status: 'pending' | 'succeeded' | 'failed';
-  /** Attempts claimed so far: a worker claims attempt n + 1 by raising it (webhook-delivery.repository.ts). */
+  /** Attempts claimed so far: a worker claims attempt n + 1 by raising it (delivery.repository.ts). */
   attempts: ColumnType<number, number | undefined, number>;
   /** The attempts made before the last redeliver: the retry schedule counts from there. */
   schedule_offset: ColumnType<number, number | undefined, number>;

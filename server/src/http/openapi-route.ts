@@ -46,7 +46,11 @@ export const openApiDocumentPath = {
               schema: {
                 type: 'object',
                 required: ['openapi', 'info', 'paths'],
-                properties: { openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$' } },
+                properties: {
+                  openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$' },
+                  info: { type: 'object' },
+                  paths: { type: 'object' },
+                },
               },
             },
           },

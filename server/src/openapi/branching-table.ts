@@ -2,7 +2,8 @@
  * The tables of docs/branching.md that show the instruction language: every example instruction of
  * the parser's table (modules/branching/instruction-examples.ts) with the conditions the parser reads
  * from it, and every refusal with the message it answers, both produced by running the parser now.
- * `openapi:generate` (write.ts) rewrites them between their markers; `openapi:check` fails when stale.
+ * `npx -y pnpm@10 generate` (contract-artifacts.ts) rewrites them between their markers; `generated:check` fails
+ * when they are stale.
  */
 import { fileURLToPath } from 'node:url';
 import type { BranchCondition } from '@pollkit/contracts';

@@ -21,7 +21,9 @@ import { OAUTH_TOKEN_PATH, oauthTokenPath, oauthTokenSchemas } from '../http/oau
 import { openApiDocumentPath } from '../http/openapi-route.js';
 import { allHeaderRefs, responseHeaders } from '../http/response-headers.js';
 import { scopeDescriptions } from '../modules/oauth/scope-descriptions.js';
+import { codeSamples } from './code-samples.js';
 import { contractRouter, requiresParticipantToken } from './contract-router.js';
+import { tagDescriptions } from './tag-descriptions.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -58,17 +60,19 @@ export function buildOpenApiDocument(): OpenAPIObject {
     paths: { ...openApiDocumentPath, ...oauthTokenPath, ...mediaFilesPath, ...webhookEventCarriers() } as never,
   });
   moveWebhookEvents(document);
+  describeTags(document);
   const components = document.components ?? {};
   const schemas = (components.schemas ?? {}) as Record<string, Schema>;
   components.schemas = schemas;
   registerEnvelopeSchemas(schemas);
 
-  for (const { operation, route } of contractOperations(document)) {
+  for (const { operation, route, group, name } of contractOperations(document)) {
     describeResponses(operation, route);
     restoreParameterDescriptions(operation, route);
     describeEventStreamResume(operation, route);
     nameRequestBody(operation, route, schemas);
     describeAccess(operation, route);
+    Object.assign(operation, { 'x-codeSamples': codeSamples(group, name, route) });
   }
 
   for (const [name, schema] of Object.entries(oauthTokenSchemas)) addSchema(schemas, name, schema);
@@ -131,6 +135,7 @@ function moveWebhookEvents(document: OpenAPIObject): void {
         description: event.description,
         tags: ['webhooks'],
         parameters,
+        security: [{ WebhookSignature: [] }],
         requestBody: {
           required: true,
           content: { 'application/json': { schema: content['application/json']?.schema } },
@@ -161,8 +166,11 @@ export function servedOpenApiDocument(
   document: OpenAPIObject = buildOpenApiDocument(),
 ): OpenAPIObject {
   const base = baseUrl.replace(/\/$/, '');
+  // The origin itself for a path-level `/` (the media files): a server URL never ends in a slash.
   const absolute = (servers: { url: string }[] | undefined) =>
-    servers?.map((server) => (server.url.startsWith('/') ? { ...server, url: `${base}${server.url}` } : server));
+    servers?.map((server) =>
+      server.url.startsWith('/') ? { ...server, url: `${base}${server.url}`.replace(/\/$/, '') } : server,
+    );
   const paths = Object.fromEntries(
     Object.entries(document.paths ?? {}).map(([path, item]) => {
       const pathItem = item as { servers?: { url: string }[] };
@@ -172,7 +180,7 @@ export function servedOpenApiDocument(
   return { ...document, servers: absolute(document.servers), paths } as OpenAPIObject;
 }
 
-/** The document as docs/openapi.json holds it: `write.ts` writes this, the tests compare against it. */
+/** The document as docs/openapi.json holds it: `pnpm generate` writes this, the tests compare against it. */
 export function openApiJson(): string {
   return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
 }
@@ -214,10 +222,32 @@ const securitySchemes = {
     scheme: 'basic',
     description: 'Client authentication at the token endpoint only: `base64(client_id:client_secret)`.',
   },
+  // A webhook request is authenticated, by its signature rather than by a credential it carries, so
+  // `security: []` would tell a receiver it may trust any request; this scheme tells it what to check.
+  WebhookSignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'webhook-signature',
+    description:
+      'Webhook requests only (the `webhooks` section): Pollkit signs every delivery the Standard Webhooks way. ' +
+      'Not a key to send: `webhook-signature` holds `v1,<base64 HMAC-SHA256>` of ' +
+      '`<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the endpoint’s signing secret (`whsec_…`); the ' +
+      'receiver recomputes it, compares in constant time and refuses a timestamp more than 5 minutes off ' +
+      '(`verifyWebhook` in the SDK does all of it). See docs/webhooks.md.',
+  },
 } as const;
 
 function contractTags(): string[] {
   return [...new Set(Object.values(contract).flatMap((group) => Object.values(group).flatMap((r) => r.tags)))];
+}
+
+/** Each tag with what it groups (tag-descriptions.ts), in the order the document lists them. */
+function describeTags(document: OpenAPIObject): void {
+  document.tags = (document.tags ?? []).map(({ name }) => {
+    const description = tagDescriptions[name];
+    if (!description) throw new Error(`server/src/openapi/tag-descriptions.ts: the tag ${name} has no description`);
+    return { name, description };
+  });
 }
 
 function addSchema(schemas: Record<string, Schema>, name: string, schema: Schema): void {
@@ -225,17 +255,21 @@ function addSchema(schemas: Record<string, Schema>, name: string, schema: Schema
   schemas[name] = schema;
 }
 
-/** Every generated operation that is a contract route, with that route. */
-function* contractOperations(document: OpenAPIObject): Generator<{ operation: Operation; route: RouteDefinition }> {
-  const routesByOperation = new Map<string, RouteDefinition>(
+type ContractRoute = { route: RouteDefinition; group: string; name: string };
+
+/** Every generated operation that is a contract route, with that route and its place in `contract`. */
+function* contractOperations(document: OpenAPIObject): Generator<{ operation: Operation } & ContractRoute> {
+  const routesByOperation = new Map<string, ContractRoute>(
     Object.entries(contract).flatMap(([group, routes]) =>
-      Object.entries(routes).map(([name, route]) => [operationId(group, name), route as RouteDefinition] as const),
+      Object.entries(routes).map(
+        ([name, route]) => [operationId(group, name), { route: route as RouteDefinition, group, name }] as const,
+      ),
     ),
   );
   for (const pathItem of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(pathItem as Record<string, Operation>)) {
-      const route = operation.operationId ? routesByOperation.get(operation.operationId) : undefined;
-      if (route && operation.responses) yield { operation, route };
+      const found = operation.operationId ? routesByOperation.get(operation.operationId) : undefined;
+      if (found && operation.responses) yield { operation, ...found };
     }
   }
 }

@@ -1,8 +1,8 @@
 /**
  * contracts/src/route-table.ts, generated from the contract: each operation's method, path,
  * success status, auth kind and format, without its schemas, for clients that cannot afford zod in
- * their bundle (the SDK's `@pollkit/sdk/live`, the audience and presenter pages). `openapi:generate`
- * writes it; `openapi:check` (so CI) fails when it is stale.
+ * their bundle (the SDK's `@pollkit/sdk/live`, the audience and presenter pages). `npx -y pnpm@10 generate`
+ * writes it; `generated:check` (so CI) fails when it is stale.
  */
 import { fileURLToPath } from 'node:url';
 import { contract, type RouteHead } from '@pollkit/contracts';
@@ -17,7 +17,7 @@ function headOf(route: RouteHead): RouteHead {
 export function routeTableSource(): string {
   const lines = [
     '// Generated from `contract` (index.ts) by server/src/openapi/route-table.ts: do not edit.',
-    '// `npx -y pnpm@10 openapi:generate` rewrites it; `pnpm check` fails when it is stale.',
+    '// `npx -y pnpm@10 generate` rewrites it; `pnpm check` fails when it is stale.',
     "import type { RouteHead } from './route.js';",
     '',
     '/** Each operation of `contract` as its HTTP shape alone (see {@link RouteHead}): no zod in it. */',

@@ -3,7 +3,7 @@ import type { BranchCondition, Slide } from '@pollkit/contracts';
 /**
  * The instruction language by example: the parser's table test (server/test/branching-parser.test.ts)
  * checks every row, and docs/branching.md's table of accepted instructions is generated from it
- * (`openapi:generate`), so the documentation cannot promise a phrase the parser does not read.
+ * (`npx -y pnpm@10 generate`), so the documentation cannot promise a phrase the parser does not read.
  * Questions are numbered without the content slides ("Q2" is `mood`); slides with them ("slide 3").
  */
 export const exampleDeck: Slide[] = [

@@ -2,8 +2,10 @@ import type { Session, SessionAction } from '@pollkit/contracts';
 
 /**
  * What happened in the domain, as the modules that made it happen announce it: after the change
- * committed, in the process that made it. Subscribers today: the live-session hub (fan-out to event
- * streams in every process). The webhook deliveries will subscribe here too.
+ * committed, in the process that made it. Subscribers: the live-session hub (fan-out to event
+ * streams in every process). Webhooks do not subscribe: their events are an outbox written in the
+ * same transaction as the change (webhooks/outbox.repository.ts), so a crash between the commit and
+ * this announcement loses no delivery.
  */
 export type DomainEvent =
   | { type: 'session.created'; workspaceId: string; session: Session }

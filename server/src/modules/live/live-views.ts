@@ -37,7 +37,7 @@ export function liveState(sessionId: string, poll: Poll, snapshot: SessionSnapsh
   };
 }
 
-/** Points for a quiz answer (DESIGN "Participants"): all or nothing, less up to half for slow answers. */
+/** Points for a quiz answer (docs/live-sessions.md, "6. Quiz play"): all or nothing, less up to half for slow answers. */
 export function quizPoints(slide: Extract<Slide, { kind: 'quiz' }>, optionIds: readonly string[], elapsedMs: number) {
   const chosen = new Set(optionIds);
   const correct = chosen.size === slide.correctOptionIds.length && slide.correctOptionIds.every((id) => chosen.has(id));

@@ -1,9 +1,8 @@
 /**
  * The scope table in docs/authentication.md (which route needs which scope), generated from the
- * contract: `npx -y pnpm@10 openapi:generate` (or running this file with tsx) rewrites it between its
- * markers; `openapi:check` and server/test/oauth.test.ts fail when the committed table is stale.
+ * contract: `npx -y pnpm@10 generate` rewrites it between its markers; `generated:check` (part of
+ * `pnpm check`) and server/test/oauth.test.ts fail when the committed table is stale.
  */
-import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { contract, type RouteDefinition, requiredScopes, scopes } from '@pollkit/contracts';
 import { withGeneratedBlock } from '../../core/generated-block.js';
@@ -59,10 +58,4 @@ export function scopesCell(route: RouteDefinition): string {
 export function withScopeTable(document: string): string {
   const markers = { start: SCOPE_TABLE_START, end: SCOPE_TABLE_END, where: 'docs/authentication.md' };
   return withGeneratedBlock(document, markers, scopeTableMarkdown());
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const current = await readFile(AUTHENTICATION_DOC_PATH, 'utf8');
-  await writeFile(AUTHENTICATION_DOC_PATH, withScopeTable(current));
-  console.log(`wrote the scope table in ${AUTHENTICATION_DOC_PATH}`);
 }

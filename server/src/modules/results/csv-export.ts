@@ -6,7 +6,7 @@ import * as results from './results.repository.js';
 import { multipleChoiceResult, quizResult, rankingResult, scaleResult, type TallyIndex } from './slide-aggregates.js';
 
 /**
- * The CSV export (DESIGN.md "CSV export"): UTF-8, RFC 4180 (CRLF line ends, quoting by papaparse),
+ * The CSV export (docs/results-and-export.md, "CSV export"): UTF-8, RFC 4180 (CRLF line ends, quoting by papaparse),
  * one header row then rows per slide in deck order. The document is produced a batch of rows at a
  * time and the open-ended texts and Q&A questions are read a page at a time, so memory stays flat
  * however many answers the poll holds. docs/results-and-export.md describes the rows.

@@ -18,7 +18,7 @@ export interface SessionSnapshot {
 }
 
 /**
- * The state machine of DESIGN "Sessions": `pending` -start-> `active` -end-> `ended` (`end` also from
+ * The state machine of docs/live-sessions.md ("2. Session states and control actions"): `pending` -start-> `active` -end-> `ended` (`end` also from
  * `pending`). Moving to a slide shows it unlocked with its results hidden and restarts its clock.
  * An action the state does not allow is 409 `invalid_session_state`; a move outside the deck is 422.
  */

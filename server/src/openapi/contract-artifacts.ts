@@ -1,0 +1,42 @@
+/**
+ * What is generated from the contracts and the server's own tables: docs/openapi.json, the error
+ * table in docs/errors.md, the scope table in docs/authentication.md, the instruction tables in
+ * docs/branching.md and the schema-free route table contracts/src/route-table.ts. docs/scripts/generate.ts
+ * (`npx -y pnpm@10 generate`) writes them with the docs' generated pages; `generated:check` (part of
+ * `pnpm check`) names each one that is stale.
+ */
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AUTHENTICATION_DOC_PATH, withScopeTable } from '../modules/oauth/scope-table.js';
+import { BRANCHING_DOC_PATH, withBranchingTables } from './branching-table.js';
+import { openApiJson } from './document.js';
+import { ERRORS_DOC_PATH, withErrorTable } from './error-table.js';
+import { ROUTE_TABLE_PATH, routeTableSource } from './route-table.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const OPENAPI_JSON_PATH = fileURLToPath(new URL('../../../docs/openapi.json', import.meta.url));
+export const STALE_MESSAGE = 'docs/openapi.json is stale: run `npx -y pnpm@10 generate` and commit the result.';
+
+/** Each file: where it is, and its content made from what is committed there now (a block inside a page). */
+const generators: { path: string; generate: (committed: string) => string }[] = [
+  { path: OPENAPI_JSON_PATH, generate: () => openApiJson() },
+  { path: ERRORS_DOC_PATH, generate: withErrorTable },
+  { path: AUTHENTICATION_DOC_PATH, generate: withScopeTable },
+  { path: ROUTE_TABLE_PATH, generate: routeTableSource },
+  { path: BRANCHING_DOC_PATH, generate: withBranchingTables },
+];
+
+/**
+ * Every file generated from the contracts, by its path from the repository's root, with its
+ * content; `committed` reads what the repository holds at such a path now.
+ */
+export async function contractArtifacts(
+  committed: (path: string) => Promise<string | undefined>,
+): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const { path, generate } of generators) {
+    const name = relative(REPO_ROOT, path).split('\\').join('/');
+    files.set(name, generate((await committed(name)) ?? ''));
+  }
+  return files;
+}
