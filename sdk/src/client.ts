@@ -19,9 +19,9 @@ import {
   type PollkitLogger,
   type RequestConfig,
   type RequestOptions,
-  request,
-} from './core/request.js';
+} from './core/request-options.js';
 import { type BackoffOptions, defaultBackoff } from './core/retry.js';
+import { request } from './core/send.js';
 
 /** Authenticate with a workspace API key. */
 export interface ApiKeyAuth {

@@ -169,7 +169,7 @@ export type {
   PollkitLogger,
   RequestLogRecord,
   RequestOptions,
-} from './core/request.js';
+} from './core/request-options.js';
 export type { BackoffOptions } from './core/retry.js';
 export {
   type SignWebhookInput,

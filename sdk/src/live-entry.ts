@@ -68,6 +68,6 @@ export {
   ValidationError,
 } from './core/errors.js';
 export type { EventStream, EventStreamOptions } from './core/event-stream.js';
-export type { FetchLike, RequestOptions } from './core/request.js';
-export { newIdempotencyKey } from './core/request.js';
+export { newIdempotencyKey } from './core/idempotency-key.js';
+export type { FetchLike, RequestOptions } from './core/request-options.js';
 export type { LiveAnswer, LiveParticipant, PresenterSession } from './live.js';

@@ -18,7 +18,8 @@ import {
 } from '@pollkit/contracts';
 import { type CommonClientOptions, resolveTokenConfig } from './client.js';
 import { type EventStream, type EventStreamOptions, openEventStream } from './core/event-stream.js';
-import { type CallableRoute, type RequestOptions, request } from './core/request.js';
+import type { CallableRoute, RequestOptions } from './core/request-options.js';
+import { request } from './core/send.js';
 
 /** Options of {@link presenterSession}: the session and its host token, plus any client option but a credential. */
 export interface PresenterSessionOptions extends Omit<CommonClientOptions, 'now'> {

@@ -6,7 +6,7 @@ import { contract, defineRoute, GetPollInput, operationId, Poll as PollSchema } 
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/support/server.js';
 import { buildClient, resolveConfig } from '../src/client.js';
-import { prepareRequest } from '../src/core/request.js';
+import { prepareRequest } from '../src/core/prepare-request.js';
 import {
   ConnectionError,
   createClient,

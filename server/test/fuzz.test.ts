@@ -29,6 +29,7 @@ import { startTestServer, type TestServer } from './support/server.js';
  * - no 5xx, ever;
  * - every error is the envelope: JSON, `{ error: { code, message, details? } }`, a registered code
  *   whose status is the response's, `details` with field and form errors on `validation_failed`;
+ * - every error's code is one the served OpenAPI document lists for that operation and status;
  * - a variant that breaks a path parameter is 404 `not_found`;
  * - nothing is stored on a 4xx: every table the API writes (idempotency records aside, which keep
  *   4xx outcomes for replay by design) and the media folder are as they were.
@@ -98,6 +99,8 @@ let imageUrl: string;
 let world: World;
 /** The ids of the world the variants were derived from, replaced by the current world's when sent. */
 let firstWorld: World;
+/** The served OpenAPI document: its error responses are what the fuzzed answers must keep to. */
+let openApi: OpenApiDocument;
 
 beforeAll(async () => {
   const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#3366ff' } })
@@ -119,6 +122,9 @@ beforeAll(async () => {
   });
   world = await newWorld();
   firstWorld = world;
+  const served = await call('GET', `${t.api}/openapi.json`);
+  expect(served.status).toBe(200);
+  openApi = served.body;
 });
 
 afterAll(async () => {
@@ -317,6 +323,25 @@ async function storedState(): Promise<string> {
   return JSON.stringify({ ...rows[0], media: media.length });
 }
 
+/** The parts of the OpenAPI document this file reads: each operation's error codes by status. */
+interface OpenApiDocument {
+  paths: Record<string, Record<string, { responses: Record<string, OpenApiResponse | undefined> }>>;
+}
+
+interface OpenApiResponse {
+  content?: Record<
+    string,
+    { schema?: { allOf?: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } }[] } }
+  >;
+}
+
+/** The codes the served document lists for `route` answering `status` (none for a status it does not list). */
+function documentedCodes(route: RouteDefinition, status: number): string[] {
+  const response = openApi.paths[route.path]?.[route.method.toLowerCase()]?.responses[String(status)];
+  const schema = response?.content?.['application/json']?.schema;
+  return schema?.allOf?.flatMap((part) => part.properties?.error?.properties?.code?.enum ?? []) ?? [];
+}
+
 /** What is wrong with a response to a hostile variant, or undefined. */
 function problemWith(res: JsonResponse, variant: Variant, route: RouteDefinition): string | undefined {
   if (res.status >= 500) return `${res.status}: ${res.text.slice(0, 200)}`;
@@ -332,6 +357,9 @@ function problemWith(res: JsonResponse, variant: Variant, route: RouteDefinition
   if (!error || Object.keys(res.body).join() !== 'error') return `not the envelope: ${res.text.slice(0, 200)}`;
   if (!(errorCodeList as readonly string[]).includes(error.code)) return `unregistered code ${error.code}`;
   if (statusOf(error.code) !== res.status) return `code ${error.code} with status ${res.status}`;
+  if (!documentedCodes(route, res.status).includes(error.code)) {
+    return `code ${error.code} (${res.status}) is not in the document's list for this operation`;
+  }
   if (typeof error.message !== 'string' || error.message.length === 0) return 'no message';
   if (Object.keys(error).some((key) => !['code', 'message', 'details'].includes(key))) return 'extra keys in error';
   if (error.code === 'validation_failed') {

@@ -1,19 +1,18 @@
 import { validationDetails } from '@pollkit/contracts';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { ConnectionError, PollkitError, type PollkitErrorDetails, TimeoutError } from './errors.js';
+import { rootCause } from './exchange.js';
+import { rejectedOAuthToken } from './oauth.js';
+import { prepareRequest } from './prepare-request.js';
+import { log, redactedHeaders } from './request-log.js';
 import {
   type CallableRoute,
   checkCount,
   checkTimeout,
-  log,
   type PreparedRequest,
-  prepareRequest,
   type RequestConfig,
   type RequestOptions,
-  redactedHeaders,
-  rejectedOAuthToken,
-  rootCause,
-} from './request.js';
+} from './request-options.js';
 import { backoffDelay, type RetryReason, retryReasonOf, sleep } from './retry.js';
 
 /**

@@ -5,7 +5,8 @@ import {
   PollkitError,
   type PollkitErrorDetails,
 } from './errors.js';
-import { type AccessTokenSource, type PreparedRequest, type RequestConfig, sendOnce } from './request.js';
+import { sendOnce } from './exchange.js';
+import type { AccessTokenSource, PreparedRequest, RequestConfig } from './request-options.js';
 
 /** The error codes of RFC 6749 §5.2 the token endpoint answers with. */
 export type OAuthErrorCode =
@@ -218,4 +219,19 @@ export function tokenEndpointError(
     body: { error: code, ...(description === undefined ? {} : { error_description: description }) },
     response: { status: response.status, headers: response.headers, text: redact(response.text) },
   });
+}
+
+/**
+ * Whether the API refused the OAuth access token just used (revoked, or expired early); if so, the
+ * token cache drops it, so the caller's next attempt gets a new one.
+ */
+export function rejectedOAuthToken(
+  error: unknown,
+  tokens: { reject(token: string): void } | undefined,
+  accessToken: string | undefined,
+): boolean {
+  if (!tokens || accessToken === undefined) return false;
+  if (!(error instanceof AuthenticationError) || error.code !== 'invalid_oauth_token') return false;
+  tokens.reject(accessToken);
+  return true;
 }

@@ -1,5 +1,6 @@
 import {
   contract,
+  type ErrorCode,
   operationId,
   pathParams,
   type RouteDefinition,
@@ -16,6 +17,7 @@ import type { RateLimitStore } from '../infra/rate-limit.js';
 import type { Authenticator } from '../modules/auth/auth.service.js';
 import type { ContractHandlers, CsvDownload, Handler, HandlerContext, ModuleDeps } from '../modules/handler.js';
 import type { ApiCall, Next, Outcome, Step } from './call.js';
+import { declaredErrorCodes } from './declared-errors.js';
 import { idempotencyStep, takesIdempotencyKey } from './idempotency.js';
 import { inputReader } from './input.js';
 import { hostGateStep, type LiveGateDeps, participantGateStep } from './live-gates.js';
@@ -48,12 +50,17 @@ export interface Operation {
  *
  *   authenticate → rate limit → plan → scope → idempotency → validate → handler → output check
  *
+ * (with RESPONSE_VALIDATION, all of it inside the declared-errors check).
+ *
  * The gate (the first four) runs before the input is read, so an unauthenticated caller learns
  * nothing about its input; idempotency runs after the gate (the key belongs to the caller's
  * workspace) and before the work. Each route gets only the steps it needs, chosen here once.
  */
 export function stepsFor(route: RouteDefinition, deps: PipelineDeps): Step[] {
   const steps: Step[] = [];
+  // Tests turn these checks on: an error code the route does not declare, or an output that does not
+  // match its schema, is our bug, and becomes a 500 the test sees.
+  if (deps.config.RESPONSE_VALIDATION) steps.push(declaredErrorsStep(route));
   const workspaceGate: Step[] = [authenticateStep(deps), rateLimitStep(deps), planStep];
   const scopes = requiredScopes(route);
   if (scopes.length > 0) workspaceGate.push(scopeStep(scopes));
@@ -68,7 +75,7 @@ export function stepsFor(route: RouteDefinition, deps: PipelineDeps): Step[] {
   if (route.auth === 'participant') steps.push(participantGateStep(deps));
   if (route.auth !== 'none' && takesIdempotencyKey(route)) steps.push(idempotencyStep(deps));
   steps.push(validateStep(route));
-  // A mismatch between a handler and its contract is our bug: tests turn this on (it halves throughput).
+  // The output check halves throughput: tests only.
   if (deps.config.RESPONSE_VALIDATION && (route.format ?? 'json') === 'json') steps.push(checkOutputStep);
   return steps;
 }
@@ -241,3 +248,24 @@ const checkOutputStep: Step = async (call, next) => {
   }
   return outcome;
 };
+
+/**
+ * Test-time check that every error the call ends with has a code the route declares
+ * (`declaredErrorCodes`: its `errors` and its gates' codes, what the OpenAPI document lists for it).
+ * Any other code is a 500, logged naming the route and the code: the document would have lied.
+ */
+export function declaredErrorsStep(route: RouteDefinition): Step {
+  const declared: ReadonlySet<ErrorCode> = new Set(declaredErrorCodes(route));
+  return async (call, next) => {
+    try {
+      return await next(call);
+    } catch (error) {
+      if (!(error instanceof ApiError) || declared.has(error.code)) throw error;
+      call.request.log.error(
+        { path: `${route.method} ${route.path}`, code: error.code, err: error },
+        'error code not declared for the route',
+      );
+      throw new ApiError('internal_error', 'Internal server error');
+    }
+  };
+}

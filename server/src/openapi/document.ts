@@ -14,6 +14,7 @@ import {
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { createSchema } from 'zod-openapi';
+import { declaredErrorCodes } from '../api/declared-errors.js';
 import { csvOpenApiResponse } from '../http/contract-routes.js';
 import { mediaFilesPath } from '../http/media-files.js';
 import { OAUTH_TOKEN_PATH, oauthTokenPath, oauthTokenSchemas } from '../http/oauth-token.js';
@@ -408,55 +409,12 @@ function describeAccess(operation: Operation, route: RouteDefinition): void {
 }
 
 /**
- * Codes a route can answer besides its own `errors`: the guard's (401, 402, 429, and 403 for an
- * OAuth token without the route's scope) for authenticated routes, the body parser's on every
- * method Fastify parses a body for (all but GET, so DELETE too), and the ones any request can meet.
- */
-function errorCodesOf(route: RouteDefinition): ErrorCode[] {
-  const codes = new Set<ErrorCode>(route.errors);
-  if (route.auth === 'host') {
-    codes.add('missing_authorization');
-    codes.add('invalid_host_token');
-  }
-  if (route.auth === 'participant') codes.add('rate_limited');
-  if (route.auth === 'workspace' || route.auth === 'host') {
-    for (const code of [
-      'missing_authorization',
-      'invalid_api_key',
-      'revoked_api_key',
-      'expired_api_key',
-      'invalid_oauth_token',
-    ] as const) {
-      codes.add(code);
-    }
-    codes.add('upgrade_required');
-    if (requiredScopes(route).length > 0) codes.add('insufficient_scope');
-    codes.add('rate_limited');
-  }
-  if (route.method === 'POST' && (route.format ?? 'json') === 'json' && route.auth !== 'none') {
-    codes.add('idempotency_key_reused');
-    codes.add('idempotency_key_in_use');
-  }
-  if (route.method !== 'GET') {
-    codes.add('invalid_json');
-    codes.add('payload_too_large');
-    codes.add('unsupported_media_type');
-  }
-  codes.add('bad_request');
-  codes.add('validation_failed');
-  codes.add('internal_error');
-  // Any route: the process may be draining for shutdown, or its database away for a moment.
-  codes.add('service_unavailable');
-  return [...codes];
-}
-
-/**
  * One response per status, each the envelope narrowed to the codes that status can carry for this
  * route, so a client (and the contract tests) can tell which `error.code` values to expect.
  */
 function errorResponses(route: RouteDefinition) {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of errorCodesOf(route)) {
+  for (const code of declaredErrorCodes(route)) {
     const status = errorCodes[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
