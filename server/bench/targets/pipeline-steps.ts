@@ -26,7 +26,11 @@ await updatePoll(deps, workspaceId, { id: poll.id, publish: true });
 
 const route = contract.polls.get;
 const steps = stepsFor(route, deps);
-const names = ['authenticate', 'rate limit', 'plan', 'scope', 'validate', 'output check'].slice(0, steps.length);
+// With RESPONSE_VALIDATION the pipeline puts the declared-errors check first and the output check last.
+const names = [
+  ...(deps.config.RESPONSE_VALIDATION ? ['declared errors'] : []),
+  ...['authenticate', 'rate limit', 'plan', 'scope', 'validate', 'output check'],
+].slice(0, steps.length);
 const terminal = handlerStep(route, handlers.polls.get as never, deps);
 const silent = { error() {}, warn() {}, info() {}, debug() {} };
 
