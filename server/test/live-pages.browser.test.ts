@@ -484,9 +484,12 @@ async function answerCount(session: LiveSessionFixture, slideId: string): Promis
   return res.body.slides.find((slide: { slideId: string }) => slide.slideId === slideId).totalAnswers;
 }
 
-/** What the pages show arrives over their streams: polled, with a timeout that only turns a hang into a failure. */
+/**
+ * What the pages show arrives over their streams: polled, with a timeout that only turns a hang into
+ * a failure (wide: a busy 2-core machine runs Chromium, the server and the test together).
+ */
 function poll<T>(read: () => Promise<T> | T, message?: string) {
-  return expect.poll(read, { timeout: 10_000, interval: 50, message });
+  return expect.poll(read, { timeout: 30_000, interval: 50, message });
 }
 
 /** The `data-option-id` of each element (run in the page). */
