@@ -5,9 +5,10 @@ import { TEST_PROJECTS } from './vitest.projects.js';
  * A test's budget only turns a hang into a failure; it must never fail a slow machine. Measured on
  * the 2-core machine with five sessions sharing it (load average 11-22), before a test server
  * started from a migrated template: api tests without a budget of their own ran up to 36 s (eight
- * failed after 21-36 s against the 20-s budget), a test server took up to 30 s to start. Hence about three times that: 120 s
- * for api tests, 180 s for system tests (browsers, child processes; most set their own) and for
- * setting up either (servers, Chromium, the docs build set their own). Unit tests start nothing.
+ * failed after 21-36 s against the 20-s budget), a test server took up to 30 s to start. Hence
+ * about three times that: 120 s for api tests, 180 s for system tests (browsers, child processes;
+ * most set their own) and for setting up either (servers, Chromium; the docs build sets its own).
+ * Unit tests start nothing.
  */
 const PROJECT_BUDGETS = {
   unit: { testTimeout: 20_000, hookTimeout: 60_000 },
