@@ -175,7 +175,6 @@ function expectRanked(top: Json[]) {
   }
 }
 
-
 describe('a whole live session, end to end', () => {
   it('runs every slide with three participants and a presenter, and the answers land in results and export', async () => {
     const { poll, session } = await pollAndSession();
