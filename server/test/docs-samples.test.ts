@@ -143,7 +143,7 @@ describe('the runnable samples of docs/', () => {
       (error: { stdout?: string }) => error.stdout ?? String(error),
     );
     expect(checked).toBe('');
-  }, 60_000);
+  });
 });
 
 describe.each(samplePages.map((entry) => [`docs/${entry.page}`, entry] as const))('%s', (_name, { page, sh, ts }) => {

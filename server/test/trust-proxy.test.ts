@@ -84,9 +84,7 @@ describe('the client address the limits count by', () => {
   /** Failures counted so far this window for `ip`, on the server's own store. */
   const failures = (server: TestServer, ip: string) => server.server.deps.rateLimits.count(`auth-fail:${ip}`);
 
-  it('without TRUST_PROXY is the peer’s: a client’s own X-Forwarded-For changes nothing', {
-    timeout: 60_000,
-  }, async () => {
+  it('without TRUST_PROXY is the peer’s: a client’s own X-Forwarded-For changes nothing', async () => {
     const server = await serverTrusting(undefined);
     await atWindowStart();
     // Other test files' servers share the peer's counter through Redis: count what this test adds.
@@ -97,9 +95,7 @@ describe('the client address the limits count by', () => {
     expect(await failedFrom(server, address(4))).toBe(429);
   });
 
-  it('with a hop count is the one the last proxy saw: what the client wrote before it is ignored', {
-    timeout: 60_000,
-  }, async () => {
+  it('with a hop count is the one the last proxy saw: what the client wrote before it is ignored', async () => {
     const server = await serverTrusting('1');
     await atWindowStart();
     // The proxy (this test) appends the address it saw; the client wrote the rest itself.
@@ -111,9 +107,7 @@ describe('the client address the limits count by', () => {
     expect(await failedFrom(server, address(13))).toBe(401);
   });
 
-  it('with proxy addresses is the one the first untrusted sender saw; an untrusted peer’s header is ignored', {
-    timeout: 60_000,
-  }, async () => {
+  it('with proxy addresses is the one the first untrusted sender saw; an untrusted peer’s header is ignored', async () => {
     const trusted = await serverTrusting('127.0.0.1');
     const untrusted = await serverTrusting('10.0.0.0/8');
     await atWindowStart();
