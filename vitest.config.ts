@@ -1,19 +1,37 @@
 import { defineConfig } from 'vitest/config';
+import { TEST_PROJECTS } from './vitest.projects.js';
 
 /**
- * One suite for the whole workspace. Integration tests start real servers on ephemeral ports, so
- * files run in separate processes, two at a time (the CI machine has two cores).
+ * A test's budget only turns a hang into a failure; it must never fail a slow machine. Measured on
+ * the 2-core machine with five sessions sharing it (load average 11-22), before a test server
+ * started from a migrated template: api tests without a budget of their own ran up to 36 s (eight
+ * failed after 21-36 s against the 20-s budget), a test server took up to 30 s to start. Hence
+ * about three times that: 120 s for api tests, 180 s for system tests (browsers, child processes;
+ * most set their own) and for setting up either (servers, Chromium; the docs build sets its own).
+ * Unit tests start nothing.
+ */
+const PROJECT_BUDGETS = {
+  unit: { testTimeout: 20_000, hookTimeout: 60_000 },
+  api: { testTimeout: 120_000, hookTimeout: 180_000 },
+  system: { testTimeout: 180_000, hookTimeout: 180_000 },
+} satisfies Record<keyof typeof TEST_PROJECTS, { testTimeout: number; hookTimeout: number }>;
+
+/**
+ * The whole workspace's tests in three projects (vitest.projects.ts lists which file is in which).
+ * Integration tests start real servers on ephemeral ports, so files run in separate processes, two
+ * at a time (the CI machine has two cores).
  * TEST_DATABASE_URL / TEST_REDIS_URL switch the same tests from PGlite to real PostgreSQL and Redis.
  */
 export default defineConfig({
   resolve: { conditions: ['@pollkit/source'] },
   ssr: { resolve: { conditions: ['@pollkit/source'] } },
   test: {
-    include: ['{contracts,server,sdk,examples,web}/test/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
     reporters: ['default', './vitest.summary-reporter.ts'],
+    projects: Object.entries(TEST_PROJECTS).map(([name, include]) => ({
+      extends: true,
+      test: { name, include: [...include], ...PROJECT_BUDGETS[name as keyof typeof TEST_PROJECTS] },
+    })),
   },
 });

@@ -138,7 +138,8 @@ beforeAll(async () => {
   return async () => {
     await rm(workDir, { recursive: true, force: true });
   };
-}, 240_000);
+  // Packing the SDK (a build) and installing it ran past 240 s on the busy 2-core machine.
+}, 900_000);
 afterAll(() => server?.close());
 
 async function runScratch(file: string, format: string): Promise<ScratchReport> {

@@ -5,6 +5,7 @@ import { webhookLimits } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { type Config, liveJoinUrl, publicBaseUrl, resolveDataDir } from './config.js';
+import { type Clock, systemClock } from './core/clock.js';
 import type { SecretSealer } from './core/sealed-secrets.js';
 import { type DatabaseHandle, type DatabaseProgress, openDatabase } from './db/database.js';
 import type { Database } from './db/schema.js';
@@ -61,6 +62,8 @@ export interface AppDeps {
   /** Prometheus metrics (infra/metrics.ts); undefined unless METRICS_TOKEN is set. */
   metrics: Metrics | undefined;
   log: Logger;
+  /** The time request handling measures by (core/clock.ts). */
+  clock: Clock;
   /** Set when shutdown begins: readiness fails so load balancers stop sending traffic. */
   state: { shuttingDown: boolean };
 }
@@ -68,7 +71,18 @@ export interface AppDeps {
 /** Answers waiting for, or taken by, the writer's flush at which it counts as saturated. */
 const WRITER_SATURATED = 10;
 
-export async function createDeps(config: Config, log: Logger, progress?: DatabaseProgress): Promise<AppDeps> {
+/** What a caller of createDeps may bring besides the config (server.ts StartOptions). */
+export interface DepsOptions {
+  /** Start-up progress (main.ts prints it; tests and benchmarks pass nothing). */
+  progress?: DatabaseProgress;
+  /** The system clock unless a test brings one it moves itself. */
+  clock?: Clock;
+  /** An embedded in-memory database starts as a copy of this migrated one (db/database.ts). */
+  pgliteTemplate?: Blob;
+}
+
+export async function createDeps(config: Config, log: Logger, options: DepsOptions = {}): Promise<AppDeps> {
+  const { progress } = options;
   const database = await openDatabase({
     databaseUrl: config.DATABASE_URL,
     dataDir: resolveDataDir(config.DATA_DIR),
@@ -77,6 +91,7 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     events: databaseLog(log),
     progress,
+    pgliteTemplate: options.pgliteTemplate,
   });
   let redis: RedisConnection | undefined;
   let invalidation: InvalidationBus | undefined;
@@ -163,6 +178,7 @@ export async function createDeps(config: Config, log: Logger, progress?: Databas
       webhookWorker,
       metrics,
       log,
+      clock: options.clock ?? systemClock,
       state: { shuttingDown: false },
     };
   } catch (error) {

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type Config, publicBaseUrl } from './config.js';
-import type { DatabaseProgress } from './db/database.js';
-import { type AppDeps, closeDeps, createDeps } from './deps.js';
+import { type AppDeps, closeDeps, createDeps, type DepsOptions } from './deps.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { handlers } from './modules/index.js';
@@ -18,10 +17,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export interface StartOptions {
-  /** Start-up progress (main.ts prints it; tests and benchmarks pass nothing). */
-  progress?: DatabaseProgress;
-}
+/** Start-up progress (main.ts), and for tests an injected clock and a migrated database template. */
+export type StartOptions = DepsOptions;
 
 /**
  * config -> dependencies (database migrated) -> Fastify app -> listening. Used by main and by tests.
@@ -30,7 +27,7 @@ export interface StartOptions {
  */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
-  const deps = await createDeps(config, log, options.progress);
+  const deps = await createDeps(config, log, options);
   let app: FastifyInstance;
   // The document is built on its first request, by when the port is known (PORT=0 picks one).
   let port = config.PORT;

@@ -91,9 +91,7 @@ function tokenRequest(address: string, clientId: string, clientSecret: string): 
 }
 
 describe('failed authentications on /api/v1', () => {
-  it('past the budget an address’s failures answer 429 until the window ends; its valid keys still work', {
-    timeout: 60_000,
-  }, async () => {
+  it('past the budget an address’s failures answer 429 until the window ends; its valid keys still work', async () => {
     await atWindowStart();
     const address = newAddress();
     for (let i = 0; i < BUDGET; i++) {
@@ -120,9 +118,7 @@ describe('failed authentications on /api/v1', () => {
     expectError(await listPolls(elsewhere, `Bearer ${revoked.body.secret}`), 401, 'revoked_api_key');
   });
 
-  it('counts wrong host tokens with wrong keys, on the host routes; the session’s own token still works', {
-    timeout: 60_000,
-  }, async () => {
+  it('counts wrong host tokens with wrong keys, on the host routes; the session’s own token still works', async () => {
     const poll = await call('POST', `${t.api}/polls`, {
       apiKey: workspace.apiKey,
       body: { title: 'Hosted', content: sampleContent() },
@@ -159,9 +155,7 @@ describe('failed client authentications at the token endpoint', () => {
     client = await oauthClient(t, 'polls:read');
   });
 
-  it('count per address whatever the client_id, with the API’s failures; a valid client still gets its token', {
-    timeout: 60_000,
-  }, async () => {
+  it('count per address whatever the client_id, with the API’s failures; a valid client still gets its token', async () => {
     await atWindowStart();
     const address = newAddress();
     // Each guess names another client_id: each a new counter per client, the same one per address.
@@ -191,9 +185,7 @@ describe('failed client authentications at the token endpoint', () => {
     expect(elsewhere.status).toBe(401);
   });
 
-  it('refuses a client_id longer than any client id (invalid_request) before counting anything for it', {
-    timeout: 60_000,
-  }, async () => {
+  it('refuses a client_id longer than any client id (invalid_request) before counting anything for it', async () => {
     await atWindowStart();
     const address = newAddress();
     for (const clientId of ['x'.repeat(65), 'y'.repeat(7_000)]) {

@@ -229,9 +229,7 @@ describe('pollkit CLI: command line', () => {
     expect((await cliInProcess(['keys', 'revoke'])).stderr).toMatch(/^error: missing required argument 'keyId'\n/);
   });
 
-  it('runs as the built CLI that `pnpm pollkit` runs: --version, and a --json usage error', {
-    timeout: 60_000,
-  }, async () => {
+  it('runs as the built CLI that `pnpm pollkit` runs: --version, and a --json usage error', async () => {
     // What `pnpm pollkit` runs first: builds server/dist only if the sources changed since the last build.
     await new Promise<void>((resolve, reject) => {
       execFile(process.execPath, ['server/scripts/ensure-built.mjs'], { cwd: repoRoot }, (error) =>
@@ -256,9 +254,7 @@ describe('pollkit CLI: workspaces and keys', () => {
   let enterprise: { id: string };
 
   // Every step is a process start (a second or two on a busy machine), hence the generous timeouts.
-  it('creates, updates and lists workspaces, enforcing the enterprise-only rate-limit override', {
-    timeout: 90_000,
-  }, async () => {
+  it('creates, updates and lists workspaces, enforcing the enterprise-only rate-limit override', async () => {
     await databaseReady;
     pro = json(await cli(['workspaces', 'create', '--name', 'Acme', '--plan', 'pro', '--json']));
     expect(pro).toMatchObject({
@@ -333,9 +329,7 @@ describe('pollkit CLI: workspaces and keys', () => {
     ]);
   });
 
-  it('creates a key whose secret (shown once) authenticates on a server; list never shows it; revoke answers 401', {
-    timeout: 90_000,
-  }, async () => {
+  it('creates a key whose secret (shown once) authenticates on a server; list never shows it; revoke answers 401', async () => {
     const created = await cli(['keys', 'create', '--workspace', pro.id, '--name', 'CI']);
     expect(created.code, created.stderr).toBe(0);
     const [secret, ...others] = created.stdout.match(secretPattern) ?? [];
@@ -599,7 +593,7 @@ describe('pollkit CLI: webhook signing secrets (WEBHOOK_SECRETS_KEY)', () => {
     }
   });
 
-  it('re-seals in one step and says what it did', { timeout: 60_000 }, async () => {
+  it('re-seals in one step and says what it did', async () => {
     await databaseReady;
     // The first test left every secret under `key`: a fresh key kept in the database, as a server
     // without WEBHOOK_SECRETS_KEY would make, and an endpoint sealed with it, make work to do.
@@ -637,9 +631,7 @@ describe('pollkit CLI: webhook signing secrets (WEBHOOK_SECRETS_KEY)', () => {
 });
 
 describe('pollkit CLI: key scopes', () => {
-  it('creates a key with --scopes that the server holds to them; list shows them, rotate keeps them', {
-    timeout: 90_000,
-  }, async () => {
+  it('creates a key with --scopes that the server holds to them; list shows them, rotate keeps them', async () => {
     await databaseReady;
     const run = (args: string[]) => cliInProcess(args, databaseEnv);
     const workspace = json(await run(['workspaces', 'create', '--name', 'Scoped', '--plan', 'pro', '--json']));

@@ -1,10 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addressKey } from '../src/core/client-address.js';
 import { expectError } from './support/assertions.js';
+import { ManualClock } from './support/clock.js';
 import { randomLoopback, requestFrom, streamStatusFrom } from './support/from-address.js';
 import { call, type JsonResponse } from './support/http.js';
 import { pollPublisher, sampleContent } from './support/polls.js';
-import { startTestServer } from './support/server.js';
+import { startTestServer, type TestServerOptions } from './support/server.js';
 import { openSse, type SseStream } from './support/sse.js';
 
 /**
@@ -26,12 +27,15 @@ afterEach(() => {
 });
 
 /** A server with the limits of one test group, a Pro workspace, and its helpers. */
-async function liveServer(env: Record<string, string> = {}) {
-  const t = await startTestServer({
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
-    ...env,
-  });
+async function liveServer(env: Record<string, string> = {}, options: TestServerOptions = {}) {
+  const t = await startTestServer(
+    {
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
+      ...env,
+    },
+    options,
+  );
   const { apiKey } = await t.workspace('pro');
   const port = new URL(t.url).port;
   const publish = pollPublisher(() => ({ api: t.api, apiKey, title: 'Abuse', content: sampleContent() }));
@@ -351,10 +355,15 @@ describe('removing a participant', () => {
 describe('host tokens', () => {
   let s: Awaited<ReturnType<typeof liveServer>>;
   let short: Awaited<ReturnType<typeof liveServer>>;
+  /** The short-lived tokens' server ends sessions and expires their host tokens by this clock. */
+  const shortClock = new ManualClock();
   beforeAll(async () => {
     [s, short] = await Promise.all([
       liveServer({ LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000' }),
-      liveServer({ LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000', LIVE_HOST_TOKEN_TTL_AFTER_END_MS: '300' }),
+      liveServer(
+        { LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000', LIVE_HOST_TOKEN_TTL_AFTER_END_MS: '300' },
+        { clock: shortClock },
+      ),
     ]);
   });
   afterAll(() => Promise.all([s?.t.close(), short?.t.close()]));
@@ -388,7 +397,7 @@ describe('host tokens', () => {
   it('expire a while after the end (LIVE_HOST_TOKEN_TTL_AFTER_END_MS)', async () => {
     const session = await short.session();
     await short.control(session, 'end');
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    shortClock.advance(400);
     const expired = await asHost(short, 'GET', `/sessions/${session.id}`, session.hostToken);
     expect(expired.status).toBe(401);
     expect(expired.body.error.message).toMatch(/expired/);

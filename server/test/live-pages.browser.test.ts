@@ -289,7 +289,7 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     await p.getByText('3 participants took part').waitFor();
     await presenter.screenshot('14-ended-reloaded');
     expectNoPageErrors();
-  }, 120_000);
+  });
 
   it('follows the session again after the server drops its stream, and counts an answer whose response was lost once', async () => {
     const session = await createLiveSession(t, everyKindDeck(images.url));
@@ -348,7 +348,7 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     await control(session, 'next');
     await onSlide([ada], 'mood');
     expectNoPageErrors();
-  }, 120_000);
+  });
 
   it('keeps a participant who reloads mid-session: same name, score and answers; a late joiner sees the time really left', async () => {
     const session = await createLiveSession(t, everyKindDeck(images.url));
@@ -398,7 +398,7 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     expect(shown).toBeLessThanOrEqual(58);
     expect(Math.abs(shown - reallyLeft)).toBeLessThanOrEqual(1);
     expectNoPageErrors();
-  }, 120_000);
+  });
 
   it('closes a quiz slide when its time runs out, on the server’s clock', async () => {
     const session = await createLiveSession(t, {
@@ -443,7 +443,7 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
       await stranger.page.getByRole('alert').getByText('host token').waitFor();
     });
     expectNoPageErrors();
-  }, 60_000);
+  });
 });
 
 /** The participant token the page keeps in its storage. */
@@ -484,9 +484,12 @@ async function answerCount(session: LiveSessionFixture, slideId: string): Promis
   return res.body.slides.find((slide: { slideId: string }) => slide.slideId === slideId).totalAnswers;
 }
 
-/** What the pages show arrives over their streams: polled, with a timeout that only turns a hang into a failure. */
+/**
+ * What the pages show arrives over their streams: polled, with a timeout that only turns a hang into
+ * a failure (wide: a busy 2-core machine runs Chromium, the server and the test together).
+ */
 function poll<T>(read: () => Promise<T> | T, message?: string) {
-  return expect.poll(read, { timeout: 10_000, interval: 50, message });
+  return expect.poll(read, { timeout: 30_000, interval: 50, message });
 }
 
 /** The `data-option-id` of each element (run in the page). */

@@ -73,9 +73,7 @@ function parse(received: string): { status: number; headers: Map<string, string>
 }
 
 describe('a request that arrives too slowly', () => {
-  it('is answered 408 request_timeout in the envelope when its body trickles, and its connection is closed', {
-    timeout: 30_000,
-  }, async () => {
+  it('is answered 408 request_timeout in the envelope when its body trickles, and its connection is closed', async () => {
     const body = JSON.stringify({ title: 'Slow', content: { questions: [] } });
     const result = await trickle(
       `POST /api/v1/polls HTTP/1.1\r\nHost: pollkit.test\r\nAuthorization: Bearer ${apiKey}\r\n` +
@@ -98,7 +96,7 @@ describe('a request that arrives too slowly', () => {
     expect(polls.body.data).toEqual([]);
   });
 
-  it('is answered 408 when its headers trickle', { timeout: 30_000 }, async () => {
+  it('is answered 408 when its headers trickle', async () => {
     const result = await trickle('GET /healthz HTTP/1.1\r\n', 'X-Slow: abcdefghijklmnopqrstuvwxyz');
     expect(result.closedByServer, `still open after ${result.elapsedMs} ms`).toBe(true);
     const response = parse(result.received);
@@ -107,7 +105,7 @@ describe('a request that arrives too slowly', () => {
     expect(response.headers.get('connection')).toBe('close');
   });
 
-  it('leaves the server answering other requests meanwhile', { timeout: 30_000 }, async () => {
+  it('leaves the server answering other requests meanwhile', async () => {
     const slow = trickle('GET /healthz HTTP/1.1\r\n', 'X-Slow: abc');
     const quick = await call('GET', `${t.url}/healthz`);
     expect(quick.status).toBe(200);
@@ -122,9 +120,7 @@ describe('a long response', () => {
     for (const stream of streams) stream.close();
   });
 
-  it('is not cut: a live event stream stays open past the timeout and still delivers', {
-    timeout: 30_000,
-  }, async () => {
+  it('is not cut: a live event stream stays open past the timeout and still delivers', async () => {
     const poll = await publishedPoll();
     const created = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.id } });
     expect(created.status, created.text).toBe(201);

@@ -1,6 +1,7 @@
 import { contract, type RouteDefinition } from '@pollkit/contracts';
 import { ApiError } from '../core/api-error.js';
 import { addressKey } from '../core/client-address.js';
+import type { Clock } from '../core/clock.js';
 import type { RateLimitStore } from '../infra/rate-limit.js';
 import type { Authenticator } from '../modules/auth/auth.service.js';
 import { resolveEndedLiveCaller, resolveLiveCaller, resolveTokenHolder } from '../modules/live/live.service.js';
@@ -15,6 +16,8 @@ export interface LiveGateDeps {
   authenticator: Authenticator;
   rateLimits: RateLimitStore;
   liveHub: LiveHub;
+  /** The clock session control stamped the end by (core/clock.ts). */
+  clock: Clock;
   config: {
     RATE_LIMIT_PER_MINUTE: number;
     LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: number;
@@ -64,7 +67,7 @@ const READ_AFTER_END = new Set<RouteDefinition>([contract.sessions.get, contract
  * nothing else: no deck with its answer key, no questions, no moderation. Then it names nothing.
  */
 function endedHostTokenMayOnlyRead(deps: LiveGateDeps, route: RouteDefinition, endedAt: Date): void {
-  const expired = Date.now() - endedAt.getTime() >= deps.config.LIVE_HOST_TOKEN_TTL_AFTER_END_MS;
+  const expired = deps.clock.now() - endedAt.getTime() >= deps.config.LIVE_HOST_TOKEN_TTL_AFTER_END_MS;
   if (expired) {
     throw new ApiError('invalid_host_token', 'This host token’s session ended and the token has expired');
   }

@@ -43,6 +43,12 @@ export interface DatabaseOptions {
   events?: Pick<PostgresOptions, 'onConnectionError' | 'onUnreachable' | 'onReachable'>;
   /** Told before a new embedded database is created (the slow part of a first start). */
   progress?: DatabaseProgress;
+  /**
+   * `memory://` only: start from this data directory (PGlite's `dumpDataDir()` of a migrated
+   * database) instead of an empty one, so that `migrate()` finds nothing to do. Test servers use it
+   * (server/test/support/pglite-template.ts); the server itself never does.
+   */
+  pgliteTemplate?: Blob;
 }
 
 /** Defaults of DATABASE_CONNECT_TIMEOUT_MS and DATABASE_STATEMENT_TIMEOUT_MS (config.ts). */
@@ -112,7 +118,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     // Imported on demand: PGlite's module costs ~40 MB of memory a PostgreSQL deployment should
     // not carry.
     const { PGlite } = await import('@electric-sql/pglite');
-    pglite = inMemory ? new PGlite() : new PGlite(dataDir);
+    pglite = inMemory ? new PGlite({ loadDataDir: options.pgliteTemplate }) : new PGlite(dataDir);
   } catch (error) {
     lock?.release();
     throw error;

@@ -63,7 +63,8 @@ export interface WatchedPage {
 export async function openPage(browser: Browser, name: string, options: BrowserContextOptions): Promise<WatchedPage> {
   const context = await browser.newContext(options);
   const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  // Waits turn a hang into a failure; wide, for a busy machine running Chromium beside the server.
+  page.setDefaultTimeout(30_000);
   const errors: string[] = [];
   let networkErrorsExpected = false;
   page.on('console', (message) => {

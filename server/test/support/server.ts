@@ -5,9 +5,11 @@ import { join } from 'node:path';
 import type { Plan } from '@pollkit/contracts';
 import pg from 'pg';
 import { type ConfigInput, parseConfig } from '../../src/config.js';
+import type { Clock } from '../../src/core/clock.js';
 import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
 import { type RunningServer, startServer } from '../../src/server.js';
+import { pgliteTemplate } from './pglite-template.js';
 
 /**
  * A real Pollkit server on an ephemeral port for one test file.
@@ -29,7 +31,15 @@ export interface TestServer {
 
 export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
-export async function startTestServer(env: Partial<Record<keyof ConfigInput, string>> = {}): Promise<TestServer> {
+export interface TestServerOptions {
+  /** The clock request handling measures by; a test moves its own (support/clock.ts) instead of sleeping. */
+  clock?: Clock;
+}
+
+export async function startTestServer(
+  env: Partial<Record<keyof ConfigInput, string>> = {},
+  options: TestServerOptions = {},
+): Promise<TestServer> {
   const database = await testDatabase();
   // Files the server writes (stored media) go to a scratch folder, never into the repository.
   const dataDir = await mkdtemp(join(tmpdir(), 'pollkit-test-'));
@@ -49,7 +59,11 @@ export async function startTestServer(env: Partial<Record<keyof ConfigInput, str
     AUTH_FAILURES_PER_IP_PER_MINUTE: '1000000',
     ...env,
   });
-  const server = await startServer(config);
+  const server = await startServer(config, {
+    clock: options.clock,
+    // In memory, a copy of a database migrated once (support/pglite-template.ts), not migrated again.
+    pgliteTemplate: config.DATABASE_URL === 'memory://' ? await pgliteTemplate() : undefined,
+  });
   return {
     url: server.url,
     api: `${server.url}/api/v1`,

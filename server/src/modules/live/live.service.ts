@@ -9,6 +9,7 @@ import type {
 import type { z } from 'zod';
 import type { Config } from '../../config.js';
 import { ApiError } from '../../core/api-error.js';
+import type { Clock } from '../../core/clock.js';
 import type { EventFeed } from '../../core/event-stream.js';
 import { hashSecret, newSecret } from '../../core/secrets.js';
 import { newId } from '../../db/ids.js';
@@ -28,6 +29,8 @@ export interface LiveDeps extends AnswersDeps {
   liveHub: LiveHub;
   rateLimits: RateLimitStore;
   config: Pick<Config, 'LIVE_QA_QUESTIONS_PER_PARTICIPANT_PER_MINUTE'>;
+  /** Times quiz answers against the slide's start, which session control stamps by the same clock. */
+  clock: Clock;
 }
 
 /** Participant tokens: `ptk_` + 32 random bytes; stored as SHA-256 like every other secret. */
@@ -183,7 +186,7 @@ export async function answerLive(
   input: z.output<typeof LiveAnswerInput>,
 ): Promise<LiveAnswerReceipt> {
   const participant = requireParticipant(caller);
-  const receivedAt = Date.now();
+  const receivedAt = deps.clock.now();
   const session = (await deps.liveHub.freshSession(caller.session.id)) ?? caller.session;
   if (session.status !== 'active') {
     throw new ApiError('session_not_active', `The session is ${session.status}; it takes no answers`, {

@@ -20,6 +20,7 @@ import { renderSVG } from 'uqr';
 import type { z } from 'zod';
 import type { Config } from '../../config.js';
 import { ApiError, invalidField } from '../../core/api-error.js';
+import type { Clock } from '../../core/clock.js';
 import type { EventFeed } from '../../core/event-stream.js';
 import { keysetPage } from '../../core/paging.js';
 import { hashSecret, newSecret } from '../../core/secrets.js';
@@ -52,6 +53,8 @@ export interface SessionsDeps extends PollsDeps {
   /** The audience's join URL for a PIN (config `LIVE_JOIN_URL`). */
   joinUrl: (pin: string) => string;
   config: Pick<Config, 'LIVE_MAX_PARTICIPANTS_DEFAULT' | 'LIVE_MAX_PARTICIPANTS_CEILING'>;
+  /** Stamps the moment a slide goes live, which quiz answers are timed against (live.service.ts). */
+  clock: Clock;
 }
 
 const notFound = () => ApiError.notFound('Session');
@@ -191,7 +194,13 @@ export async function controlSession(
     workspaceId,
     input.id,
     (current) => {
-      const { changes, snapshot } = decideControl(current, slideCount, input.action, input.slideIndex, new Date());
+      const { changes, snapshot } = decideControl(
+        current,
+        slideCount,
+        input.action,
+        input.slideIndex,
+        new Date(deps.clock.now()),
+      );
       return { changes, event: { type: input.action, data: JSON.stringify(snapshot) } };
     },
     async (trx, before, after) => {
