@@ -100,7 +100,8 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
     redis = config.REDIS_URL ? await RedisConnection.open({ url: config.REDIS_URL, name: 'commands', log }) : undefined;
     invalidation = redis ? await RedisInvalidationBus.connect(redis, log) : new LocalInvalidationBus();
-    const rateLimits = redis ? new RedisRateLimitStore(redis, log) : new MemoryRateLimitStore();
+    const clock = options.clock ?? systemClock;
+    const rateLimits = redis ? new RedisRateLimitStore(redis, log, clock) : new MemoryRateLimitStore(clock);
     const authenticator = new Authenticator(database.db);
     // A key revoked or rotated in any process (API or CLI) drops every cached credential here.
     invalidation.subscribe(CREDENTIALS_TOPIC, () => authenticator.invalidate());
@@ -112,6 +113,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     const joinUrl = (pin: string) => liveJoinUrl(config, media.port(), pin);
     const liveHub = new LiveHub({
       db: database.db,
+      clock,
       pollCache,
       bus: invalidation,
       events,
@@ -178,7 +180,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
       webhookWorker,
       metrics,
       log,
-      clock: options.clock ?? systemClock,
+      clock,
       state: { shuttingDown: false },
     };
   } catch (error) {

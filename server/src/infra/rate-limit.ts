@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { type Clock, systemClock } from '../core/clock.js';
 import type { RedisConnection } from './redis.js';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
@@ -36,8 +37,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
   readonly #counters = new Map<string, { windowStart: number; count: number }>();
   #lastSweep = 0;
 
+  /** Windows are read off `clock` (core/clock.ts), so a test can hold one still instead of racing it. */
+  constructor(private readonly clock: Clock = systemClock) {}
+
   async hit(key: string, windowMs = RATE_LIMIT_WINDOW_MS): Promise<RateLimitHit> {
-    const now = Date.now();
+    const now = this.clock.now();
     const { start, resetAt } = windowOf(now, windowMs);
     if (now - this.#lastSweep > windowMs) this.#sweep(start);
     const counter = this.#counters.get(key);
@@ -50,19 +54,19 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   async count(key: string, windowMs = RATE_LIMIT_WINDOW_MS): Promise<number> {
-    const { start } = windowOf(Date.now(), windowMs);
+    const { start } = windowOf(this.clock.now(), windowMs);
     const counter = this.#counters.get(key);
     return counter && counter.windowStart === start ? counter.count : 0;
   }
 
   async release(key: string, windowMs = RATE_LIMIT_WINDOW_MS): Promise<void> {
-    const { start } = windowOf(Date.now(), windowMs);
+    const { start } = windowOf(this.clock.now(), windowMs);
     const counter = this.#counters.get(key);
     if (counter && counter.windowStart === start && counter.count > 0) counter.count -= 1;
   }
 
   #sweep(currentStart: number) {
-    this.#lastSweep = Date.now();
+    this.#lastSweep = this.clock.now();
     for (const [key, counter] of this.#counters) {
       if (counter.windowStart < currentStart) this.#counters.delete(key);
     }
@@ -83,18 +87,21 @@ export class MemoryRateLimitStore implements RateLimitStore {
  * seemed ready is counted in memory too. The switch is logged once each way.
  */
 export class RedisRateLimitStore implements RateLimitStore {
-  readonly #fallback = new MemoryRateLimitStore();
+  readonly #fallback: MemoryRateLimitStore;
   #inFallback = false;
   #fallbackHits = 0;
 
   constructor(
     private readonly redis: RedisConnection,
     private readonly log: Pick<Logger, 'warn' | 'info'>,
-  ) {}
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.#fallback = new MemoryRateLimitStore(clock);
+  }
 
   async hit(key: string, windowMs = RATE_LIMIT_WINDOW_MS): Promise<RateLimitHit> {
     if (!this.redis.ready) return this.#fallbackHit(key, windowMs, 'not connected');
-    const { start, resetAt } = windowOf(Date.now(), windowMs);
+    const { start, resetAt } = windowOf(this.clock.now(), windowMs);
     const redisKey = `pollkit:rl:${key}:${start}`;
     let count: number;
     try {
@@ -118,7 +125,7 @@ export class RedisRateLimitStore implements RateLimitStore {
       this.#fallingBack('not connected');
       return this.#fallback.count(key, windowMs);
     }
-    const { start } = windowOf(Date.now(), windowMs);
+    const { start } = windowOf(this.clock.now(), windowMs);
     try {
       return Number((await this.redis.client.get(`pollkit:rl:${key}:${start}`)) ?? 0);
     } catch (error) {
@@ -129,7 +136,7 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   async release(key: string, windowMs = RATE_LIMIT_WINDOW_MS): Promise<void> {
     if (!this.redis.ready) return this.#fallback.release(key, windowMs);
-    const { start } = windowOf(Date.now(), windowMs);
+    const { start } = windowOf(this.clock.now(), windowMs);
     try {
       await this.redis.client.decr(`pollkit:rl:${key}:${start}`);
     } catch {

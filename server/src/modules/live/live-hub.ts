@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../../core/clock.js';
 import type { EventFeed } from '../../core/event-stream.js';
 import type { ParticipantRow, SessionRow } from '../../db/schema.js';
 import type { InvalidationBus } from '../../infra/invalidation.js';
@@ -18,6 +19,8 @@ export interface LiveHubDeps extends ChannelDeps {
   refreshIntervalMs?: number;
   /** Event streams held open at once (LIVE_STREAMS_PER_PARTICIPANT, …): past them, 429. */
   streamLimits: { perParticipant: number; anonymousPerAddress: number; perProcess: number };
+  /** The clock a session's end is stamped by (sessions.service.ts); the system clock by default. */
+  clock?: Clock;
 }
 
 const DEFAULT_REFRESH_MS = 250;
@@ -65,6 +68,10 @@ export class LiveHub {
 
   // ---- Session rows -------------------------------------------------------------------------
 
+  #now(): number {
+    return (this.deps.clock ?? systemClock).now();
+  }
+
   /** The open (not ended) session a PIN names, at most a second old. */
   sessionByPin(pin: string): Promise<SessionRow | undefined> {
     return this.#sessions.byPin(pin);
@@ -72,12 +79,12 @@ export class LiveHub {
 
   /** Whether the session ended in the last ten minutes (event streams may still reconnect to it). */
   endedLately(session: SessionRow): boolean {
-    return session.ended_at !== null && Date.now() - session.ended_at.getTime() < RECENTLY_ENDED_MS;
+    return session.ended_at !== null && this.#now() - session.ended_at.getTime() < RECENTLY_ENDED_MS;
   }
 
   /** The session with this PIN that ended in the last ten minutes, if one did. */
   recentlyEndedSession(pin: string): Promise<SessionRow | undefined> {
-    return findSessionEndedSince(this.deps.db, pin, new Date(Date.now() - RECENTLY_ENDED_MS));
+    return findSessionEndedSince(this.deps.db, pin, new Date(this.#now() - RECENTLY_ENDED_MS));
   }
 
   /** The session row, at most a second old (`reload`: read now). */
