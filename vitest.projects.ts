@@ -12,6 +12,11 @@ export const TEST_FOLDERS = ['server/test', 'sdk/test', 'web/test'] as const;
 
 export const TEST_PROJECTS = {
   unit: [
+    'server/test/declared-errors.test.ts',
+    'server/test/docs-truth.test.ts',
+    'server/test/generated-files.test.ts',
+    'server/test/live-projection.test.ts',
+    'server/test/ttl-cache.test.ts',
     'server/test/branching-parser.test.ts',
     'server/test/branching-rules.test.ts',
     'server/test/contract-inputs.test.ts',
@@ -21,6 +26,8 @@ export const TEST_PROJECTS = {
     'web/test/contrast.test.ts',
   ],
   api: [
+    'server/test/lazy-schema-compilers.test.ts',
+    'server/test/migrations.test.ts',
     'server/test/address-rules.test.ts',
     'server/test/answer-races.test.ts',
     'server/test/answers-reset.test.ts',
@@ -94,7 +101,8 @@ export const TEST_PROJECTS = {
     'server/test/faults-postgres.test.ts',
     'server/test/faults-process-kill.test.ts',
     'server/test/faults-redis.test.ts',
-    // Packing the SDK.
+    // Packing the SDK; compiling every TypeScript code sample of the OpenAPI document with tsc.
     'sdk/test/package.test.ts',
+    'server/test/code-samples.test.ts',
   ],
 } as const satisfies Record<string, readonly string[]>;

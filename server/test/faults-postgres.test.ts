@@ -188,8 +188,16 @@ describe.runIf(announceSkip('faults-postgres.test.ts', skip))('PostgreSQL fails 
           error: 'temporarily_unavailable',
           error_description: 'A dependency is unreachable; retry shortly',
         });
-        // An operator sees it: the pool lost its connections, calls fail as unavailable. A batch of
-        // answers fails once one is flushed in the outage: on a slow machine that may take a while.
+        // A vote without an Idempotency-Key claims nothing first: it goes (credential and poll cached)
+        // straight to the answer writer, whose batch fails. The load's votes carry keys, and their
+        // claims fail before any batch: whether one of theirs was in a batch at the stop is chance.
+        const unkeyed = await call('POST', `${server.api}/polls/${poll.id}/votes`, {
+          apiKey,
+          body: { voterId: 'unkeyed-in-outage', slideId: 'lunch', optionIds: ['pizza'] },
+        });
+        expect(unkeyed.status, unkeyed.text).toBe(503);
+        expect(unkeyed.body.error.code).toBe('service_unavailable');
+        // An operator sees it: the pool lost its connections, calls fail as unavailable.
         const metrics = await metricsOnce(
           (scraped) => (scraped.get('pollkit_answer_batch_failures_total') ?? 0) > 0,
           RECOVERY_CEILING_MS,
