@@ -53,10 +53,13 @@ export async function startTestServer(
     RESPONSE_VALIDATION: 'true',
     DATABASE_URL: database.url,
     REDIS_URL: process.env.TEST_REDIS_URL,
-    // Every test server is 127.0.0.1 to every other, and with Redis they share one counter of failed
-    // authentications per address: the 401s that files test would add up to 429s across files. The
-    // limit's own tests (auth-failures.test.ts, trust-proxy.test.ts) set their budgets.
+    // Every test server is 127.0.0.1 to every other, and with Redis they share each per-address
+    // counter: the 401s and unknown PINs that files test would add up to 429s across files, the more
+    // so the faster the suite runs. The limits' own tests (auth-failures, trust-proxy, live-abuse…)
+    // set their budgets.
     AUTH_FAILURES_PER_IP_PER_MINUTE: '1000000',
+    LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000000',
+    LIVE_JOINS_PER_IP_PER_MINUTE: '1000000',
     ...env,
   });
   const server = await startServer(config, {
