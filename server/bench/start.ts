@@ -9,8 +9,9 @@
  *   npx tsx server/bench/start.ts --runs 20
  *   npx tsx server/bench/start.ts -- npx -y pnpm@10 start          # any command, run in --cwd (default: the repository)
  *
- * `server/dist` must be built (`npx -y pnpm@10 install` builds it). server/bench/start-time.ts
- * measures whole start commands (npx, pnpm) with the time to their first output.
+ * `server/dist` must be built (`npx -y pnpm@10 install` builds it). Each run also records when the
+ * command printed its first output and what that line was, so that a silent build (or npx fetching
+ * pnpm) before the banner shows.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -37,6 +38,9 @@ const TICKS_PER_SECOND = 100;
 
 interface Run {
   readyMs: number;
+  /** When the command first wrote to stdout or stderr, and that line. */
+  firstOutputMs?: number;
+  firstLine?: string;
   /** CPU (user + system) of the command's process group when /readyz first answered 200. */
   cpuMs: number | undefined;
 }
@@ -107,8 +111,17 @@ async function measure(dataDir: string): Promise<Run> {
     cwd,
     detached: true,
     env: { ...userEnv(), PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir },
-    stdio: 'ignore',
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const output: Pick<Run, 'firstOutputMs' | 'firstLine'> = {};
+  const onOutput = (chunk: Buffer) => {
+    if (output.firstOutputMs !== undefined) return;
+    output.firstOutputMs = performance.now() - started;
+    output.firstLine = chunk.toString('utf8').split('\n')[0]?.trim().slice(0, 100);
+  };
+  // Read to the end either way: a pipe left full would stall the server.
+  child.stdout?.on('data', onOutput);
+  child.stderr?.on('data', onOutput);
   let exited = false;
   child.on('exit', () => {
     exited = true;
@@ -120,7 +133,7 @@ async function measure(dataDir: string): Promise<Run> {
       await new Promise((r) => setTimeout(r, 10));
     }
     const readyMs = performance.now() - started;
-    return { readyMs, cpuMs: child.pid ? groupCpuMs(child.pid) : undefined };
+    return { readyMs, cpuMs: child.pid ? groupCpuMs(child.pid) : undefined, ...output };
   } finally {
     await stop(child);
   }
@@ -148,10 +161,13 @@ try {
   for (let run = 1; run <= runs; run++) second.push(await measure(dataDir));
   process.stdout.write(
     [
-      '| start | ready (s) | CPU (s) |',
-      '|---|---:|---:|',
-      `| first (empty DATA_DIR) | ${seconds(first.readyMs)} | ${seconds(first.cpuMs)} |`,
-      ...second.map((r, i) => `| second #${i + 1} | ${seconds(r.readyMs)} | ${seconds(r.cpuMs)} |`),
+      '| start | ready (s) | CPU (s) | first output (s) | first line |',
+      '|---|---:|---:|---:|---|',
+      ...[first, ...second].map(
+        (r, i) =>
+          `| ${i === 0 ? 'first (empty DATA_DIR)' : `second #${i}`} | ${seconds(r.readyMs)} | ${seconds(r.cpuMs)} | ` +
+          `${seconds(r.firstOutputMs)} | ${r.firstLine ?? ''} |`,
+      ),
       '',
       `| ${runs} second starts | median | min | max |`,
       '|---|---:|---:|---:|',
