@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { SlideId } from './schemas/answers.js';
-import { Leaderboard, LiveState, SessionSummary } from './schemas/live.js';
+import { Leaderboard, LiveState, ParticipantCompletion, SessionSummary } from './schemas/live.js';
 import { QaResult, SlideResult } from './schemas/results.js';
-import { Session } from './schemas/sessions.js';
+import { Session, SessionId } from './schemas/sessions.js';
 
 /**
  * Live-session events, as the two Server-Sent Events streams carry them: the SSE `event:` field is
@@ -49,6 +49,26 @@ export const LiveCounts = z
   .meta({ id: 'LiveCounts' });
 export type LiveCounts = z.output<typeof LiveCounts>;
 
+export const SlideProgress = z
+  .object({
+    slideId: SlideId,
+    participants: z.number().int().describe('Participants on this slide now.'),
+    answerCount: z.number().int().describe('Answers to it (questions, on a Q&A slide).'),
+  })
+  .meta({ id: 'SlideProgress' });
+
+/** A self-paced session's progress: the presenter's view in place of a current slide. */
+export const SessionProgress = z
+  .object({
+    sessionId: SessionId,
+    participantCount: z.number().int(),
+    completedCount: z.number().int().describe('Participants who walked to the end.'),
+    slides: z.array(SlideProgress).describe('In deck order.'),
+    results: z.array(SlideResult).describe('Every slide’s live results, in deck order.'),
+  })
+  .meta({ id: 'SessionProgress' });
+export type SessionProgress = z.output<typeof SessionProgress>;
+
 export const QuestionBoard = z
   .object({
     slideId: SlideId,
@@ -59,7 +79,17 @@ export const QuestionBoard = z
 /** What a participant's stream (`GET /live/{pin}/events`) carries. */
 export const ParticipantEvent = z
   .discriminatedUnion('type', [
-    event('slide', LiveState, 'On connect, and whenever the current slide changes (`start`, `next`, `prev`, `goto`).'),
+    event(
+      'slide',
+      LiveState,
+      'On connect, and whenever the current slide changes (`start`, `next`, `prev`, `goto`; self-paced: the ' +
+        'participant’s answer or `advance`).',
+    ),
+    event(
+      'completed',
+      ParticipantCompletion,
+      'Self-paced: the participant walked to the end (sent on connect too, once they have).',
+    ),
     event(
       'results',
       SlideResults,
@@ -83,6 +113,12 @@ export const PresenterEvent = z
   .discriminatedUnion('type', [
     event('session', Session, 'On connect, and after every control action: the session as it now is.'),
     event('counts', LiveCounts, 'Live counts for the current slide, throttled (at most four a second).'),
+    event(
+      'progress',
+      SessionProgress,
+      'Self-paced sessions, in place of `counts`: participants per slide, completions and every slide’s results, ' +
+        'throttled (at most four a second).',
+    ),
     event('results', SlideResults, 'The results were shown (as participants see them).'),
     event('ended', SessionSummary, 'The session ended: the summary. The stream closes after it.'),
   ])

@@ -1,7 +1,7 @@
 import { resetAnswers } from './routes/answers.js';
 import { branchPoll, nextSlide } from './routes/branching.js';
 import { createKey, listKeys, revokeKey, rotateKey } from './routes/keys.js';
-import { answerLive, joinSession, liveEvents, upvoteLive } from './routes/live.js';
+import { advanceLive, answerLive, joinSession, liveEvents, upvoteLive } from './routes/live.js';
 import { ingestMedia } from './routes/media.js';
 import { createPoll, deletePoll, getPoll, listPolls, updatePoll } from './routes/polls.js';
 import { listQuestions, moderateQuestion, upvoteQuestion } from './routes/questions.js';
@@ -117,6 +117,7 @@ export const contract = {
     join: joinSession,
     events: liveEvents,
     answer: answerLive,
+    advance: advanceLive,
     upvote: upvoteLive,
   },
   keys: {

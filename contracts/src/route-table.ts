@@ -54,6 +54,7 @@ export const routeTable = {
     join: { method: 'POST', path: '/live/{pin}/join', successStatus: 200, auth: 'participant' },
     events: { method: 'GET', path: '/live/{pin}/events', successStatus: 200, auth: 'participant', format: 'sse' },
     answer: { method: 'POST', path: '/live/{pin}/answers', successStatus: 201, auth: 'participant' },
+    advance: { method: 'POST', path: '/live/{pin}/advance', successStatus: 200, auth: 'participant' },
     upvote: { method: 'POST', path: '/live/{pin}/questions/{questionId}/upvotes', successStatus: 201, auth: 'participant' },
   },
   keys: {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PollResponse, Question, Vote } from './schemas/answers.js';
 import { Timestamp } from './schemas/common.js';
 import { DeletedPoll, Poll } from './schemas/polls.js';
-import { Session } from './schemas/sessions.js';
+import { Session, SessionId } from './schemas/sessions.js';
 import { WebhookEndpointId, WebhookEventId, type WebhookEventType } from './schemas/webhooks.js';
 
 /**
@@ -90,6 +90,21 @@ export const SessionSlideChangedEvent = webhookEvent(
   'The presenter moved to another slide (`next`, `prev` or `goto`); `currentSlideIndex` is the new one.',
 );
 export const SessionEndedEvent = webhookEvent('session.ended', Session, 'SessionEndedEvent', 'A live session ended.');
+export const ParticipantCompleted = z
+  .object({
+    sessionId: SessionId,
+    participantId: z.string().describe('The participant (`prt_…`): the `voterId` of its answers.'),
+    name: z.string().nullable().describe('As given at join; null when none was.'),
+    answerCount: z.number().int().describe('Slides the participant answered.'),
+    score: z.number().int().describe('Quiz points (0 without quiz slides).'),
+  })
+  .meta({ id: 'ParticipantCompleted' });
+export const SessionParticipantCompletedEvent = webhookEvent(
+  'session.participant_completed',
+  ParticipantCompleted,
+  'SessionParticipantCompletedEvent',
+  'A participant walked to the end of a self-paced session.',
+);
 export const WebhookTestEvent = webhookEvent(
   'webhook.test',
   z.object({
@@ -114,6 +129,7 @@ export const webhookEventSchemas = {
   'session.started': SessionStartedEvent,
   'session.slide_changed': SessionSlideChangedEvent,
   'session.ended': SessionEndedEvent,
+  'session.participant_completed': SessionParticipantCompletedEvent,
 } as const satisfies Record<WebhookEventType, z.ZodType>;
 
 /** Any event a webhook delivery carries, discriminated by `type`. */
@@ -131,6 +147,7 @@ export const WebhookEvent = z
     SessionStartedEvent,
     SessionSlideChangedEvent,
     SessionEndedEvent,
+    SessionParticipantCompletedEvent,
     WebhookTestEvent,
   ])
   .meta({ id: 'WebhookEvent' });

@@ -47,14 +47,16 @@ const poll = await pollkit.polls.create({
 });
 await pollkit.polls.update({ id: poll.id, publish: true });
 const session = await pollkit.sessions.create({ pollId: poll.id });
-console.log(`session ${session.id}: join with PIN ${session.pin} at ${session.joinUrl}`);
+// A presenter-paced session always has a PIN (only a self-paced one created with `pin: false` has none).
+const pin = session.pin as string;
+console.log(`session ${session.id}: join with PIN ${pin} at ${session.joinUrl}`);
 
 // 2. The presenter's device gets the session id and host token, never the API key.
 const presenter = presenterSession({ baseUrl, sessionId: session.id, hostToken: session.hostToken });
 
 // 3. Two participants join by PIN: no API key either.
-const ada = await joinSession({ baseUrl, pin: session.pin, name: 'Ada' });
-const grace = await joinSession({ baseUrl, pin: session.pin, name: 'Grace' });
+const ada = await joinSession({ baseUrl, pin, name: 'Ada' });
+const grace = await joinSession({ baseUrl, pin, name: 'Grace' });
 
 /** A participant's side: answer each slide as it arrives; print the quiz results; stop at the end. */
 async function play(me: LiveParticipant, choose: Record<string, string>): Promise<void> {

@@ -7,6 +7,7 @@ import {
   type LiveState,
   type Participant,
   type ParticipantEvent,
+  type ParticipantProgress,
   type PresenterEvent,
   type Question,
   type QuestionList,
@@ -123,7 +124,7 @@ export function presenterSessionOver(routeSet: LiveRoutes, options: PresenterSes
 
 /** Options of {@link joinSession}: the PIN, plus any client option but a credential. */
 export interface JoinSessionOptions extends Omit<CommonClientOptions, 'now'> {
-  /** The session's six-digit PIN. */
+  /** The session's six-digit PIN, or a self-paced session's link id (`lnk_…`, the end of its `joinUrl`). */
   pin: string;
   /** Shown on the leaderboard; ignored when `participantToken` resumes a participant. */
   name?: string;
@@ -144,7 +145,7 @@ export type LiveAnswer = Omit<LiveAnswerInput, 'pin'>;
  * participant's `X-Participant-Token`.
  */
 export interface LiveParticipant {
-  /** The session's PIN. */
+  /** The session's PIN (or link id) the participant joined with. */
   readonly pin: string;
   /** Who joined: id, name, score so far. */
   readonly participant: Participant;
@@ -167,6 +168,11 @@ export interface LiveParticipant {
    * retry repeats, so an answer whose response was lost is not counted twice.
    */
   answer(input: LiveAnswer, options?: RequestOptions): Promise<LiveAnswerReceipt>;
+  /**
+   * Self-paced sessions: moves past the participant's current slide `slideId` (`POST /live/{pin}/advance`),
+   * a content slide or one they skip, to where the poll's skip logic sends them, or to the end.
+   */
+  advance(slideId: string, options?: RequestOptions): Promise<ParticipantProgress>;
   /** Upvotes a question of the current Q&A slide (`POST /live/{pin}/questions/{questionId}/upvotes`). */
   upvote(questionId: string, options?: RequestOptions): Promise<Question>;
 }
@@ -210,6 +216,8 @@ export async function joinSessionOver(routeSet: LiveRoutes, options: JoinSession
       openEventStream<ParticipantEvent>(config, routes.events, { pin }, callOptions),
     answer: (input: LiveAnswer, callOptions?: RequestOptions) =>
       request(config, routes.answer, { ...input, pin }, callOptions) as Promise<LiveAnswerReceipt>,
+    advance: (slideId: string, callOptions?: RequestOptions) =>
+      request(config, routes.advance, { pin, slideId }, callOptions) as Promise<ParticipantProgress>,
     upvote: (questionId: string, callOptions?: RequestOptions) =>
       request(config, routes.upvote, { pin, questionId }, callOptions) as Promise<Question>,
   });

@@ -93,7 +93,7 @@ async function transcript(entry: LiveEntry): Promise<unknown[]> {
   out.push(['presenter', onConnect.type, onConnect.type === 'session' && onConnect.data.status]);
   presenterEvents.close();
 
-  const me = await entry.joinSession({ baseUrl: t.url, pin: session.pin, name: 'Ada' });
+  const me = await entry.joinSession({ baseUrl: t.url, pin: session.pin as string, name: 'Ada' });
   out.push(['joined', me.resumed, me.participant.name, me.state.status]);
   const stream = me.events();
   const events = reader(stream);

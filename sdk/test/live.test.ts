@@ -128,7 +128,7 @@ describe('sessions through the workspace client', () => {
     const counts = await events.until(ofType('counts'));
     expect(counts.data).toMatchObject({ slideId: 'lunch', answerCount: 0, participantCount: 0 });
 
-    const me = await joinSession({ baseUrl: t.url, pin: session.pin, name: 'Ada' });
+    const me = await joinSession({ baseUrl: t.url, pin: session.pin as string, name: 'Ada' });
     await me.answer({ slideId: 'lunch', optionIds: ['pizza'] });
     const answered = await events.until(
       (event): event is typeof counts => event.type === 'counts' && event.data.answerCount === 1,
@@ -234,7 +234,7 @@ describe('a presenter device on the host token', () => {
     const askIndex = deck.slides.findIndex((slide) => slide.id === 'ask');
     await presenter.control('start');
     await presenter.control('goto', askIndex);
-    const me = await joinSession({ baseUrl: t.url, pin: session.pin, name: 'Ada', ...strict });
+    const me = await joinSession({ baseUrl: t.url, pin: session.pin as string, name: 'Ada', ...strict });
     const stream = me.events();
     const events = reader(stream);
     const cake = await me.answer({ slideId: 'ask', text: 'Will there be cake?' });
@@ -294,7 +294,7 @@ describe('participants', () => {
     const { pollId, session } = await newSession();
     await client.sessions.control({ id: session.id, action: 'start' });
 
-    const me = await joinSession({ baseUrl: t.url, pin: session.pin, name: 'Ada', ...strict });
+    const me = await joinSession({ baseUrl: t.url, pin: session.pin as string, name: 'Ada', ...strict });
     expect(me.resumed).toBe(false);
     expect(me.participant).toMatchObject({ name: 'Ada', score: 0 });
     expect(me.state).toMatchObject({ sessionId: session.id, status: 'active', slideIndex: 0, answered: false });
@@ -322,7 +322,7 @@ describe('participants', () => {
     expect(moved.type === 'slide' && moved.data.slide).not.toHaveProperty('correctOptionIds');
     stream.close();
 
-    const back = await joinSession({ baseUrl: t.url, pin: session.pin, participantToken: me.participantToken });
+    const back = await joinSession({ baseUrl: t.url, pin: session.pin as string, participantToken: me.participantToken });
     expect(back.resumed).toBe(true);
     expect(back.participant.id).toBe(me.participant.id);
     expect(back.participant.name).toBe('Ada');
@@ -332,7 +332,7 @@ describe('participants', () => {
   it('retries an answer whose response was lost with the same Idempotency-Key: counted once', async () => {
     const { pollId, session } = await newSession();
     await client.sessions.control({ id: session.id, action: 'start' });
-    const me = await joinSession({ baseUrl: proxy.url, pin: session.pin, ...strict });
+    const me = await joinSession({ baseUrl: proxy.url, pin: session.pin as string, ...strict });
     proxy.reset();
     proxy.inject({ kind: 'drop' }, 1, (request) => request.method === 'POST');
 
@@ -354,8 +354,8 @@ describe('participants', () => {
     const { session } = await newSession(content);
     await client.sessions.control({ id: session.id, action: 'start' });
     await client.sessions.control({ id: session.id, action: 'goto', slideIndex: content.questions.length - 1 });
-    const asker = await joinSession({ baseUrl: t.url, pin: session.pin, ...strict });
-    const voter = await joinSession({ baseUrl: t.url, pin: session.pin, ...strict });
+    const asker = await joinSession({ baseUrl: t.url, pin: session.pin as string, ...strict });
+    const voter = await joinSession({ baseUrl: t.url, pin: session.pin as string, ...strict });
     const slideId = asker.state.slide?.id ?? '';
     expect(slideId).toBe('ama');
     const question = await asker.answer({ slideId, text: 'When is lunch?' });
@@ -366,7 +366,7 @@ describe('participants', () => {
   it('reconnects after a dropped connection with Last-Event-ID and gets the events it missed', async () => {
     const { session } = await newSession();
     await client.sessions.control({ id: session.id, action: 'start' });
-    const me = await joinSession({ baseUrl: proxy.url, pin: session.pin, ...strict });
+    const me = await joinSession({ baseUrl: proxy.url, pin: session.pin as string, ...strict });
     proxy.reset();
     const stream = me.events(quickReconnect);
     const events = reader(stream);
@@ -399,7 +399,7 @@ describe('participants', () => {
   it('a participant stream that missed `ended` gets it on reconnect, for ten minutes after the end', async () => {
     const { session } = await newSession();
     await client.sessions.control({ id: session.id, action: 'start' });
-    const me = await joinSession({ baseUrl: proxy.url, pin: session.pin });
+    const me = await joinSession({ baseUrl: proxy.url, pin: session.pin as string });
     const stream = me.events(quickReconnect);
     const events = reader(stream);
     expect((await events.next()).type).toBe('slide');
@@ -414,7 +414,7 @@ describe('participants', () => {
   it('a closed stream resumes from its lastEventId', async () => {
     const { session } = await newSession();
     await client.sessions.control({ id: session.id, action: 'start' });
-    const me = await joinSession({ baseUrl: t.url, pin: session.pin, name: 'Bo', ...strict });
+    const me = await joinSession({ baseUrl: t.url, pin: session.pin as string, name: 'Bo', ...strict });
     const before = me.events();
     await reader(before).next();
     before.close();
@@ -431,7 +431,7 @@ describe('participants', () => {
   it('break closes the connection', async () => {
     const { session } = await newSession();
     await client.sessions.control({ id: session.id, action: 'start' });
-    const me = await joinSession({ baseUrl: proxy.url, pin: session.pin });
+    const me = await joinSession({ baseUrl: proxy.url, pin: session.pin as string });
     proxy.reset();
     for await (const event of me.events()) {
       expect(event.type).toBe('slide');

@@ -168,7 +168,7 @@ async function readParticipant(stream: EventStream<ParticipantEvent>) {
   for await (const event of stream) {
     if (event.type === 'slide') expectTypeOf(event.data).toEqualTypeOf<LiveState>();
     expectTypeOf(event.type).toEqualTypeOf<
-      'slide' | 'results' | 'results_hidden' | 'locked' | 'unlocked' | 'questions' | 'ended'
+      'slide' | 'completed' | 'results' | 'results_hidden' | 'locked' | 'unlocked' | 'questions' | 'ended'
     >();
   }
 }

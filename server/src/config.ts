@@ -263,6 +263,14 @@ export const ConfigSchema = z.object({
     .describe(
       'The most `maxParticipants` a session may ask for (one process has served 20,000 streams of one session: server/bench/RESULTS.md, issue 11).',
     ),
+  SESSION_CLOSE_CHECK_MS: z.coerce
+    .number()
+    .int()
+    .min(50)
+    .default(5_000)
+    .describe(
+      'How often each process looks for sessions whose `closesAt` has come, and ends them (answers past `closesAt` are refused at once either way).',
+    ),
   LIVE_QA_QUESTIONS_PER_PARTICIPANT_PER_MINUTE: z.coerce
     .number()
     .int()

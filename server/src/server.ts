@@ -4,10 +4,13 @@ import { type AppDeps, closeDeps, createDeps, type DepsOptions } from './deps.js
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { handlers } from './modules/index.js';
+import { SessionCloser } from './modules/sessions/index.js';
 
 export interface RunningServer {
   app: FastifyInstance;
   deps: AppDeps;
+  /** Ends sessions at their `closesAt` (tests call `tick()` to close at once). */
+  sessionCloser: SessionCloser;
   /** `http://host:port` as bound (the real port when PORT=0). */
   url: string;
   /**
@@ -46,6 +49,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
   // Deliveries start once the server is up (and stop, in closeDeps, after the last request).
   deps.webhookWorker?.start();
+  const sessionCloser = new SessionCloser(deps, config.SESSION_CLOSE_CHECK_MS);
+  sessionCloser.start();
   const address = app.server.address();
   port = typeof address === 'object' && address ? address.port : config.PORT;
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
@@ -53,6 +58,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   return {
     app,
     deps,
+    sessionCloser,
     url: `http://${host}:${port}`,
     close: () => {
       closing ??= (async () => {
@@ -64,6 +70,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         // deadline, then are handed back to the outbox, due at once (closeDeps awaits the same stop).
         const deliveriesStopped = deps.webhookWorker?.stop(config.SHUTDOWN_TIMEOUT_MS / 2);
         await app.close();
+        await sessionCloser.stop();
         await deliveriesStopped;
         await closeDeps(deps);
       })();

@@ -180,7 +180,16 @@ describe('quiz points before the results are shown', () => {
       const receipt = await s.answer(session.pin, token, { slideId: 'capital', optionIds: [options[i]] });
       expect(receipt.status).toBe(201);
       expect(JSON.stringify(receipt.body)).not.toMatch(/points|score|correct/i);
-      expect(Object.keys(receipt.body).sort()).toEqual(['createdAt', 'id', 'participantId', 'sessionId', 'slideId']);
+      expect(Object.keys(receipt.body).sort()).toEqual([
+        'createdAt',
+        'id',
+        'participantId',
+        'progress',
+        'sessionId',
+        'slideId',
+      ]);
+      // A presenter-paced session has no walk to report.
+      expect(receipt.body.progress).toBeNull();
     }
     const scores = async () =>
       Promise.all(tokens.map(async (token) => (await s.join(session.pin, undefined, token)).body.participant.score));

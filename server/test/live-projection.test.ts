@@ -71,6 +71,10 @@ const row: SessionRow = {
   workspace_id: 'ws_1',
   poll_id: poll.id,
   pin: '123456',
+  pace: 'presenter',
+  link_id: null,
+  show_scores: null,
+  closes_at: null,
   status: 'pending',
   current_slide_index: 0,
   results_visible: false,
@@ -99,7 +103,7 @@ function snapshot(changes: Partial<SessionSnapshot>): SessionSnapshot {
 }
 
 function history(seq: number, changes: Partial<SessionSnapshot>): HistoryEvent {
-  return { seq, snapshot: snapshot(changes), poll, row, participantCount: 3, joinUrl: 'https://join.example/123456' };
+  return { seq, snapshot: snapshot(changes), poll, row, counts: { joined: 3, completed: 0 }, joinUrl: 'https://join.example/123456' };
 }
 
 const presenter = { kind: 'presenter', participantId: undefined } as const;
@@ -223,12 +227,12 @@ describe('streams connecting without Last-Event-ID', () => {
   const active = { ...row, status: 'active' as const, current_slide_index: 2, seq: 5 };
 
   it('gives the presenter the session, the counts and the results shown', () => {
-    const counts = countsJson(slides[2], 3, null);
+    const live = { type: 'counts' as const, data: countsJson(slides[2], 3, null) };
     const events = presenterSnapshot(active, {
       poll,
-      participantCount: 3,
+      counts: { joined: 3, completed: 0 },
       joinUrl: 'https://join.example/123456',
-      counts,
+      live,
       results: '{"r":1}',
     });
     expect(events.map((event) => [event.type, event.id])).toEqual([
@@ -255,10 +259,10 @@ describe('refreshes and payload pieces', () => {
       { slideId: 'lunch', text: 'Lunch?', kind: 'multiple_choice', totalAnswers: 4, options: [] },
       undefined,
     );
-    const fanout = refreshFanout('6', '{"counts":1}', results, '{"board":1}');
+    const fanout = refreshFanout('6', { type: 'counts', data: '{"counts":1}' }, results, '{"board":1}');
     expect(eventsFor(presenter, fanout)).toEqual([{ type: 'counts', id: '6', data: '{"counts":1}' }]);
     expect(eventsFor(alice, fanout).map((event) => event.type)).toEqual(['results', 'questions']);
-    expect(eventsFor(alice, refreshFanout('6', '{}', undefined, undefined))).toEqual([]);
+    expect(eventsFor(alice, refreshFanout('6', { type: 'counts', data: '{}' }, undefined, undefined))).toEqual([]);
   });
 
   it('counts answers by kind: questions on a Q&A slide, none before the first slide', () => {

@@ -4,10 +4,12 @@ import { Question } from '../schemas/answers.js';
 import {
   JoinedSession,
   JoinSessionInput,
+  LiveAdvanceInput,
   LiveAnswerInput,
   LiveAnswerReceipt,
   LiveEventsInput,
   LiveUpvoteInput,
+  ParticipantProgress,
 } from '../schemas/live.js';
 
 /** Errors of every participant route: an unknown PIN (404), the per-IP limits (429). */
@@ -30,9 +32,10 @@ export const joinSession = defineRoute({
   tags: ['live'],
   summary: 'Join a live session',
   description:
-    'No API key: the audience joins with the PIN. Answers a participant token and what is on screen. Sending a ' +
-    'token from an earlier join as `X-Participant-Token` resumes that participant (name, answers, score) instead ' +
-    'of adding one. Unknown PINs are limited per IP address, so PINs cannot be found by enumeration.',
+    'No API key: the audience joins with the PIN, or with a self-paced session’s link id in its place. Answers a ' +
+    'participant token and what is on screen (self-paced: the participant’s own slide, the first for a newcomer). ' +
+    'Sending a token from an earlier join as `X-Participant-Token` resumes that participant (name, answers, score, ' +
+    'place) instead of adding one. Unknown PINs are limited per IP address, so PINs cannot be found by enumeration.',
   auth: 'participant',
   successStatus: 200,
   input: JoinSessionInput,
@@ -48,7 +51,8 @@ export const liveEvents = defineRoute({
   description:
     'Server-Sent Events: the current slide on connect and on every change, results shown and hidden, lock and ' +
     'unlock, the end summary. Send `X-Participant-Token` for your own answered state and rank. Reconnect with ' +
-    '`Last-Event-ID` to receive what was missed. Slides never carry `correctOptionIds`.',
+    '`Last-Event-ID` to receive what was missed. Slides never carry `correctOptionIds`. Self-paced, a participant’s ' +
+    'stream starts with their own place (`slide`, or `completed`) on every connect and follows their walk.',
   auth: 'participant',
   successStatus: 200,
   format: 'sse',
@@ -65,7 +69,8 @@ export const answerLive = defineRoute({
   description:
     'The answer field of the slide’s kind, as `POST /polls/{id}/votes` and `/responses` take them; it is stored ' +
     'with them (results and CSV export include it). Needs `X-Participant-Token`. Accepts an `Idempotency-Key`. On ' +
-    'a quiz slide the answer is timed from the moment the slide went live.',
+    'a quiz slide the answer is timed from the moment the slide went live. Self-paced: the participant’s own ' +
+    'slide, and the answer sends them on by the poll’s skip logic (`progress`).',
   auth: 'participant',
   successStatus: 201,
   input: LiveAnswerInput,
@@ -78,6 +83,22 @@ export const answerLive = defineRoute({
     'idempotency_key_in_use',
     'idempotency_key_reused',
   ],
+});
+
+export const advanceLive = defineRoute({
+  method: 'POST',
+  path: '/live/{pin}/advance',
+  tags: ['live'],
+  summary: 'Move on in a self-paced session',
+  description:
+    'Self-paced sessions: moves the participant past their current slide, a content slide or one they skip (a skip ' +
+    'counts as not answered for the skip logic), to the slide the poll’s skip logic sends them to, or to the end. ' +
+    'Needs `X-Participant-Token`. A presenter-paced session answers 409 `invalid_session_state`.',
+  auth: 'participant',
+  successStatus: 200,
+  input: LiveAdvanceInput,
+  output: ParticipantProgress,
+  errors: [...actingErrors, 'invalid_session_state'],
 });
 
 export const upvoteLive = defineRoute({

@@ -30,7 +30,9 @@ export const createSession = defineRoute({
   summary: 'Create a live session',
   description:
     'Opens a `pending` session of a published poll with a six-digit PIN for the audience. The `hostToken` is shown ' +
-    'this once. See docs/live-sessions.md.',
+    'this once. `pace: "audience"` makes it self-paced: its `joinUrl` carries a link id that joins without the PIN ' +
+    '(and `pin: false` goes without a PIN), and each participant walks the deck by the poll’s skip logic. See ' +
+    'docs/live-sessions.md.',
   auth: 'workspace',
   scope: 'sessions:write',
   successStatus: 201,
@@ -74,7 +76,8 @@ export const controlSession = defineRoute({
   description:
     '`start`, `next`, `prev`, `goto` (with `slideIndex`), `showResults`, `hideResults`, `lock`, `unlock`, `end`. ' +
     'Answers the session as it now is; participants receive the change on their event stream. An action the ' +
-    'session is not in a state for answers 409 `invalid_session_state`; moving outside the deck answers 422. ' +
+    'session is not in a state for answers 409 `invalid_session_state`, as does any but `start` and `end` on a ' +
+    'self-paced session (each participant has their own slide); moving outside the deck answers 422. ' +
     'Authorised by a workspace credential or by the session’s `X-Host-Token`.',
   auth: 'host',
   scope: 'sessions:write',
@@ -88,10 +91,11 @@ export const updateSession = defineRoute({
   method: 'PATCH',
   path: '/sessions/{id}',
   tags: ['sessions'],
-  summary: 'Lock joins or change the participant cap',
+  summary: 'Lock joins, change the participant cap or the closing time',
   description:
     '`joinsLocked: true` takes no new participants (a join answers 409 `joins_locked`); those who joined carry on. ' +
     '`maxParticipants` changes the cap, within the server’s ceiling and not below the participants who joined. ' +
+    '`closesAt` sets when the session ends itself (`null`: never). ' +
     'Authorised by a workspace credential or by the session’s `X-Host-Token`.',
   auth: 'host',
   scope: 'sessions:write',
@@ -157,7 +161,8 @@ export const sessionEvents = defineRoute({
   summary: 'Presenter event stream',
   description:
     'Server-Sent Events: the session on connect and after every control action, and live counts for the current ' +
-    'slide (throttled). Reconnect with `Last-Event-ID` to receive what was missed. Authorised by a workspace ' +
+    'slide (throttled; self-paced: `progress`, participants per slide and every slide’s results). Reconnect with ' +
+    '`Last-Event-ID` to receive what was missed. Authorised by a workspace ' +
     'credential or by the session’s `X-Host-Token`.',
   auth: 'host',
   scope: 'sessions:read',

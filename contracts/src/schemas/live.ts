@@ -11,7 +11,7 @@ import {
   ScaleSlide,
 } from './polls.js';
 import { SlideResult } from './results.js';
-import { Pin, SessionId, SessionStatus } from './sessions.js';
+import { JoinCode, SessionId, SessionPace, SessionStatus } from './sessions.js';
 import { displayText } from './text.js';
 
 export const ParticipantId = z.string().describe('Participant id (`prt_…`): the `voterId` of its answers.');
@@ -40,26 +40,60 @@ export const Participant = z
   .object({
     id: ParticipantId,
     name: z.string().nullable().describe('As given at join; null when none was.'),
-    score: z.number().int().describe('Quiz points so far.'),
+    score: z
+      .number()
+      .int()
+      .describe(
+        'Quiz points so far, as far as they are shown: a self-paced participant’s stay 0 until the session shows ' +
+          'scores (`showScores`).',
+      ),
     joinedAt: Timestamp,
   })
   .meta({ id: 'Participant' });
 export type Participant = z.output<typeof Participant>;
 
+/**
+ * Where a self-paced participant is on their walk: the slide's place on their path, and the path's
+ * length as far as it is known — slides already passed, plus the rest of the deck from here (skip
+ * logic only jumps forward, so the total can only shrink as rules skip slides).
+ */
+export const WalkProgress = z
+  .object({
+    step: z.number().int().describe('1-based: this slide is the `step`-th of the participant’s walk.'),
+    of: z
+      .number()
+      .int()
+      .describe('Slides on the walk as far as known: those passed, this one, and the deck’s slides after it.'),
+  })
+  .meta({ id: 'WalkProgress' });
+export type WalkProgress = z.output<typeof WalkProgress>;
+
 /** What a participant sees now: the `slide` event's data, and part of the join answer. */
 export const LiveState = z
   .object({
     sessionId: SessionId,
+    pace: SessionPace,
     status: SessionStatus,
-    slideIndex: z.number().int().describe('0-based index of the current slide.'),
+    slideIndex: z
+      .number()
+      .int()
+      .describe('0-based index of the current slide (self-paced: this participant’s own slide).'),
     slideCount: z.number().int(),
-    slide: ParticipantSlide.nullable().describe('The current slide; null until the session starts.'),
+    slide: ParticipantSlide.nullable().describe(
+      'The current slide; null until the session starts (and, self-paced, once the participant completed it).',
+    ),
     locked: z.boolean().describe('Whether the current slide refuses answers.'),
     resultsVisible: z.boolean(),
-    slideStartedAt: Timestamp.nullable().describe('When the current slide went live: quiz answers are timed from it.'),
+    slideStartedAt: Timestamp.nullable().describe(
+      'When the current slide went live (self-paced: when this participant reached it): quiz answers are timed from it.',
+    ),
     answered: z
       .boolean()
       .describe('Whether this participant already answered the current slide (false without a participant token).'),
+    progress: WalkProgress.nullable().describe('Self-paced: where the participant is on their walk; null otherwise.'),
+    completed: z
+      .boolean()
+      .describe('Self-paced: the participant walked to the end (their `completed` event says how).'),
   })
   .meta({ id: 'LiveState' });
 export type LiveState = z.output<typeof LiveState>;
@@ -93,9 +127,53 @@ export const SessionSummary = z
   .meta({ id: 'SessionSummary' });
 export type SessionSummary = z.output<typeof SessionSummary>;
 
+/** A quiz slide a self-paced participant answered, as shown once scores are (`showScores`). */
+export const QuizOutcome = z
+  .object({
+    slideId: SlideId,
+    optionIds: z.array(z.string()).describe('The options the participant chose.'),
+    correctOptionIds: z.array(z.string()),
+    points: z.number().int(),
+  })
+  .meta({ id: 'QuizOutcome' });
+
+/**
+ * A self-paced participant's walk, done: the `completed` event's data. Score, rank and correct answers
+ * are null until the session shows them (`showScores`: at the end, or on completion).
+ */
+export const ParticipantCompletion = z
+  .object({
+    sessionId: SessionId,
+    participantId: ParticipantId,
+    completedAt: Timestamp,
+    answerCount: z.number().int().describe('Slides the participant answered.'),
+    skippedCount: z.number().int().describe('Answerable slides the participant skipped.'),
+    score: z.number().int().nullable().describe('Quiz points; null until scores are shown, or without quiz slides.'),
+    rank: z
+      .number()
+      .int()
+      .nullable()
+      .describe('Rank among the participants as it stands (1 highest); null as for `score`.'),
+    quiz: z
+      .array(QuizOutcome)
+      .nullable()
+      .describe('The quiz slides answered, with their correct options; null as for `score`.'),
+  })
+  .meta({ id: 'ParticipantCompletion' });
+export type ParticipantCompletion = z.output<typeof ParticipantCompletion>;
+
+/** A self-paced participant's place after an answer or `advance`. */
+export const ParticipantProgress = z
+  .object({
+    state: LiveState,
+    completion: ParticipantCompletion.nullable().describe('When this step completed the walk.'),
+  })
+  .meta({ id: 'ParticipantProgress' });
+export type ParticipantProgress = z.output<typeof ParticipantProgress>;
+
 export const JoinSessionInput = z
   .strictObject({
-    pin: Pin,
+    pin: JoinCode,
     name: displayText()
       .trim()
       .min(1)
@@ -120,12 +198,12 @@ export const JoinedSession = z
   .meta({ id: 'JoinedSession' });
 export type JoinedSession = z.output<typeof JoinedSession>;
 
-export const LiveEventsInput = z.strictObject({ pin: Pin });
+export const LiveEventsInput = z.strictObject({ pin: JoinCode });
 export type LiveEventsInput = z.input<typeof LiveEventsInput>;
 
 export const LiveAnswerInput = z
   .strictObject({
-    pin: Pin,
+    pin: JoinCode,
     slideId: SlideId.describe('The current slide: answers to another slide answer 409 `slide_not_active`.'),
     ...answerFieldShape,
     optionIds: answerFieldShape.optionIds.describe('`multiple_choice` and `quiz` slides: the chosen options.'),
@@ -141,12 +219,26 @@ export const LiveAnswerReceipt = z
     slideId: SlideId,
     participantId: ParticipantId,
     createdAt: Timestamp,
+    progress: ParticipantProgress.nullable().describe(
+      'Self-paced: where the answer sent the participant (the next slide by the skip logic, or the end); null otherwise.',
+    ),
   })
   .meta({ id: 'LiveAnswerReceipt' });
 export type LiveAnswerReceipt = z.output<typeof LiveAnswerReceipt>;
 
+export const LiveAdvanceInput = z
+  .strictObject({
+    pin: JoinCode,
+    slideId: SlideId.describe(
+      'The participant’s current slide: a repeated request (its answer lost) then answers 409 `slide_not_active` ' +
+        'rather than moving on twice.',
+    ),
+  })
+  .meta({ id: 'LiveAdvanceInput' });
+export type LiveAdvanceInput = z.input<typeof LiveAdvanceInput>;
+
 export const LiveUpvoteInput = z.strictObject({
-  pin: Pin,
+  pin: JoinCode,
   questionId: ResponseId.describe('A question of the current Q&A slide.'),
 });
 export type LiveUpvoteInput = z.input<typeof LiveUpvoteInput>;

@@ -29,21 +29,70 @@ export const sessionActions = [
 ] as const;
 export const SessionAction = z.enum(sessionActions).meta({ id: 'SessionAction' });
 
+/** The control actions that move or change the one slide everybody shares: a presenter-paced session's. */
+export const sharedSlideActions = ['next', 'prev', 'goto', 'showResults', 'hideResults', 'lock', 'unlock'] as const;
+
+export const SessionPace = z
+  .enum(['presenter', 'audience'])
+  .describe(
+    '`presenter`: everybody sees the slide the presenter shows. `audience` (self-paced): each participant walks the ' +
+      'deck at their own pace, sent on by the poll’s skip logic (see docs/live-sessions.md, "Self-paced sessions").',
+  )
+  .meta({ id: 'SessionPace' });
+
+export const ShowScores = z
+  .enum(['at_end', 'on_completion'])
+  .describe(
+    'When the participants of a self-paced session see scores and correct answers: `at_end` (everybody, when the ' +
+      'session ends) or `on_completion` (each participant theirs, on finishing; early finishers can pass the ' +
+      'answers on). Presenter-paced sessions show them with each slide’s results.',
+  )
+  .meta({ id: 'ShowScores' });
+
+/** A self-paced session's link id: `lnk_` and 43 base64url characters (256 random bits). */
+export const LinkId = text()
+  .regex(/^lnk_[A-Za-z0-9_-]{43}$/, 'A link id is `lnk_` and 43 characters')
+  .describe('The id in a self-paced session’s join link: it joins without the PIN.');
+
+/** What a participant route's `{pin}` takes: the six-digit PIN, or a self-paced session's link id. */
+export const JoinCode = text()
+  .regex(/^(?:[0-9]{6}|lnk_[A-Za-z0-9_-]{43})$/, 'A six-digit PIN or a link id (`lnk_…`)')
+  .describe('The six-digit PIN, or the link id (`lnk_…`) of a self-paced session’s join link.');
+
 export const Session = z
   .object({
     id: SessionId,
     pollId: PollId,
-    pin: Pin,
+    pin: Pin.nullable().describe(
+      'The six-digit code an audience joins with; null for a session created with `pin: false`.',
+    ),
+    pace: SessionPace,
     status: SessionStatus,
-    currentSlideIndex: z.number().int().describe('0-based index of the slide on screen.'),
+    currentSlideIndex: z
+      .number()
+      .int()
+      .describe(
+        '0-based index of the slide on screen (always 0 when `pace` is `audience`: each participant has their own).',
+      ),
     slideCount: z.number().int().describe('Slides in the poll’s deck.'),
     resultsVisible: z.boolean().describe('Whether participants see the current slide’s results.'),
     locked: z.boolean().describe('Whether the current slide refuses answers.'),
     slideStartedAt: Timestamp.nullable().describe(
       'When the current slide went live (null before `start`): a quiz slide’s countdown runs from it.',
     ),
-    joinUrl: z.url().describe('Where the audience joins; the QR code (`GET /sessions/{id}/qr.svg`) encodes it.'),
+    joinUrl: z
+      .url()
+      .describe(
+        'Where the audience joins; the QR code (`GET /sessions/{id}/qr.svg`) encodes it. A self-paced session’s ends ' +
+          'in its link id, which joins without the PIN.',
+      ),
     participantCount: z.number().int().describe('Participants who joined (removed ones included).'),
+    completedCount: z
+      .number()
+      .int()
+      .describe('Participants who walked to the end of a self-paced session (always 0 when `pace` is `presenter`).'),
+    showScores: ShowScores.nullable().describe('A self-paced session’s `showScores`; null when `pace` is `presenter`.'),
+    closesAt: Timestamp.nullable().describe('When the session ends itself; null when it waits for `end`.'),
     maxParticipants: z
       .number()
       .int()
@@ -77,10 +126,41 @@ const MaxParticipants = z
       '`LIVE_MAX_PARTICIPANTS_CEILING`, 2,000 and 20,000 unless configured).',
   );
 
+const ClosesAt = Timestamp.describe(
+  'When the session ends itself (durably, once, on whichever server process is running): its `ended` event and ' +
+    '`session.ended` webhook follow as for `end`. In the future.',
+);
+
 export const CreateSessionInput = z
   .strictObject({
     pollId: PollId.describe('A published poll: its slides are the session’s deck.'),
     maxParticipants: MaxParticipants.optional(),
+    pace: SessionPace.default('presenter'),
+    pin: z
+      .boolean()
+      .default(true)
+      .describe('`false`: no PIN; the audience joins only by the link (`joinUrl`). Self-paced sessions only.'),
+    showScores: ShowScores.optional().describe(
+      'Self-paced sessions only (default `at_end`): when participants see scores and correct answers.',
+    ),
+    closesAt: ClosesAt.optional(),
+  })
+  .superRefine((input, ctx) => {
+    if (input.pace !== 'audience' && input.pin === false) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pin'],
+        message: 'Only a self-paced session (`pace: "audience"`) goes without a PIN',
+      });
+    }
+    if (input.pace !== 'audience' && input.showScores !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['showScores'],
+        message:
+          'Only a self-paced session (`pace: "audience"`) takes `showScores`: a presenter shows scores with results',
+      });
+    }
   })
   .meta({ id: 'CreateSessionInput' });
 export type CreateSessionInput = z.input<typeof CreateSessionInput>;
@@ -123,10 +203,12 @@ export const UpdateSessionInput = z
     id: SessionId,
     joinsLocked: z.boolean().optional().describe('`true`: no new participants; those who joined carry on.'),
     maxParticipants: MaxParticipants.optional().describe('A new cap, not below the participants who already joined.'),
+    closesAt: ClosesAt.nullable().optional().describe('A new time for the session to end itself; `null`: none.'),
   })
-  .refine((input) => input.joinsLocked !== undefined || input.maxParticipants !== undefined, {
-    message: 'Send `joinsLocked`, `maxParticipants` or both',
-  })
+  .refine(
+    (input) => input.joinsLocked !== undefined || input.maxParticipants !== undefined || input.closesAt !== undefined,
+    { message: 'Send `joinsLocked`, `maxParticipants`, `closesAt`, or several' },
+  )
   .meta({ id: 'UpdateSessionInput' });
 export type UpdateSessionInput = z.input<typeof UpdateSessionInput>;
 
@@ -210,3 +292,7 @@ export type SessionStatus = z.output<typeof SessionStatus>;
 export type SessionAction = z.output<typeof SessionAction>;
 export type SessionId = z.output<typeof SessionId>;
 export type Pin = z.output<typeof Pin>;
+export type SessionPace = z.output<typeof SessionPace>;
+export type ShowScores = z.output<typeof ShowScores>;
+export type LinkId = z.output<typeof LinkId>;
+export type JoinCode = z.output<typeof JoinCode>;

@@ -24,6 +24,7 @@ export const webhookEventTypes = [
   'session.started',
   'session.slide_changed',
   'session.ended',
+  'session.participant_completed',
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
@@ -46,6 +47,7 @@ export const webhookPayloadScopes = {
   'session.started': 'sessions:read',
   'session.slide_changed': 'sessions:read',
   'session.ended': 'sessions:read',
+  'session.participant_completed': 'sessions:read',
   'webhook.test': null,
 } as const satisfies Record<WebhookEventType | 'webhook.test', Scope | null>;
 

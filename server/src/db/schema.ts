@@ -5,7 +5,9 @@ import type {
   PollStatus,
   QuestionStatus,
   Scope,
+  SessionPace,
   SessionStatus,
+  ShowScores,
   SlideKind,
 } from '@pollkit/contracts';
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
@@ -168,7 +170,16 @@ export interface SessionsTable {
   id: string;
   workspace_id: string;
   poll_id: string;
-  pin: string;
+  /** Null for a self-paced session created with `pin: false` (it is joined by its link only). */
+  pin: string | null;
+  /** `presenter`: one shared slide; `audience`: each participant walks the deck (their row says where). */
+  pace: ColumnType<SessionPace, SessionPace | undefined, SessionPace>;
+  /** A self-paced session's link id (`lnk_…`): joins without the PIN. Shown in every read, as the PIN is. */
+  link_id: string | null;
+  /** A self-paced session's `showScores`; null for presenter-paced ones. */
+  show_scores: ShowScores | null;
+  /** When the session ends itself (sessions/session-closer.ts). */
+  closes_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   status: SessionStatus;
   current_slide_index: ColumnType<number, number | undefined, number>;
   results_visible: ColumnType<boolean, boolean | undefined, boolean>;
@@ -199,6 +210,16 @@ export interface SessionParticipantsTable {
   created_at: CreatedAt;
   /** Removed by the host: the token names nobody any more; the answers stay. */
   removed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Self-paced: the deck index of the participant's slide. */
+  slide_index: ColumnType<number, number | undefined, number>;
+  /** Self-paced: when they reached it (null: when they joined, or the session started if later). */
+  slide_reached_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Self-paced: slides they moved past (answered or skipped). */
+  steps: ColumnType<number, number | undefined, number>;
+  /** Self-paced: answerable slides they moved past without an answer. */
+  skips: ColumnType<number, number | undefined, number>;
+  /** Self-paced: when they walked past the last slide of their path. */
+  completed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** A session's history: one row per control action, replayed to streams that reconnect. */

@@ -76,7 +76,7 @@ function valueByName(context: Context, field: string): string | undefined {
 function stringForPattern(pattern: string, field: string, context: Context): string {
   const id = /^\^([a-z]+)_\[0-9A-HJKMNP-TV-Z\]\{26\}\$$/.exec(pattern);
   if (id) return `${id[1]}_${EXAMPLE_ULID}`;
-  if (pattern === '^[0-9]{6}$') return '123456';
+  if (pattern === '^[0-9]{6}$' || pattern.startsWith('^(?:[0-9]{6}|lnk_')) return '123456';
   // Slide and option ids (`[A-Za-z0-9_-]+`): the name's plausible value, or a slide id as the README's.
   const candidate = [valueByName(context, field), 'where'].find((value) => value && new RegExp(pattern).test(value));
   if (candidate) return candidate;
@@ -272,6 +272,13 @@ function participantSample(name: string, input: Record<string, unknown>): string
         join,
         `const receipt = await me.answer(${literal(rest)});`,
         'console.log(receipt);',
+      ].join('\n');
+    case 'advance':
+      return [
+        ...PARTICIPANT_SETUP,
+        join,
+        `const progress = await me.advance(${literal(rest.slideId)});`,
+        'console.log(progress.state.progress, progress.completion);',
       ].join('\n');
     case 'upvote':
       return [

@@ -23,6 +23,7 @@ const CONFIG_VARIABLES: Record<keyof ConfigInput, true> = {
   DATABASE_CONNECT_TIMEOUT_MS: true,
   DATABASE_STATEMENT_TIMEOUT_MS: true,
   REDIS_URL: true,
+  SESSION_CLOSE_CHECK_MS: true,
   LOG_LEVEL: true,
   LOG_FORMAT: true,
   BODY_LIMIT_BYTES: true,

@@ -73,7 +73,7 @@ export function PresentApp({ controller }: { controller: PresenterController }) 
         <span class="join-hint">
           Join at <strong>{joinHost}/join</strong> with PIN{' '}
           <strong class="pin" data-testid="pin">
-            {session.pin.slice(0, 3)} {session.pin.slice(3)}
+            {formatPin(session.pin)}
           </strong>
         </span>
         <span class="participants" data-testid="participant-count" data-count={participantCount}>
@@ -91,9 +91,7 @@ export function PresentApp({ controller }: { controller: PresenterController }) 
         </section>
         <aside class={`qr${session.status === 'pending' ? ' qr-large' : ''}`}>
           {view.qrCode ? <img src={view.qrCode} alt={`QR code for ${session.joinUrl}`} data-testid="qr" /> : null}
-          <p class="pin-large">
-            {session.pin.slice(0, 3)} {session.pin.slice(3)}
-          </p>
+          <p class="pin-large">{formatPin(session.pin)}</p>
         </aside>
       </main>
       <Controls view={view} controller={controller} />
@@ -290,4 +288,9 @@ function Controls({ view, controller }: { view: PresenterView; controller: Prese
       </div>
     </footer>
   );
+}
+
+/** "123 456"; a session without a PIN (joined by its link only) shows none. */
+function formatPin(pin: string | null): string {
+  return pin ? `${pin.slice(0, 3)} ${pin.slice(3)}` : '';
 }

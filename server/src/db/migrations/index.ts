@@ -8,6 +8,7 @@ import * as webhooks from './0006_webhooks.js';
 import * as webhookEventBatches from './0007_webhook_event_batches.js';
 import * as liveLimits from './0008_live_limits.js';
 import * as apiKeyScopes from './0009_api_key_scopes.js';
+import * as selfPaced from './0010_self_paced.js';
 
 /**
  * Migrations are registered here, in code, rather than read from a folder at run time: the server
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0007_webhook_event_batches': webhookEventBatches,
   '0008_live_limits': liveLimits,
   '0009_api_key_scopes': apiKeyScopes,
+  '0010_self_paced': selfPaced,
 };
 
 export const migrationProvider: MigrationProvider = {

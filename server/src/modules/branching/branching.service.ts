@@ -8,13 +8,11 @@ import {
   type Poll,
   type Slide,
 } from '@pollkit/contracts';
-import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import type { Config } from '../../config.js';
 import { ApiError } from '../../core/api-error.js';
-import type { Database } from '../../db/schema.js';
 import type { RateLimitStore } from '../../infra/rate-limit.js';
-import { branchingProblemsError, checkBranching, matches, type Outcome } from '../polls/branching-rules.js';
+import { branchingProblemsError, checkBranching, outcomeOfAnswer, slideAfter } from '../polls/branching-rules.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { findVoterAnswer } from './branching.repository.js';
 import { InstructionError, parseInstruction } from './instruction-parser.js';
@@ -153,29 +151,10 @@ export async function nextSlide(
   const index = slides.findIndex((slide) => slide.id === input.afterSlideId);
   if (index < 0) throw ApiError.notFound(`Slide '${input.afterSlideId}' of this poll`);
   const slide = slides[index] as Slide;
-  const rules = (poll.branching?.conditions ?? []).filter((rule) => rule.if.slideId === slide.id);
-  if (rules.length > 0) {
-    const outcome = await outcomeOf(deps.db, poll, slide, input.voterId);
-    const rule = rules.find((candidate) => matches(candidate.if, outcome));
-    if (rule) return rule.then.action === 'end' ? { end: true } : { slideId: rule.then.slideId };
-  }
-  const next = slides[index + 1];
-  return next ? { slideId: next.id } : { end: true };
-}
-
-/** The respondent's answer to the slide as a condition sees it (polls/branching-rules.ts `Outcome`). */
-async function outcomeOf(db: Kysely<Database>, poll: Poll, slide: Slide, voterId: string): Promise<Outcome> {
-  const value = await findVoterAnswer(db, poll.id, slide.id, voterId);
-  if (!value) return null;
-  switch (slide.kind) {
-    case 'multiple_choice':
-    case 'quiz':
-      return value.optionIds ?? [];
-    case 'scale':
-      return slide.statements.length === 0 && value.scaleValue !== undefined ? value.scaleValue : 'answered';
-    case 'ranking':
-      return value.rankingOrder?.[0] ?? 'answered';
-    default:
-      return 'answered';
-  }
+  const hasRules = (poll.branching?.conditions ?? []).some((rule) => rule.if.slideId === slide.id);
+  const outcome = hasRules
+    ? outcomeOfAnswer(slide, await findVoterAnswer(deps.db, poll.id, slide.id, input.voterId))
+    : null;
+  const next = slideAfter(poll, index, outcome);
+  return next === 'end' ? { end: true } : { slideId: (slides[next] as Slide).id };
 }

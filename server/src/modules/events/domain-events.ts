@@ -18,6 +18,8 @@ export type DomainEvent =
       action: SessionAction;
     }
   | { type: 'participant.joined'; workspaceId: string; sessionId: string; participantId: string }
+  /** A self-paced participant answered, skipped or completed: their streams follow them. */
+  | { type: 'participant.moved'; workspaceId: string; sessionId: string; participantId: string }
   | {
       type: 'answer.created';
       workspaceId: string;

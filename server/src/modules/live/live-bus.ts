@@ -3,7 +3,8 @@ import type { InvalidationBus } from '../../infra/invalidation.js';
 
 /**
  * The bus topic of live-session messages: `e <sessionId> <seq>` (history), `d <sessionId>` (answers,
- * joins, upvotes), `p <pollId>` (a question of the poll was moderated) and
+ * joins, upvotes), `p <pollId>` (a question of the poll was moderated),
+ * `m <sessionId> <participantId>` (a self-paced participant moved on) and
  * `x <sessionId> <participantId> <tokenHash>` (the host removed a participant).
  */
 const TOPIC = 'live';
@@ -13,6 +14,7 @@ export type LiveMessage =
   | { kind: 'history'; sessionId: string; seq: number }
   | { kind: 'activity'; sessionId: string }
   | { kind: 'moderated'; pollId: string }
+  | { kind: 'moved'; sessionId: string; participantId: string }
   | { kind: 'removed'; sessionId: string; participantId: string | undefined; tokenHash: string | undefined };
 
 /**
@@ -43,6 +45,11 @@ export class LiveBus {
   /** A question of the poll was moderated: every session of it, on any process, refreshes. */
   moderated(pollId: string): void {
     this.#publish(`p ${pollId}`);
+  }
+
+  /** A self-paced participant moved on: the processes holding its streams send its new place. */
+  participantMoved(sessionId: string, participantId: string): void {
+    this.#publish(`m ${sessionId} ${participantId}`);
   }
 
   /** The host removed a participant: resolves once the message is published. */
@@ -104,6 +111,8 @@ export function parseMessage(text: string): LiveMessage | undefined {
       return { kind: 'activity', sessionId: id };
     case 'p':
       return { kind: 'moderated', pollId: id };
+    case 'm':
+      return third === undefined ? undefined : { kind: 'moved', sessionId: id, participantId: third };
     case 'x':
       return { kind: 'removed', sessionId: id, participantId: third, tokenHash: fourth };
     default:

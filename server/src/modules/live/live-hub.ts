@@ -72,9 +72,9 @@ export class LiveHub {
     return (this.deps.clock ?? systemClock).now();
   }
 
-  /** The open (not ended) session a PIN names, at most a second old. */
-  sessionByPin(pin: string): Promise<SessionRow | undefined> {
-    return this.#sessions.byPin(pin);
+  /** The open (not ended) session a join code (PIN or link id) names, at most a second old. */
+  sessionByCode(code: string): Promise<SessionRow | undefined> {
+    return this.#sessions.byCode(code);
   }
 
   /** Whether the session ended in the last ten minutes (event streams may still reconnect to it). */
@@ -82,9 +82,9 @@ export class LiveHub {
     return session.ended_at !== null && this.#now() - session.ended_at.getTime() < RECENTLY_ENDED_MS;
   }
 
-  /** The session with this PIN that ended in the last ten minutes, if one did. */
-  recentlyEndedSession(pin: string): Promise<SessionRow | undefined> {
-    return findSessionEndedSince(this.deps.db, pin, new Date(this.#now() - RECENTLY_ENDED_MS));
+  /** The session with this join code that ended in the last ten minutes, if one did. */
+  recentlyEndedSession(code: string): Promise<SessionRow | undefined> {
+    return findSessionEndedSince(this.deps.db, code, new Date(this.#now() - RECENTLY_ENDED_MS));
   }
 
   /** The session row, at most a second old (`reload`: read now). */
@@ -144,6 +144,10 @@ export class LiveHub {
       case 'participant.joined':
         this.#bus.activity(event.sessionId);
         break;
+      case 'participant.moved':
+        this.#bus.participantMoved(event.sessionId, event.participantId);
+        this.#bus.activity(event.sessionId);
+        break;
       case 'answer.created':
       case 'question.upvoted':
         if (event.sessionId !== null) this.#bus.activity(event.sessionId);
@@ -165,6 +169,9 @@ export class LiveHub {
         break;
       case 'activity':
         this.#channels.get(message.sessionId)?.scheduleRefresh();
+        break;
+      case 'moved':
+        this.#channels.get(message.sessionId)?.sendPlace(message.participantId);
         break;
       case 'moderated':
         for (const channel of this.#channels.values()) if (channel.pollId === message.pollId) channel.scheduleRefresh();

@@ -2,8 +2,9 @@ import type { Poll, SessionSummary, Slide, SlideResult, SlideResults } from '@po
 import type { StreamEvent } from '../../core/event-stream.js';
 import type { SessionEventRow, SessionRow } from '../../db/schema.js';
 import { answerCountOf } from '../results/results.service.js';
-import { type SessionSnapshot, snapshotOf, toSession } from '../sessions/index.js';
+import { type ParticipantCounts, type SessionSnapshot, snapshotOf, toSession } from '../sessions/index.js';
 import { currentSlide, liveState, type Standings } from './live-views.js';
+import { newcomerRow, walkState } from './walk-state.js';
 
 /**
  * What the streams of a session are sent, made from what the session channel read
@@ -43,7 +44,7 @@ export interface HistoryEvent {
   poll: Poll;
   /** The session row as last read: the event's snapshot says its state. */
   row: SessionRow;
-  participantCount: number;
+  counts: ParticipantCounts;
   /** The session's join URL (config `LIVE_JOIN_URL`). */
   joinUrl: string;
 }
@@ -84,6 +85,18 @@ export function projectSlideMove(
 ): Projection {
   const id = String(event.seq);
   const { poll, row, snapshot } = event;
+  if (row.pace === 'audience') {
+    // A self-paced session moves no shared slide: its one move is `start`, when every participant
+    // stands on the first slide (nobody can move before it). Their own moves are sent to them alone.
+    const session = { ...row, ...sessionFields(snapshot) };
+    const start = JSON.stringify(walkState(session, poll, newcomerRow(session), false));
+    return {
+      seq: event.seq,
+      ended: false,
+      presenter: [sessionEvent(event)],
+      participant: () => [{ type: 'slide', id, data: start }],
+    };
+  }
   const unanswered = JSON.stringify(liveState(row.id, poll, snapshot, false));
   const answered = JSON.stringify(liveState(row.id, poll, snapshot, true));
   return {
@@ -141,7 +154,7 @@ function sessionEvent(event: HistoryEvent): StreamEvent {
   const { poll, row, snapshot } = event;
   const session = toSession(
     { ...row, ...sessionFields(snapshot) },
-    { slideCount: poll.content.questions.length, participantCount: event.participantCount, joinUrl: event.joinUrl },
+    { slideCount: poll.content.questions.length, counts: event.counts, joinUrl: event.joinUrl },
   );
   return { type: 'session', id: String(event.seq), data: JSON.stringify(session) };
 }
@@ -196,6 +209,30 @@ export function personalised(
   return (participantId) => `${before}${JSON.stringify(standings.of(participantId))}${after}`;
 }
 
+/** The `progress` event's data (SessionProgress): participants per slide, completions, every slide's results. */
+export function progressJson(
+  sessionId: string,
+  poll: Poll,
+  counts: ParticipantCounts,
+  perSlide: ReadonlyMap<number, number>,
+  results: readonly SlideResult[],
+): string {
+  return JSON.stringify({
+    sessionId,
+    participantCount: counts.joined,
+    completedCount: counts.completed,
+    slides: poll.content.questions.map((slide, index) => {
+      const result = results[index];
+      return {
+        slideId: slide.id,
+        participants: perSlide.get(index) ?? 0,
+        answerCount: result ? answerCountOf(result) : 0,
+      };
+    }),
+    results,
+  });
+}
+
 /** The `counts` event's data (LiveCounts). */
 export function countsJson(slide: Slide | undefined, participantCount: number, result: SlideResult | null): string {
   return JSON.stringify({
@@ -211,20 +248,23 @@ export function questionBoard(slideId: string, result: { questions: unknown[] })
   return JSON.stringify({ slideId, questions: result.questions });
 }
 
-/** What a presenter stream connecting without `Last-Event-ID` to an open session is sent. */
+/**
+ * What a presenter stream connecting without `Last-Event-ID` to an open session is sent: the session,
+ * then its live figures (`live`: `counts`, or a self-paced session's `progress`).
+ */
 export function presenterSnapshot(
   row: SessionRow,
-  facts: { poll: Poll; participantCount: number; joinUrl: string; counts: string; results: string | undefined },
+  facts: { poll: Poll; counts: ParticipantCounts; joinUrl: string; live: LiveFigures; results: string | undefined },
 ): StreamEvent[] {
   const id = String(row.seq);
   const session = toSession(row, {
     slideCount: facts.poll.content.questions.length,
-    participantCount: facts.participantCount,
+    counts: facts.counts,
     joinUrl: facts.joinUrl,
   });
   const events: StreamEvent[] = [
     { type: 'session', id, data: JSON.stringify(session) },
-    { type: 'counts', id, data: facts.counts },
+    { type: facts.live.type, id, data: facts.live.data },
   ];
   if (facts.results !== undefined) events.push({ type: 'results', id, data: facts.results });
   return events;
@@ -257,17 +297,23 @@ export function endedSnapshot(row: SessionRow, audience: StreamAudience, summary
   return [{ type: 'ended', id: String(row.seq), data }];
 }
 
+/** The presenter's live figures: `counts` for the current slide, or a self-paced session's `progress`. */
+export interface LiveFigures {
+  type: 'counts' | 'progress';
+  data: string;
+}
+
 /**
- * A refresh after answers or joins (`id`: the last history event sent): counts to the presenter;
- * the results shown and the Q&A board to participants.
+ * A refresh after answers or joins (`id`: the last history event sent): the live figures to the
+ * presenter; the results shown and the Q&A board to participants.
  */
 export function refreshFanout(
   id: string,
-  counts: string,
+  live: LiveFigures,
   results: PersonalisedJson | undefined,
   board: string | undefined,
 ): Fanout {
-  const presenter: StreamEvent[] = [{ type: 'counts', id, data: counts }];
+  const presenter: StreamEvent[] = [{ type: live.type, id, data: live.data }];
   if (results === undefined && board === undefined) return { presenter, participant: () => [] };
   return {
     presenter,

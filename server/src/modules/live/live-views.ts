@@ -34,6 +34,9 @@ export function liveState(sessionId: string, poll: Poll, snapshot: SessionSnapsh
     resultsVisible: snapshot.resultsVisible,
     slideStartedAt: snapshot.slideStartedAt,
     answered: answered && answersOnce(slide),
+    pace: 'presenter',
+    progress: null,
+    completed: false,
   };
 }
 

@@ -6,5 +6,6 @@ export const liveHandlers = defineHandlers(contract.live, {
   join: ({ ctx, input }) => service.joinSession(ctx.deps, ctx.live, input),
   events: async ({ ctx }) => service.liveEvents(ctx.deps, ctx.live, ctx.lastEventId),
   answer: ({ ctx, input }) => service.answerLive(ctx.deps, ctx.live, input),
+  advance: ({ ctx, input }) => service.advanceLive(ctx.deps, ctx.live, input),
   upvote: ({ ctx, input }) => service.upvoteLive(ctx.deps, ctx.live, input),
 });

@@ -1,10 +1,14 @@
 import type {
   JoinedSession,
   JoinSessionInput,
+  LiveAdvanceInput,
   LiveAnswerInput,
   LiveAnswerReceipt,
   LiveUpvoteInput,
+  ParticipantProgress,
+  Poll,
   Question,
+  Slide,
 } from '@pollkit/contracts';
 import type { z } from 'zod';
 import type { Config } from '../../config.js';
@@ -13,10 +17,11 @@ import type { Clock } from '../../core/clock.js';
 import type { EventFeed } from '../../core/event-stream.js';
 import { hashSecret, newSecret } from '../../core/secrets.js';
 import { newId } from '../../db/ids.js';
-import type { ParticipantRow, SessionRow } from '../../db/schema.js';
+import type { AnswerValue, ParticipantRow, SessionRow } from '../../db/schema.js';
 import type { RateLimitStore } from '../../infra/rate-limit.js';
 import { responseValue, voteValue } from '../answers/answer-rules.js';
 import { type AnswersDeps, recordAnswer } from '../answers/answers.service.js';
+import { outcomeOfAnswer } from '../polls/branching-rules.js';
 import { getPoll } from '../polls/polls.service.js';
 import { upvoteQuestion } from '../questions/questions.service.js';
 import { snapshotOf } from '../sessions/index.js';
@@ -24,6 +29,9 @@ import type { LiveCaller } from './live-caller.js';
 import type { LiveHub } from './live-hub.js';
 import { currentSlide, liveState, quizPoints } from './live-views.js';
 import * as participants from './participants.repository.js';
+import { moveOn, placeOf, progressOf, storedOutcome } from './self-paced.js';
+import { hasJoinCode } from './session-cache.js';
+import { reachedAt, scoresShown, slideOf, walkState } from './walk-state.js';
 
 export interface LiveDeps extends AnswersDeps {
   liveHub: LiveHub;
@@ -45,7 +53,7 @@ export async function resolveLiveCaller(
   pin: string,
   token: string | undefined,
 ): Promise<Omit<LiveCaller, 'address'> | undefined> {
-  const session = await hub.sessionByPin(pin);
+  const session = await hub.sessionByCode(pin);
   return session && callerOf(hub, session, token);
 }
 
@@ -65,7 +73,7 @@ export async function resolveTokenHolder(
   const participant = await hub.participantByTokenHash(hashSecret(token));
   if (!participant) return undefined;
   const session = await hub.freshSession(participant.session_id);
-  if (!session || session.pin !== pin) return undefined;
+  if (!session || !hasJoinCode(session, pin)) return undefined;
   if (session.status === 'ended' && !(isStream && hub.endedLately(session))) return undefined;
   return { session, participant, tokenRejected: false, token };
 }
@@ -110,6 +118,7 @@ export async function joinSession(
 ): Promise<JoinedSession> {
   const { session } = caller;
   const poll = await getPoll(deps, session.workspace_id, session.poll_id);
+  if (session.pace === 'audience') return joinWalk(deps, caller, poll, input);
   const snapshot = { action: 'start' as const, ...snapshotOf(session) };
   const slide = currentSlide(poll, snapshot);
 
@@ -130,6 +139,21 @@ export async function joinSession(
     };
   }
 
+  const { row, token } = await addParticipant(deps, session, input);
+  return {
+    participant: toParticipant(row, 0),
+    participantToken: token,
+    resumed: false,
+    state: liveState(session.id, poll, snapshot, false),
+  };
+}
+
+/** A new participant, if the session has a seat: answers its row and its token (shown this once). */
+async function addParticipant(
+  deps: LiveDeps,
+  session: SessionRow,
+  input: z.output<typeof JoinSessionInput>,
+): Promise<{ row: ParticipantRow; token: string }> {
   const token = newSecret(TOKEN_PREFIX);
   const row = await participants.insertParticipant(deps.db, {
     id: newId('participant'),
@@ -145,11 +169,40 @@ export async function joinSession(
     sessionId: session.id,
     participantId: row.id,
   });
+  return { row, token };
+}
+
+/**
+ * Joining a self-paced session: a newcomer stands on the first slide; a returning participant
+ * where they left off (read from the database, so on any process). Their score shows only once the
+ * session shows scores (`showScores`).
+ */
+async function joinWalk(
+  deps: LiveDeps,
+  caller: LiveCaller,
+  poll: Poll,
+  input: z.output<typeof JoinSessionInput>,
+): Promise<JoinedSession> {
+  const { session } = caller;
+  if (caller.participant && caller.token) {
+    const row = await placeOf(deps, session, poll, caller.participant);
+    const shown = scoresShown(session, row);
+    const score = shown ? await participants.participantScore(deps.db, session.id, row.id, undefined) : 0;
+    const slide = slideOf(session, poll, row);
+    const answered = slide ? (await participants.answeredSlides(deps.db, session.id, row.id)).has(slide.id) : false;
+    return {
+      participant: toParticipant(row, score),
+      participantToken: caller.token,
+      resumed: true,
+      state: walkState(session, poll, row, answered),
+    };
+  }
+  const { row, token } = await addParticipant(deps, session, input);
   return {
     participant: toParticipant(row, 0),
     participantToken: token,
     resumed: false,
-    state: liveState(session.id, poll, snapshot, false),
+    state: walkState(session, poll, row, false),
   };
 }
 
@@ -187,21 +240,26 @@ export async function answerLive(
 ): Promise<LiveAnswerReceipt> {
   const participant = requireParticipant(caller);
   const receivedAt = deps.clock.now();
-  const session = (await deps.liveHub.freshSession(caller.session.id)) ?? caller.session;
-  if (session.status !== 'active') {
-    throw new ApiError('session_not_active', `The session is ${session.status}; it takes no answers`, {
-      status: session.status,
-    });
-  }
+  const session = await activeSession(deps, caller, receivedAt);
   const poll = await getPoll(deps, session.workspace_id, session.poll_id);
-  const slide = poll.content.questions[session.current_slide_index];
+  let place: ParticipantRow | undefined;
+  let slide: Slide | undefined;
+  let startedAt: number;
+  if (session.pace === 'audience') {
+    place = await placeOf(deps, session, poll, participant);
+    slide = slideOf(session, poll, place);
+    startedAt = reachedAt(session, place).getTime();
+  } else {
+    slide = poll.content.questions[session.current_slide_index];
+    startedAt = session.slide_started_at?.getTime() ?? receivedAt;
+  }
   if (!slide || slide.id !== input.slideId) {
     throw new ApiError('slide_not_active', `Slide '${input.slideId}' is not the current slide`, {
       currentSlideId: slide?.id ?? null,
     });
   }
   if (session.locked) throw new ApiError('slide_locked', 'The presenter locked this slide');
-  const elapsedMs = receivedAt - (session.slide_started_at?.getTime() ?? receivedAt);
+  const elapsedMs = receivedAt - startedAt;
   if (slide.kind === 'quiz' && elapsedMs > slide.timeLimitSec * 1000) {
     throw new ApiError('time_up', `The ${slide.timeLimitSec}-second time limit of this question has passed`, {
       timeLimitSec: slide.timeLimitSec,
@@ -220,25 +278,83 @@ export async function answerLive(
     }
   }
   const kind = slide.kind === 'multiple_choice' ? 'vote' : 'response';
+  let value: AnswerValue | undefined;
   const receipt = await recordAnswer(
     deps,
     session.workspace_id,
     { id: poll.id, slideId: slide.id, voterId: participant.id },
     kind,
-    (judged) =>
-      judged.kind === 'multiple_choice' ? voteValue(judged, input.optionIds ?? []) : responseValue(judged, input),
+    (judged) => {
+      value =
+        judged.kind === 'multiple_choice' ? voteValue(judged, input.optionIds ?? []) : responseValue(judged, input);
+      return value;
+    },
     {
       sessionId: session.id,
       points: (judged, value) => (judged.kind === 'quiz' ? quizPoints(judged, value.optionIds ?? [], elapsedMs) : null),
     },
   );
+  let progress: ParticipantProgress | null = null;
+  if (place) {
+    // A Q&A slide takes several questions: the participant moves on from it with `advance`.
+    const after =
+      slide.kind === 'qa' ? place : await moveOn(deps, session, poll, place, outcomeOfAnswer(slide, value), false);
+    progress = await progressOf(deps, session, poll, after);
+  }
   return {
     id: receipt.id,
     sessionId: session.id,
     slideId: receipt.slideId,
     participantId: participant.id,
     createdAt: receipt.createdAt,
+    progress,
   };
+}
+
+/**
+ * The session, when it takes answers: active, and (with a closing time) not past it — the closer
+ * ends it within moments (sessions/session-closer.ts), but no answer counts after the time.
+ */
+async function activeSession(deps: LiveDeps, caller: LiveCaller, now: number): Promise<SessionRow> {
+  const session = (await deps.liveHub.freshSession(caller.session.id)) ?? caller.session;
+  const closed = session.closes_at !== null && session.closes_at.getTime() <= now;
+  if (session.status !== 'active' || closed) {
+    const status = closed ? 'ended' : session.status;
+    throw new ApiError('session_not_active', `The session is ${status}; it takes no answers`, { status });
+  }
+  return session;
+}
+
+/**
+ * `POST /live/{pin}/advance`: a self-paced participant moves past their slide — a content slide, a
+ * Q&A slide they asked on (or not), or any slide they skip — by the skip logic, a skip counting as
+ * not answered. `slideId` must be their slide, so a repeated request cannot skip two.
+ */
+export async function advanceLive(
+  deps: LiveDeps,
+  caller: LiveCaller,
+  input: z.output<typeof LiveAdvanceInput>,
+): Promise<ParticipantProgress> {
+  const participant = requireParticipant(caller);
+  if (caller.session.pace !== 'audience') {
+    throw new ApiError(
+      'invalid_session_state',
+      'This session is presenter-paced: the presenter moves everybody on; `advance` is for self-paced sessions',
+      { pace: caller.session.pace },
+    );
+  }
+  const session = await activeSession(deps, caller, deps.clock.now());
+  const poll = await getPoll(deps, session.workspace_id, session.poll_id);
+  const place = await placeOf(deps, session, poll, participant);
+  const slide = slideOf(session, poll, place);
+  if (!slide || slide.id !== input.slideId) {
+    throw new ApiError('slide_not_active', `Slide '${input.slideId}' is not your current slide`, {
+      currentSlideId: slide?.id ?? null,
+    });
+  }
+  const { outcome, answered } = await storedOutcome(deps, session, place, slide);
+  const after = await moveOn(deps, session, poll, place, outcome, slide.kind !== 'content' && !answered);
+  return progressOf(deps, session, poll, after);
 }
 
 /** `POST /live/{pin}/questions/{questionId}/upvotes`: a question of the Q&A slide on screen. */
@@ -248,12 +364,12 @@ export async function upvoteLive(
   input: z.output<typeof LiveUpvoteInput>,
 ): Promise<Question> {
   const participant = requireParticipant(caller);
-  const session = (await deps.liveHub.freshSession(caller.session.id)) ?? caller.session;
-  if (session.status !== 'active') {
-    throw new ApiError('session_not_active', `The session is ${session.status}`, { status: session.status });
-  }
+  const session = await activeSession(deps, caller, deps.clock.now());
   const poll = await getPoll(deps, session.workspace_id, session.poll_id);
-  const slide = poll.content.questions[session.current_slide_index];
+  const slide =
+    session.pace === 'audience'
+      ? slideOf(session, poll, await placeOf(deps, session, poll, participant))
+      : poll.content.questions[session.current_slide_index];
   const question = await upvoteQuestion(
     deps,
     session.workspace_id,

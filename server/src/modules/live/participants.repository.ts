@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { toNumber } from '../../db/database.js';
-import type { Database, ParticipantRow } from '../../db/schema.js';
+import type { AnswerRow, AnswerValue, Database, ParticipantRow } from '../../db/schema.js';
 
 /**
  * A new participant, if the session has a seat for it: one statement claims the seat (the session's
@@ -112,4 +112,81 @@ export async function slideRespondents(db: Kysely<Database>, sessionId: string, 
     .where('slide_id', '=', slideId)
     .execute();
   return new Set(rows.map((row) => row.voter_id));
+}
+
+/** The participant's row as stored now (a self-paced walk's place is read fresh, never from a cache). */
+export function findParticipant(db: Kysely<Database>, id: string): Promise<ParticipantRow | undefined> {
+  return db.selectFrom('session_participants').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The participant's answers in the session (a Q&A slide's several questions each), oldest first. */
+export function participantAnswers(
+  db: Kysely<Database>,
+  sessionId: string,
+  participantId: string,
+): Promise<Array<Pick<AnswerRow, 'slide_id' | 'value' | 'points'>>> {
+  return db
+    .selectFrom('answers')
+    .select(['slide_id', 'value', 'points'])
+    .where('session_id', '=', sessionId)
+    .where('voter_id', '=', participantId)
+    .orderBy('id')
+    .execute();
+}
+
+/** The participant's (first) answer to one slide of the session, if any. */
+export async function participantAnswer(
+  db: Kysely<Database>,
+  sessionId: string,
+  participantId: string,
+  slideId: string,
+): Promise<AnswerValue | undefined> {
+  const row = await db
+    .selectFrom('answers')
+    .select('value')
+    .where('session_id', '=', sessionId)
+    .where('voter_id', '=', participantId)
+    .where('slide_id', '=', slideId)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.value;
+}
+
+/**
+ * Moves a self-paced participant from slide `from` to `to` (or past the end: `to` undefined), once:
+ * the row changes only while it is still on `from` and not completed, so two racing requests for
+ * the same step move it one step. Undefined when it had moved already.
+ */
+export function moveParticipant(
+  db: Kysely<Database>,
+  move: { id: string; from: number; to: number | undefined; skipped: boolean; at: Date },
+): Promise<ParticipantRow | undefined> {
+  return db
+    .updateTable('session_participants')
+    .set((eb) => ({
+      slide_index: move.to ?? move.from,
+      slide_reached_at: move.at,
+      steps: eb('steps', '+', 1),
+      skips: move.skipped ? eb('skips', '+', 1) : eb.ref('skips'),
+      completed_at: move.to === undefined ? move.at : null,
+    }))
+    .where('id', '=', move.id)
+    .where('slide_index', '=', move.from)
+    .where('completed_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** A self-paced session's participants per slide (those walking it: not completed, not removed). */
+export async function participantsPerSlide(db: Kysely<Database>, sessionId: string): Promise<Map<number, number>> {
+  const rows = await db
+    .selectFrom('session_participants')
+    .select(['slide_index', (eb) => eb.fn.countAll().as('count')])
+    .where('session_id', '=', sessionId)
+    .where('completed_at', 'is', null)
+    .where('removed_at', 'is', null)
+    .groupBy('slide_index')
+    .execute();
+  return new Map(rows.map((row) => [row.slide_index, toNumber(row.count as string | number)]));
 }

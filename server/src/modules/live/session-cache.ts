@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, SessionRow } from '../../db/schema.js';
 import { TtlCache } from '../../infra/ttl-cache.js';
-import { findOpenSessionByPin, findSessionById } from '../sessions/index.js';
+import { findOpenSessionByCode, findSessionById } from '../sessions/index.js';
 
 /** How long a cached session row is trusted by the answer path before it is read again. */
 const SESSION_TTL_MS = 1000;
@@ -26,19 +26,20 @@ interface CachedSession {
  */
 export class SessionCache {
   readonly #sessions = new TtlCache<CachedSession>(IDLE_ENTRY_MS, SESSION_CACHE_SIZE);
-  readonly #sessionIdByPin = new TtlCache<string>(IDLE_ENTRY_MS, SESSION_CACHE_SIZE);
+  /** By join code: a PIN, or a self-paced session's link id. */
+  readonly #sessionIdByCode = new TtlCache<string>(IDLE_ENTRY_MS, SESSION_CACHE_SIZE);
   readonly #loading = new Map<string, Promise<SessionRow | undefined>>();
 
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** The open (not ended) session a PIN names, at most a second old. */
-  async byPin(pin: string): Promise<SessionRow | undefined> {
-    const id = this.#sessionIdByPin.get(pin);
+  /** The open (not ended) session a join code (PIN or link id) names, at most a second old. */
+  async byCode(code: string): Promise<SessionRow | undefined> {
+    const id = this.#sessionIdByCode.get(code);
     if (id !== undefined) {
       const known = await this.fresh(id);
-      if (known && known.pin === pin && known.status !== 'ended') return known;
+      if (known && hasJoinCode(known, code) && known.status !== 'ended') return known;
     }
-    const row = await findOpenSessionByPin(this.db, pin);
+    const row = await findOpenSessionByCode(this.db, code);
     if (row) this.remember(row);
     return row;
   }
@@ -72,10 +73,9 @@ export class SessionCache {
     const cached = this.#sessions.get(row.id);
     if (cached && cached.row.seq > row.seq) return;
     this.#sessions.set(row.id, { row, loadedAt: Date.now() });
-    if (row.status === 'ended') {
-      if (this.#sessionIdByPin.get(row.pin) === row.id) this.#sessionIdByPin.delete(row.pin);
-    } else {
-      this.#sessionIdByPin.set(row.pin, row.id);
+    for (const code of joinCodes(row)) {
+      if (row.status !== 'ended') this.#sessionIdByCode.set(code, row.id);
+      else if (this.#sessionIdByCode.get(code) === row.id) this.#sessionIdByCode.delete(code);
     }
   }
 
@@ -93,16 +93,31 @@ export class SessionCache {
   #forget(id: string): void {
     const cached = this.#sessions.get(id);
     this.#sessions.delete(id);
-    if (cached && this.#sessionIdByPin.get(cached.row.pin) === id) this.#sessionIdByPin.delete(cached.row.pin);
+    for (const code of cached ? joinCodes(cached.row) : []) {
+      if (this.#sessionIdByCode.get(code) === id) this.#sessionIdByCode.delete(code);
+    }
   }
 
   /** Drops the entries idle past IDLE_ENTRY_MS as of `now` (they would be dropped when next read anyway). */
   sweep(now: number): void {
     this.#sessions.prune(now);
-    this.#sessionIdByPin.prune(now);
+    this.#sessionIdByCode.prune(now);
   }
 
   get sizes(): { sessions: number; pins: number } {
-    return { sessions: this.#sessions.size, pins: this.#sessionIdByPin.size };
+    return { sessions: this.#sessions.size, pins: this.#sessionIdByCode.size };
   }
+}
+
+/** The codes a session is joined by: its PIN, its link id, or both. */
+function joinCodes(row: SessionRow): string[] {
+  const codes: string[] = [];
+  if (row.pin !== null) codes.push(row.pin);
+  if (row.link_id !== null) codes.push(row.link_id);
+  return codes;
+}
+
+/** Whether `code` joins this session. */
+export function hasJoinCode(row: SessionRow, code: string): boolean {
+  return row.pin === code || row.link_id === code;
 }

@@ -1,4 +1,4 @@
-import type { Poll, Slide } from '@pollkit/contracts';
+import type { Poll, Slide, SlideResult } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { EventSink, StreamEvent } from '../../core/event-stream.js';
@@ -6,17 +6,25 @@ import { isDependencyUnavailable } from '../../core/unavailable.js';
 import type { Database, SessionEventRow, SessionRow } from '../../db/schema.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { resultsOf, slideResultOf } from '../results/results.service.js';
-import { countSessionParticipants, findSessionById, listEventsAfter } from '../sessions/index.js';
+import {
+  countSessionParticipants,
+  findSessionById,
+  joinCodeOf,
+  listEventsAfter,
+  type ParticipantCounts,
+} from '../sessions/index.js';
 import {
   countsJson,
   endedSnapshot,
   eventsFor,
   type Fanout,
   type HistoryEvent,
+  type LiveFigures,
   type PersonalisedJson,
   type Projection,
   participantSnapshot,
   presenterSnapshot,
+  progressJson,
   projectEnd,
   projectMarker,
   projectResultsShown,
@@ -31,6 +39,8 @@ import {
 } from './live-projection.js';
 import { answersOnce, currentSlide, Standings } from './live-views.js';
 import * as participants from './participants.repository.js';
+import { completionOf } from './self-paced.js';
+import { newcomerRow, slideOf, walkState } from './walk-state.js';
 
 /** While the database is away, a channel tries its pending work again this often. */
 const CHANNEL_RETRY_MS = 1_000;
@@ -190,7 +200,13 @@ export class SessionChannel {
     }
     const poll = await this.#poll();
     const resumeAfter = lastEventId === undefined ? Number.NaN : Number(lastEventId);
-    if (Number.isSafeInteger(resumeAfter) && resumeAfter >= 0 && resumeAfter <= row.seq) {
+    const walker = row.pace === 'audience' && row.status !== 'ended' ? subscriber.participantId : undefined;
+    if (walker !== undefined) {
+      // A self-paced participant's history is their own walk, not the session's events: every
+      // (re)connect starts with their place as stored, so a dropped connection loses nothing.
+      subscriber.lastSeq = row.seq;
+      for (const event of await this.#placeEvents(row, poll, walker, String(row.seq))) subscriber.sink.send(event);
+    } else if (Number.isSafeInteger(resumeAfter) && resumeAfter >= 0 && resumeAfter <= row.seq) {
       const missed = await listEventsAfter(this.host.deps.db, this.sessionId, resumeAfter);
       subscriber.lastSeq = resumeAfter;
       for (const event of missed) {
@@ -281,8 +297,8 @@ export class SessionChannel {
     const { db, joinUrl } = this.host.deps;
     const snapshot = snapshotOfEvent(event);
     const slide = currentSlide(poll, snapshot);
-    const participantCount = await countSessionParticipants(db, this.sessionId);
-    const history: HistoryEvent = { seq: event.seq, snapshot, poll, row, participantCount, joinUrl: joinUrl(row.pin) };
+    const counts = await countSessionParticipants(db, this.sessionId);
+    const history: HistoryEvent = { seq: event.seq, snapshot, poll, row, counts, joinUrl: joinUrl(joinCodeOf(row)) };
     switch (snapshot.action) {
       case 'start':
       case 'next':
@@ -305,7 +321,7 @@ export class SessionChannel {
       case 'unlock':
         return projectMarker(history);
       case 'end':
-        return projectEnd(history, await this.#summary(poll, participantCount));
+        return projectEnd(history, await this.#summary(poll, counts.joined));
     }
   }
 
@@ -338,14 +354,20 @@ export class SessionChannel {
     const { db, joinUrl } = this.host.deps;
     const slide = currentSlide(poll, snapshotOfRow(row));
     if (row.status === 'ended') {
-      const summary = await this.#summary(poll, await countSessionParticipants(db, this.sessionId));
+      const summary = await this.#summary(poll, (await countSessionParticipants(db, this.sessionId)).joined);
       return endedSnapshot(row, subscriber, summary);
     }
     if (subscriber.kind === 'presenter') {
-      const participantCount = await countSessionParticipants(db, this.sessionId);
-      const counts = await this.#countsData(poll, slide, participantCount);
+      const counts = await countSessionParticipants(db, this.sessionId);
+      const live = await this.#liveFigures(row, poll, slide, counts);
       const results = slide && row.results_visible ? (await this.#slideResults(poll, slide)).forPresenter : undefined;
-      return presenterSnapshot(row, { poll, participantCount, joinUrl: joinUrl(row.pin), counts, results });
+      return presenterSnapshot(row, { poll, counts, joinUrl: joinUrl(joinCodeOf(row)), live, results });
+    }
+    if (row.pace === 'audience') {
+      // An anonymous viewer of a self-paced session is shown where a walk starts.
+      return [
+        { type: 'slide', id: String(row.seq), data: JSON.stringify(walkState(row, poll, newcomerRow(row), false)) },
+      ];
     }
     const hasAnswered = slide !== undefined && answered.has(slide.id);
     const shared =
@@ -375,8 +397,59 @@ export class SessionChannel {
     return questionBoard(slide.id, result.kind === 'qa' ? result : { questions: [] });
   }
 
-  async #countsData(poll: Poll, slide: Slide | undefined, participantCount: number): Promise<string> {
-    return countsJson(slide, participantCount, slide ? await slideResultOf(this.host.deps, poll, slide) : null);
+  /** The presenter's live figures: the current slide's counts, or a self-paced session's progress. */
+  async #liveFigures(
+    row: SessionRow,
+    poll: Poll,
+    slide: Slide | undefined,
+    counts: ParticipantCounts,
+    result?: SlideResult | null,
+  ): Promise<LiveFigures> {
+    if (row.pace === 'audience') {
+      const [perSlide, results] = await Promise.all([
+        participants.participantsPerSlide(this.host.deps.db, this.sessionId),
+        resultsOf(this.host.deps, poll),
+      ]);
+      return { type: 'progress', data: progressJson(this.sessionId, poll, counts, perSlide, results.slides) };
+    }
+    const current = result !== undefined ? result : slide ? await slideResultOf(this.host.deps, poll, slide) : null;
+    return { type: 'counts', data: countsJson(slide, counts.joined, current) };
+  }
+
+  /**
+   * A self-paced participant's place as their streams are sent it: their slide (with its Q&A board),
+   * or their completed walk.
+   */
+  async #placeEvents(row: SessionRow, poll: Poll, participantId: string, id: string): Promise<StreamEvent[]> {
+    const { db } = this.host.deps;
+    const participant = await participants.findParticipant(db, participantId);
+    if (!participant) return [];
+    if (participant.completed_at) {
+      const completion = await completionOf({ db }, row, poll, participant);
+      return [{ type: 'completed', id, data: JSON.stringify(completion) }];
+    }
+    const slide = slideOf(row, poll, participant);
+    const answered =
+      slide && answersOnce(slide)
+        ? (await participants.participantAnswer(db, this.sessionId, participantId, slide.id)) !== undefined
+        : false;
+    const events: StreamEvent[] = [
+      { type: 'slide', id, data: JSON.stringify(walkState(row, poll, participant, answered)) },
+    ];
+    if (slide?.kind === 'qa') events.push({ type: 'questions', id, data: await this.#questionBoard(poll, slide) });
+    return events;
+  }
+
+  /** A self-paced participant moved on (on some process): their streams here are sent their new place. */
+  sendPlace(participantId: string): void {
+    const streams = () => [...this.#subscribers].filter((subscriber) => subscriber.participantId === participantId);
+    if (streams().length === 0 || this.#closed) return;
+    void this.#enqueue(async () => {
+      const row = await this.host.freshSession(this.sessionId);
+      if (row?.status !== 'active') return;
+      const events = await this.#placeEvents(row, await this.#poll(), participantId, String(this.#lastSeq));
+      for (const subscriber of streams()) for (const event of events) subscriber.sink.send(event);
+    });
   }
 
   /** Answers or joins happened somewhere: refresh counts (and visible results), at most every interval. */
@@ -396,12 +469,24 @@ export class SessionChannel {
     const row = await this.host.freshSession(this.sessionId);
     if (!row || row.status === 'ended') return;
     const poll = await this.#poll();
+    const counts = await countSessionParticipants(this.host.deps.db, this.sessionId);
+    if (row.pace === 'audience') {
+      // Participants of a self-paced session see no shared results before the end: only the presenter.
+      const live = await this.#liveFigures(row, poll, undefined, counts);
+      for (const subscriber of this.#subscribers)
+        send(subscriber, refreshFanout(String(this.#lastSeq), live, undefined, undefined));
+      return;
+    }
     const slide = currentSlide(poll, snapshotOfRow(row));
-    const participantCount = await countSessionParticipants(this.host.deps.db, this.sessionId);
     const result = slide ? await slideResultOf(this.host.deps, poll, slide) : null;
     const results = slide && row.results_visible ? await this.#slideResults(poll, slide) : undefined;
     const board = slide?.kind === 'qa' && result?.kind === 'qa' ? questionBoard(slide.id, result) : undefined;
-    const fanout = refreshFanout(String(this.#lastSeq), countsJson(slide, participantCount, result), results, board);
+    const fanout = refreshFanout(
+      String(this.#lastSeq),
+      await this.#liveFigures(row, poll, slide, counts, result),
+      results,
+      board,
+    );
     for (const subscriber of this.#subscribers) send(subscriber, fanout);
   }
 }

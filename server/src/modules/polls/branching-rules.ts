@@ -1,5 +1,6 @@
-import type { BranchCondition, Branching, Slide } from '@pollkit/contracts';
+import type { BranchCondition, Branching, Poll, Slide } from '@pollkit/contracts';
 import { ApiError } from '../../core/api-error.js';
+import type { AnswerValue } from '../../db/schema.js';
 
 /**
  * Whether skip logic fits its poll, whoever wrote it (the rule-based parser, a language model, a
@@ -109,6 +110,43 @@ export function matches(condition: Condition['if'], outcome: Outcome): boolean {
     case 'at_most':
       return typeof outcome === 'number' && outcome <= (value as number);
   }
+}
+
+/** A respondent's stored answer to a slide as a condition sees it; null when there is none. */
+export function outcomeOfAnswer(slide: Slide, value: AnswerValue | undefined): Outcome {
+  if (!value) return null;
+  switch (slide.kind) {
+    case 'multiple_choice':
+    case 'quiz':
+      return value.optionIds ?? [];
+    case 'scale':
+      return slide.statements.length === 0 && value.scaleValue !== undefined ? value.scaleValue : 'answered';
+    case 'ranking':
+      return value.rankingOrder?.[0] ?? 'answered';
+    default:
+      return 'answered';
+  }
+}
+
+/**
+ * Where a respondent goes after slide `index` with `outcome` on it: the first of the slide's rules
+ * that matches decides (a slide id's index, or `end`); none matching, the next slide, or the end
+ * after the last. `GET /polls/{id}/next-slide` and a self-paced session's walk both ask this.
+ */
+export function slideAfter(poll: Pick<Poll, 'content' | 'branching'>, index: number, outcome: Outcome): number | 'end' {
+  const slides = poll.content.questions;
+  const slide = slides[index];
+  if (slide) {
+    for (const rule of poll.branching?.conditions ?? []) {
+      if (rule.if.slideId !== slide.id || !matches(rule.if, outcome)) continue;
+      if (rule.then.action === 'end') return 'end';
+      const target = rule.then.slideId;
+      const to = slides.findIndex((candidate) => candidate.id === target);
+      // Stored skip logic is checked against the deck (jumps go forward), so this always holds.
+      if (to > index) return to;
+    }
+  }
+  return index + 1 < slides.length ? index + 1 : 'end';
 }
 
 function describeSlide(slides: readonly Slide[], slide: Slide): string {

@@ -3,12 +3,15 @@
  * .dependency-cruiser.cjs): the live side reads session rows and their history through these, never
  * through sessions.repository.ts itself.
  */
+
+export { SessionCloser } from './session-closer.js';
 export type { SessionSnapshot } from './session-control.js';
-export { snapshotOf, toSession } from './session-view.js';
+export { joinCodeOf, type ParticipantCounts, snapshotOf, toSession } from './session-view.js';
 export {
   countSessionParticipants,
-  findOpenSessionByPin,
+  findOpenSessionByCode,
   findSessionById,
   findSessionEndedSince,
+  isLinkId,
   listEventsAfter,
 } from './sessions.repository.js';

@@ -1,4 +1,4 @@
-import type { SessionAction } from '@pollkit/contracts';
+import { type SessionAction, sharedSlideActions } from '@pollkit/contracts';
 import { ApiError, invalidField, invalidInput } from '../../core/api-error.js';
 import type { SessionRow } from '../../db/schema.js';
 import type { SessionChanges } from './sessions.repository.js';
@@ -19,7 +19,7 @@ export interface SessionSnapshot {
 
 /**
  * The state machine of docs/live-sessions.md ("2. Session states and control actions"): `pending` -start-> `active` -end-> `ended` (`end` also from
- * `pending`). Moving to a slide shows it unlocked with its results hidden and restarts its clock.
+ * `pending`). A self-paced session takes only `start` and `end`: nothing else is shared. Moving to a slide shows it unlocked with its results hidden and restarts its clock.
  * An action the state does not allow is 409 `invalid_session_state`; a move outside the deck is 422.
  */
 export function decideControl(
@@ -40,6 +40,13 @@ export function decideControl(
   if (session.status === 'ended') throw wrongState();
   if (session.status === 'pending' && action !== 'start' && action !== 'end') throw wrongState();
   if (session.status === 'active' && action === 'start') throw wrongState();
+  if (session.pace === 'audience' && (sharedSlideActions as readonly string[]).includes(action)) {
+    throw new ApiError(
+      'invalid_session_state',
+      `\`${action}\` does not apply to a self-paced session: each participant moves through the deck on their own`,
+      { status: session.status, action, pace: session.pace },
+    );
+  }
 
   const moveTo = (index: number): SessionChanges => ({
     current_slide_index: index,

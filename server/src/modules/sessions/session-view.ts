@@ -1,15 +1,31 @@
 import type { Session } from '@pollkit/contracts';
 import type { SessionRow } from '../../db/schema.js';
 
+/** Participants of a session: who joined (removed ones included), and who completed a self-paced walk. */
+export interface ParticipantCounts {
+  joined: number;
+  completed: number;
+}
+
+/**
+ * What a session's join URL carries: a self-paced session's link id (it joins without the PIN, and
+ * such a session may have no PIN), otherwise its PIN. Every session has one or the other.
+ */
+export function joinCodeOf(row: Pick<SessionRow, 'pin' | 'link_id'>): string {
+  return row.link_id ?? row.pin ?? '';
+}
+
 /** The session as the API answers it. */
 export function toSession(
   row: SessionRow,
-  facts: { slideCount: number; participantCount: number; joinUrl: string },
+  facts: { slideCount: number; counts: ParticipantCounts; joinUrl: string },
 ): Session {
+  const selfPaced = row.pace === 'audience';
   return {
     id: row.id,
     pollId: row.poll_id,
     pin: row.pin,
+    pace: row.pace,
     status: row.status,
     currentSlideIndex: row.current_slide_index,
     slideCount: facts.slideCount,
@@ -17,7 +33,10 @@ export function toSession(
     locked: row.locked,
     slideStartedAt: row.slide_started_at?.toISOString() ?? null,
     joinUrl: facts.joinUrl,
-    participantCount: facts.participantCount,
+    participantCount: facts.counts.joined,
+    completedCount: selfPaced ? facts.counts.completed : 0,
+    showScores: selfPaced ? (row.show_scores ?? 'at_end') : null,
+    closesAt: row.closes_at?.toISOString() ?? null,
     maxParticipants: row.max_participants,
     joinsLocked: row.joins_locked,
     createdAt: row.created_at.toISOString(),

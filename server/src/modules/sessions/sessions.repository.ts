@@ -2,6 +2,7 @@ import type { SessionStatus } from '@pollkit/contracts';
 import { type Kysely, sql } from 'kysely';
 import { toNumber } from '../../db/database.js';
 import type { Database, ParticipantRow, SessionEventRow, SessionRow } from '../../db/schema.js';
+import type { ParticipantCounts } from './session-view.js';
 
 export function insertSession(
   db: Kysely<Database>,
@@ -9,9 +10,13 @@ export function insertSession(
     id: string;
     workspace_id: string;
     poll_id: string;
-    pin: string;
+    pin: string | null;
     host_token_hash: string;
     max_participants: number;
+    pace?: SessionRow['pace'];
+    link_id?: string | null;
+    show_scores?: SessionRow['show_scores'];
+    closes_at?: Date | null;
   },
 ): Promise<SessionRow> {
   return db
@@ -34,17 +39,34 @@ export function findSessionById(db: Kysely<Database>, id: string): Promise<Sessi
   return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The session a PIN names now: PINs are unique among sessions that have not ended. */
-export function findOpenSessionByPin(db: Kysely<Database>, pin: string): Promise<SessionRow | undefined> {
-  return db.selectFrom('sessions').selectAll().where('pin', '=', pin).where('status', '<>', 'ended').executeTakeFirst();
+/** Whether a join code is a link id (`lnk_…`) rather than a PIN. */
+export function isLinkId(code: string): boolean {
+  return code.startsWith('lnk_');
 }
 
-/** The session with this PIN that ended last, if it ended after `since`. */
-export function findSessionEndedSince(db: Kysely<Database>, pin: string, since: Date): Promise<SessionRow | undefined> {
+/**
+ * The session a join code names now: a PIN (unique among sessions that have not ended) or a
+ * self-paced session's link id (unique).
+ */
+export function findOpenSessionByCode(db: Kysely<Database>, code: string): Promise<SessionRow | undefined> {
   return db
     .selectFrom('sessions')
     .selectAll()
-    .where('pin', '=', pin)
+    .where(isLinkId(code) ? 'link_id' : 'pin', '=', code)
+    .where('status', '<>', 'ended')
+    .executeTakeFirst();
+}
+
+/** The session with this join code that ended last, if it ended after `since`. */
+export function findSessionEndedSince(
+  db: Kysely<Database>,
+  code: string,
+  since: Date,
+): Promise<SessionRow | undefined> {
+  return db
+    .selectFrom('sessions')
+    .selectAll()
+    .where(isLinkId(code) ? 'link_id' : 'pin', '=', code)
     .where('status', '=', 'ended')
     .where('ended_at', '>', since)
     .orderBy('ended_at', 'desc')
@@ -70,24 +92,48 @@ export function listSessions(
   return query.orderBy('id', 'desc').limit(options.limit).execute();
 }
 
-/** Participants per session, for a page of sessions at once. */
+/** Participants per session (joined, and completed a self-paced walk), for a page of sessions at once. */
 export async function countParticipants(
   db: Kysely<Database>,
   sessionIds: readonly string[],
-): Promise<Map<string, number>> {
+): Promise<Map<string, ParticipantCounts>> {
   if (sessionIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('session_participants')
-    .select(['session_id', (eb) => eb.fn.countAll().as('count')])
+    .select(['session_id', (eb) => eb.fn.countAll().as('joined'), (eb) => eb.fn.count('completed_at').as('completed')])
     .where('session_id', 'in', sessionIds)
     .groupBy('session_id')
     .execute();
-  return new Map(rows.map((row) => [row.session_id, toNumber(row.count as string | number)]));
+  return new Map(
+    rows.map((row) => [
+      row.session_id,
+      { joined: toNumber(row.joined as string | number), completed: toNumber(row.completed as string | number) },
+    ]),
+  );
 }
 
-/** Participants who joined the session. */
-export async function countSessionParticipants(db: Kysely<Database>, sessionId: string): Promise<number> {
-  return (await countParticipants(db, [sessionId])).get(sessionId) ?? 0;
+const NO_PARTICIPANTS: ParticipantCounts = { joined: 0, completed: 0 };
+
+/** Participants of the session: who joined, who completed. */
+export async function countSessionParticipants(db: Kysely<Database>, sessionId: string): Promise<ParticipantCounts> {
+  return (await countParticipants(db, [sessionId])).get(sessionId) ?? NO_PARTICIPANTS;
+}
+
+/** Sessions whose closing time has come and that have not ended, oldest deadline first. */
+export function listSessionsDue(
+  db: Kysely<Database>,
+  now: Date,
+  limit: number,
+): Promise<Array<Pick<SessionRow, 'id' | 'workspace_id'>>> {
+  return db
+    .selectFrom('sessions')
+    .select(['id', 'workspace_id'])
+    .where('status', '<>', 'ended')
+    .where('closes_at', 'is not', null)
+    .where('closes_at', '<=', now)
+    .orderBy('closes_at')
+    .limit(limit)
+    .execute();
 }
 
 /** What a control action changes in a session row. */
@@ -157,7 +203,7 @@ export function updateSessionLimits(
   db: Kysely<Database>,
   workspaceId: string,
   id: string,
-  changes: { joins_locked?: boolean; max_participants?: number },
+  changes: { joins_locked?: boolean; max_participants?: number; closes_at?: Date | null },
 ): Promise<SessionRow | undefined> {
   return db
     .updateTable('sessions')

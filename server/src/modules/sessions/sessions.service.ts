@@ -31,7 +31,7 @@ import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { listQuestions, moderateQuestion } from '../questions/questions.service.js';
 import { outboxEvent, recordWebhookEvent } from '../webhooks/index.js';
 import { decideControl } from './session-control.js';
-import { toSession } from './session-view.js';
+import { joinCodeOf, toSession } from './session-view.js';
 import * as sessions from './sessions.repository.js';
 
 /**
@@ -50,8 +50,8 @@ export interface LiveSide {
 export interface SessionsDeps extends PollsDeps {
   events: DomainEvents;
   liveHub: LiveSide;
-  /** The audience's join URL for a PIN (config `LIVE_JOIN_URL`). */
-  joinUrl: (pin: string) => string;
+  /** The audience's join URL for a join code, a PIN or a link id (config `LIVE_JOIN_URL`). */
+  joinUrl: (code: string) => string;
   config: Pick<Config, 'LIVE_MAX_PARTICIPANTS_DEFAULT' | 'LIVE_MAX_PARTICIPANTS_CEILING'>;
   /** Stamps the moment a slide goes live, which quiz answers are timed against (live.service.ts). */
   clock: Clock;
@@ -71,6 +71,8 @@ function isPinTaken(error: unknown): boolean {
 
 const PIN_ATTEMPTS = 20;
 const HOST_TOKEN_PREFIX = 'pht_';
+/** A self-paced session's link id: 256 random bits, so a link open for weeks is never guessed. */
+const LINK_ID_PREFIX = 'lnk_';
 
 /** A session's participant cap, within the server's ceiling (LIVE_MAX_PARTICIPANTS_CEILING). */
 function checkedCap(deps: Pick<SessionsDeps, 'config'>, cap: number): number {
@@ -82,13 +84,16 @@ function checkedCap(deps: Pick<SessionsDeps, 'config'>, cap: number): number {
 }
 
 async function present(deps: SessionsDeps, row: SessionRow, slideCount?: number): Promise<Session> {
-  const counts = await sessions.countParticipants(deps.db, [row.id]);
+  const counts = await sessions.countSessionParticipants(deps.db, row.id);
   const count = slideCount ?? (await getPoll(deps, row.workspace_id, row.poll_id)).content.questions.length;
-  return toSession(row, {
-    slideCount: count,
-    participantCount: counts.get(row.id) ?? 0,
-    joinUrl: deps.joinUrl(row.pin),
-  });
+  return toSession(row, { slideCount: count, counts, joinUrl: deps.joinUrl(joinCodeOf(row)) });
+}
+
+/** A closing time must be ahead of now (by the deps clock, which also decides when it has come). */
+function checkedClosesAt(deps: Pick<SessionsDeps, 'clock'>, closesAt: string): Date {
+  const at = new Date(closesAt);
+  if (at.getTime() <= deps.clock.now()) throw invalidField('closesAt', 'Must be in the future');
+  return at;
 }
 
 /**
@@ -106,6 +111,8 @@ export async function createSession(
   }
   if (poll.status === 'closed') throw new ApiError('poll_closed', 'The poll is closed; reopen it to present it');
   const maxParticipants = checkedCap(deps, input.maxParticipants ?? deps.config.LIVE_MAX_PARTICIPANTS_DEFAULT);
+  const closesAt = input.closesAt === undefined ? null : checkedClosesAt(deps, input.closesAt);
+  const selfPaced = input.pace === 'audience';
   const hostToken = newSecret(HOST_TOKEN_PREFIX);
   for (let attempt = 1; ; attempt++) {
     try {
@@ -114,14 +121,18 @@ export async function createSession(
           id: newId('session'),
           workspace_id: workspaceId,
           poll_id: poll.id,
-          pin: newPin(),
+          pin: input.pin ? newPin() : null,
           host_token_hash: hashSecret(hostToken),
           max_participants: maxParticipants,
+          pace: input.pace,
+          link_id: selfPaced ? newSecret(LINK_ID_PREFIX) : null,
+          show_scores: selfPaced ? (input.showScores ?? 'at_end') : null,
+          closes_at: closesAt,
         });
         const session = toSession(row, {
           slideCount: poll.content.questions.length,
-          participantCount: 0,
-          joinUrl: deps.joinUrl(row.pin),
+          counts: { joined: 0, completed: 0 },
+          joinUrl: deps.joinUrl(joinCodeOf(row)),
         });
         await recordWebhookEvent(trx, workspaceId, outboxEvent('session.created', session, row.created_at));
         return { row, session };
@@ -168,8 +179,8 @@ export async function listSessions(
     data: page.data.map((row) =>
       toSession(row, {
         slideCount: slideCounts.get(row.poll_id) ?? 0,
-        participantCount: counts.get(row.id) ?? 0,
-        joinUrl: deps.joinUrl(row.pin),
+        counts: counts.get(row.id) ?? { joined: 0, completed: 0 },
+        joinUrl: deps.joinUrl(joinCodeOf(row)),
       }),
     ),
     nextCursor: page.nextCursor,
@@ -185,6 +196,21 @@ export async function controlSession(
   workspaceId: string,
   input: z.output<typeof SessionControlInput>,
 ): Promise<Session> {
+  const { session, slideCount } = await applyControl(deps, workspaceId, input);
+  return present(deps, session, slideCount);
+}
+
+/**
+ * A control action, decided under the session's row lock and recorded with its history event and
+ * webhook in one transaction, then announced to every process. `guard` may refuse it on the locked
+ * row (the closer checks there that the session is still due).
+ */
+async function applyControl(
+  deps: SessionsDeps,
+  workspaceId: string,
+  input: z.output<typeof SessionControlInput>,
+  guard?: (current: SessionRow) => void,
+): Promise<{ session: SessionRow; slideCount: number }> {
   const existing = await sessions.findSession(deps.db, workspaceId, input.id);
   if (!existing) throw notFound();
   const poll = await getPoll(deps, workspaceId, existing.poll_id);
@@ -194,6 +220,7 @@ export async function controlSession(
     workspaceId,
     input.id,
     (current) => {
+      guard?.(current);
       const { changes, snapshot } = decideControl(
         current,
         slideCount,
@@ -219,7 +246,34 @@ export async function controlSession(
     seq: applied.event.seq,
     action: input.action,
   });
-  return present(deps, applied.session, slideCount);
+  return { session: applied.session, slideCount };
+}
+
+/** Thrown on the locked row when a session the closer listed is no longer due (ended, or given a new time). */
+class NoLongerDue extends Error {}
+
+/**
+ * Ends every session whose `closesAt` has come (SessionCloser calls it on every process): each `end`
+ * is decided under the session's row lock, so whichever process gets there first ends it and the
+ * others find it ended — once, with its history event, stream `ended` events and `session.ended`
+ * webhook, as an `end` from the host. Answers how many it ended.
+ */
+export async function closeDueSessions(deps: SessionsDeps, batch = 50): Promise<number> {
+  const now = new Date(deps.clock.now());
+  const due = await sessions.listSessionsDue(deps.db, now, batch);
+  let ended = 0;
+  for (const { id, workspace_id: workspaceId } of due) {
+    try {
+      await applyControl(deps, workspaceId, { id, action: 'end' }, (current) => {
+        const closesAt = current.closes_at?.getTime();
+        if (current.status === 'ended' || closesAt === undefined || closesAt > now.getTime()) throw new NoLongerDue();
+      });
+      ended += 1;
+    } catch (error) {
+      if (!(error instanceof NoLongerDue) && !(error instanceof ApiError && error.code === 'not_found')) throw error;
+    }
+  }
+  return ended;
 }
 
 /**
@@ -244,7 +298,7 @@ function sessionEventType(
 export async function sessionQrCode(deps: SessionsDeps, workspaceId: string, id: string): Promise<string> {
   const row = await sessions.findSession(deps.db, workspaceId, id);
   if (!row) throw notFound();
-  return renderSVG(deps.joinUrl(row.pin), { ecc: 'M', border: 2 });
+  return renderSVG(deps.joinUrl(joinCodeOf(row)), { ecc: 'M', border: 2 });
 }
 
 /** `GET /sessions/{id}/events`: the presenter's stream. */
@@ -296,7 +350,8 @@ export async function moderateSessionQuestion(
 
 /**
  * `PATCH /sessions/{id}`: lock or unlock joins, change the participant cap (never below the
- * participants who joined, whose seats are not given back). An ended session takes neither.
+ * participants who joined, whose seats are not given back) or the closing time. An ended session
+ * takes none of them.
  */
 export async function updateSession(
   deps: SessionsDeps,
@@ -308,8 +363,10 @@ export async function updateSession(
   if (existing.status === 'ended') {
     throw new ApiError('invalid_session_state', 'The session has ended', { status: existing.status });
   }
-  const changes: { joins_locked?: boolean; max_participants?: number } = {};
+  const changes: { joins_locked?: boolean; max_participants?: number; closes_at?: Date | null } = {};
   if (input.joinsLocked !== undefined) changes.joins_locked = input.joinsLocked;
+  if (input.closesAt !== undefined)
+    changes.closes_at = input.closesAt === null ? null : checkedClosesAt(deps, input.closesAt);
   if (input.maxParticipants !== undefined) {
     changes.max_participants = checkedCap(deps, input.maxParticipants);
     if (input.maxParticipants < existing.participant_count) {
