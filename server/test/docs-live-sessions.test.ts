@@ -87,6 +87,37 @@ describe('docs/live-sessions.md', () => {
     expect(out).toContain('{"status":"ended","participantCount":2}');
   });
 
+  it('prints what its self-paced section says it prints', () => {
+    const out = run.stdout;
+    expect(out).toContain('{"status":"published","rules":["tea-skips-beans"]}');
+    // No PIN: the link id in the join URL is the only way in.
+    expect(out).toMatch(/"pin": null,\n\s*"joinUrl": "http:\/\/[^"]+\/join\/lnk_[A-Za-z0-9_-]{43}"/);
+    expect(out).toContain('{"closesAt":null}');
+    expect(out).toContain('{"status":"active","pace":"audience"}');
+    expect(out).toContain('{"code":"invalid_session_state","pace":"audience"}');
+    expect(out).toContain('{"pace":"audience","slide":"welcome","progress":{"step":1,"of":5},"completed":false}');
+    expect(out).toContain('{"slide":"drink","progress":{"step":2,"of":5}}');
+    // Tea skips the beans question: the walk is a slide shorter.
+    expect(out).toMatch(/\{"id":"vote_[0-9A-Z]{26}","next":"capital","progress":\{"step":3,"of":4\}\}/);
+    expect(out).toContain('{"currentSlideId":"welcome"}');
+    expect(out).toContain('{"next":"beans","progress":{"step":3,"of":5}}');
+    expect(out).toContain('{"next":"capital","progress":{"step":4,"of":5}}');
+    expect(out).toContain('{"step":4,"of":4}');
+    expect(out).toContain(
+      '{"completed":true,"completion":{"answerCount":2,"skippedCount":1,"score":null,"rank":null,"quiz":null}}',
+    );
+    expect(out).toContain('{"participantCount":2,"completedCount":1}');
+    expect(out).toContain('{"resumed":true,"slide":"capital","progress":{"step":4,"of":5}}');
+    expect(out).toMatch(/^event:completed$/m);
+    expect(out).toContain('{"status":"ended","participantCount":2,"completedCount":1}');
+    expect(out).toContain('event:slide event:completed event:ended');
+    expect(out).toContain('{"rank":1,"name":"Tess","score":1000}');
+    expect(out).toContain('event:ended event:progress event:session');
+    expect(out).toContain(
+      '[{"slideId":"drink","totalAnswers":2},{"slideId":"beans","totalAnswers":0},{"slideId":"capital","totalAnswers":1},{"slideId":"ideas","totalAnswers":0}]',
+    );
+  });
+
   it("leaves the participant's and the presenter's streams as the guide describes them", async () => {
     const ada = await readFile(join(workDir, 'ada.sse'), 'utf8');
     const types = [...ada.matchAll(/^event:(\w+)$/gm)].map((match) => match[1]);
@@ -106,6 +137,25 @@ describe('docs/live-sessions.md', () => {
     for (const type of ['session', 'counts', 'results', 'ended']) expect(presenterTypes).toContain(type);
     expect(presenterTypes.at(-1)).toBe('ended');
   });
+
+  it("leaves the self-paced streams as the guide describes them: the participant's own walk, the presenter's progress", async () => {
+    const tess = await readFile(join(workDir, 'tess.sse'), 'utf8');
+    const types = [...tess.matchAll(/^event:(\w+)$/gm)].map((match) => match[1]);
+    expect(types).not.toContain('results');
+    expect(types.at(-1)).toBe('ended');
+    const slides = [...tess.matchAll(/^event:slide\nid:\d+\ndata:(.*)$/gm)].map((match) => JSON.parse(match[1] ?? ''));
+    // Her own path: the rule took her past the beans question.
+    const path = slides.map((state) => state.slide?.id).filter((id, index, ids) => id !== ids[index - 1]);
+    expect(path).toEqual(['welcome', 'drink', 'capital', 'ideas']);
+    const quiz = slides.find((state) => state.slide?.kind === 'quiz');
+    expect(quiz.slide).not.toHaveProperty('correctOptionIds');
+
+    const presenter = await readFile(join(workDir, 'self-presenter.sse'), 'utf8');
+    const presenterTypes = [...presenter.matchAll(/^event:(\w+)$/gm)].map((match) => match[1]);
+    expect(presenterTypes).toContain('progress');
+    expect(presenterTypes).not.toContain('counts');
+    expect(presenterTypes.at(-1)).toBe('ended');
+  });
 });
 
 describe('the TypeScript walkthrough of docs/live-sessions.md', () => {
@@ -113,6 +163,14 @@ describe('the TypeScript walkthrough of docs/live-sessions.md', () => {
     const doc = await readFile(DOC_PATH, 'utf8');
     const example = await readFile(new URL('../../examples/live-session/index.ts', import.meta.url), 'utf8');
     const section = doc.slice(doc.indexOf('## From TypeScript'));
+    const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(block).toBe(example);
+  });
+
+  it('of self-paced sessions is examples/self-paced/index.ts, word for word (CI runs the example)', async () => {
+    const doc = await readFile(DOC_PATH, 'utf8');
+    const example = await readFile(new URL('../../examples/self-paced/index.ts', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('### From TypeScript, self-paced'));
     const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
     expect(block).toBe(example);
   });
