@@ -298,7 +298,9 @@ export async function answerLive(
   if (place) {
     // A Q&A slide takes several questions: the participant moves on from it with `advance`.
     const after =
-      slide.kind === 'qa' ? place : (await moveOn(deps, session, poll, place, outcomeOfAnswer(slide, value), false)).row;
+      slide.kind === 'qa'
+        ? place
+        : (await moveOn(deps, session, poll, place, outcomeOfAnswer(slide, value), false)).row;
     progress = await progressOf(deps, session, poll, after);
   }
   return {
