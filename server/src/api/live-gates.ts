@@ -1,4 +1,4 @@
-import { contract, type RouteDefinition } from '@pollkit/contracts';
+import { contract, JoinCode, type RouteDefinition } from '@pollkit/contracts';
 import { ApiError } from '../core/api-error.js';
 import { addressKey } from '../core/client-address.js';
 import type { Clock } from '../core/clock.js';
@@ -99,7 +99,8 @@ export function participantGateStep(deps: LiveGateDeps): Step {
   return async (call, next) => {
     const address = addressKey(call.request.ip);
     const pin = call.request.params.pin ?? '';
-    const wellFormed = /^[0-9]{6}$/.test(pin);
+    // A PIN, or a self-paced session's link id: looked up (and budgeted) alike.
+    const wellFormed = JoinCode.safeParse(pin).success;
     const token = single(call.request.participantToken) ?? undefinedIfArray(call);
     const isStream = call.route.format === 'sse';
 
