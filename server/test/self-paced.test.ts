@@ -314,8 +314,8 @@ describe('a self-paced session', () => {
     const completions = receiver.ofType('session.participant_completed');
     expect(completions.every((delivery) => delivery.verified)).toBe(true);
     expect(completions.map((delivery) => delivery.event?.data).sort((a: any, b: any) => a.score - b.score)).toEqual([
-      { sessionId: session.id, participantId: ada.id, name: 'Ada', answerCount: 2, score: 0 },
-      { sessionId: session.id, participantId: bo.id, name: 'Bo', answerCount: 4, score: 500 },
+      { sessionId: session.id, pollId, participantId: ada.id, name: 'Ada', answerCount: 2, score: 0 },
+      { sessionId: session.id, pollId, participantId: bo.id, name: 'Bo', answerCount: 4, score: 500 },
     ]);
   });
 
