@@ -314,8 +314,8 @@ describe('a self-paced session', () => {
     const completions = receiver.ofType('session.participant_completed');
     expect(completions.every((delivery) => delivery.verified)).toBe(true);
     expect(completions.map((delivery) => delivery.event?.data).sort((a: any, b: any) => a.score - b.score)).toEqual([
-      { sessionId: session.id, participantId: ada.id, name: 'Ada', answerCount: 2, score: 0 },
-      { sessionId: session.id, participantId: bo.id, name: 'Bo', answerCount: 4, score: 500 },
+      { sessionId: session.id, pollId, participantId: ada.id, name: 'Ada', answerCount: 2, score: 0 },
+      { sessionId: session.id, pollId, participantId: bo.id, name: 'Bo', answerCount: 4, score: 500 },
     ]);
   });
 
@@ -432,9 +432,13 @@ describe('a self-paced session', () => {
     const late = await answer(link, fay.token, { slideId: 'drink', optionIds: ['tea'] });
     expectError(late, 409, 'session_not_active');
     expect(late.body.error.details.status).toBe('ended');
+    expectError(await join(link, 'Latecomer'), 404, 'not_found');
     expect(await t.server.sessionCloser.tick()).toBe(1);
     expect(await t.server.sessionCloser.tick()).toBe(0);
     expect((await stream.next('ended')).data.sessionId).toBe(session.id);
+    // A stream coming back from before the start gets the end, not the first slide again.
+    const replay = await participantStream(link, fay.token, '0');
+    expect((await replay.next()).type).toBe('ended');
     const got = await call('GET', `${t.api}/sessions/${session.id}`, { apiKey });
     expect(got.body).toMatchObject({ status: 'ended', endedAt: new Date(clock.now()).toISOString() });
     const endedHere = () =>

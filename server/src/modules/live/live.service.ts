@@ -117,6 +117,10 @@ export async function joinSession(
   input: z.output<typeof JoinSessionInput>,
 ): Promise<JoinedSession> {
   const { session } = caller;
+  // Past its closing time a session takes nobody new, as if ended (the closer ends it within moments).
+  if (session.closes_at !== null && session.closes_at.getTime() <= deps.clock.now() && !caller.participant) {
+    throw ApiError.notFound('Session');
+  }
   const poll = await getPoll(deps, session.workspace_id, session.poll_id);
   if (session.pace === 'audience') return joinWalk(deps, caller, poll, input);
   const snapshot = { action: 'start' as const, ...snapshotOf(session) };

@@ -58,6 +58,7 @@ export async function moveOn(
           'session.participant_completed',
           {
             sessionId: session.id,
+            pollId: session.poll_id,
             participantId: row.id,
             name: row.name,
             answerCount: new Set(answers.map((answer) => answer.slide_id)).size,

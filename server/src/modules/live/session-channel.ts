@@ -209,8 +209,10 @@ export class SessionChannel {
     } else if (Number.isSafeInteger(resumeAfter) && resumeAfter >= 0 && resumeAfter <= row.seq) {
       const missed = await listEventsAfter(this.host.deps.db, this.sessionId, resumeAfter);
       subscriber.lastSeq = resumeAfter;
+      // A self-paced session that ended: its `start` would show a participant the first slide again.
+      const walked = row.pace === 'audience' && subscriber.kind === 'participant';
       for (const event of missed) {
-        send(subscriber, await this.#project(event, poll, row, answered));
+        if (!(walked && event.type === 'start')) send(subscriber, await this.#project(event, poll, row, answered));
         subscriber.lastSeq = event.seq;
       }
     } else {
