@@ -11,6 +11,9 @@ import { authenticateHost } from '../modules/sessions/sessions.service.js';
 import type { Next, Step } from './call.js';
 import { decideRateLimit } from './rate-limit.js';
 
+/** What a participant route's `{pin}` takes: the six-digit PIN, or a self-paced session's link id (`lnk_…`). */
+const JOIN_CODE = /^(?:[0-9]{6}|lnk_[A-Za-z0-9_-]{43})$/;
+
 export interface LiveGateDeps {
   db: Parameters<typeof authenticateHost>[0]['db'];
   authenticator: Authenticator;
@@ -99,7 +102,7 @@ export function participantGateStep(deps: LiveGateDeps): Step {
   return async (call, next) => {
     const address = addressKey(call.request.ip);
     const pin = call.request.params.pin ?? '';
-    const wellFormed = /^[0-9]{6}$/.test(pin);
+    const wellFormed = JOIN_CODE.test(pin);
     const token = single(call.request.participantToken) ?? undefinedIfArray(call);
     const isStream = call.route.format === 'sse';
 
