@@ -31,7 +31,7 @@ async function open(name: string, options: Parameters<typeof openPage>[2]): Prom
 }
 
 /** Tea or coffee: tea jumps over the coffee question; then a content slide, a quiz and a rating for all. */
-function branchingDeck(): ContentInput {
+function branchingDeck(...extraSlides: ContentInput['questions']): ContentInput {
   return {
     questions: [
       {
@@ -69,6 +69,7 @@ function branchingDeck(): ContentInput {
         speedBonus: false,
       },
       { id: 'rating', kind: 'scale', text: 'How was this break?', min: 1, max: 5 },
+      ...extraSlides,
     ],
   };
 }
@@ -84,12 +85,12 @@ interface SelfPacedFixture {
 }
 
 /** A published, branched poll and a pending self-paced session of it, made through the API. */
-async function createSelfPaced(options: { pin?: boolean; showScores?: 'at_end' | 'on_completion' } = {}) {
+async function createSelfPaced(
+  options: { pin?: boolean; showScores?: 'at_end' | 'on_completion' } = {},
+  content: ContentInput = branchingDeck(),
+) {
   const { apiKey } = await t.workspace('pro');
-  const created = await call('POST', `${t.api}/polls`, {
-    apiKey,
-    body: { title: 'Coffee break', content: branchingDeck() },
-  });
+  const created = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Coffee break', content } });
   expect(created.status, created.text).toBe(201);
   const pollId: string = created.body.id;
   const published = await call('PATCH', `${t.api}/polls/${pollId}`, {
@@ -144,7 +145,8 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
   it('walks two participants down different branches at their own pace while the presenter watches', async () => {
     const session = await createSelfPaced();
     expect(session.joinUrl).toMatch(/\/join\/lnk_[A-Za-z0-9_-]{43}$/);
-    const presenter = await open('sp-presenter', LAPTOP);
+    // A screen tall enough for the whole progress view in one screenshot.
+    const presenter = await open('sp-presenter', { viewport: { width: 1280, height: 1100 } });
     const ada = await open('sp-ada', PHONE);
     const grace = await open('sp-grace', PHONE);
     const p = presenter.page;
@@ -156,6 +158,7 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
     expect(await p.getByTestId('pin').textContent()).toBe(`${session.pin!.slice(0, 3)} ${session.pin!.slice(3)}`);
     expect(decodeURIComponent((await p.getByTestId('qr').getAttribute('src')) ?? '')).toContain('<svg');
     expect(await p.getByRole('toolbar').getByRole('button').allTextContents()).toEqual(['Start →', 'End']);
+    await shot(p, 'self-paced-presenter-pending');
 
     // Both open the link: a name to give, no PIN to type.
     for (const [participant, name] of [
@@ -187,6 +190,7 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
     await onSlide(ada, 'break');
     await expectProgress(ada, 2, 4);
     expect(await ada.page.getByRole('button', { name: 'Skip' }).count()).toBe(0);
+    await shot(ada.page, 'self-paced-phone-content-next');
     // Grace chooses coffee: on to the coffee question, the path as long as the deck.
     await choose(grace, 'Coffee');
     await onSlide(grace, 'coffee');
@@ -267,6 +271,11 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
     await expectNoOverflow(grace.page);
     await shot(grace.page, 'self-paced-phone-ended');
     await p.getByTestId('ended').waitFor();
+    // The presenter's summary: every slide's results, the quiz's right answer marked now.
+    await expectBar(p, 'capital', 'canberra', 1);
+    expect(await p.locator('.result-card[data-slide-id=capital] [data-option-id=canberra].bar-correct').count()).toBe(
+      1,
+    );
     await shot(p, 'self-paced-presenter-ended');
 
     // What the pages showed is what the API recorded.
@@ -277,7 +286,10 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
   });
 
   it('shows score, rank and the right answers on completion; an answer whose response was lost, or sent offline, counts once', async () => {
-    const session = await createSelfPaced({ pin: false, showScores: 'on_completion' });
+    const session = await createSelfPaced(
+      { pin: false, showScores: 'on_completion' },
+      branchingDeck({ id: 'ask', kind: 'qa', text: 'Anything to ask the organisers?', moderated: false }),
+    );
     expect(session.pin).toBeNull();
     const presenter = await open('sp2-presenter', LAPTOP);
     const linus = await open('sp2-linus', PHONE);
@@ -308,7 +320,7 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
       await choose(linus, 'Coffee');
       await onSlide(linus, 'coffee');
     });
-    await expectProgress(linus, 2, 5);
+    await expectProgress(linus, 2, 6);
     expect(await answerCount(session, 'drink')).toBe(1);
 
     // Offline: the Skip waits, says so, and goes when the network is back.
@@ -319,7 +331,7 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
       await linus.page.context().setOffline(false);
       await onSlide(linus, 'break');
     });
-    await expectProgress(linus, 3, 5);
+    await expectProgress(linus, 3, 6);
     await linus.page.getByRole('button', { name: 'Next' }).click();
     await onSlide(linus, 'capital');
 
@@ -336,11 +348,21 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
     await linus.page.getByRole('radio', { name: '5', exact: true }).check();
     await linus.page.getByRole('button', { name: 'Send' }).click();
 
+    // Q&A: Skip until a question is asked, then Next; asking keeps him on the slide.
+    await onSlide(linus, 'ask');
+    await expectProgress(linus, 6, 6);
+    await linus.page.getByRole('button', { name: 'Skip' }).waitFor();
+    await linus.page.getByLabel('Your question').fill('Is there more coffee?');
+    await linus.page.getByRole('button', { name: 'Ask' }).click();
+    await linus.page.getByTestId('answer-received').waitFor();
+    await shot(linus.page, 'self-paced-phone-qa-asked');
+    await linus.page.getByRole('button', { name: 'Next' }).click();
+
     // Completed, with scores shown on completion: score, rank, and the quiz answer marked right.
     await linus.page.getByTestId('completed').waitFor();
     await poll(() => linus.page.getByTestId('final-score').textContent()).toBe('Your score: 1000 · rank #1');
     expect(await linus.page.getByTestId('quiz-verdict').textContent()).toBe('✓ Right · 1000 points');
-    expect(await linus.page.getByTestId('answered-count').textContent()).toBe('3');
+    expect(await linus.page.getByTestId('answered-count').textContent()).toBe('4');
     expect(await linus.page.getByTestId('skipped-count').textContent()).toBe('1');
     await expectData(linus.page.getByTestId('score'), 'score', 1000);
     await expectNoOverflow(linus.page);
@@ -355,8 +377,11 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
   });
 });
 
+/** The screen as its user sees it (a sticky footer stays at the bottom, as it does in a full-page capture it would not). */
 async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true }).catch(() => {});
+  // Bars grow over 0.3 s (styles.css): the picture shows where they end.
+  await page.waitForTimeout(400);
+  await page.screenshot({ path: `${SHOTS}/${name}.png` }).catch(() => {});
 }
 
 async function participantCount(session: SelfPacedFixture): Promise<number> {

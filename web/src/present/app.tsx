@@ -313,8 +313,9 @@ function SelfPaced({ view, controller }: { view: PresenterView; controller: Pres
   return (
     <div class="presenter self-paced">
       <header class="topbar">
-        <span class="brand">{deck.title}</span>
-        <span class="badge">Self-paced</span>
+        <span class="brand">
+          {deck.title} <span class="badge">Self-paced</span>
+        </span>
         <span class="participants" data-testid="participant-count" data-count={participantCount}>
           {plural(participantCount, 'participant')}
         </span>
@@ -327,7 +328,7 @@ function SelfPaced({ view, controller }: { view: PresenterView; controller: Pres
           </span>
         ) : null}
       </header>
-      <main class="stage">
+      <main class={`stage${session.status === 'pending' ? ' stage-pending' : ''}`}>
         <section class="screen" aria-live="polite">
           {ended ? (
             <div data-testid="ended">
@@ -337,6 +338,7 @@ function SelfPaced({ view, controller }: { view: PresenterView; controller: Pres
                 {completedCount} to the end.
               </p>
               {view.summary?.leaderboard ? <LeaderboardView leaderboard={view.summary.leaderboard} /> : null}
+              {view.summary ? <SummaryResults view={view} /> : null}
             </div>
           ) : session.status === 'pending' ? (
             <div data-testid="waiting">
@@ -392,6 +394,33 @@ function SelfPaced({ view, controller }: { view: PresenterView; controller: Pres
         </div>
       </footer>
     </div>
+  );
+}
+
+/** Every answerable slide's final results (quiz answers revealed now), as the summary gives them. */
+function SummaryResults({ view }: { view: PresenterView }) {
+  const slides = new Map(view.deck?.slides.map((slide, index) => [slide.id, { slide, index }]));
+  const results = view.summary!.slides.filter((result) => result.kind !== 'content');
+  if (results.length === 0) return null;
+  return (
+    <>
+      <h2 class="progress-heading">Results</h2>
+      <div class="result-grid">
+        {results.map((result) => {
+          const known = slides.get(result.slideId);
+          return (
+            <article key={result.slideId} class="card result-card" data-slide-id={result.slideId}>
+              {known ? (
+                <h3>
+                  {known.index + 1}. {known.slide.text}
+                </h3>
+              ) : null}
+              <ResultView result={result} />
+            </article>
+          );
+        })}
+      </div>
+    </>
   );
 }
 
@@ -460,9 +489,9 @@ function SelfPacedProgress({
               {slide.kind === 'quiz' ? (
                 // Quiz answers are not put on a screen the room may see before the session ends.
                 <p class="muted">
-                  {plural(figures.get(slide.id)?.answerCount ?? 0, 'answer')}: shown with the leaderboard at the end.
+                  {plural(figures.get(slide.id)?.answerCount ?? 0, 'answer')}: shown when the session ends.
                 </p>
-              ) : result ? (
+              ) : result && (figures.get(slide.id)?.answerCount ?? 0) > 0 ? (
                 <ResultView result={result} />
               ) : (
                 <p class="muted">No answers yet.</p>
