@@ -322,7 +322,11 @@ describe('participants', () => {
     expect(moved.type === 'slide' && moved.data.slide).not.toHaveProperty('correctOptionIds');
     stream.close();
 
-    const back = await joinSession({ baseUrl: t.url, pin: session.pin as string, participantToken: me.participantToken });
+    const back = await joinSession({
+      baseUrl: t.url,
+      pin: session.pin as string,
+      participantToken: me.participantToken,
+    });
     expect(back.resumed).toBe(true);
     expect(back.participant.id).toBe(me.participant.id);
     expect(back.participant.name).toBe('Ada');

@@ -103,7 +103,14 @@ function snapshot(changes: Partial<SessionSnapshot>): SessionSnapshot {
 }
 
 function history(seq: number, changes: Partial<SessionSnapshot>): HistoryEvent {
-  return { seq, snapshot: snapshot(changes), poll, row, counts: { joined: 3, completed: 0 }, joinUrl: 'https://join.example/123456' };
+  return {
+    seq,
+    snapshot: snapshot(changes),
+    poll,
+    row,
+    counts: { joined: 3, completed: 0 },
+    joinUrl: 'https://join.example/123456',
+  };
 }
 
 const presenter = { kind: 'presenter', participantId: undefined } as const;
