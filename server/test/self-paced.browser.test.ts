@@ -375,6 +375,38 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
     await expectData(presenter.page.getByTestId('completed-count'), 'count', 1);
     expectNoPageErrors();
   });
+
+  it('reads the place again, without an error, when another tab of the same participant walked on', async () => {
+    const session = await createSelfPaced();
+    await call('POST', `${t.api}/sessions/${session.sessionId}/control`, {
+      headers: { 'x-host-token': session.hostToken },
+      body: { action: 'start' },
+    });
+    const first = await open('sp3-first-tab', PHONE);
+    await first.page.goto(session.joinUrl);
+    await first.page.getByRole('button', { name: 'Join' }).click();
+    await onSlide(first, 'drink');
+    // A second tab of the same browser: the same participant (the token in local storage), whose
+    // stream is cut so that it cannot hear of the first tab's steps.
+    const second = await first.page.context().newPage();
+    const secondTab: WatchedPage = { ...first, page: second, name: 'sp3-second-tab', errors: [] };
+    second.on('pageerror', (error) => secondTab.errors.push(`uncaught: ${error.message}`));
+    await second.route('**/api/v1/live/*/events', (route) => route.abort('connectionrefused'));
+    await second.goto(session.joinUrl);
+    await onSlide(secondTab, 'drink');
+
+    await choose(first, 'Coffee');
+    await onSlide(first, 'coffee');
+    // The second tab answers the slide the participant has left: 409 slide_not_active, and the page
+    // moves to where the participant really is instead of showing an error.
+    await second.getByText('Tea', { exact: true }).click();
+    await second.getByRole('button', { name: 'Send' }).click();
+    await onSlide(secondTab, 'coffee');
+    await expectProgress(secondTab, 2, 5);
+    expect(await second.locator('.status-error').count()).toBe(0);
+    expect(await answerCount(session, 'drink')).toBe(1);
+    expect(secondTab.errors).toEqual([]);
+  });
 });
 
 /** The screen as its user sees it (a sticky footer stays at the bottom, as it does in a full-page capture it would not). */
