@@ -210,6 +210,7 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
     const adaSeconds = Number(await ada.page.getByRole('timer').textContent());
     expect(adaSeconds).toBeGreaterThan(80);
     expect(adaSeconds).toBeLessThanOrEqual(90);
+    await shot(ada.page, 'self-paced-phone-quiz');
     await choose(ada, 'Canberra');
     await onSlide(ada, 'rating');
     await expectProgress(ada, 4, 4);

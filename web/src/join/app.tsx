@@ -215,7 +215,10 @@ function SlideBody({ view, slide, controller }: { view: View; slide: Participant
           <AnswerStatusLine view={view} closed={closed} timeUp={timeUp} />
         </>
       )}
-      {selfPaced && !answered ? <WalkNav view={view} controller={controller} label="Skip" /> : null}
+      {selfPaced && !answered ? (
+        // Time up on a quiz, there is nothing left to do here but move on.
+        <WalkNav view={view} controller={controller} label={timeUp ? 'Next' : 'Skip'} />
+      ) : null}
     </>
   );
 }

@@ -471,9 +471,11 @@ export class JoinController extends ViewStore<View> {
     if (!token) return;
     let state: LiveState;
     try {
-      state = (await this.#joinAs(this.view.pin, undefined, token)).state;
+      // With the token only: a token refused here must not turn into a new participant (#joinAs).
+      const options = { baseUrl: location.origin, pin: this.view.pin, fetch: this.#fetch, maxRetries: 3 };
+      state = (await joinSession({ ...options, participantToken: token })).state;
     } catch {
-      // Offline or the like: the stream sends the place when it reconnects.
+      // Offline or the like: the stream sends the place when it reconnects (or says what went wrong).
       return;
     }
     this.#onSlide(state);
