@@ -47,6 +47,7 @@ export const TEST_PROJECTS = {
     'server/test/keys.test.ts',
     'server/test/live-abuse.test.ts',
     'server/test/live-sessions.test.ts',
+    'server/test/self-paced.test.ts',
     'server/test/media.test.ts',
     'server/test/metrics.test.ts',
     'server/test/oauth.test.ts',

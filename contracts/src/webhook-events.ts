@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PollResponse, Question, Vote } from './schemas/answers.js';
 import { Timestamp } from './schemas/common.js';
-import { DeletedPoll, Poll } from './schemas/polls.js';
+import { DeletedPoll, Poll, PollId } from './schemas/polls.js';
 import { Session, SessionId } from './schemas/sessions.js';
 import { WebhookEndpointId, WebhookEventId, type WebhookEventType } from './schemas/webhooks.js';
 
@@ -93,6 +93,7 @@ export const SessionEndedEvent = webhookEvent('session.ended', Session, 'Session
 export const ParticipantCompleted = z
   .object({
     sessionId: SessionId,
+    pollId: PollId,
     participantId: z.string().describe('The participant (`prt_…`): the `voterId` of its answers.'),
     name: z.string().nullable().describe('As given at join; null when none was.'),
     answerCount: z.number().int().describe('Slides the participant answered.'),

@@ -115,6 +115,7 @@ const samples: { [T in WebhookEvent['type']]: WebhookEventOf<T> } = {
   'session.ended': event('session.ended', 21, { ...session, status: 'ended', endedAt: at }),
   'session.participant_completed': event('session.participant_completed', 23, {
     sessionId,
+    pollId,
     participantId: 'prt_01JF3Z8Q6M4W9Y2K7T5R0B1C3K',
     name: 'Ada',
     answerCount: 2,

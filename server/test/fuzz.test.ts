@@ -75,6 +75,12 @@ const seeds: Record<string, (world: World) => Record<string, unknown>[]> = {
   liveJoin: (world) => [{ pin: world.pin, name: 'Fuzzer' }],
   liveAnswer: (world) => [{ pin: world.pin, slideId: 'ask', text: 'Why?' }],
   liveUpvote: (world) => [{ pin: world.pin, questionId: world.questionId }],
+  // The world's self-paced session, joined by its link: its participant stands on the first slide.
+  liveAdvance: (world) => [{ pin: world.walkLink, slideId: 'lunch' }],
+  sessionsUpdate: (world) => [
+    { id: world.sessionId, joinsLocked: false },
+    { id: world.sessionId, closesAt: '2999-01-01T00:00:00.000Z' },
+  ],
 };
 
 /** What path parameters and ids can name: one of each resource, made afresh after any 2xx. */
@@ -88,6 +94,9 @@ interface World {
   pin: string;
   participantToken: string;
   participantId: string;
+  /** An active self-paced session's link id, and the token of a participant who joined by it. */
+  walkLink: string;
+  walkToken: string;
   /** A webhook endpoint (at the image host) and a delivery of a test event to it. */
   webhookId: string;
   deliveryId: string;
@@ -162,6 +171,12 @@ async function newWorld(apiKey?: string): Promise<World> {
     }),
   );
   const joined = await ok(call('POST', `${t.api}/live/${session.pin}/join`, { body: { name: 'World' } }));
+  const walk = await ok(
+    call('POST', `${t.api}/sessions`, { apiKey: key, body: { pollId: poll.id, pace: 'audience', pin: false } }),
+  );
+  await ok(call('POST', `${t.api}/sessions/${walk.id}/control`, { apiKey: key, body: { action: 'start' } }));
+  const walkLink = String(walk.joinUrl).split('/').pop() as string;
+  const walker = await ok(call('POST', `${t.api}/live/${walkLink}/join`, { body: { name: 'Walker' } }));
   // A workspace holds at most 20 endpoints, and worlds are remade in the same workspace: start afresh.
   const endpoints = await ok(call('GET', `${t.api}/webhooks?limit=100`, { apiKey: key }));
   for (const old of endpoints.data as { id: string }[]) {
@@ -178,6 +193,8 @@ async function newWorld(apiKey?: string): Promise<World> {
     pin: session.pin,
     participantToken: joined.participantToken,
     participantId: joined.participant.id,
+    walkLink,
+    walkToken: walker.participantToken,
     webhookId: endpoint.id,
     deliveryId: delivery.id,
   };
@@ -209,6 +226,7 @@ function bind(value: unknown): unknown {
       .replaceAll(firstWorld.keyId, world.keyId)
       .replaceAll(firstWorld.sessionId, world.sessionId)
       .replaceAll(firstWorld.pin, world.pin)
+      .replaceAll(firstWorld.walkLink, world.walkLink)
       .replaceAll(firstWorld.participantId, world.participantId)
       .replaceAll(firstWorld.webhookId, world.webhookId)
       .replaceAll(firstWorld.deliveryId, world.deliveryId);
@@ -266,7 +284,9 @@ async function send(route: RouteDefinition, input: Record<string, unknown>): Pro
   const request = requestOf(route, bind(input) as Record<string, unknown>);
   // Participants hold no API key: the PIN and their token are their way in.
   const participant = route.auth === 'participant';
-  const headers: Record<string, string> = participant ? { 'x-participant-token': world.participantToken } : {};
+  // `advance` is a self-paced session's: its participant's token goes with it.
+  const token = route.path.endsWith('/advance') ? world.walkToken : world.participantToken;
+  const headers: Record<string, string> = participant ? { 'x-participant-token': token } : {};
   if (request.rawBody !== undefined) headers['content-type'] = 'application/json';
   if (route.format === 'sse')
     return openStream(request.url, participant ? headers : { ...headers, authorization: `Bearer ${world.apiKey}` });

@@ -214,6 +214,49 @@ describe.runIf(enabled)('live sessions on two server processes, one PostgreSQL, 
     expect(refused.status, refused.text).toBe(401);
     expect(refused.body.error.code).toBe('invalid_participant_token');
   });
+
+  it('resumes a self-paced participant on B exactly where they were when A was killed with SIGKILL', async () => {
+    const { session } = await (async () => {
+      const poll = await pollPublisher(() => ({ api: a.api, apiKey, title: 'Self-paced', content: sampleContent() }))();
+      const created = await call('POST', `${a.api}/sessions`, { apiKey, body: { pollId: poll.id, pace: 'audience' } });
+      expect(created.status, created.text).toBe(201);
+      return { session: created.body as Json };
+    })();
+    const link = String(session.joinUrl).split('/').pop() as string;
+    const doomed = await startProcess(database.url);
+    await controlOn(doomed, session, 'start');
+    const wes = await joinOn(doomed, link, 'Wes');
+    const headers = { 'x-participant-token': wes.token };
+    const voted = await call('POST', `${doomed.api}/live/${link}/answers`, {
+      body: { slideId: 'lunch', optionIds: ['pizza'] },
+      headers,
+    });
+    expect(voted.status, voted.text).toBe(201);
+    const skipped = await call('POST', `${doomed.api}/live/${link}/advance`, { body: { slideId: 'capital' }, headers });
+    expect(skipped.body.state).toMatchObject({ slideIndex: 2, progress: { step: 3, of: 7 } });
+    // SIGKILL to the server and the tsx wrapper in front of it: no drain, no shutdown hook.
+    doomed.child.kill();
+    await doomed.child.closed;
+
+    // Nothing of the walk lived only in the killed process: B reads it from the database.
+    const back = await call('POST', `${b.api}/live/${link}/join`, { body: {}, headers });
+    expect(back.status, back.text).toBe(200);
+    expect(back.body).toMatchObject({ resumed: true, state: { slideIndex: 2, progress: { step: 3, of: 7 } } });
+    const onB = await stream(`${b.api}/live/${link}/events`, headers);
+    expect((await onB.next('slide')).data.slide.id).toBe('mood');
+    // A's answer counted once; the walk goes on from B.
+    const again = await call('POST', `${b.api}/live/${link}/answers`, {
+      body: { slideId: 'lunch', optionIds: ['pizza'] },
+      headers,
+    });
+    expect(again.status).toBe(409);
+    const mood = await call('POST', `${b.api}/live/${link}/answers`, {
+      body: { slideId: 'mood', scaleValues: { work: 4 } },
+      headers,
+    });
+    expect(mood.status, mood.text).toBe(201);
+    expect(mood.body.progress.state.slide.id).toBe('rank');
+  });
 });
 
 /** `src/main.ts` as a child process on the shared database and Redis; PORT=0 and the printed address. */

@@ -234,6 +234,17 @@ describe('events', () => {
       body: { voterId: 'ada', slideId: 'ama', text: 'When is the next offsite?' },
     });
     expect(question.status, question.text).toBe(201);
+    // A self-paced session, walked to the end by skipping every slide: `session.participant_completed`.
+    const walk = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId, pace: 'audience', pin: false } });
+    expect(walk.status, walk.text).toBe(201);
+    await call('POST', `${t.api}/sessions/${walk.body.id}/control`, { apiKey, body: { action: 'start' } });
+    const link = String(walk.body.joinUrl).split('/').pop();
+    const walker = await call('POST', `${t.api}/live/${link}/join`, { body: { name: 'Wanda' } });
+    const headers = { 'x-participant-token': walker.body.participantToken };
+    for (const slide of content.questions) {
+      const moved = await call('POST', `${t.api}/live/${link}/advance`, { body: { slideId: slide.id }, headers });
+      expect(moved.status, moved.text).toBe(200);
+    }
     const session = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId } });
     expect(session.status, session.text).toBe(201);
     for (const action of ['start', 'lock', 'next', 'showResults', 'end']) {
@@ -245,7 +256,11 @@ describe('events', () => {
 
     // Every type the contract lists: a type added later fails here until this walk makes it.
     const expected = [...webhookEventTypes];
-    const mine = () => receiver.received.filter((d) => d.event && d.body.includes(pollId));
+    // The self-paced session's own `session.created` and `session.started` are left out: the presenter's
+    // session makes those.
+    const walkSessionEvent = (d: { body: string; event?: { type: string } }) =>
+      d.body.includes(walk.body.id) && d.event?.type !== 'session.participant_completed';
+    const mine = () => receiver.received.filter((d) => d.event && d.body.includes(pollId) && !walkSessionEvent(d));
     await receiver.waitFor(() => mine().length >= expected.length, 20_000, 'every event type');
     const received = mine();
     // Each event once (nothing failed, so nothing was retried), each verified by the independent library.
@@ -279,17 +294,27 @@ describe('events', () => {
     expect(data('session.slide_changed')).toMatchObject({ status: 'active', currentSlideIndex: 1 });
     expect(data('session.ended')).toMatchObject({ status: 'ended' });
     expect(JSON.stringify(data('session.created'))).not.toContain(session.body.hostToken);
+    expect(data('session.participant_completed')).toEqual({
+      sessionId: walk.body.id,
+      pollId,
+      participantId: walker.body.participant.id,
+      name: 'Wanda',
+      answerCount: 0,
+      score: 0,
+    });
 
-    // Every delivery succeeded at its first attempt, and the counters say so.
+    // Every delivery succeeded at its first attempt, and the counters say so (the self-paced
+    // session's `session.created` and `session.started` among them).
+    const delivered = expected.length + 2;
     await waitFor(async () => {
       const stats = (await call('GET', `${t.api}/webhooks/${endpoint.id}`, { apiKey })).body.stats;
-      return stats.succeededDeliveries === expected.length && stats.pendingDeliveries === 0;
+      return stats.succeededDeliveries === delivered && stats.pendingDeliveries === 0;
     });
     const read = await call('GET', `${t.api}/webhooks/${endpoint.id}`, { apiKey });
     expect(read.body.stats).toMatchObject({
-      succeededDeliveries: expected.length,
+      succeededDeliveries: delivered,
       failedDeliveries: 0,
-      attempts: expected.length,
+      attempts: delivered,
       failedAttempts: 0,
       consecutiveFailures: 0,
     });

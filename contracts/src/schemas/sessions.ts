@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { QuestionStatus, ResponseId, SlideId } from './answers.js';
 import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.js';
 import { PollId, Slide } from './polls.js';
-import { text } from './text.js';
+import { storableText, text } from './text.js';
 
 export const SessionId = resourceId('ses', 'Session id.');
 
@@ -126,10 +126,13 @@ const MaxParticipants = z
       '`LIVE_MAX_PARTICIPANTS_CEILING`, 2,000 and 20,000 unless configured).',
   );
 
-const ClosesAt = Timestamp.describe(
-  'When the session ends itself (durably, once, on whichever server process is running): its `ended` event and ' +
-    '`session.ended` webhook follow as for `end`. In the future.',
-);
+const ClosesAt = z.iso
+  .datetime({ offset: true })
+  .check(storableText)
+  .describe(
+    'When the session ends itself (durably, once, on whichever server process is running): its `ended` event and ' +
+      '`session.ended` webhook follow as for `end`. In the future.',
+  );
 
 export const CreateSessionInput = z
   .strictObject({

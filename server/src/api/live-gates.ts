@@ -1,4 +1,4 @@
-import { contract, type RouteDefinition } from '@pollkit/contracts';
+import { contract, JoinCode, type RouteDefinition } from '@pollkit/contracts';
 import { ApiError } from '../core/api-error.js';
 import { addressKey } from '../core/client-address.js';
 import type { Clock } from '../core/clock.js';
@@ -10,9 +10,6 @@ import type { LiveHub } from '../modules/live/live-hub.js';
 import { authenticateHost } from '../modules/sessions/sessions.service.js';
 import type { Next, Step } from './call.js';
 import { decideRateLimit } from './rate-limit.js';
-
-/** What a participant route's `{pin}` takes: the six-digit PIN, or a self-paced session's link id (`lnk_…`). */
-const JOIN_CODE = /^(?:[0-9]{6}|lnk_[A-Za-z0-9_-]{43})$/;
 
 export interface LiveGateDeps {
   db: Parameters<typeof authenticateHost>[0]['db'];
@@ -102,7 +99,8 @@ export function participantGateStep(deps: LiveGateDeps): Step {
   return async (call, next) => {
     const address = addressKey(call.request.ip);
     const pin = call.request.params.pin ?? '';
-    const wellFormed = JOIN_CODE.test(pin);
+    // A PIN, or a self-paced session's link id: looked up (and budgeted) alike.
+    const wellFormed = JoinCode.safeParse(pin).success;
     const token = single(call.request.participantToken) ?? undefinedIfArray(call);
     const isStream = call.route.format === 'sse';
 

@@ -298,7 +298,9 @@ export async function answerLive(
   if (place) {
     // A Q&A slide takes several questions: the participant moves on from it with `advance`.
     const after =
-      slide.kind === 'qa' ? place : await moveOn(deps, session, poll, place, outcomeOfAnswer(slide, value), false);
+      slide.kind === 'qa'
+        ? place
+        : (await moveOn(deps, session, poll, place, outcomeOfAnswer(slide, value), false)).row;
     progress = await progressOf(deps, session, poll, after);
   }
   return {
@@ -353,8 +355,14 @@ export async function advanceLive(
     });
   }
   const { outcome, answered } = await storedOutcome(deps, session, place, slide);
-  const after = await moveOn(deps, session, poll, place, outcome, slide.kind !== 'content' && !answered);
-  return progressOf(deps, session, poll, after);
+  const step = await moveOn(deps, session, poll, place, outcome, slide.kind !== 'content' && !answered);
+  if (!step.moved) {
+    // A racing request for the same step moved the participant first: this one did nothing.
+    throw new ApiError('slide_not_active', `Slide '${input.slideId}' is not your current slide`, {
+      currentSlideId: slideOf(session, poll, step.row)?.id ?? null,
+    });
+  }
+  return progressOf(deps, session, poll, step.row);
 }
 
 /** `POST /live/{pin}/questions/{questionId}/upvotes`: a question of the Q&A slide on screen. */

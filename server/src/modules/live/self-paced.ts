@@ -28,7 +28,8 @@ export interface WalkDeps {
 /**
  * Moves the participant past their slide by the skip logic (`outcome`: their answer as a condition
  * sees it, null for none), in one transaction with the `session.participant_completed` webhook when
- * it was the last. Answers the row as it now is (moved by a racing request, if that one won).
+ * it was the last. Answers the row as it now is, and whether this call moved it (a racing request
+ * for the same step may have won: then the row is as that one left it).
  */
 export async function moveOn(
   deps: WalkDeps,
@@ -37,7 +38,7 @@ export async function moveOn(
   row: ParticipantRow,
   outcome: Outcome,
   skipped: boolean,
-): Promise<ParticipantRow> {
+): Promise<{ row: ParticipantRow; moved: boolean }> {
   const next = slideAfter(poll, row.slide_index, outcome);
   const at = new Date(deps.clock.now());
   const moved = await deps.db.transaction().execute(async (trx) => {
@@ -57,6 +58,7 @@ export async function moveOn(
           'session.participant_completed',
           {
             sessionId: session.id,
+            pollId: session.poll_id,
             participantId: row.id,
             name: row.name,
             answerCount: new Set(answers.map((answer) => answer.slide_id)).size,
@@ -68,14 +70,14 @@ export async function moveOn(
     }
     return moved;
   });
-  if (!moved) return (await participants.findParticipant(deps.db, row.id)) ?? row;
+  if (!moved) return { row: (await participants.findParticipant(deps.db, row.id)) ?? row, moved: false };
   deps.events.publish({
     type: 'participant.moved',
     workspaceId: session.workspace_id,
     sessionId: session.id,
     participantId: row.id,
   });
-  return moved;
+  return { row: moved, moved: true };
 }
 
 /**
@@ -93,10 +95,10 @@ export async function placeOf(
   if (session.status !== 'active' || row.completed_at !== null) return row;
   const slide = poll.content.questions[row.slide_index];
   // A deck edited shorter than the participant's place: they walk on to the end.
-  if (!slide) return moveOn(deps, session, poll, row, null, false);
+  if (!slide) return (await moveOn(deps, session, poll, row, null, false)).row;
   if (!answersOnce(slide)) return row;
   const value = await participants.participantAnswer(deps.db, session.id, row.id, slide.id);
-  return value ? moveOn(deps, session, poll, row, outcomeOfAnswer(slide, value), false) : row;
+  return value ? (await moveOn(deps, session, poll, row, outcomeOfAnswer(slide, value), false)).row : row;
 }
 
 /** The participant's stored answer to their slide as a condition sees it (a skip: none). */
