@@ -85,6 +85,7 @@ export const TEST_PROJECTS = {
     'server/test/api-reference.browser.test.ts',
     'server/test/docs-site.browser.test.ts',
     'server/test/live-pages.browser.test.ts',
+    'server/test/self-paced.browser.test.ts',
     // Child processes: the entry point, the CLI, several server processes, the docs' shell samples.
     'server/test/cli.test.ts',
     'server/test/docs-branching.test.ts',

@@ -183,7 +183,7 @@ export const ConfigSchema = z.object({
     })
     .optional()
     .describe(
-      "Where the audience joins a live session (its `joinUrl` and QR code): a URL with `{pin}` in it. Default: Pollkit's own audience page, `PUBLIC_BASE_URL/join/{pin}`.",
+      "Where the audience joins a live session (its `joinUrl` and QR code): a URL with `{pin}` in it, replaced by the PIN (a self-paced session's: its link id, `lnk_…`). Default: Pollkit's own audience page, `PUBLIC_BASE_URL/join/{pin}`.",
     ),
   TRUST_PROXY: z
     .string()
@@ -446,7 +446,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   return result.data;
 }
 
-/** The join URL of a PIN: `LIVE_JOIN_URL` with the PIN in it, or PUBLIC_BASE_URL + `/join/<pin>`. */
+/**
+ * The join URL of a join code (a PIN, or a self-paced session's link id): `LIVE_JOIN_URL` with the
+ * code in it, or PUBLIC_BASE_URL + `/join/<code>`.
+ */
 export function liveJoinUrl(config: Config, port: number, pin: string): string {
   if (config.LIVE_JOIN_URL) return config.LIVE_JOIN_URL.replace('{pin}', pin);
   return `${publicBaseUrl(config, port)}/join/${pin}`;

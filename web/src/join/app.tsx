@@ -4,7 +4,7 @@ import { LeaderboardView, plural, QuestionList, ResultView } from '../shared/res
 import { useView } from '../shared/store.js';
 import { Countdown, kindLabel, MediaView } from '../shared/widgets.js';
 import { ChoiceForm, RankingForm, ScaleForm, TextForm } from './answer-forms.js';
-import type { JoinController, View } from './controller.js';
+import { type Completion, isLinkCode, type JoinController, type SeenQuiz, type View } from './controller.js';
 
 export function JoinApp({ controller }: { controller: JoinController }) {
   const view = useView(controller);
@@ -15,9 +15,11 @@ export function JoinApp({ controller }: { controller: JoinController }) {
         {view.phase === 'live' ? (
           <span class="me">
             <span data-testid="me-name">{view.name ?? 'You'}</span>
-            <span class="score" data-testid="score" data-score={view.score}>
-              {view.score} pts
-            </span>
+            {scoreShown(view) ? (
+              <span class="score" data-testid="score" data-score={view.score}>
+                {view.score} pts
+              </span>
+            ) : null}
             <ConnectionBadge connected={view.connected || view.summary !== undefined} />
           </span>
         ) : null}
@@ -31,6 +33,15 @@ export function JoinApp({ controller }: { controller: JoinController }) {
       </main>
     </>
   );
+}
+
+/**
+ * A self-paced participant's score stays 0 until the session shows scores (at the end, or on
+ * completion): "0 pts" on the way would read as a verdict, so it is shown only once it is real.
+ */
+function scoreShown(view: View): boolean {
+  if (view.state?.pace !== 'audience' || view.summary) return true;
+  return view.completion !== undefined && view.completion.score !== null;
 }
 
 function ConnectionBadge({ connected }: { connected: boolean }) {
@@ -53,6 +64,8 @@ function JoinForm({ view, controller }: { view: View; controller: JoinController
   const [pin, setPin] = useState(view.pin);
   const [name, setName] = useState('');
   const joining = view.phase === 'joining';
+  // A join link carries its code: nothing to type but a name.
+  const byLink = isLinkCode(view.pin);
   return (
     <form
       class="card join"
@@ -62,20 +75,22 @@ function JoinForm({ view, controller }: { view: View; controller: JoinController
       }}
     >
       <h1>Join a session</h1>
-      <label class="field">
-        <span>PIN</span>
-        <input
-          name="pin"
-          inputMode="numeric"
-          autoComplete="off"
-          pattern="[0-9 ]*"
-          maxLength={7}
-          placeholder="123456"
-          value={pin}
-          required
-          onInput={(event) => setPin((event.currentTarget as HTMLInputElement).value)}
-        />
-      </label>
+      {byLink ? null : (
+        <label class="field">
+          <span>PIN</span>
+          <input
+            name="pin"
+            inputMode="numeric"
+            autoComplete="off"
+            pattern="[0-9 ]*"
+            maxLength={7}
+            placeholder="123456"
+            value={pin}
+            required
+            onInput={(event) => setPin((event.currentTarget as HTMLInputElement).value)}
+          />
+        </label>
+      )}
       <label class="field">
         <span>
           Your name <span class="muted">(optional, shown on the leaderboard)</span>
@@ -111,6 +126,8 @@ function Live({ view, controller }: { view: View; controller: JoinController }) 
       </section>
     );
   }
+  const selfPaced = state?.pace === 'audience';
+  if (selfPaced && (state.completed || view.completion)) return <Completed view={view} />;
   if (!state || !slide) {
     return (
       <section class="card waiting" data-testid="waiting">
@@ -121,8 +138,11 @@ function Live({ view, controller }: { view: View; controller: JoinController }) 
   }
   return (
     <section class="card slide" data-slide-id={slide.id} data-kind={slide.kind}>
+      {selfPaced && state.progress ? <WalkProgressBar step={state.progress.step} of={state.progress.of} /> : null}
       <p class="eyebrow">
-        {[kindLabel(slide), `${state.slideIndex + 1} / ${state.slideCount}`].filter(Boolean).join(' · ')}
+        {[kindLabel(slide), selfPaced ? '' : `${state.slideIndex + 1} / ${state.slideCount}`]
+          .filter(Boolean)
+          .join(' · ')}
       </p>
       <h1>{slide.text}</h1>
       <MediaView media={slide.media} alt="" />
@@ -142,6 +162,7 @@ function SlideBody({ view, slide, controller }: { view: View; slide: Participant
   const disabled = closed || answered || busy;
   const onAnswer = (answer: LiveAnswer) => controller.submit(answer);
   const sent = view.mine[slide.id];
+  const selfPaced = state.pace === 'audience';
 
   const countdown =
     slide.kind === 'quiz' && state.slideStartedAt && !state.resultsVisible ? (
@@ -180,7 +201,7 @@ function SlideBody({ view, slide, controller }: { view: View; slide: Participant
     case 'qa':
       return <QaBody view={view} slide={slide} controller={controller} />;
     case 'content':
-      return null;
+      return selfPaced ? <WalkNav view={view} controller={controller} label="Next" /> : null;
   }
 
   return (
@@ -194,7 +215,129 @@ function SlideBody({ view, slide, controller }: { view: View; slide: Participant
           <AnswerStatusLine view={view} closed={closed} timeUp={timeUp} />
         </>
       )}
+      {selfPaced && !answered ? (
+        // Time up on a quiz, there is nothing left to do here but move on.
+        <WalkNav view={view} controller={controller} label={timeUp ? 'Next' : 'Skip'} />
+      ) : null}
     </>
+  );
+}
+
+/** Self-paced: "3 of 7", the participant's place on their path as far as the skip logic has decided it. */
+function WalkProgressBar({ step, of }: { step: number; of: number }) {
+  return (
+    <div class="walk-progress" data-testid="progress" data-step={step} data-of={of}>
+      <span class="walk-count">
+        {step} of {of}
+      </span>
+      <span class="walk-track" aria-hidden="true">
+        <span class="walk-fill" style={{ width: `${Math.min(100, (step / Math.max(1, of)) * 100)}%` }} />
+      </span>
+    </div>
+  );
+}
+
+/**
+ * Self-paced: the button that moves on without an answer: Next past a content slide (or a Q&A slide
+ * after asking), Skip past an answerable one. Like an answer, it waits for the network when offline.
+ */
+function WalkNav({ view, controller, label }: { view: View; controller: JoinController; label: 'Next' | 'Skip' }) {
+  const status = view.advance;
+  const answering = view.answer.kind === 'sending' || view.answer.kind === 'queued';
+  const moving = status.kind === 'sending' || status.kind === 'queued';
+  return (
+    <div class={`walk-nav walk-nav-${label.toLowerCase()}`}>
+      <button
+        type="button"
+        class={label === 'Next' ? 'primary' : 'secondary'}
+        disabled={answering || moving}
+        onClick={() => controller.advance()}
+      >
+        {label}
+      </button>
+      <div aria-live="polite" class="status-line">
+        {status.kind === 'queued' ? (
+          <p class="status status-warn" data-testid="advance-queued">
+            Not sent yet: the connection is down. You will move on as soon as it is back.
+          </p>
+        ) : status.kind === 'refused' ? (
+          <p class="status status-error">{status.message}</p>
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
+/**
+ * Self-paced: the end of the participant's walk. Score, rank and the right quiz answers when the
+ * session shows them on completion; otherwise they come with the summary, when the session ends.
+ */
+function Completed({ view }: { view: View }) {
+  const completion = view.completion;
+  const sawQuiz = Object.keys(view.quizzes).length > 0;
+  return (
+    <section class="card completed" data-testid="completed">
+      <h1>You’re done. Thank you!</h1>
+      {completion ? (
+        <dl class="tally" data-testid="tally">
+          <div>
+            <dt>Answered</dt>
+            <dd data-testid="answered-count">{completion.answerCount}</dd>
+          </div>
+          <div>
+            <dt>Skipped</dt>
+            <dd data-testid="skipped-count">{completion.skippedCount}</dd>
+          </div>
+        </dl>
+      ) : null}
+      {completion && completion.score !== null ? (
+        <>
+          <p class="final-score" data-testid="final-score">
+            Your score: <strong>{completion.score}</strong>
+            {completion.rank !== null ? (
+              <>
+                {' '}
+                · rank <strong>#{completion.rank}</strong>
+              </>
+            ) : null}
+          </p>
+          <QuizOutcomes outcomes={completion.quiz ?? []} quizzes={view.quizzes} />
+        </>
+      ) : sawQuiz ? (
+        <p class="status" data-testid="scores-later">
+          Scores appear when the session ends.
+        </p>
+      ) : null}
+      <p class="muted">Keep this page open: the results appear here when the session ends.</p>
+    </section>
+  );
+}
+
+type QuizOutcome = Pick<NonNullable<Completion['quiz']>[number], 'slideId' | 'optionIds' | 'correctOptionIds'> & {
+  points?: number;
+};
+
+/** Each quiz slide the participant answered: right or not, and the right answer when it was not. */
+function QuizOutcomes({ outcomes, quizzes }: { outcomes: readonly QuizOutcome[]; quizzes: Record<string, SeenQuiz> }) {
+  if (outcomes.length === 0) return null;
+  return (
+    <ul class="quiz-outcomes" data-testid="quiz-outcomes">
+      {outcomes.map((outcome) => {
+        const quiz = quizzes[outcome.slideId];
+        const right = sameSet(outcome.optionIds, outcome.correctOptionIds);
+        const label = (id: string) => quiz?.options.find((option) => option.id === id)?.label ?? id;
+        return (
+          <li key={outcome.slideId} class={right ? 'right' : 'wrong'} data-slide-id={outcome.slideId}>
+            <span class="quiz-question">{quiz?.text ?? outcome.slideId}</span>
+            <span class={`status ${right ? 'status-ok' : 'status-error'}`} data-testid="quiz-verdict">
+              {right ? '✓ Right' : '✗ Not this time'}
+              {outcome.points !== undefined ? ` · ${plural(outcome.points, 'point')}` : ''}
+            </span>
+            {right ? null : <span class="muted">The answer: {outcome.correctOptionIds.map(label).join(', ')}</span>}
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 
@@ -280,6 +423,7 @@ function QaBody({
 }) {
   const status = view.answer;
   const closed = view.state!.locked;
+  const selfPaced = view.state!.pace === 'audience';
   return (
     <>
       {status.kind === 'received' ? (
@@ -304,6 +448,7 @@ function QaBody({
           <AnswerStatusLine view={view} closed={closed} timeUp={false} />
         </>
       )}
+      {selfPaced ? <WalkNav view={view} controller={controller} label={view.asked > 0 ? 'Next' : 'Skip'} /> : null}
       <h2>Questions</h2>
       <QuestionList
         questions={view.board ?? []}
@@ -343,8 +488,25 @@ function Ended({ view }: { view: View }) {
         </p>
       ) : null}
       {summary.leaderboard ? <LeaderboardView leaderboard={summary.leaderboard} /> : null}
+      {view.state?.pace === 'audience' ? (
+        <QuizOutcomes outcomes={endedQuizOutcomes(view)} quizzes={view.quizzes} />
+      ) : null}
     </section>
   );
+}
+
+/**
+ * Self-paced: which quiz answers were right, once the session ended — from the completion when it
+ * said (`on_completion`), else from the summary's quiz results and this device's own answers.
+ */
+function endedQuizOutcomes(view: View): QuizOutcome[] {
+  if (view.completion?.quiz) return view.completion.quiz;
+  return (view.summary?.slides ?? []).flatMap((result) => {
+    const chosen = result.kind === 'quiz' ? view.mine[result.slideId]?.optionIds : undefined;
+    if (result.kind !== 'quiz' || !chosen) return [];
+    const correct = result.options.filter((option) => option.correct).map((option) => option.id);
+    return correct.length > 0 ? [{ slideId: result.slideId, optionIds: chosen, correctOptionIds: correct }] : [];
+  });
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {

@@ -4,11 +4,13 @@ import {
   type EventStream,
   joinSession,
   type LiveAnswer,
+  type LiveAnswerReceipt,
   type LiveParticipant,
   type LiveState,
   NotFoundError,
   newIdempotencyKey,
   type ParticipantEvent,
+  type ParticipantSlide,
   PollkitError,
   RateLimitError,
   type SessionSummary,
@@ -25,7 +27,22 @@ import { onWake, ViewStore } from '../shared/store.js';
  * The audience page's state and everything it does, outside the view: join (or rejoin with the
  * token kept in local storage), follow the participant stream, send answers so that none is lost or
  * counted twice. The view (app.tsx) renders `view` and calls the methods.
+ *
+ * A self-paced session (`state.pace === 'audience'`) is the same page walking the participant's own
+ * path: each answer (or `advance`: Next, Skip) answers where the skip logic sends them, the stream
+ * repeats it, and the walk ends on a completion, then the session's summary.
  */
+
+/** A self-paced participant's place after a step (the receipt's or `advance`'s answer). */
+export type WalkProgress = NonNullable<LiveAnswerReceipt['progress']>;
+/** A self-paced participant's finished walk: counts, and score, rank and quiz answers once shown. */
+export type Completion = NonNullable<WalkProgress['completion']>;
+
+/** What a self-paced participant remembers of a quiz slide, to say which answers were right at the end. */
+export interface SeenQuiz {
+  text: string;
+  options: { id: string; label: string }[];
+}
 
 export type AnswerStatus =
   | { kind: 'idle' }
@@ -37,6 +54,7 @@ export type AnswerStatus =
 
 export interface View {
   phase: 'form' | 'joining' | 'live';
+  /** The code the page was opened with: a six-digit PIN, or a self-paced session's link id (`lnk_…`). */
   pin: string;
   /** Why the form is shown again (a wrong PIN…). */
   formError?: string;
@@ -59,6 +77,12 @@ export interface View {
   upvoted: readonly string[];
   /** How many questions this participant asked on the current Q&A slide, and a note about the last. */
   asked: number;
+  /** Self-paced: a Next or Skip on its way (queued while offline, like an answer). */
+  advance: AnswerStatus;
+  /** Self-paced: the finished walk, once the participant completed it. */
+  completion?: Completion;
+  /** Self-paced: the quiz slides this participant met, by id. */
+  quizzes: Record<string, SeenQuiz>;
 }
 
 interface Saved {
@@ -74,8 +98,14 @@ const tokenKey = (pin: string) => `pollkit.participant.${pin}`;
 const pendingKey = (pin: string) => `pollkit.pending.${pin}`;
 const mineKey = (pin: string) => `pollkit.answers.${pin}`;
 const upvotedKey = (pin: string) => `pollkit.upvoted.${pin}`;
+const quizzesKey = (pin: string) => `pollkit.quizzes.${pin}`;
 
-const PIN = /^[0-9]{6}$/;
+/** What `/join/{code}` takes: the PIN, or the link id at the end of a self-paced session's join URL. */
+const JOIN_CODE = /^(?:[0-9]{6}|lnk_[A-Za-z0-9_-]{43})$/;
+
+export function isLinkCode(code: string): boolean {
+  return code.startsWith('lnk_');
+}
 /** Keep reconnecting while the session lasts: a phone in a pocket can be away for minutes. */
 const STREAM_OPTIONS = { maxReconnects: 1_000, reconnectMaxDelayMs: 5_000 } as const;
 /** After this long without a byte (heartbeats come every 15 s), a stream is reopened when the page wakes up. */
@@ -90,13 +120,22 @@ export class JoinController extends ViewStore<View> {
   #pending: PendingAnswer | undefined;
   #sending = false;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Self-paced: the slide a Next or Skip is for, until the server took it. */
+  #pendingAdvance: string | undefined;
+  #advancing = false;
+  #advanceTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(pinFromUrl: string) {
-    const pin = PIN.test(pinFromUrl) ? pinFromUrl : '';
+    const pin = JOIN_CODE.test(pinFromUrl) ? pinFromUrl : '';
     super({
       phase: 'form',
       pin,
-      formError: pinFromUrl !== '' && pin === '' ? `“${pinFromUrl}” is not a PIN: a PIN is six digits.` : undefined,
+      formError:
+        pinFromUrl === '' || pin !== ''
+          ? undefined
+          : isLinkCode(pinFromUrl)
+            ? 'This join link is not complete: open the whole link again.'
+            : `“${pinFromUrl}” is not a PIN: a PIN is six digits.`,
       name: null,
       score: 0,
       connected: false,
@@ -104,6 +143,8 @@ export class JoinController extends ViewStore<View> {
       mine: {},
       upvoted: [],
       asked: 0,
+      advance: { kind: 'idle' },
+      quizzes: {},
     });
     // A refresh, or a phone that reloaded the tab: the same participant again, without the form.
     if (pin && readStored<Saved>('local', tokenKey(pin))) void this.join(pin, undefined);
@@ -111,7 +152,7 @@ export class JoinController extends ViewStore<View> {
   }
 
   async join(pin: string, name: string | undefined): Promise<void> {
-    if (!PIN.test(pin)) {
+    if (!JOIN_CODE.test(pin)) {
       this.set({ formError: 'A PIN is six digits.' });
       return;
     }
@@ -136,6 +177,7 @@ export class JoinController extends ViewStore<View> {
       score: me.participant.score,
       mine: readStored<Record<string, LiveAnswer>>('local', mineKey(pin)) ?? {},
       upvoted: readStored<string[]>('local', upvotedKey(pin)) ?? [],
+      quizzes: readStored<Record<string, SeenQuiz>>('local', quizzesKey(pin)) ?? {},
     });
     this.#onSlide(me.state);
     void this.#follow(undefined);
@@ -192,6 +234,7 @@ export class JoinController extends ViewStore<View> {
       }
     }
     void this.#sendPending();
+    void this.#sendAdvance();
   }
 
   #onEvent(event: ParticipantEvent): void {
@@ -199,6 +242,9 @@ export class JoinController extends ViewStore<View> {
     switch (event.type) {
       case 'slide':
         this.#onSlide(event.data);
+        break;
+      case 'completed':
+        this.#onCompleted(event.data);
         break;
       case 'results':
         if (state?.slide?.id !== event.data.slideId) break;
@@ -225,16 +271,30 @@ export class JoinController extends ViewStore<View> {
           connected: false,
         });
         removeStored('session', pendingKey(this.view.pin));
+        this.#dropAdvance();
         break;
     }
   }
 
   #onSlide(state: LiveState): void {
     const previous = this.view.state;
+    const selfPaced = state.pace === 'audience';
+    // Self-paced, the receipt of a step and the stream both say where the participant now is, in
+    // either order: a place behind the one already shown is the older news. Steps only grow.
+    if (selfPaced && previous?.progress && state.progress && state.progress.step < previous.progress.step) return;
+    if (selfPaced && previous?.completed && !state.completed) return;
     const sameSlide = previous?.slide?.id !== undefined && previous.slide.id === state.slide?.id;
     const pending = this.#pending;
-    // An answer for a slide that is gone can no longer be taken: drop it.
-    if (pending && pending.answer.slideId !== state.slide?.id) this.#dropPending();
+    if (pending && pending.answer.slideId !== state.slide?.id) {
+      // Self-paced, only an answer (or a Next, which waits for it) moves the participant on: past
+      // the slide of an answer not yet confirmed, the server took it (the stream quicker than the
+      // receipt, or a response lost, then a reload).
+      if (selfPaced) this.#answered(pending.answer);
+      // An answer for a slide that is gone can no longer be taken: drop it.
+      else this.#dropPending();
+    }
+    if (this.#pendingAdvance !== undefined && this.#pendingAdvance !== state.slide?.id) this.#dropAdvance();
+    if (selfPaced && state.slide?.kind === 'quiz') this.#rememberQuiz(state.slide);
     let answer: AnswerStatus = sameSlide ? this.view.answer : { kind: 'idle' };
     if (state.answered && state.slide?.kind !== 'qa') {
       // The server has it (a response lost on the way, then a reload): nothing left to send.
@@ -249,6 +309,7 @@ export class JoinController extends ViewStore<View> {
       results: sameSlide && state.resultsVisible ? this.view.results : undefined,
       board: sameSlide ? this.view.board : undefined,
       asked: sameSlide ? this.view.asked : 0,
+      advance: sameSlide ? this.view.advance : this.#pendingAdvance ? { kind: 'queued' } : { kind: 'idle' },
     });
     // A reload while an answer was on its way: it goes again, with the same key.
     if (this.#pending && !state.answered) void this.#sendPending();
@@ -256,9 +317,13 @@ export class JoinController extends ViewStore<View> {
 
   /** Sends an answer to the current slide. Its Idempotency-Key is kept with it until the server answers. */
   submit(answer: LiveAnswer): void {
-    if (this.#sending || this.#pending) return;
+    // Self-paced, a send still retrying may be for a slide already left (the stream moved on before
+    // the receipt came): it does not hold up the next slide's answer, which goes once it is done.
+    const selfPaced = this.view.state?.pace === 'audience';
+    if (this.#pending || (this.#sending && !selfPaced)) return;
     this.#pending = { answer, key: newIdempotencyKey() };
     writeStored('session', pendingKey(this.view.pin), this.#pending);
+    if (this.#sending) this.set({ answer: { kind: 'sending' } });
     void this.#sendPending();
   }
 
@@ -270,10 +335,23 @@ export class JoinController extends ViewStore<View> {
     this.#sending = true;
     this.set({ answer: { kind: 'sending' } });
     try {
-      await me.answer(pending.answer, { idempotencyKey: pending.key, maxRetries: 2 });
+      const receipt = await me.answer(pending.answer, { idempotencyKey: pending.key, maxRetries: 2 });
       this.#answered(pending.answer);
+      // Self-paced: straight on to where the answer sent the participant.
+      if (receipt.progress) this.#onProgress(receipt.progress);
     } catch (error) {
-      if (isTransient(error)) {
+      const selfPaced = this.view.state?.pace === 'audience';
+      if (selfPaced && this.#pending !== pending) {
+        // The stream moved the participant past this answer's slide while it was on its way: the
+        // server took it (#onSlide), whatever this attempt heard back.
+      } else if (selfPaced && isOutOfStep(error)) {
+        // The participant is not where this page thought (an answer counted whose response was lost,
+        // another tab walking on): not an error to show, but a place to read again.
+        if (error instanceof ConflictError && error.code === 'already_responded') this.#answered(pending.answer);
+        else this.#dropPending();
+        this.set({ answer: { kind: 'idle' } });
+        void this.#resync();
+      } else if (isTransient(error)) {
         // Offline, or the server is unreachable: the same answer, with the same key, goes again
         // shortly, when the network comes back, or when the page wakes up.
         this.set({ answer: { kind: 'queued' } });
@@ -286,14 +364,22 @@ export class JoinController extends ViewStore<View> {
       }
     } finally {
       this.#sending = false;
+      if (this.#pending && this.#pending !== pending) void this.#sendPending();
     }
   }
 
   #answered(answer: LiveAnswer): void {
-    this.#dropPending();
+    if (this.#pending?.answer.slideId === answer.slideId) this.#dropPending();
     const mine = { ...this.view.mine, [answer.slideId]: answer };
     writeStored('local', mineKey(this.view.pin), mine);
-    const isQuestion = this.view.state?.slide?.kind === 'qa';
+    const state = this.view.state;
+    // Self-paced, the participant may already stand on the next slide (the stream was quicker than
+    // the receipt): "received" belongs to the answer's own slide only.
+    if (state?.pace === 'audience' && state.slide?.id !== answer.slideId) {
+      this.set({ mine });
+      return;
+    }
+    const isQuestion = state?.slide?.kind === 'qa';
     this.set({ answer: { kind: 'received' }, mine, asked: this.view.asked + (isQuestion ? 1 : 0) });
   }
 
@@ -301,6 +387,104 @@ export class JoinController extends ViewStore<View> {
     this.#pending = undefined;
     clearTimeout(this.#retryTimer);
     removeStored('session', pendingKey(this.view.pin));
+  }
+
+  /** Self-paced: where a step sent the participant (their next slide, or the end of their walk). */
+  #onProgress(progress: WalkProgress): void {
+    if (progress.completion) this.#onCompleted(progress.completion);
+    this.#onSlide(progress.state);
+  }
+
+  #onCompleted(completion: Completion): void {
+    const state = this.view.state;
+    this.#dropPending();
+    this.#dropAdvance();
+    this.set({
+      completion,
+      score: completion.score ?? this.view.score,
+      answer: { kind: 'idle' },
+      advance: { kind: 'idle' },
+      ...(state ? { state: { ...state, slide: null, completed: true } } : {}),
+    });
+  }
+
+  #rememberQuiz(slide: Extract<ParticipantSlide, { kind: 'quiz' }>): void {
+    if (this.view.quizzes[slide.id]) return;
+    const options = slide.options.map((option) => ({ id: option.id, label: option.label }));
+    const quizzes = { ...this.view.quizzes, [slide.id]: { text: slide.text, options } };
+    writeStored('local', quizzesKey(this.view.pin), quizzes);
+    this.set({ quizzes });
+  }
+
+  /**
+   * Self-paced: Next past a content or Q&A slide, or Skip an answerable one. Like an answer, it waits
+   * while offline and goes when the network is back; the server takes it for this slide only, so a
+   * repeat after a lost response cannot move the participant twice.
+   */
+  advance(): void {
+    const slideId = this.view.state?.slide?.id;
+    if (!slideId || this.#pendingAdvance !== undefined || this.#pending) return;
+    this.#pendingAdvance = slideId;
+    void this.#sendAdvance();
+  }
+
+  async #sendAdvance(): Promise<void> {
+    const me = this.#me;
+    const slideId = this.#pendingAdvance;
+    if (!me || slideId === undefined || this.#advancing) return;
+    clearTimeout(this.#advanceTimer);
+    this.#advancing = true;
+    this.set({ advance: { kind: 'sending' } });
+    try {
+      const progress = await me.advance(slideId, { maxRetries: 2 });
+      this.#dropAdvance();
+      this.set({ advance: { kind: 'idle' } });
+      this.#onProgress(progress);
+    } catch (error) {
+      if (isOutOfStep(error)) {
+        this.#dropAdvance();
+        this.set({ advance: { kind: 'idle' } });
+        void this.#resync();
+      } else if (isTransient(error)) {
+        this.set({ advance: { kind: 'queued' } });
+        this.#advanceTimer = setTimeout(() => void this.#sendAdvance(), RETRY_QUEUED_MS);
+      } else {
+        this.#dropAdvance();
+        this.set({ advance: { kind: 'refused', message: answerErrorMessage(error) } });
+      }
+    } finally {
+      this.#advancing = false;
+    }
+  }
+
+  #dropAdvance(): void {
+    this.#pendingAdvance = undefined;
+    clearTimeout(this.#advanceTimer);
+  }
+
+  /**
+   * Self-paced: reads the participant's place again (a join with their token answers it). A
+   * completed walk's counts come only on the stream, which sends them on connect: it is reopened.
+   */
+  async #resync(): Promise<void> {
+    const token = this.#me?.participantToken;
+    if (!token) return;
+    let state: LiveState;
+    try {
+      // With the token only: a token refused here must not turn into a new participant (#joinAs).
+      const options = { baseUrl: location.origin, pin: this.view.pin, fetch: this.#fetch, maxRetries: 3 };
+      state = (await joinSession({ ...options, participantToken: token })).state;
+    } catch {
+      // Offline or the like: the stream sends the place when it reconnects (or says what went wrong).
+      return;
+    }
+    this.#onSlide(state);
+    if (state.completed && !this.view.completion) {
+      const stream = this.#stream;
+      this.#stream = undefined;
+      stream?.close();
+      void this.#follow(undefined);
+    }
   }
 
   /** A question asked, the form ready for another. */
@@ -326,6 +510,11 @@ export class JoinController extends ViewStore<View> {
   }
 }
 
+/** Self-paced: the step was for a slide the participant is no longer on (or answered already). */
+function isOutOfStep(error: unknown): boolean {
+  return error instanceof ConflictError && (error.code === 'slide_not_active' || error.code === 'already_responded');
+}
+
 function isTransient(error: unknown): boolean {
   return (
     error instanceof ConnectionError ||
@@ -336,7 +525,11 @@ function isTransient(error: unknown): boolean {
 }
 
 function joinErrorMessage(error: unknown, pin: string): string {
-  if (error instanceof NotFoundError) return `No session is running with PIN ${pin}. Check the number on the screen.`;
+  if (error instanceof NotFoundError) {
+    return isLinkCode(pin)
+      ? 'This link names no running session: it may have ended.'
+      : `No session is running with PIN ${pin}. Check the number on the screen.`;
+  }
   if (error instanceof RateLimitError) return 'Too many attempts from this network. Wait a minute, then try again.';
   if (error instanceof ValidationError) return error.message;
   if (error instanceof PollkitError && error.code === 'session_not_active') return 'This session has ended.';

@@ -24,6 +24,10 @@ function useShortcuts(controller: PresenterController, session: Session | undefi
 
 function shortcutAction(key: string, session: Session): SessionAction | undefined {
   if (session.status === 'ended') return undefined;
+  // A self-paced session has no slide to move: its one key starts it.
+  if (session.pace === 'audience') {
+    return (key === 'ArrowRight' || key === 'PageDown') && session.status === 'pending' ? 'start' : undefined;
+  }
   switch (key) {
     case 'ArrowRight':
     case 'PageDown':
@@ -63,6 +67,7 @@ export function PresentApp({ controller }: { controller: PresenterController }) 
       </main>
     );
   }
+  if (session.pace === 'audience') return <SelfPaced view={view} controller={controller} />;
   const joinHost = new URL(session.joinUrl).host;
   // Joins move the throttled counts; the session event carries the count of its own moment.
   const participantCount = Math.max(view.counts?.participantCount ?? 0, session.participantCount);
@@ -287,6 +292,215 @@ function Controls({ view, controller }: { view: PresenterView; controller: Prese
         </button>
       </div>
     </footer>
+  );
+}
+
+/**
+ * A self-paced session on the presenter's screen: no current slide, but where everybody is — how
+ * many stand on each slide of the deck, how many finished — and every slide's results as they come
+ * in. The join link and its QR code stay in view the whole time (people join whenever they like),
+ * the PIN beside them when the session has one. The controls are Start and End.
+ */
+function SelfPaced({ view, controller }: { view: PresenterView; controller: PresenterController }) {
+  const session = view.session!;
+  const deck = view.deck!;
+  const progress = view.progress;
+  // Joins move the throttled figures; the session event carries the counts of its own moment.
+  const participantCount = Math.max(progress?.participantCount ?? 0, session.participantCount);
+  const completedCount = Math.max(progress?.completedCount ?? 0, session.completedCount);
+  const link = session.joinUrl.replace(/^https?:\/\//, '');
+  const ended = view.summary !== undefined || session.status === 'ended';
+  return (
+    <div class="presenter self-paced">
+      <header class="topbar">
+        <span class="brand">
+          {deck.title} <span class="badge">Self-paced</span>
+        </span>
+        <span class="participants" data-testid="participant-count" data-count={participantCount}>
+          {plural(participantCount, 'participant')}
+        </span>
+        <span class="participants" data-testid="completed-count" data-count={completedCount}>
+          {completedCount} completed
+        </span>
+        {!view.connected && session.status !== 'ended' ? (
+          <span class="badge badge-warn" role="status">
+            Reconnecting…
+          </span>
+        ) : null}
+      </header>
+      <main class={`stage${session.status === 'pending' ? ' stage-pending' : ''}`}>
+        <section class="screen" aria-live="polite">
+          {ended ? (
+            <div data-testid="ended">
+              <h1>Thank you!</h1>
+              <p class="lead">
+                {plural(view.summary?.participantCount ?? session.participantCount, 'participant')} took part,{' '}
+                {completedCount} to the end.
+              </p>
+              {view.summary?.leaderboard ? <LeaderboardView leaderboard={view.summary.leaderboard} /> : null}
+              {view.summary ? <SummaryResults view={view} /> : null}
+            </div>
+          ) : session.status === 'pending' ? (
+            <div data-testid="waiting">
+              <h1>{deck.title}</h1>
+              <p class="lead">
+                Everyone goes through the {plural(session.slideCount, 'slide')} at their own pace. Scan the code or open
+                the link to join.
+              </p>
+              <p class="muted">Press → or Start to open the session.</p>
+            </div>
+          ) : (
+            <SelfPacedProgress view={view} participantCount={participantCount} completedCount={completedCount} />
+          )}
+        </section>
+        {ended ? null : (
+          <aside class="qr qr-large join-link">
+            {view.qrCode ? <img src={view.qrCode} alt={`QR code for ${session.joinUrl}`} data-testid="qr" /> : null}
+            <p class="link-large" data-testid="join-link">
+              {link}
+            </p>
+            {session.pin ? (
+              <p class="muted">
+                or the PIN{' '}
+                <strong class="pin" data-testid="pin">
+                  {formatPin(session.pin)}
+                </strong>{' '}
+                at {new URL(session.joinUrl).host}/join
+              </p>
+            ) : null}
+          </aside>
+        )}
+      </main>
+      <footer class="controls">
+        {view.actionError ? (
+          <p class="error" role="alert">
+            {view.actionError}
+          </p>
+        ) : null}
+        <div class="buttons" role="toolbar" aria-label="Session controls">
+          {session.status === 'pending' ? (
+            <button type="button" class="primary" onClick={() => void controller.control('start')} disabled={view.busy}>
+              Start <kbd>→</kbd>
+            </button>
+          ) : null}
+          <button
+            type="button"
+            class="danger"
+            onClick={() => void controller.control('end')}
+            disabled={view.busy || session.status === 'ended'}
+          >
+            End
+          </button>
+        </div>
+      </footer>
+    </div>
+  );
+}
+
+/** Every answerable slide's final results (quiz answers revealed now), as the summary gives them. */
+function SummaryResults({ view }: { view: PresenterView }) {
+  const slides = new Map(view.deck?.slides.map((slide, index) => [slide.id, { slide, index }]));
+  const results = view.summary!.slides.filter((result) => result.kind !== 'content');
+  if (results.length === 0) return null;
+  return (
+    <>
+      <h2 class="progress-heading">Results</h2>
+      <div class="result-grid">
+        {results.map((result) => {
+          const known = slides.get(result.slideId);
+          return (
+            <article key={result.slideId} class="card result-card" data-slide-id={result.slideId}>
+              {known ? (
+                <h3>
+                  {known.index + 1}. {known.slide.text}
+                </h3>
+              ) : null}
+              <ResultView result={result} />
+            </article>
+          );
+        })}
+      </div>
+    </>
+  );
+}
+
+/** Participants per slide in deck order (a bar each), then each slide's live results. */
+function SelfPacedProgress({
+  view,
+  participantCount,
+  completedCount,
+}: {
+  view: PresenterView;
+  participantCount: number;
+  completedCount: number;
+}) {
+  const deck = view.deck!;
+  const figures = new Map(view.progress?.slides.map((slide) => [slide.slideId, slide]));
+  const results = new Map(view.progress?.results.map((result) => [result.slideId, result]));
+  const most = Math.max(1, participantCount);
+  return (
+    <div data-testid="progress-view">
+      <h2 class="progress-heading">Where everyone is</h2>
+      <ol class="slide-progress" data-testid="slide-progress">
+        {deck.slides.map((slide, index) => {
+          const here = figures.get(slide.id)?.participants ?? 0;
+          const answers = figures.get(slide.id)?.answerCount ?? 0;
+          return (
+            <li key={slide.id} data-slide-id={slide.id} data-participants={here} data-answers={answers}>
+              <span class="sp-index">{index + 1}</span>
+              <span class="sp-text">
+                <span class="sp-title">{slide.text}</span>
+                <span class="muted sp-kind">
+                  {[kindLabel(slide) || 'Content', slide.kind === 'content' ? '' : plural(answers, 'answer')]
+                    .filter(Boolean)
+                    .join(' · ')}
+                </span>
+              </span>
+              <span class="bar-track" aria-hidden="true">
+                <span class="bar-fill" style={{ width: `${(here / most) * 100}%` }} />
+              </span>
+              <span class="sp-here" data-testid="slide-participants">
+                {here} here
+              </span>
+            </li>
+          );
+        })}
+        <li class="sp-done" data-testid="done-row" data-completed={completedCount}>
+          <span class="sp-index">✓</span>
+          <span class="sp-text">
+            <span class="sp-title">Completed</span>
+          </span>
+          <span class="bar-track" aria-hidden="true">
+            <span class="bar-fill" style={{ width: `${(completedCount / most) * 100}%` }} />
+          </span>
+          <span class="sp-here">{completedCount} done</span>
+        </li>
+      </ol>
+      <h2 class="progress-heading">Results so far</h2>
+      <div class="result-grid">
+        {deck.slides.map((slide, index) => {
+          if (slide.kind === 'content') return null;
+          const result = results.get(slide.id);
+          return (
+            <article key={slide.id} class="card result-card" data-slide-id={slide.id}>
+              <h3>
+                {index + 1}. {slide.text}
+              </h3>
+              {slide.kind === 'quiz' ? (
+                // Quiz answers are not put on a screen the room may see before the session ends.
+                <p class="muted">
+                  {plural(figures.get(slide.id)?.answerCount ?? 0, 'answer')}: shown when the session ends.
+                </p>
+              ) : result && (figures.get(slide.id)?.answerCount ?? 0) > 0 ? (
+                <ResultView result={result} />
+              ) : (
+                <p class="muted">No answers yet.</p>
+              )}
+            </article>
+          );
+        })}
+      </div>
+    </div>
   );
 }
 

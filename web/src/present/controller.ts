@@ -33,6 +33,8 @@ export interface PresenterView {
   /** The QR code of the join URL, as a data URL of the SVG the API answered. */
   qrCode?: string;
   counts?: LiveCounts;
+  /** A self-paced session's figures: participants per slide, completions, every slide's results. */
+  progress?: SessionProgress;
   /** The current slide's results as the audience sees them, while shown. */
   results?: SlideResults;
   summary?: SessionSummary;
@@ -42,6 +44,9 @@ export interface PresenterView {
   busy: boolean;
   actionError?: string;
 }
+
+/** The `progress` event's data (`SessionProgress`). */
+export type SessionProgress = Extract<PresenterEvent, { type: 'progress' }>['data'];
 
 const tokenKey = (sessionId: string) => `pollkit.host.${sessionId}`;
 const STREAM_OPTIONS = { maxReconnects: 1_000, reconnectMaxDelayMs: 5_000 } as const;
@@ -152,6 +157,9 @@ export class PresenterController extends ViewStore<PresenterView> {
       case 'counts':
         this.set({ counts: event.data });
         if (event.data.answerCount !== this.#questionsAt) void this.#refreshQueue(event.data.answerCount);
+        break;
+      case 'progress':
+        this.set({ progress: event.data });
         break;
       case 'results':
         this.set({ results: event.data });
