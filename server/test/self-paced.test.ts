@@ -505,6 +505,40 @@ describe('a self-paced session', () => {
     expectError(await join('lnk_short', 'Kay'), 404, 'not_found');
   });
 
+  it('keeps the board of the Q&A slide a participant stands on up to date, and lets them move on when done', async () => {
+    const pollId = await branchingPoll(
+      {
+        questions: [
+          { id: 'ask', kind: 'qa', text: 'Questions?', moderated: false, allowUpvotes: true },
+          { id: 'bye', kind: 'content', text: 'Thanks' },
+        ],
+      },
+      null,
+    );
+    const session = await selfPaced(pollId);
+    const link = linkOf(session);
+    await control(session, 'start');
+    const [asker, voter] = await Promise.all([joined(link, 'Ola'), joined(link, 'Pip')]);
+    const watching = await participantStream(link, voter.token);
+    expect((await watching.next('questions')).data).toEqual({ slideId: 'ask', questions: [] });
+    const asked = await answer(link, asker.token, { slideId: 'ask', text: 'Is there coffee?' });
+    expect(asked.status, asked.text).toBe(201);
+    // A Q&A slide takes several questions: the asker stays until they move on.
+    expect(asked.body.progress.state.slide.id).toBe('ask');
+    const board = await watching.waitFor((event) => event.type === 'questions' && event.data.questions.length === 1);
+    expect(board.data.questions[0]).toMatchObject({ text: 'Is there coffee?', upvotes: 0 });
+    const upvoted = await call('POST', `${t.api}/live/${link}/questions/${asked.body.id}/upvotes`, {
+      headers: { 'x-participant-token': voter.token },
+    });
+    expect(upvoted.status, upvoted.text).toBe(201);
+    await watching.waitFor((event) => event.type === 'questions' && event.data.questions[0]?.upvotes === 1);
+    const onward = await advance(link, asker.token, 'ask');
+    expect(onward.body.state.slide.id).toBe('bye');
+    // Moving past a Q&A slide one asked on is not a skip.
+    const done = await advance(link, asker.token, 'bye');
+    expect(done.body.completion).toMatchObject({ answerCount: 1, skippedCount: 0 });
+  });
+
   it('shows the presenter how many stand on each slide and every slide’s results', async () => {
     const pollId = await branchingPoll();
     const session = await selfPaced(pollId);

@@ -50,6 +50,8 @@ export interface Subscriber extends StreamAudience {
   sink: EventSink;
   /** The last history event this stream has been sent (or that its snapshot covered). */
   lastSeq: number;
+  /** Self-paced: the Q&A slide this participant stands on, whose board refreshes reach them. */
+  qaSlideId?: string | undefined;
 }
 
 /** What a channel reads with: the database, the poll cache, the log and the join URL of a PIN. */
@@ -205,7 +207,9 @@ export class SessionChannel {
       // A self-paced participant's history is their own walk, not the session's events: every
       // (re)connect starts with their place as stored, so a dropped connection loses nothing.
       subscriber.lastSeq = row.seq;
-      for (const event of await this.#placeEvents(row, poll, walker, String(row.seq))) subscriber.sink.send(event);
+      const place = await this.#placeEvents(row, poll, walker, String(row.seq));
+      subscriber.qaSlideId = place.qaSlideId;
+      for (const event of place.events) subscriber.sink.send(event);
     } else if (Number.isSafeInteger(resumeAfter) && resumeAfter >= 0 && resumeAfter <= row.seq) {
       const missed = await listEventsAfter(this.host.deps.db, this.sessionId, resumeAfter);
       subscriber.lastSeq = resumeAfter;
@@ -422,13 +426,18 @@ export class SessionChannel {
    * A self-paced participant's place as their streams are sent it: their slide (with its Q&A board),
    * or their completed walk.
    */
-  async #placeEvents(row: SessionRow, poll: Poll, participantId: string, id: string): Promise<StreamEvent[]> {
+  async #placeEvents(
+    row: SessionRow,
+    poll: Poll,
+    participantId: string,
+    id: string,
+  ): Promise<{ events: StreamEvent[]; qaSlideId: string | undefined }> {
     const { db } = this.host.deps;
     const participant = await participants.findParticipant(db, participantId);
-    if (!participant) return [];
+    if (!participant) return { events: [], qaSlideId: undefined };
     if (participant.completed_at) {
       const completion = await completionOf({ db }, row, poll, participant);
-      return [{ type: 'completed', id, data: JSON.stringify(completion) }];
+      return { events: [{ type: 'completed', id, data: JSON.stringify(completion) }], qaSlideId: undefined };
     }
     const slide = slideOf(row, poll, participant);
     const answered =
@@ -438,8 +447,9 @@ export class SessionChannel {
     const events: StreamEvent[] = [
       { type: 'slide', id, data: JSON.stringify(walkState(row, poll, participant, answered)) },
     ];
-    if (slide?.kind === 'qa') events.push({ type: 'questions', id, data: await this.#questionBoard(poll, slide) });
-    return events;
+    if (slide?.kind !== 'qa') return { events, qaSlideId: undefined };
+    events.push({ type: 'questions', id, data: await this.#questionBoard(poll, slide) });
+    return { events, qaSlideId: slide.id };
   }
 
   /** A self-paced participant moved on (on some process): their streams here are sent their new place. */
@@ -449,8 +459,11 @@ export class SessionChannel {
     void this.#enqueue(async () => {
       const row = await this.host.freshSession(this.sessionId);
       if (row?.status !== 'active') return;
-      const events = await this.#placeEvents(row, await this.#poll(), participantId, String(this.#lastSeq));
-      for (const subscriber of streams()) for (const event of events) subscriber.sink.send(event);
+      const place = await this.#placeEvents(row, await this.#poll(), participantId, String(this.#lastSeq));
+      for (const subscriber of streams()) {
+        subscriber.qaSlideId = place.qaSlideId;
+        for (const event of place.events) subscriber.sink.send(event);
+      }
     });
   }
 
@@ -473,10 +486,19 @@ export class SessionChannel {
     const poll = await this.#poll();
     const counts = await countSessionParticipants(this.host.deps.db, this.sessionId);
     if (row.pace === 'audience') {
-      // Participants of a self-paced session see no shared results before the end: only the presenter.
+      // Participants of a self-paced session see no shared results before the end, only the board of
+      // the Q&A slide each stands on (made once per slide); the presenter sees the progress.
+      const id = String(this.#lastSeq);
       const live = await this.#liveFigures(row, poll, undefined, counts);
-      for (const subscriber of this.#subscribers)
-        send(subscriber, refreshFanout(String(this.#lastSeq), live, undefined, undefined));
+      const boards = new Map<string, string>();
+      for (const slideId of new Set([...this.#subscribers].map((subscriber) => subscriber.qaSlideId))) {
+        const slide = poll.content.questions.find((candidate) => candidate.id === slideId);
+        if (slide) boards.set(slide.id, await this.#questionBoard(poll, slide));
+      }
+      for (const subscriber of this.#subscribers) {
+        const board = subscriber.qaSlideId === undefined ? undefined : boards.get(subscriber.qaSlideId);
+        send(subscriber, refreshFanout(id, live, undefined, board));
+      }
       return;
     }
     const slide = currentSlide(poll, snapshotOfRow(row));
