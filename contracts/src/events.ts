@@ -56,6 +56,7 @@ export const SlideProgress = z
     answerCount: z.number().int().describe('Answers to it (questions, on a Q&A slide).'),
   })
   .meta({ id: 'SlideProgress' });
+export type SlideProgress = z.output<typeof SlideProgress>;
 
 /** A self-paced session's progress: the presenter's view in place of a current slide. */
 export const SessionProgress = z

@@ -433,6 +433,9 @@ describe('a self-paced session', () => {
     expectError(late, 409, 'session_not_active');
     expect(late.body.error.details.status).toBe('ended');
     expectError(await join(link, 'Latecomer'), 404, 'not_found');
+    // Nor can the closing time be moved once it has passed: the session is over.
+    const reopen = await call('PATCH', `${t.api}/sessions/${session.id}`, { apiKey, body: { closesAt: null } });
+    expectError(reopen, 409, 'invalid_session_state');
     expect(await t.server.sessionCloser.tick()).toBe(1);
     expect(await t.server.sessionCloser.tick()).toBe(0);
     expect((await stream.next('ended')).data.sessionId).toBe(session.id);

@@ -136,6 +136,7 @@ export const QuizOutcome = z
     points: z.number().int(),
   })
   .meta({ id: 'QuizOutcome' });
+export type QuizOutcome = z.output<typeof QuizOutcome>;
 
 /**
  * A self-paced participant's walk, done: the `completed` event's data. Score, rank and correct answers

@@ -363,6 +363,13 @@ export async function updateSession(
   if (existing.status === 'ended') {
     throw new ApiError('invalid_session_state', 'The session has ended', { status: existing.status });
   }
+  // Past its closing time the session is over (it takes no answers), even before the closer ends it.
+  if (existing.closes_at && existing.closes_at.getTime() <= deps.clock.now()) {
+    throw new ApiError('invalid_session_state', 'The session has closed: its closing time has passed', {
+      status: 'ended',
+      closesAt: existing.closes_at.toISOString(),
+    });
+  }
   const changes: { joins_locked?: boolean; max_participants?: number; closes_at?: Date | null } = {};
   if (input.joinsLocked !== undefined) changes.joins_locked = input.joinsLocked;
   if (input.closesAt !== undefined)
