@@ -18,6 +18,7 @@ export const TEST_PROJECTS = {
     'server/test/live-projection.test.ts',
     'server/test/ttl-cache.test.ts',
     'server/test/branching-parser.test.ts',
+    'server/test/branching-table.test.ts',
     'server/test/branching-rules.test.ts',
     'server/test/contract-inputs.test.ts',
     'server/test/group-commit.test.ts',
