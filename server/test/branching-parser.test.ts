@@ -43,3 +43,34 @@ describe('the instruction parser refuses', () => {
     expect(refusal.message).toContain(`"${fragment}"`);
   });
 });
+
+describe('a refusal suggests the closest reading', () => {
+  it.each([
+    ['If Q2 is belwo 3, skip to Q4', 'If Q2 is below 3, skip to Q4'],
+    ['If Q2 is below 3, skpi to Q4', 'If Q2 is below 3, skip to Q4'],
+    ['If Q1 is "Piza", skip to Q3', 'If Q1 is "Pizza", skip to Q3'],
+    ['If they chsoe Sushi on Q1, end the poll', 'If they chose Sushi on Q1, end the poll'],
+  ])('%s', (instruction, suggestion) => {
+    let error: unknown;
+    try {
+      parseInstruction(instruction, deck);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(InstructionError);
+    expect((error as InstructionError).suggestion).toBe(suggestion);
+    expect((error as InstructionError).message).toContain(`Did you mean "${suggestion}"?`);
+    // What it suggests, it reads.
+    expect(() => parseInstruction(suggestion, deck)).not.toThrow();
+  });
+
+  it('suggests nothing when no small change reads', () => {
+    let error: unknown;
+    try {
+      parseInstruction('If the weather is nice, skip to Q4', deck);
+    } catch (caught) {
+      error = caught;
+    }
+    expect((error as InstructionError).suggestion).toBeUndefined();
+  });
+});

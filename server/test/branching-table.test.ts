@@ -1,17 +1,17 @@
 import type { BranchCondition, Slide } from '@pollkit/contracts';
 import { describe, expect, it } from 'vitest';
+import { InstructionError, parseInstruction } from '../src/modules/branching/instruction-parser.js';
 import { instructionTable as table, tableDecks } from '../src/modules/branching/instruction-table.js';
 import { scoreEntry, scoreTable } from '../src/modules/branching/instruction-table-score.js';
 import { checkBranching } from '../src/modules/polls/branching-rules.js';
 
 /**
  * The instruction table as people write skip logic (modules/branching/instruction-table.ts), scored
- * against the rule-based parser by scoreTable() (modules/branching/instruction-table-score.ts).
- * Today's parser reads only part of it, so the per-entry checks wait behind STRICT: the parser's
- * change turns it on. Until then this file checks the table itself (its size, that it covers every
- * slide kind and every operator, that each reading fits its deck) and that the score is computed.
+ * against the rule-based parser by scoreTable() (modules/branching/instruction-table-score.ts): the
+ * table itself (its size, that it covers every slide kind and every operator, that each reading fits
+ * its deck), then every entry read as the table says, or refused quoting the words it names first.
  */
-const STRICT = false;
+const STRICT = true;
 
 const OPERATORS: BranchCondition['if']['operator'][] = [
   'equals',
@@ -114,6 +114,31 @@ describe('the parser reads the instruction table', () => {
       const result = scoreEntry(entry);
       expect(result.problem, result.answer).toBeUndefined();
       expect(result.passed).toBe(true);
+    },
+  );
+
+  it('reads all of it', () => {
+    const score = scoreTable();
+    expect(score.passed).toBe(score.total);
+  });
+});
+
+describe('a refusal of the table', () => {
+  const refusals = table.filter((entry) => 'refuse' in entry.expect);
+  it.each(refusals.map((entry) => [entry.instruction, entry] as const))(
+    '%s: quotes the user’s words',
+    (_name, entry) => {
+      let error: unknown;
+      try {
+        parseInstruction(entry.instruction, tableDecks[entry.deck]);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(InstructionError);
+      const refusal = error as InstructionError;
+      // The message quotes the words, as the user wrote them (the fragment is a slice of the instruction).
+      expect(refusal.message).toContain(`"${refusal.fragment}"`);
+      expect(entry.instruction).toContain(refusal.fragment.replace(/…$/, ''));
     },
   );
 });

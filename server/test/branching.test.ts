@@ -65,12 +65,32 @@ describe('POST /polls/{id}/branch without a provider', () => {
     expect(res.body.error.details.fragment).toBe('purple, skip to Q4');
   });
 
-  it('answers 422 when the instruction reads but does not fit the poll (a jump backwards)', async () => {
+  it('answers 422 at the words of a jump backwards', async () => {
     const pollId = await createPoll();
     const res = await branch(pollId, 'If Q3 is "Paris", skip to Q1');
     expectError(res, 422, 'validation_failed');
-    expect(res.body.error.message).toMatch(/Jumps go forward only/);
-    expect(Object.keys(res.body.error.details.fieldErrors)).toEqual(['instruction.conditions.0.then.slideId']);
+    expect(res.body.error.details.fragment).toBe('Q1');
+    expect(res.body.error.message).toMatch(/jumps go forward only/);
+  });
+
+  it('refuses a rule that can never apply by quoting the words of both rules, not their numbers', async () => {
+    const pollId = await createPoll();
+    const res = await branch(pollId, 'If Q2 is 4 or more, skip to Q5; if Q2 is 5, end the poll');
+    expectError(res, 422, 'validation_failed');
+    expect(res.body.error.message).toContain('"if Q2 is 5, end the poll" can never apply');
+    expect(res.body.error.message).toContain('caught first by "If Q2 is 4 or more, skip to Q5"');
+    expect(res.body.error.message).not.toMatch(/rule-\d/);
+  });
+
+  it('suggests the closest reading when a small change reads', async () => {
+    const pollId = await createPoll();
+    const res = await branch(pollId, 'If Q2 is below 3, skpi to Q4');
+    expectError(res, 422, 'validation_failed');
+    expect(res.body.error.details).toMatchObject({
+      fragment: 'skpi to Q4',
+      suggestion: 'If Q2 is below 3, skip to Q4',
+    });
+    expect(res.body.error.message).toContain('Did you mean "If Q2 is below 3, skip to Q4"?');
   });
 
   it('caps the instruction’s length, and is Pro and Enterprise only', async () => {

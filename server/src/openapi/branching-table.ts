@@ -1,23 +1,28 @@
 /**
- * The tables of docs/branching.md that show the instruction language: every example instruction of
- * the parser's table (modules/branching/instruction-examples.ts) with the conditions the parser reads
- * from it, and every refusal with the message it answers, both produced by running the parser now.
- * `npx -y pnpm@10 generate` (contract-artifacts.ts) rewrites them between their markers; `generated:check` fails
- * when they are stale.
+ * The table of docs/branching.md that shows the instruction language: every instruction of the
+ * parser's table (modules/branching/instruction-table.ts, skip logic as people write it), deck by
+ * deck, with the conditions the parser reads from it or the message it refuses it with, both
+ * produced by running the parser now. `npx -y pnpm@10 generate` (contract-artifacts.ts) rewrites it
+ * between its markers; `generated:check` fails when it is stale.
  */
 import { fileURLToPath } from 'node:url';
-import type { BranchCondition } from '@pollkit/contracts';
+import type { BranchCondition, Slide } from '@pollkit/contracts';
 import { withGeneratedBlock } from '../core/generated-block.js';
-import { exampleDeck, instructionExamples, instructionRefusals } from '../modules/branching/instruction-examples.js';
 import { InstructionError, parseInstruction } from '../modules/branching/instruction-parser.js';
+import { type DeckName, instructionTable, tableDecks } from '../modules/branching/instruction-table.js';
 
 export const BRANCHING_DOC_PATH = fileURLToPath(new URL('../../../docs/branching.md', import.meta.url));
-const READS_START =
-  '<!-- branching-examples:start (generated from modules/branching/instruction-examples.ts by server/src/openapi/branching-table.ts) -->';
-const READS_END = '<!-- branching-examples:end -->';
-const REFUSALS_START =
-  '<!-- branching-refusals:start (generated from modules/branching/instruction-examples.ts by server/src/openapi/branching-table.ts) -->';
-const REFUSALS_END = '<!-- branching-refusals:end -->';
+const TABLE_START =
+  '<!-- branching-table:start (generated from modules/branching/instruction-table.ts by server/src/openapi/branching-table.ts) -->';
+const TABLE_END = '<!-- branching-table:end -->';
+
+/** What each deck of the table is, as the docs introduce it. */
+const DECK_TITLES: Record<DeckName, string> = {
+  event: 'An event feedback survey',
+  product: 'A product survey (NPS)',
+  quiz: 'A classroom quiz',
+  onboarding: 'An onboarding form (each slide a "section")',
+};
 
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|');
@@ -30,37 +35,57 @@ function describeCondition(condition: BranchCondition): string {
   return `\`${slideId} ${test} → ${then}\``;
 }
 
-function readsTable(): string {
-  const rows = instructionExamples.map(([instruction]) => {
-    const conditions = parseInstruction(instruction, exampleDeck);
-    return `| ${cell(instruction)} | ${conditions.map(describeCondition).join('<br>')} |`;
-  });
-  return ['| Instruction | Conditions |', '| --- | --- |', ...rows].join('\n');
-}
-
-function refusalsTable(): string {
-  const rows = instructionRefusals.map(([instruction]) => {
-    let message = '(read)';
-    try {
-      parseInstruction(instruction, exampleDeck);
-    } catch (error) {
-      if (error instanceof InstructionError) message = error.message;
+/** A deck's slides as one line each: id, number, kind, and what it can be answered with. */
+function deckLines(slides: readonly Slide[]): string[] {
+  let question = 0;
+  return slides.map((slide, index) => {
+    const number = slide.kind === 'content' ? `slide ${index + 1}` : `Q${++question}, slide ${index + 1}`;
+    let answers = '';
+    if ('options' in slide) answers = `: ${slide.options.map((option) => `${option.id} "${option.label}"`).join(', ')}`;
+    if (slide.kind === 'scale') {
+      answers =
+        slide.statements.length > 0 ? `: ${slide.statements.length} statements` : `: ${slide.min} to ${slide.max}`;
     }
-    return `| ${instruction === '' ? '(empty)' : cell(instruction)} | ${cell(message)} |`;
+    const kind = slide.kind === 'multiple_choice' ? `${slide.type} choice` : slide.kind.replace('_', '-');
+    return `- \`${slide.id}\` (${number}), ${kind}, "${cell(slide.text)}"${cell(answers)}`;
   });
-  return ['| Instruction | 422 message |', '| --- | --- |', ...rows].join('\n');
 }
 
-/** The document with both tables regenerated. */
+/** Each deck, then its instructions with what the parser reads from them or answers. */
+function instructionTableDoc(): string {
+  const sections: string[] = [];
+  for (const [deck, slides] of Object.entries(tableDecks) as [DeckName, Slide[]][]) {
+    const rows = instructionTable
+      .filter((entry) => entry.deck === deck)
+      .map((entry) => {
+        let read: string;
+        try {
+          read = parseInstruction(entry.instruction, slides).map(describeCondition).join('<br>');
+        } catch (error) {
+          if (!(error instanceof InstructionError)) throw error;
+          read = `refused (422): ${error.message}`;
+        }
+        return `| ${cell(entry.instruction)} | ${cell(read)} |`;
+      });
+    sections.push(
+      `#### ${DECK_TITLES[deck]}`,
+      '',
+      ...deckLines(slides),
+      '',
+      '| Instruction | What the parser reads |',
+      '| --- | --- |',
+      ...rows,
+      '',
+    );
+  }
+  return sections.join('\n').trimEnd();
+}
+
+/** The document with the table regenerated. */
 export function withBranchingTables(document: string): string {
-  const reads = withGeneratedBlock(
-    document,
-    { start: READS_START, end: READS_END, where: 'docs/branching.md' },
-    readsTable(),
-  );
   return withGeneratedBlock(
-    reads,
-    { start: REFUSALS_START, end: REFUSALS_END, where: 'docs/branching.md' },
-    refusalsTable(),
+    document,
+    { start: TABLE_START, end: TABLE_END, where: 'docs/branching.md' },
+    instructionTableDoc(),
   );
 }

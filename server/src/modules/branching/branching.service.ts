@@ -15,7 +15,7 @@ import type { RateLimitStore } from '../../infra/rate-limit.js';
 import { branchingProblemsError, checkBranching, outcomeOfAnswer, slideAfter } from '../polls/branching-rules.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { findVoterAnswer } from './branching.repository.js';
-import { InstructionError, parseInstruction } from './instruction-parser.js';
+import { InstructionError, readInstruction } from './instruction-parser.js';
 import type { DraftAttempt } from './openai-drafter.js';
 
 /** The language-model drafter (modules/branching/openai-drafter.ts), present when a provider is configured. */
@@ -60,8 +60,9 @@ export async function draftBranching(
     log.info({ pollId: poll.id, source: 'rules' }, 'branching drafted by the rules (no provider configured)');
   }
   let conditions: BranchCondition[];
+  let sources: string[];
   try {
-    conditions = parseInstruction(input.instruction, slides);
+    ({ conditions, sources } = readInstruction(input.instruction, slides));
   } catch (error) {
     if (!(error instanceof InstructionError)) throw error;
     throw new ApiError('validation_failed', error.message, {
@@ -69,9 +70,13 @@ export async function draftBranching(
       formErrors: [],
       fragment: error.fragment,
       expected: error.expected,
+      ...(error.suggestion === undefined ? {} : { suggestion: error.suggestion }),
     });
   }
-  const problems = checkBranching(conditions, slides);
+  const problems = checkBranching(conditions, slides).map((problem) => ({
+    ...problem,
+    message: inUsersWords(problem.message, conditions, sources),
+  }));
   if (problems.length > 0) {
     throw branchingProblemsError(
       'instruction',
@@ -80,6 +85,18 @@ export async function draftBranching(
     );
   }
   return { data: { draftJson: { conditions }, source: 'rules' } };
+}
+
+/**
+ * A problem with a drafted rule, said with the user's words: the rule ids the checker names
+ * ("Rule 'rule-2' can never apply … caught first by 'rule-1'") become the clauses they were read
+ * from ("'if Q2 is 4 or more, end' can never apply … caught first by 'if Q2 is above 3, skip to Q5'").
+ */
+function inUsersWords(message: string, conditions: readonly BranchCondition[], sources: readonly string[]): string {
+  return message.replace(/(Rule )?'(rule-\d+)'/g, (whole, _rule: string | undefined, id: string) => {
+    const source = sources[conditions.findIndex((condition) => condition.id === id)];
+    return source ? `"${source}"` : whole;
+  });
 }
 
 /**

@@ -7,7 +7,8 @@ import { instructionTable, type TableEntry, type TableRule, tableDecks } from '.
  * How much of instruction-table.ts the parser (instruction-parser.ts) reads: each reading must come
  * out as exactly its conditions (ids aside; `includes` of one option counts as `equals` it) and
  * fit its deck (`checkBranching` finds no problem); each refusal must be an `InstructionError`
- * whose `fragment` contains the quoted words (case aside). server/test/branching-table.test.ts and
+ * whose `fragment` starts with the quoted words (case and an opening quotation mark aside): a
+ * refusal that stopped earlier, for another reason, quotes more than the words at fault and fails. server/test/branching-table.test.ts and
  * server/scripts/parser-score.ts use it.
  */
 
@@ -48,6 +49,12 @@ export function describeRules(rules: readonly TableRule[]): string {
     .join('; ');
 }
 
+/** Whether the refusal's quoted words start with `quote` (case and opening quotation marks aside). */
+function quotesFirst(fragment: string, quote: string): boolean {
+  const plain = (text: string) => text.toLowerCase().replace(/^["“'‘]+/, '');
+  return plain(fragment).startsWith(plain(quote));
+}
+
 /** Scores one entry against the parser as it is. */
 export function scoreEntry(entry: TableEntry): EntryResult {
   const deck = tableDecks[entry.deck];
@@ -66,7 +73,7 @@ export function scoreEntry(entry: TableEntry): EntryResult {
     : `refused: "${refusal?.fragment}" (expected ${refusal?.expected})`;
   if ('refuse' in entry.expect) {
     if (!refusal) return { entry, passed: false, answer, problem: 'read it instead of refusing' };
-    const passed = refusal.fragment.toLowerCase().includes(entry.expect.refuse.quote.toLowerCase());
+    const passed = quotesFirst(refusal.fragment, entry.expect.refuse.quote);
     return passed
       ? { entry, passed, answer }
       : { entry, passed, answer, problem: `the refusal does not quote "${entry.expect.refuse.quote}"` };

@@ -9,11 +9,10 @@ import type { BranchCondition, Slide } from '@pollkit/contracts';
  * server/scripts/parser-score.ts measure how much of it the parser reads (scoreTable() in
  * instruction-table-score.ts).
  *
- * Before the parser's change (commit 405034c, the parser as last changed in cddc792): read 99 of 196
- * (readings 55/144, refusals 44/52), printed by
- * `npx tsx --conditions=@pollkit/source server/scripts/parser-score.ts`. Ten of those 44 refusals
- * pass only because the refusal's clause runs on past the quoted words (the parser stopped earlier,
- * for another reason): `--failures` does not list them, instruction-table-score.ts explains the check.
+ * Before the parser's change (commit 0732e73, the parser as last changed in cddc792): read 89 of 196
+ * (readings 55/144, refusals 34/52); counted as first committed, when a refusal passed if its quoted
+ * clause merely contained the words, 99 of 196 (refusals 44/52). After it: 196 of 196. Both printed by
+ * `npx tsx --conditions=@pollkit/source server/scripts/parser-score.ts` (`--failures` lists what fails).
  *
  * How the readings count: "question N" / "QN" counts the slides that ask something (content slides
  * are not questions), "slide N" and "page N" every slide; in the onboarding deck, a Google-Forms-style form,
@@ -28,7 +27,7 @@ export type DeckName = 'event' | 'product' | 'quiz' | 'onboarding';
 export type TableRule = Omit<BranchCondition, 'id'>;
 
 export interface Refusal {
-  /** The user's words that cannot be read: the parser's `InstructionError.fragment` must contain them. */
+  /** The user's words that cannot be read: the parser's `InstructionError.fragment` must start with them. */
   quote: string;
   /** Why the conditions format cannot say it. */
   why: string;
