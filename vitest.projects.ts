@@ -53,6 +53,7 @@ export const TEST_PROJECTS = {
     'server/test/metrics.test.ts',
     'server/test/oauth.test.ts',
     'server/test/openai-drafter.test.ts',
+    'server/test/openai-table.test.ts',
     'server/test/openapi.test.ts',
     'server/test/poll-cache.test.ts',
     'server/test/poll-media.test.ts',

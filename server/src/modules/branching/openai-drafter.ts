@@ -82,6 +82,28 @@ export const responseFormat = {
   json_schema: { name: 'branching', strict: true, schema: wireJsonSchema },
 } as const;
 
+/**
+ * What each operator means, as the model is told: the contract's operator list with its meaning
+ * and the words people write for it (server/test/openai-table.test.ts checks every operator is
+ * here, and that every phrasing of the parser's table, instruction-table.ts, reaches the model).
+ */
+export const OPERATOR_MEANINGS: Record<(typeof OPERATORS)[number], string> = {
+  equals:
+    'that option chosen (on a ranking: ranked first), or that rating given. Also written "is", "=", "was answered with", "they chose/picked/selected/ticked/checked/voted for", "they said X to", "has X ranked first", "the top choice is"',
+  not_equals:
+    'that option not chosen (ranking: not ranked first), or any rating but that one. Also written "is not", "isn\'t", "!=", "does not equal", "anything but", "did not choose"',
+  includes:
+    'any of the listed option ids chosen (a list, even of one). Also written "includes", "contains", "has selected", "any of A, B", "A or B"',
+  greater_than: 'a rating above the value. Also written "above", "over", "more than", ">"',
+  less_than: 'a rating below the value. Also written "below", "under", "less than", "fewer than", "<"',
+  at_least: 'a rating of the value or more. Also written "at least", "or more", "or higher", "+", ">="',
+  at_most: 'a rating of the value or less. Also written "at most", "no more than", "or less", "<="',
+  answered:
+    'any answer given (value null). Also written "answered", "has an answer", "wrote something in", "posted in", "filled in"',
+  not_answered:
+    'no answer given (value null). Also written "did not answer", "skipped", "left blank", "left unanswered", "nothing is ticked"',
+};
+
 const SYSTEM_PROMPT = `You write skip logic for a poll from an instruction in plain language.
 
 Output: { "conditions": [...], "problem": null }. Each condition is
@@ -90,23 +112,38 @@ After a respondent leaves slide if.slideId (answered or not), that slide's condi
 you list them; the FIRST that matches decides: skip to then.slideId, or end the poll. When none matches,
 the respondent goes on to the next slide. So write the specific cases first, and "otherwise" last.
 
-Operators by slide kind ("value" is null unless stated):
-- multiple_choice, quiz: "equals" / "not_equals" one option id (that option chosen / not chosen);
-  "includes" a list of option ids (any of them chosen).
+Operators, what each means, and how people write it:
+${Object.entries(OPERATOR_MEANINGS)
+  .map(([operator, meaning]) => `- "${operator}": ${meaning}.`)
+  .join('\n')}
+
+Which operators fit which slide kind ("value" is null unless stated):
+- multiple_choice, quiz: "equals" / "not_equals" one option id; "includes" a list of option ids.
 - scale without statements: "equals", "not_equals", "greater_than", "less_than", "at_least", "at_most"
-  a whole-number rating between the slide's min and max.
+  a whole-number rating between the slide's min and max. A run of ratings that reaches an end of the scale
+  ("1 or 2" on 1-5, "9-10" on 0-10) is one at_most / at_least.
 - ranking: "equals" / "not_equals" one option id (ranked first / not ranked first).
 - every kind except content: "answered", "not_answered" (value null).
 - content slides take no answers: no condition may test them.
 
+Reading the instruction:
+- Options are named by their label (any letter case, quoted or not, several words), by their id, or after
+  the word "option"; write their ids. A word that two labels share is ambiguous: say so in "problem".
+- "Question N" / "QN" / "the Nth question" means the Nth slide that asks something ("question" in the poll
+  below); "slide N", "section N", "page N" count every slide ("slide" below). A slide may also be named by its
+  id, its text, or words only it has ("the overall rating").
+- "End the survey/form/quiz", "submit", "go to the end" are { "action": "end" }.
+- "Otherwise X" after rules on a slide is an "answered" and a "not_answered" condition on that slide, both to X.
+
 Rules:
 - Use only the slide ids and option ids of the poll given (never labels or numbers as ids).
 - Jumps go forward only: then.slideId must come after if.slideId in the poll.
-- "Question N" / "QN" means the Nth slide that asks something ("question" in the poll below);
-  "slide N" counts every slide ("slide" below).
 - Every condition must be able to apply: no duplicates, none fully caught by an earlier one.
-- If the instruction cannot be expressed with these operators, or names something not in the poll,
-  return no conditions and say why in "problem".`;
+- If the instruction cannot be expressed with these operators, return no conditions and say why in "problem",
+  naming the words at fault: a range in the middle of a scale ("between 2 and 4"), two conditions joined by
+  "and", an "or" across two different slides, two actions, a rating outside the scale, a jump backwards, a
+  condition on a content slide, what an open answer says, whether an answer was correct, quiz points, or
+  anything not in the poll.`;
 
 /** The deck as the model needs it: ids, kinds, texts, option ids and labels, ranges, statements. */
 function describeDeck(poll: { title: string; slides: readonly Slide[] }): string {
