@@ -32,6 +32,7 @@ beforeEach(() => {
 
 /** A condition as the model writes it (every field present, `value` null when there is none). */
 function asWire(rule: Omit<BranchCondition, 'id'>) {
+  // biome-ignore lint/suspicious/noThenProperty: `then` is the field name of the rule's action.
   return { if: { ...rule.if, value: rule.if.value ?? null }, then: rule.then };
 }
 
