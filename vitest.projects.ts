@@ -58,6 +58,7 @@ export const TEST_PROJECTS = {
     'server/test/poll-cache.test.ts',
     'server/test/poll-media.test.ts',
     'server/test/polls.test.ts',
+    'server/test/polls-duplicate.test.ts',
     'server/test/presenter-routes.test.ts',
     'server/test/questions.test.ts',
     'server/test/request-timeout.test.ts',

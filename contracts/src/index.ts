@@ -3,7 +3,7 @@ import { branchPoll, nextSlide } from './routes/branching.js';
 import { createKey, listKeys, revokeKey, rotateKey } from './routes/keys.js';
 import { advanceLive, answerLive, joinSession, liveEvents, upvoteLive } from './routes/live.js';
 import { ingestMedia } from './routes/media.js';
-import { createPoll, deletePoll, getPoll, listPolls, updatePoll } from './routes/polls.js';
+import { createPoll, deletePoll, duplicatePoll, getPoll, listPolls, updatePoll } from './routes/polls.js';
 import { listQuestions, moderateQuestion, upvoteQuestion } from './routes/questions.js';
 import { createResponse, listResponses } from './routes/responses.js';
 import { exportResults, getResults } from './routes/results.js';
@@ -73,6 +73,7 @@ export const contract = {
     get: getPoll,
     update: updatePoll,
     delete: deletePoll,
+    duplicate: duplicatePoll,
     branch: branchPoll,
     nextSlide,
   },

@@ -10,6 +10,7 @@ export const routeTable = {
     get: { method: 'GET', path: '/polls/{id}', successStatus: 200, auth: 'workspace' },
     update: { method: 'PATCH', path: '/polls/{id}', successStatus: 200, auth: 'workspace' },
     delete: { method: 'DELETE', path: '/polls/{id}', successStatus: 200, auth: 'workspace' },
+    duplicate: { method: 'POST', path: '/polls/{id}/duplicate', successStatus: 201, auth: 'workspace' },
     branch: { method: 'POST', path: '/polls/{id}/branch', successStatus: 200, auth: 'workspace' },
     nextSlide: { method: 'GET', path: '/polls/{id}/next-slide', successStatus: 200, auth: 'workspace' },
   },

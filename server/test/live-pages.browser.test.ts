@@ -123,9 +123,23 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
       const image = participant.page.locator('[data-kind=content] img.media');
       await image.waitFor();
       expect(await image.getAttribute('src')).toMatch(/\/media\/files\/[0-9a-f]{64}\.webp$/);
-      expect(
-        await image.evaluate((img) => (img as unknown as { complete: boolean; naturalWidth: number }).naturalWidth),
-      ).toBeGreaterThan(0);
+      // Loaded, however long the machine takes to fetch and decode it: in the DOM is not yet loaded.
+      const naturalWidth = await image.evaluate(
+        (img) =>
+          new Promise<number>((resolve) => {
+            const element = img as unknown as {
+              complete: boolean;
+              naturalWidth: number;
+              addEventListener(type: string, listener: () => void, options: { once: boolean }): void;
+            };
+            if (element.complete) resolve(element.naturalWidth);
+            else {
+              element.addEventListener('load', () => resolve(element.naturalWidth), { once: true });
+              element.addEventListener('error', () => resolve(0), { once: true });
+            }
+          }),
+      );
+      expect(naturalWidth).toBeGreaterThan(0);
     }
     await phone.screenshot('03-content');
 

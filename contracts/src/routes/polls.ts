@@ -2,6 +2,7 @@ import { defineRoute } from '../route.js';
 import {
   CreatePollInput,
   DeletedPoll,
+  DuplicatePollInput,
   GetPollInput,
   ListPollsInput,
   Poll,
@@ -72,6 +73,22 @@ export const updatePoll = defineRoute({
   input: UpdatePollInput,
   output: Poll,
   errors: ['not_found', 'validation_failed', 'poll_not_published', 'poll_has_responses', ...mediaErrors],
+});
+
+export const duplicatePoll = defineRoute({
+  method: 'POST',
+  path: '/polls/{id}/duplicate',
+  tags: ['polls'],
+  summary: 'Duplicate a poll',
+  description:
+    'Creates a draft with the poll’s content (its media included, as stored) and skip logic: a template to ' +
+    'present again or change. Nothing of what the poll collected comes with it: no answers, results or sessions.',
+  auth: 'workspace',
+  scope: 'polls:write',
+  successStatus: 201,
+  input: DuplicatePollInput,
+  output: Poll,
+  errors: ['not_found', 'validation_failed'],
 });
 
 export const deletePoll = defineRoute({

@@ -287,6 +287,14 @@ export const CreatePollInput = z
 
 export const GetPollInput = z.strictObject({ id: PollId });
 
+export const DuplicatePollInput = z
+  .strictObject({
+    id: PollId.describe('The poll to copy.'),
+    title: Title.optional().describe('The copy’s title; the original’s with " (copy)" after it when absent.'),
+  })
+  .meta({ id: 'DuplicatePollInput' });
+export type DuplicatePollInput = z.input<typeof DuplicatePollInput>;
+
 export const UpdatePollInput = z
   .strictObject({
     id: PollId,

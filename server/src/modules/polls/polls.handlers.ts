@@ -9,4 +9,5 @@ export const pollsHandlers: Omit<GroupHandlers<typeof contract.polls>, 'branch' 
   get: ({ ctx, input }) => service.readPoll(ctx.deps, ctx.credential.workspaceId, input.id),
   update: ({ ctx, input }) => service.updatePoll(ctx.deps, ctx.credential.workspaceId, input),
   delete: ({ ctx, input }) => service.deletePoll(ctx.deps, ctx.credential.workspaceId, input.id),
+  duplicate: ({ ctx, input }) => service.duplicatePoll(ctx.deps, ctx.credential.workspaceId, input),
 };

@@ -1,10 +1,12 @@
-import type {
-  CreatePollInput,
-  ListPollsInput,
-  Poll,
-  PollContent,
-  PollStatus,
-  UpdatePollInput,
+import {
+  type CreatePollInput,
+  type DuplicatePollInput,
+  type ListPollsInput,
+  type Poll,
+  type PollContent,
+  type PollStatus,
+  pollLimits,
+  type UpdatePollInput,
 } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
@@ -77,6 +79,44 @@ export async function createPoll(
     await recordWebhookEvent(trx, workspaceId, outboxEvent('poll.created', poll, now));
     return poll;
   });
+}
+
+/**
+ * `POST /polls/{id}/duplicate`: a draft with the poll's content and skip logic, as a template. The
+ * content is copied as stored: its media already point at files this server holds (they are never
+ * deleted with a poll), so nothing is fetched again. Answers, results and sessions stay with the original.
+ */
+export async function duplicatePoll(
+  deps: PollsDeps,
+  workspaceId: string,
+  input: z.output<typeof DuplicatePollInput>,
+): Promise<Poll> {
+  const original = await getPoll(deps, workspaceId, input.id);
+  const now = new Date();
+  const title = input.title ?? copyTitle(original.title);
+  return deps.db.transaction().execute(async (trx) => {
+    const poll = toPoll(
+      await polls.insertPoll(trx, {
+        id: newId('poll'),
+        workspace_id: workspaceId,
+        title,
+        status: 'draft',
+        content: JSON.stringify(original.content),
+        branching: original.branching ? JSON.stringify(original.branching) : null,
+        created_at: now,
+        updated_at: now,
+      }),
+    );
+    await recordWebhookEvent(trx, workspaceId, outboxEvent('poll.created', poll, now));
+    return poll;
+  });
+}
+
+/** "Team lunch" → "Team lunch (copy)", within the title's length (the original's end gives way). */
+function copyTitle(title: string): string {
+  const suffix = ' (copy)';
+  const room = pollLimits.titleLength - suffix.length;
+  return `${title.length > room ? title.slice(0, room).trimEnd() : title}${suffix}`;
 }
 
 /** The poll, from the read cache (every answer checks its poll, so this is the hot read). */
