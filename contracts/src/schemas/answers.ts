@@ -129,6 +129,9 @@ export const ListAnswersInput = z.strictObject({
   cursor: ListCursor,
   slideId: SlideId.optional().describe('Only answers to this slide.'),
   voterId: VoterId.optional().describe("Only this voter's answers."),
+  sessionId: resourceId('ses', 'Session id.')
+    .optional()
+    .describe('Only answers given in this live session (`ses_…`); answers sent through the API belong to none.'),
 });
 
 export const VoteList = pageOf(Vote, 'VoteList');

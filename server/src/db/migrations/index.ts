@@ -9,6 +9,7 @@ import * as webhookEventBatches from './0007_webhook_event_batches.js';
 import * as liveLimits from './0008_live_limits.js';
 import * as apiKeyScopes from './0009_api_key_scopes.js';
 import * as selfPaced from './0010_self_paced.js';
+import * as answersBySession from './0011_answers_by_session.js';
 
 /**
  * Migrations are registered here, in code, rather than read from a folder at run time: the server
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '0008_live_limits': liveLimits,
   '0009_api_key_scopes': apiKeyScopes,
   '0010_self_paced': selfPaced,
+  '0011_answers_by_session': answersBySession,
 };
 
 export const migrationProvider: MigrationProvider = {

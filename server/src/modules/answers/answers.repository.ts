@@ -11,6 +11,7 @@ export function listAnswers(
     kind: 'vote' | 'response';
     slideId?: string | undefined;
     voterId?: string | undefined;
+    sessionId?: string | undefined;
     beforeId?: string | undefined;
     limit: number;
   },
@@ -18,6 +19,7 @@ export function listAnswers(
   let query = db.selectFrom('answers').selectAll().where('poll_id', '=', filter.pollId).where('kind', '=', filter.kind);
   if (filter.slideId !== undefined) query = query.where('slide_id', '=', filter.slideId);
   if (filter.voterId !== undefined) query = query.where('voter_id', '=', filter.voterId);
+  if (filter.sessionId !== undefined) query = query.where('session_id', '=', filter.sessionId);
   if (filter.beforeId !== undefined) query = query.where('id', '<', filter.beforeId);
   return query.orderBy('id', 'desc').limit(filter.limit).execute();
 }

@@ -195,6 +195,7 @@ async function listPage<T>(
         kind,
         slideId: input.slideId,
         voterId: input.voterId,
+        sessionId: input.sessionId,
         beforeId,
         limit,
       }),
