@@ -4,8 +4,9 @@ import {
   chromiumAvailable,
   LAPTOP,
   launchChromium,
-  openPage,
+  PagePool,
   PHONE,
+  poll,
   TABLET,
   type WatchedPage,
 } from './support/browser.js';
@@ -25,13 +26,8 @@ import { startTestServer, type TestServer } from './support/server.js';
 let t: TestServer;
 let images: Awaited<ReturnType<typeof startImageHost>>;
 let browser: Browser;
-const pages: WatchedPage[] = [];
-
-async function open(name: string, options: Parameters<typeof openPage>[2]): Promise<WatchedPage> {
-  const page = await openPage(browser, name, options);
-  pages.push(page);
-  return page;
-}
+const pages = new PagePool(() => browser);
+const open = pages.open;
 
 describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen, in Chromium', () => {
   beforeAll(async () => {
@@ -57,17 +53,11 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
 
   // A failed test leaves a picture of every screen as it was; then each test's pages close, so
   // that nothing of one test (an open stream) lives on into the next.
-  afterEach(async (context) => {
-    const failed = context.task.result?.state === 'fail';
-    for (const page of pages.splice(0)) {
-      if (failed) await page.screenshot('failed').catch(() => {});
-      await page.page.context().close();
-    }
-  });
+  afterEach(async (context) => pages.closeAll(context.task.result?.state === 'fail', 'failed'));
 
   // Checked at the end of each test: a page that logged an error failed, whatever it showed.
   function expectNoPageErrors() {
-    for (const page of pages) expect(page.errors, `${page.name}'s console`).toEqual([]);
+    pages.expectNoErrors();
   }
 
   it('runs a session through every slide kind with a presenter and three participants, one on a phone', async () => {
@@ -496,14 +486,6 @@ async function participantCount(session: LiveSessionFixture): Promise<number> {
 async function answerCount(session: LiveSessionFixture, slideId: string): Promise<number> {
   const res = await call('GET', `${t.api}/polls/${session.pollId}/results`, { apiKey: session.apiKey });
   return res.body.slides.find((slide: { slideId: string }) => slide.slideId === slideId).totalAnswers;
-}
-
-/**
- * What the pages show arrives over their streams: polled, with a timeout that only turns a hang into
- * a failure (wide: a busy 2-core machine runs Chromium, the server and the test together).
- */
-function poll<T>(read: () => Promise<T> | T, message?: string) {
-  return expect.poll(read, { timeout: 30_000, interval: 50, message });
 }
 
 /** The `data-option-id` of each element (run in the page). */

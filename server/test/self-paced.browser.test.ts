@@ -2,7 +2,15 @@ import { mkdir } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { condition } from './support/branching-deck.js';
-import { chromiumAvailable, LAPTOP, launchChromium, openPage, PHONE, type WatchedPage } from './support/browser.js';
+import {
+  chromiumAvailable,
+  LAPTOP,
+  launchChromium,
+  PagePool,
+  PHONE,
+  poll,
+  type WatchedPage,
+} from './support/browser.js';
 import { call } from './support/http.js';
 import type { ContentInput } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
@@ -22,13 +30,8 @@ const SHOTS = process.env.SELF_PACED_SCREENSHOTS ?? '/work/screenshots';
 
 let t: TestServer;
 let browser: Browser;
-const pages: WatchedPage[] = [];
-
-async function open(name: string, options: Parameters<typeof openPage>[2]): Promise<WatchedPage> {
-  const page = await openPage(browser, name, options);
-  pages.push(page);
-  return page;
-}
+const pages = new PagePool(() => browser);
+const open = pages.open;
 
 /** Tea or coffee: tea jumps over the coffee question; then a content slide, a quiz and a rating for all. */
 function branchingDeck(...extraSlides: ContentInput['questions']): ContentInput {
@@ -130,16 +133,10 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
     await t?.close();
   });
 
-  afterEach(async (context) => {
-    const failed = context.task.result?.state === 'fail';
-    for (const page of pages.splice(0)) {
-      if (failed) await page.screenshot('self-paced-failed').catch(() => {});
-      await page.page.context().close();
-    }
-  });
+  afterEach(async (context) => pages.closeAll(context.task.result?.state === 'fail', 'self-paced-failed'));
 
   function expectNoPageErrors() {
-    for (const page of pages) expect(page.errors, `${page.name}'s console`).toEqual([]);
+    pages.expectNoErrors();
   }
 
   it('walks two participants down different branches at their own pace while the presenter watches', async () => {
@@ -427,11 +424,6 @@ async function participantCount(session: SelfPacedFixture): Promise<number> {
 async function answerCount(session: SelfPacedFixture, slideId: string): Promise<number> {
   const res = await call('GET', `${t.api}/polls/${session.pollId}/results`, { apiKey: session.apiKey });
   return res.body.slides.find((slide: { slideId: string }) => slide.slideId === slideId).totalAnswers;
-}
-
-/** What the pages show arrives over their streams: polled (see live-pages.browser.test.ts). */
-function poll<T>(read: () => Promise<T> | T, message?: string) {
-  return expect.poll(read, { timeout: 30_000, interval: 50, message });
 }
 
 async function expectData(locator: ReturnType<Page['locator']>, name: string, value: number | string): Promise<void> {

@@ -3,6 +3,7 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 /**
  * Browser tests drive Debian's Chromium (`apt-get install -y chromium`) through playwright-core,
@@ -95,4 +96,41 @@ export async function openPage(browser: Browser, name: string, options: BrowserC
       }
     },
   };
+}
+
+/**
+ * The pages a browser test opens: each test's are closed after it (with a picture of each first
+ * when it failed), so nothing of one test (an open stream) lives on into the next; and none may have
+ * logged an error, whatever it showed.
+ */
+export class PagePool {
+  readonly #pages: WatchedPage[] = [];
+
+  constructor(private readonly browser: () => Browser) {}
+
+  readonly open = async (name: string, options: BrowserContextOptions): Promise<WatchedPage> => {
+    const page = await openPage(this.browser(), name, options);
+    this.#pages.push(page);
+    return page;
+  };
+
+  /** After each test: `failedShot` names the pictures taken when it failed. */
+  async closeAll(failed: boolean, failedShot: string): Promise<void> {
+    for (const page of this.#pages.splice(0)) {
+      if (failed) await page.screenshot(failedShot).catch(() => {});
+      await page.page.context().close();
+    }
+  }
+
+  expectNoErrors(): void {
+    for (const page of this.#pages) expect(page.errors, `${page.name}'s console`).toEqual([]);
+  }
+}
+
+/**
+ * What the pages show arrives over their streams: polled, with a timeout that only turns a hang into
+ * a failure (wide: a busy 2-core machine runs Chromium, the server and the test together).
+ */
+export function poll<T>(read: () => Promise<T> | T, message?: string): ReturnType<typeof expect.poll<T>> {
+  return expect.poll(read, { timeout: 30_000, interval: 50, message });
 }

@@ -382,21 +382,9 @@ class Parser {
     const end = this.#at;
     this.#at = at;
     // Point at the slide's own words, past the verb ("skip to Q1" quotes "Q1").
-    this.#acceptAny([
-      'skip',
-      'jump',
-      'go',
-      'move',
-      'continue',
-      'proceed',
-      'send them',
-      'take them',
-      'branch',
-      'redirect',
-      'route',
-    ]);
-    this.#acceptAny(['straight', 'directly', 'right', 'ahead', 'forward', 'back']);
-    this.#acceptAny(['to', 'on to', 'onto', 'at', 'with', 'straight to', '->', 'over to']);
+    this.#acceptAny(MOVE_VERBS);
+    this.#acceptAny([...MOVE_ADVERBS, 'back']);
+    this.#acceptAny(MOVE_TO);
     const quoted = this.#at < end ? this.#at : at;
     this.#at = quoted;
     this.#fail(
@@ -586,24 +574,10 @@ class Parser {
       this.#acceptAny([...what.flatMap((noun) => [`of the ${noun}`, `of ${noun}`]), 'there', 'right away', 'early']);
       return { action: 'end' };
     }
-    const verb = this.#acceptAny([
-      'skip',
-      'jump',
-      'go',
-      'move',
-      'continue',
-      'proceed',
-      'send them',
-      'take them',
-      'send the respondent',
-      'take the respondent',
-      'branch',
-      'redirect',
-      'route',
-    ]);
+    const verb = this.#acceptAny(MOVE_VERBS);
     if (!verb) return this.#fail(ACTION_EXPECTED);
-    this.#acceptAny(['straight', 'directly', 'right', 'ahead', 'forward']);
-    if (this.#acceptAny(['to', 'on to', 'onto', 'at', 'with', 'straight to', '->', 'over to'])) {
+    this.#acceptAny(MOVE_ADVERBS);
+    if (this.#acceptAny(MOVE_TO)) {
       this.#acceptAny(['the end']) && this.#fail(ACTION_EXPECTED);
       return { action: 'skip_to', slideId: this.#slide().id };
     }
@@ -1663,6 +1637,25 @@ const COMPARISON_PREFIXES = new Map<string, Operator>(
     ] as const
   ).flatMap(([operator, words]) => words.map((word) => [word, operator] as const)),
 );
+
+/** The verbs of a jump ("skip to Q4"), the words that may follow them, and the word before the slide. */
+const MOVE_VERBS = [
+  'skip',
+  'jump',
+  'go',
+  'move',
+  'continue',
+  'proceed',
+  'send them',
+  'take them',
+  'send the respondent',
+  'take the respondent',
+  'branch',
+  'redirect',
+  'route',
+];
+const MOVE_ADVERBS = ['straight', 'directly', 'right', 'ahead', 'forward'];
+const MOVE_TO = ['to', 'on to', 'onto', 'at', 'with', 'straight to', '->', 'over to'];
 
 /** What a respondent finishes: "end the survey", "submit the form". */
 const ENDINGS = ['poll', 'survey', 'questionnaire', 'quiz', 'form', 'session', 'test'];

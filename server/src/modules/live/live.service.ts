@@ -24,7 +24,7 @@ import { type AnswersDeps, recordAnswer } from '../answers/answers.service.js';
 import { outcomeOfAnswer } from '../polls/branching-rules.js';
 import { getPoll } from '../polls/polls.service.js';
 import { upvoteQuestion } from '../questions/questions.service.js';
-import { snapshotOf } from '../sessions/index.js';
+import { isPastClosing, snapshotOf } from '../sessions/index.js';
 import type { LiveCaller } from './live-caller.js';
 import type { LiveHub } from './live-hub.js';
 import { currentSlide, liveState, quizPoints } from './live-views.js';
@@ -118,7 +118,7 @@ export async function joinSession(
 ): Promise<JoinedSession> {
   const { session } = caller;
   // Past its closing time a session takes nobody new, as if ended (the closer ends it within moments).
-  if (session.closes_at !== null && session.closes_at.getTime() <= deps.clock.now() && !caller.participant) {
+  if (isPastClosing(session, deps.clock.now()) && !caller.participant) {
     throw ApiError.notFound('Session');
   }
   const poll = await getPoll(deps, session.workspace_id, session.poll_id);
@@ -323,7 +323,7 @@ export async function answerLive(
  */
 async function activeSession(deps: LiveDeps, caller: LiveCaller, now: number): Promise<SessionRow> {
   const session = (await deps.liveHub.freshSession(caller.session.id)) ?? caller.session;
-  const closed = session.closes_at !== null && session.closes_at.getTime() <= now;
+  const closed = isPastClosing(session, now);
   if (session.status !== 'active' || closed) {
     const status = closed ? 'ended' : session.status;
     throw new ApiError('session_not_active', `The session is ${status}; it takes no answers`, { status });

@@ -15,6 +15,14 @@ export function joinCodeOf(row: Pick<SessionRow, 'pin' | 'link_id'>): string {
   return row.link_id ?? row.pin ?? '';
 }
 
+/**
+ * Whether the session's closing time has come (`now`: the deps clock). Past it the session is over
+ * for answers, joins and changes, even in the moments before the closer ends it (session-closer.ts).
+ */
+export function isPastClosing(row: Pick<SessionRow, 'closes_at'>, now: number): boolean {
+  return row.closes_at !== null && row.closes_at.getTime() <= now;
+}
+
 /** The session as the API answers it. */
 export function toSession(
   row: SessionRow,

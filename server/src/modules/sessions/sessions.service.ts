@@ -31,7 +31,7 @@ import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { listQuestions, moderateQuestion } from '../questions/questions.service.js';
 import { outboxEvent, recordWebhookEvent } from '../webhooks/index.js';
 import { decideControl } from './session-control.js';
-import { joinCodeOf, toSession } from './session-view.js';
+import { isPastClosing, joinCodeOf, toSession } from './session-view.js';
 import * as sessions from './sessions.repository.js';
 
 /**
@@ -265,8 +265,7 @@ export async function closeDueSessions(deps: SessionsDeps, batch = 50): Promise<
   for (const { id, workspace_id: workspaceId } of due) {
     try {
       await applyControl(deps, workspaceId, { id, action: 'end' }, (current) => {
-        const closesAt = current.closes_at?.getTime();
-        if (current.status === 'ended' || closesAt === undefined || closesAt > now.getTime()) throw new NoLongerDue();
+        if (current.status === 'ended' || !isPastClosing(current, now.getTime())) throw new NoLongerDue();
       });
       ended += 1;
     } catch (error) {
@@ -364,7 +363,7 @@ export async function updateSession(
     throw new ApiError('invalid_session_state', 'The session has ended', { status: existing.status });
   }
   // Past its closing time the session is over (it takes no answers), even before the closer ends it.
-  if (existing.closes_at && existing.closes_at.getTime() <= deps.clock.now()) {
+  if (existing.closes_at && isPastClosing(existing, deps.clock.now())) {
     throw new ApiError('invalid_session_state', 'The session has closed: its closing time has passed', {
       status: 'ended',
       closesAt: existing.closes_at.toISOString(),
