@@ -126,6 +126,41 @@ export interface WordCountsTable {
   count: Int8;
 }
 
+/** A session's share of the aggregates above (migration 0012): the same columns, keyed by session. */
+export interface SessionStatsTable {
+  session_id: string;
+  voters: Int8;
+  answers: Int8;
+}
+
+export interface SessionVotersTable {
+  session_id: string;
+  voter_id: string;
+}
+
+export interface SessionTalliesTable {
+  session_id: string;
+  slide_id: string;
+  key: string;
+  count: Int8;
+  total: number;
+}
+
+export interface SessionTextCountsTable {
+  session_id: string;
+  slide_id: string;
+  text_hash: string;
+  text: string;
+  count: Int8;
+}
+
+export interface SessionWordCountsTable {
+  session_id: string;
+  slide_id: string;
+  word: string;
+  count: Int8;
+}
+
 /** A claimed `Idempotency-Key` (docs/idempotency.md). */
 export interface IdempotencyKeysTable {
   workspace_id: string;
@@ -220,6 +255,8 @@ export interface SessionParticipantsTable {
   skips: ColumnType<number, number | undefined, number>;
   /** Self-paced: when they walked past the last slide of their path. */
   completed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The customer's own id for this person, given at join (unverified; docs/privacy.md). */
+  respondent_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A session's history: one row per control action, replayed to streams that reconnect. */
@@ -323,6 +360,11 @@ export interface Database {
   slide_tallies: SlideTalliesTable;
   open_text_counts: OpenTextCountsTable;
   word_counts: WordCountsTable;
+  session_stats: SessionStatsTable;
+  session_voters: SessionVotersTable;
+  session_tallies: SessionTalliesTable;
+  session_text_counts: SessionTextCountsTable;
+  session_word_counts: SessionWordCountsTable;
   idempotency_keys: IdempotencyKeysTable;
   oauth_clients: OAuthClientsTable;
   oauth_tokens: OAuthTokensTable;

@@ -10,6 +10,7 @@ import * as liveLimits from './0008_live_limits.js';
 import * as apiKeyScopes from './0009_api_key_scopes.js';
 import * as selfPaced from './0010_self_paced.js';
 import * as answersBySession from './0011_answers_by_session.js';
+import * as sessionRooms from './0012_session_rooms.js';
 
 /**
  * Migrations are registered here, in code, rather than read from a folder at run time: the server
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0009_api_key_scopes': apiKeyScopes,
   '0010_self_paced': selfPaced,
   '0011_answers_by_session': answersBySession,
+  '0012_session_rooms': sessionRooms,
 };
 
 export const migrationProvider: MigrationProvider = {

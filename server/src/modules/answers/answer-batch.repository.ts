@@ -36,7 +36,10 @@ export interface BatchOutcome {
  * 4. From `inserted` only: the counters (`slide_tallies`), open-ended texts and words, first-time
  *    voters and per-poll stats, each row summed first and written once, in sorted order so
  *    concurrent statements lock rows in the same order.
- * 5. From `inserted` only: the webhook outbox — per enabled endpoint of the poll's workspace that
+ * 5. The same aggregates per session, from the inserted answers that came from one (session_tallies,
+ *    session_text_counts, session_word_counts, session_voters, session_stats: migration 0012), so a
+ *    room's results are read like the poll's. API answers (no session) add nothing there.
+ * 6. From `inserted` only: the webhook outbox — per enabled endpoint of the poll's workspace that
  *    subscribed to the answers' event types, one row holding the batch's events (webhook_event_batches;
  *    the workers fan it out into deliveries: modules/webhooks/outbox.repository.ts), so an answer and
  *    the event that reports it commit together. Without such an endpoint this is one index probe per
@@ -127,7 +130,7 @@ export async function insertAnswerBatch(db: Kysely<Database>, batch: VersionedAn
       from current
       order by poll_id, slide_id, voter_id, id
       on conflict (poll_id, slide_id, voter_id) where slide_kind <> 'qa' do nothing
-      returning id, poll_id, slide_id, voter_id
+      returning id, poll_id, slide_id, voter_id, session_id
     ),
     tally_deltas (answer_id, key, count, total) as (
       select * from unnest(${tallies.answerId}::text[], ${tallies.key}::text[], ${tallies.count}::bigint[], ${tallies.total}::float8[])
@@ -177,6 +180,51 @@ export async function insertAnswerBatch(db: Kysely<Database>, batch: VersionedAn
       order by a.poll_id
       on conflict (poll_id) do update
         set voters = poll_stats.voters + excluded.voters, answers = poll_stats.answers + excluded.answers
+    ),
+    -- The same aggregates per session (a room's results), from the answers that came from one.
+    session_tallied as (
+      insert into session_tallies (session_id, slide_id, key, count, total)
+      select i.session_id, i.slide_id, d.key, sum(d.count), sum(d.total)
+      from tally_deltas d join inserted i on i.id = d.answer_id
+      where i.session_id is not null
+      group by i.session_id, i.slide_id, d.key
+      order by i.session_id, i.slide_id, d.key
+      on conflict (session_id, slide_id, key) do update
+        set count = session_tallies.count + excluded.count, total = session_tallies.total + excluded.total
+    ),
+    session_texted as (
+      insert into session_text_counts (session_id, slide_id, text_hash, text, count)
+      select i.session_id, i.slide_id, d.text_hash, min(d.text), count(*)
+      from text_deltas d join inserted i on i.id = d.answer_id
+      where i.session_id is not null
+      group by i.session_id, i.slide_id, d.text_hash
+      order by i.session_id, i.slide_id, d.text_hash
+      on conflict (session_id, slide_id, text_hash) do update set count = session_text_counts.count + excluded.count
+    ),
+    session_worded as (
+      insert into session_word_counts (session_id, slide_id, word, count)
+      select i.session_id, i.slide_id, d.word, count(*)
+      from word_deltas d join inserted i on i.id = d.answer_id
+      where i.session_id is not null
+      group by i.session_id, i.slide_id, d.word
+      order by i.session_id, i.slide_id, d.word
+      on conflict (session_id, slide_id, word) do update set count = session_word_counts.count + excluded.count
+    ),
+    new_session_voters as (
+      insert into session_voters (session_id, voter_id)
+      select distinct session_id, voter_id from inserted where session_id is not null order by session_id, voter_id
+      on conflict (session_id, voter_id) do nothing
+      returning session_id
+    ),
+    session_counted as (
+      insert into session_stats (session_id, voters, answers)
+      select a.session_id, coalesce(v.voters, 0), a.answers
+      from (select session_id, count(*) as answers from inserted where session_id is not null group by session_id) a
+      left join (select session_id, count(*) as voters from new_session_voters group by session_id) v
+        on v.session_id = a.session_id
+      order by a.session_id
+      on conflict (session_id) do update
+        set voters = session_stats.voters + excluded.voters, answers = session_stats.answers + excluded.answers
     ),
     answer_events (answer_id, event_id, event_type, payload) as (
       select * from unnest(${events.answerId}::text[], ${events.id}::text[], ${events.type}::text[], ${events.payload}::text[])

@@ -57,6 +57,11 @@ export async function deleteAnswersOfPoll(db: Db, pollId: string): Promise<Delet
   for (const table of ['slide_tallies', 'open_text_counts', 'word_counts', 'poll_voters', 'poll_stats'] as const) {
     await db.deleteFrom(table).where('poll_id', '=', pollId).execute();
   }
+  // Every room of the poll starts again too.
+  const sessionsOfPoll = db.selectFrom('sessions').select('id').where('poll_id', '=', pollId);
+  for (const table of sessionAggregateTables) {
+    await db.deleteFrom(table).where('session_id', 'in', sessionsOfPoll).execute();
+  }
   return {
     votes: Number(answers.votes),
     responses: Number(answers.responses),
@@ -64,3 +69,12 @@ export async function deleteAnswersOfPoll(db: Db, pollId: string): Promise<Delet
     upvotes: Number(upvotes.numDeletedRows),
   };
 }
+
+/** A session's share of the aggregates (migration 0012), emptied when its room is reset. */
+export const sessionAggregateTables = [
+  'session_tallies',
+  'session_text_counts',
+  'session_word_counts',
+  'session_voters',
+  'session_stats',
+] as const;

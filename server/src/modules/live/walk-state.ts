@@ -60,6 +60,7 @@ export function newcomerRow(session: SessionRow): ParticipantRow {
     session_id: session.id,
     token_hash: '',
     name: null,
+    respondent_id: null,
     created_at: session.started_at ?? session.created_at,
     removed_at: null,
     slide_index: 0,
