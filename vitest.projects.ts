@@ -50,6 +50,7 @@ export const TEST_PROJECTS = {
     'server/test/live-abuse.test.ts',
     'server/test/live-sessions.test.ts',
     'server/test/self-paced.test.ts',
+    'server/test/session-rooms.test.ts',
     'server/test/media.test.ts',
     'server/test/metrics.test.ts',
     'server/test/oauth.test.ts',

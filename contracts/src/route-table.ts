@@ -50,6 +50,9 @@ export const routeTable = {
     deck: { method: 'GET', path: '/sessions/{id}/deck', successStatus: 200, auth: 'host' },
     questions: { method: 'GET', path: '/sessions/{id}/questions', successStatus: 200, auth: 'host' },
     moderateQuestion: { method: 'PATCH', path: '/sessions/{id}/questions/{questionId}', successStatus: 200, auth: 'host' },
+    results: { method: 'GET', path: '/sessions/{id}/results', successStatus: 200, auth: 'host' },
+    export: { method: 'GET', path: '/sessions/{id}/export', successStatus: 200, auth: 'workspace', format: 'csv' },
+    resetAnswers: { method: 'DELETE', path: '/sessions/{id}/answers', successStatus: 200, auth: 'workspace' },
   },
   live: {
     join: { method: 'POST', path: '/live/{pin}/join', successStatus: 200, auth: 'participant' },

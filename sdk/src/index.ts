@@ -101,6 +101,7 @@ export type {
   ScaleResult,
   Session,
   SessionAction,
+  SessionAnswersReset,
   SessionControlInput,
   SessionDeck,
   SessionList,

@@ -3,7 +3,7 @@
  * a presenter device on its host token, participants on the PIN, and the two event streams, including
  * a connection dropped mid-stream (the fault proxy) and a stream resumed from its last event id.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { sampleContent } from '../../server/test/support/polls.js';
 import { startTestServer, type TestServer } from '../../server/test/support/server.js';
 import {
@@ -15,7 +15,9 @@ import {
   NotFoundError,
   type PollkitClient,
   PollkitError,
+  type PollResults,
   presenterSession,
+  type SessionAnswersReset,
 } from '../src/index.js';
 import { type FaultProxy, startFaultProxy } from './support/fault-proxy.js';
 import { rejectionOf } from './support/rejection.js';
@@ -331,6 +333,39 @@ describe('participants', () => {
     expect(back.participant.id).toBe(me.participant.id);
     expect(back.participant.name).toBe('Ada');
     expect(back.participantToken).toBe(me.participantToken);
+  });
+
+  it('reads, exports and resets one session’s answers: client.sessions.results/export/resetAnswers', async () => {
+    const { pollId, session } = await newSession();
+    const other = await client.sessions.create({ pollId });
+    for (const [room, choice] of [
+      [session, 'pizza'],
+      [other, 'sushi'],
+    ] as const) {
+      await client.sessions.control({ id: room.id, action: 'start' });
+      const me = await joinSession({ baseUrl: t.url, pin: room.pin as string, name: 'Ada', ...strict });
+      await me.answer({ slideId: 'lunch', optionIds: [choice] });
+    }
+    const counts = (results: PollResults) => {
+      const lunch = results.slides.find((slide) => slide.slideId === 'lunch');
+      return lunch?.kind === 'multiple_choice' ? lunch.options.map((option) => option.count) : [];
+    };
+    const results = await client.sessions.results({ id: session.id });
+    expectTypeOf(results).toEqualTypeOf<PollResults>();
+    expect([results.totalVoters, ...counts(results)]).toEqual([1, 1, 0]);
+    expect(counts(await client.results.get({ id: pollId }))).toEqual([1, 1]);
+    const csv = await client.sessions.export({ id: session.id });
+    expect(csv).toContain('"Where shall we eat?",multiple_choice,Pizza,1');
+    expect(csv).toContain('"Where shall we eat?",multiple_choice,Sushi,0');
+
+    const reset = await client.sessions.resetAnswers({ id: session.id });
+    expectTypeOf(reset).toEqualTypeOf<SessionAnswersReset>();
+    expect(reset).toEqual({
+      sessionId: session.id,
+      pollId,
+      deleted: { votes: 1, responses: 0, questions: 0, upvotes: 0 },
+    });
+    expect(counts(await client.results.get({ id: pollId }))).toEqual([0, 1]);
   });
 
   it('retries an answer whose response was lost with the same Idempotency-Key: counted once', async () => {

@@ -236,14 +236,18 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     await poll(() => p.locator('.cloud li').allTextContents()).toEqual(['growth', 'focus']);
     await presenter.screenshot('11-word-cloud', { docs: 'presenter-word-cloud.png' });
 
-    // Q&A, moderated: two questions asked, one approved, one dismissed, then upvoted.
+    // Q&A, moderated: two questions asked, one approved, one dismissed, then upvoted. Another
+    // session of the same poll and the API ask theirs too, approved there: this room never shows them.
     await p.keyboard.press('ArrowRight');
     await onSlide(all, 'ask');
+    const elsewhere = await questionsElsewhere(session, 'From the other room?', 'Through the API?');
     await ask(ada, 'Will there be bonuses this year?');
     await ask(phone, 'When is the next offsite?');
     await expectCount(p.getByTestId('answer-count'), 2);
     const queue = p.locator('.moderation li');
     await poll(() => queue.count()).toBe(2);
+    expect(await queue.filter({ hasText: /other room|API/ }).count()).toBe(0);
+    await elsewhere.approve();
     await presenter.screenshot('12-moderation');
     await queue.filter({ hasText: 'bonuses' }).getByRole('button', { name: 'Approve' }).click();
     await queue.filter({ hasText: 'offsite' }).getByRole('button', { name: 'Dismiss' }).click();
@@ -251,7 +255,9 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     for (const participant of all) {
       await participant.page.locator('.questions li', { hasText: 'bonuses' }).waitFor();
       expect(await participant.page.locator('.questions li', { hasText: 'offsite' }).count()).toBe(0);
+      expect(await participant.page.locator('.questions li', { hasText: /other room|API/ }).count()).toBe(0);
     }
+    expect(await p.locator('.questions li').allTextContents()).toEqual([expect.stringContaining('bonuses')]);
     await grace.page.getByRole('button', { name: 'Upvote' }).click();
     await grace.page.getByRole('button', { name: 'Upvoted' }).waitFor();
     await p.locator('.questions li', { hasText: 'bonuses' }).getByText('▲ 1', { exact: true }).waitFor();
@@ -552,6 +558,46 @@ async function say(participant: WatchedPage, text: string): Promise<void> {
   await participant.page.getByLabel('Your answer').fill(text);
   await participant.page.getByRole('button', { name: 'Send' }).click();
   await participant.page.getByTestId('answer-received').waitFor();
+}
+
+/**
+ * A question asked in another session of the fixture's poll (over HTTP, by a participant there) and
+ * one asked through the API: `approve()` approves both where they were asked.
+ */
+async function questionsElsewhere(session: LiveSessionFixture, inRoom: string, throughApi: string) {
+  const auth = { apiKey: session.apiKey };
+  const other = await call('POST', `${t.api}/sessions`, { ...auth, body: { pollId: session.pollId } });
+  const poll = await call('GET', `${t.api}/polls/${session.pollId}`, auth);
+  const askIndex = (poll.body.content.questions as { id: string }[]).findIndex((slide) => slide.id === 'ask');
+  for (const body of [{ action: 'start' }, { action: 'goto', slideIndex: askIndex }]) {
+    const moved = await call('POST', `${t.api}/sessions/${other.body.id}/control`, { ...auth, body });
+    expect(moved.status, moved.text).toBe(200);
+  }
+  const joined = await call('POST', `${t.api}/live/${other.body.pin}/join`, { body: { name: 'Elsewhere' } });
+  const asked = await call('POST', `${t.api}/live/${other.body.pin}/answers`, {
+    body: { slideId: 'ask', text: inRoom },
+    headers: { 'x-participant-token': joined.body.participantToken },
+  });
+  expect(asked.status, asked.text).toBe(201);
+  const viaApi = await call('POST', `${t.api}/polls/${session.pollId}/responses`, {
+    ...auth,
+    body: { voterId: 'api-voter', slideId: 'ask', text: throughApi },
+  });
+  expect(viaApi.status, viaApi.text).toBe(201);
+  return {
+    approve: async () => {
+      for (const [path, id] of [
+        [`sessions/${other.body.id}`, asked.body.id],
+        [`polls/${session.pollId}`, viaApi.body.id],
+      ]) {
+        const approved = await call('PATCH', `${t.api}/${path}/questions/${id}`, {
+          ...auth,
+          body: { status: 'approved' },
+        });
+        expect(approved.status, approved.text).toBe(200);
+      }
+    },
+  };
 }
 
 async function ask(participant: WatchedPage, text: string): Promise<void> {

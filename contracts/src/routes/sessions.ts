@@ -1,7 +1,9 @@
+import { z } from 'zod';
 import { PresenterEvent } from '../events.js';
 import { defineRoute } from '../route.js';
 import { Question, QuestionList } from '../schemas/answers.js';
 import { SvgDocument } from '../schemas/common.js';
+import { PollResults } from '../schemas/results.js';
 import {
   CreatedSession,
   CreateSessionInput,
@@ -14,6 +16,8 @@ import {
   RotatedHostToken,
   RotateHostTokenInput,
   Session,
+  SessionAnswersInput,
+  SessionAnswersReset,
   SessionControlInput,
   SessionDeck,
   SessionDeckInput,
@@ -197,8 +201,9 @@ export const listSessionQuestions = defineRoute({
   tags: ['sessions'],
   summary: 'Q&A questions of a live session',
   description:
-    'The Q&A questions of the session’s poll, newest first, cursor-paginated, in every status: `status=pending` ' +
-    'is the presenter’s moderation queue. Filter by `slideId`. Authorised by the session’s `X-Host-Token`, or by ' +
+    'The Q&A questions asked in this session, newest first, cursor-paginated, in every status: `status=pending` ' +
+    'is the presenter’s moderation queue. Another session’s questions and those asked through the API are not ' +
+    'listed (`GET /polls/{id}/questions` lists them all). Filter by `slideId`. Authorised by the session’s `X-Host-Token`, or by ' +
     'a workspace credential holding `responses:read` as well (the questions are the audience’s answers).',
   auth: 'host',
   scope: 'sessions:read',
@@ -216,12 +221,67 @@ export const moderateSessionQuestion = defineRoute({
   summary: 'Approve or dismiss a question of a live session',
   description:
     'As `PATCH /polls/{id}/questions/{questionId}`, for a presenter device that holds only the session’s ' +
-    '`X-Host-Token`: the question must belong to the session’s poll. Every session of the poll shows the change ' +
-    'on its Q&A board.',
+    '`X-Host-Token`: the question must have been asked in this session (another session’s is a 404). The ' +
+    'session’s Q&A board shows the change.',
   auth: 'host',
   scope: 'sessions:write',
   successStatus: 200,
   input: ModerateSessionQuestionInput,
   output: Question,
   errors: ['not_found', 'validation_failed', 'invalid_host_token'],
+});
+
+export const getSessionResults = defineRoute({
+  method: 'GET',
+  path: '/sessions/{id}/results',
+  tags: ['sessions'],
+  summary: 'Results of a live session',
+  description:
+    'The `PollResults` of this session alone: the answers given in it, its Q&A questions, its voters ' +
+    '(`totalVoters`). Maintained as answers arrive, like the poll’s: reading never scans the answers. ' +
+    '`GET /polls/{id}/results` stays the sum of every session and every answer sent through the API. Authorised ' +
+    'by the session’s `X-Host-Token`, or by a workspace credential holding `responses:read`.',
+  auth: 'host',
+  scope: 'responses:read',
+  successStatus: 200,
+  input: SessionAnswersInput,
+  output: PollResults,
+  errors: ['not_found', 'validation_failed', 'invalid_host_token'],
+});
+
+export const exportSessionResults = defineRoute({
+  method: 'GET',
+  path: '/sessions/{id}/export',
+  tags: ['sessions'],
+  summary: 'Export a live session’s results as CSV',
+  description:
+    'As `GET /polls/{id}/export`, of this session alone: the same columns (`Slide, Question, Type, Answer / Label, ' +
+    'Count / Value`) and rows, downloaded as `session-<id>-results.csv`. Pro and Enterprise plans.',
+  auth: 'workspace',
+  scope: 'export:read',
+  plan: 'pro',
+  successStatus: 200,
+  format: 'csv',
+  input: SessionAnswersInput,
+  output: z.string().describe('The CSV document.'),
+  errors: ['not_found', 'validation_failed'],
+});
+
+export const resetSessionAnswers = defineRoute({
+  method: 'DELETE',
+  path: '/sessions/{id}/answers',
+  tags: ['sessions'],
+  summary: 'Delete a live session’s answers',
+  description:
+    'Deletes every vote, response and Q&A question given in this session (with their upvotes), in one ' +
+    'transaction: the session’s results start again from zero, and the poll’s results lose exactly what the ' +
+    'session had added. Other sessions and answers sent through the API are untouched. The session keeps its ' +
+    'status and participants, who may answer again. Answers arriving while the reset runs are either deleted ' +
+    'with the rest or recorded after it, never half of each. Cannot be undone.',
+  auth: 'workspace',
+  scope: 'responses:write',
+  successStatus: 200,
+  input: SessionAnswersInput,
+  output: SessionAnswersReset,
+  errors: ['not_found', 'validation_failed'],
 });

@@ -284,11 +284,31 @@ export type ListSessionQuestionsInput = z.input<typeof ListSessionQuestionsInput
 export const ModerateSessionQuestionInput = z
   .strictObject({
     id: SessionId,
-    questionId: ResponseId.describe('A question of the session’s poll.'),
+    questionId: ResponseId.describe('A question asked in this session.'),
     status: QuestionStatus.describe('`approved` shows the question; `dismissed` hides it.'),
   })
   .meta({ id: 'ModerateSessionQuestionInput' });
 export type ModerateSessionQuestionInput = z.input<typeof ModerateSessionQuestionInput>;
+
+export const SessionAnswersInput = z.strictObject({ id: SessionId }).meta({ id: 'SessionAnswersInput' });
+export type SessionAnswersInput = z.input<typeof SessionAnswersInput>;
+
+const DeletedCount = z.number().int().min(0);
+
+/** What `DELETE /sessions/{id}/answers` answers: how much of the room was deleted. */
+export const SessionAnswersReset = z
+  .object({
+    sessionId: SessionId,
+    pollId: PollId,
+    deleted: z.object({
+      votes: DeletedCount.describe('Votes on multiple-choice slides.'),
+      responses: DeletedCount.describe('Responses to quiz, scale, ranking and open-ended slides.'),
+      questions: DeletedCount.describe('Q&A questions asked in the session.'),
+      upvotes: DeletedCount.describe('Upvotes of those questions.'),
+    }),
+  })
+  .meta({ id: 'SessionAnswersReset' });
+export type SessionAnswersReset = z.output<typeof SessionAnswersReset>;
 
 // Types of the same names: `*Input` schemas as a client writes them, the rest as the API answers.
 export type SessionStatus = z.output<typeof SessionStatus>;

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { AnswerRow, Database } from '../../db/schema.js';
 
 type Db = Kysely<Database>;
@@ -78,3 +78,77 @@ export const sessionAggregateTables = [
   'session_voters',
   'session_stats',
 ] as const;
+
+/**
+ * Deletes the answers of one session (a room) and everything derived from them: the session's own
+ * aggregates, and exactly the session's share of the poll's — which is what the session's aggregates
+ * hold, so the poll's counters are decremented by them row for row, and a counter left at zero is
+ * removed (as if never counted). A voter of the session stops counting as one of the poll's only
+ * when no answer of theirs is left in it. The caller holds the poll row FOR UPDATE, so no answer
+ * batch (which holds it FOR SHARE) writes in between.
+ */
+export async function deleteAnswersOfSession(db: Db, pollId: string, sessionId: string): Promise<DeletedAnswers> {
+  await sql`
+    update slide_tallies t set count = t.count - s.count, total = t.total - s.total
+    from session_tallies s
+    where s.session_id = ${sessionId} and t.poll_id = ${pollId} and t.slide_id = s.slide_id and t.key = s.key`.execute(
+    db,
+  );
+  await sql`
+    update open_text_counts t set count = t.count - s.count
+    from session_text_counts s
+    where s.session_id = ${sessionId} and t.poll_id = ${pollId} and t.slide_id = s.slide_id
+      and t.text_hash = s.text_hash`.execute(db);
+  await sql`
+    update word_counts t set count = t.count - s.count
+    from session_word_counts s
+    where s.session_id = ${sessionId} and t.poll_id = ${pollId} and t.slide_id = s.slide_id and t.word = s.word`.execute(
+    db,
+  );
+  for (const table of ['slide_tallies', 'open_text_counts', 'word_counts'] as const) {
+    await db.deleteFrom(table).where('poll_id', '=', pollId).where('count', '<=', 0).execute();
+  }
+
+  const upvotes = await db
+    .deleteFrom('question_upvotes')
+    .where('question_id', 'in', (eb) =>
+      eb.selectFrom('answers').select('id').where('session_id', '=', sessionId).where('slide_kind', '=', 'qa'),
+    )
+    .executeTakeFirst();
+  const answers = await db
+    .with('deleted', (db) =>
+      db.deleteFrom('answers').where('session_id', '=', sessionId).returning(['kind', 'slide_kind']),
+    )
+    .selectFrom('deleted')
+    .select((eb) => [
+      eb.fn.countAll().filterWhere('kind', '=', 'vote').as('votes'),
+      eb.fn.countAll().filterWhere('kind', '=', 'response').filterWhere('slide_kind', '<>', 'qa').as('responses'),
+      eb.fn.countAll().filterWhere('slide_kind', '=', 'qa').as('questions'),
+    ])
+    .executeTakeFirstOrThrow();
+
+  // The session's voters with no answer left in the poll (through answers_poll_voter_idx) leave its voters.
+  await sql`
+    with gone as (
+      delete from poll_voters pv using session_voters sv
+      where sv.session_id = ${sessionId} and pv.poll_id = ${pollId} and pv.voter_id = sv.voter_id
+        and not exists (
+          select 1 from answers a
+          where a.poll_id = ${pollId} and a.kind in ('vote', 'response') and a.voter_id = sv.voter_id)
+      returning pv.voter_id
+    )
+    update poll_stats p
+    set voters = p.voters - (select count(*) from gone),
+        answers = p.answers - coalesce((select s.answers from session_stats s where s.session_id = ${sessionId}), 0)
+    where p.poll_id = ${pollId}`.execute(db);
+
+  for (const table of sessionAggregateTables) {
+    await db.deleteFrom(table).where('session_id', '=', sessionId).execute();
+  }
+  return {
+    votes: Number(answers.votes),
+    responses: Number(answers.responses),
+    questions: Number(answers.questions),
+    upvotes: Number(upvotes.numDeletedRows),
+  };
+}

@@ -220,15 +220,42 @@ export function listResponses(deps: AnswersDeps, workspaceId: string, input: z.o
  * keeps its status and content.
  */
 export async function resetAnswers(deps: AnswersDeps, workspaceId: string, pollId: string): Promise<AnswersReset> {
-  const deleted = await deps.db.transaction().execute(async (trx) => {
+  const deleted = await resetAnswersIn(deps, workspaceId, pollId, undefined);
+  await deps.pollCache.invalidate(workspaceId, pollId);
+  return { pollId, deleted };
+}
+
+/**
+ * `DELETE /sessions/{id}/answers` (modules/sessions/session-results.service.ts): as `resetAnswers`,
+ * of one session's answers, under the same lock, and moving the poll's version the same way.
+ */
+export function resetAnswersOfSession(
+  deps: PollsDeps,
+  workspaceId: string,
+  pollId: string,
+  sessionId: string,
+): Promise<AnswersReset['deleted']> {
+  return resetAnswersIn(deps, workspaceId, pollId, sessionId);
+}
+
+async function resetAnswersIn(
+  deps: PollsDeps,
+  workspaceId: string,
+  pollId: string,
+  sessionId: string | undefined,
+): Promise<AnswersReset['deleted']> {
+  return deps.db.transaction().execute(async (trx) => {
     const poll = await lockPoll(trx, workspaceId, pollId);
     if (!poll) throw ApiError.notFound('Poll');
+    if (sessionId !== undefined) {
+      // Only the room's answers go: the poll's slides stay as locked as its other answers keep them,
+      // so its version does not move, and an answer judged before the reset is recorded after it.
+      return answers.deleteAnswersOfSession(trx, pollId, sessionId);
+    }
     const deleted = await answers.deleteAnswersOfPoll(trx, pollId);
     // Strictly later than the version answers were judged against, even within the same millisecond.
     const version = new Date(Math.max(Date.now(), poll.updated_at.getTime() + 1));
     await setPollVersion(trx, workspaceId, pollId, version);
     return deleted;
   });
-  await deps.pollCache.invalidate(workspaceId, pollId);
-  return { pollId, deleted };
 }

@@ -37,7 +37,11 @@ export type DomainEvent =
       pollId: string;
       questionId: string;
       status: 'pending' | 'approved' | 'dismissed';
+      /** The session the question was asked in; null for one asked through the API. */
+      sessionId: string | null;
     }
+  /** A session's answers were deleted (`DELETE /sessions/{id}/answers`): its screens refresh. */
+  | { type: 'session.answers_reset'; workspaceId: string; sessionId: string }
   | {
       type: 'question.upvoted';
       workspaceId: string;

@@ -3,8 +3,7 @@ import type { InvalidationBus } from '../../infra/invalidation.js';
 
 /**
  * The bus topic of live-session messages: `e <sessionId> <seq>` (history), `d <sessionId>` (answers,
- * joins, upvotes), `p <pollId>` (a question of the poll was moderated),
- * `m <sessionId> <participantId>` (a self-paced participant moved on) and
+ * joins, upvotes, a question moderated, the room's answers deleted), `m <sessionId> <participantId>` (a self-paced participant moved on) and
  * `x <sessionId> <participantId> <tokenHash>` (the host removed a participant).
  */
 const TOPIC = 'live';
@@ -13,7 +12,6 @@ const TOPIC = 'live';
 export type LiveMessage =
   | { kind: 'history'; sessionId: string; seq: number }
   | { kind: 'activity'; sessionId: string }
-  | { kind: 'moderated'; pollId: string }
   | { kind: 'moved'; sessionId: string; participantId: string }
   | { kind: 'removed'; sessionId: string; participantId: string | undefined; tokenHash: string | undefined };
 
@@ -40,11 +38,6 @@ export class LiveBus {
   /** History event `seq` of the session was written. */
   historyWritten(sessionId: string, seq: number): void {
     this.#publish(`e ${sessionId} ${seq}`);
-  }
-
-  /** A question of the poll was moderated: every session of it, on any process, refreshes. */
-  moderated(pollId: string): void {
-    this.#publish(`p ${pollId}`);
   }
 
   /** A self-paced participant moved on: the processes holding its streams send its new place. */
@@ -109,8 +102,6 @@ export function parseMessage(text: string): LiveMessage | undefined {
       return { kind: 'history', sessionId: id, seq: Number(third) };
     case 'd':
       return { kind: 'activity', sessionId: id };
-    case 'p':
-      return { kind: 'moderated', pollId: id };
     case 'm':
       return third === undefined ? undefined : { kind: 'moved', sessionId: id, participantId: third };
     case 'x':

@@ -153,7 +153,9 @@ export class LiveHub {
         if (event.sessionId !== null) this.#bus.activity(event.sessionId);
         break;
       case 'question.moderated':
-        this.#bus.moderated(event.pollId);
+      case 'session.answers_reset':
+        // Only the room the question was asked in shows it (one asked through the API: none).
+        if (event.sessionId !== null) this.#bus.activity(event.sessionId);
         break;
       default:
         break;
@@ -172,9 +174,6 @@ export class LiveHub {
         break;
       case 'moved':
         this.#channels.get(message.sessionId)?.sendPlace(message.participantId);
-        break;
-      case 'moderated':
-        for (const channel of this.#channels.values()) if (channel.pollId === message.pollId) channel.scheduleRefresh();
         break;
       case 'removed':
         if (message.tokenHash !== undefined) this.#participantsByToken.delete(message.tokenHash);

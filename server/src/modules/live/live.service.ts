@@ -386,7 +386,7 @@ export async function upvoteLive(
     deps,
     session.workspace_id,
     { id: poll.id, questionId: input.questionId, voterId: participant.id },
-    { currentSlideId: slide?.id ?? '' },
+    { currentSlideId: slide?.id ?? '', sessionId: session.id },
   );
   deps.events.publish({
     type: 'question.upvoted',

@@ -333,7 +333,7 @@ export class SessionChannel {
 
   /** The results of a slide, with the leaderboard on quiz slides (each participant's own rank spliced in). */
   async #slideResults(poll: Poll, slide: Slide): Promise<PersonalisedJson> {
-    const result = await slideResultOf(this.host.deps, poll, slide);
+    const result = await slideResultOf(this.host.deps, poll, slide, this.sessionId);
     const standings =
       slide.kind === 'quiz'
         ? new Standings(await participants.listScores(this.host.deps.db, this.sessionId))
@@ -342,7 +342,7 @@ export class SessionChannel {
   }
 
   async #summary(poll: Poll, participantCount: number): Promise<PersonalisedJson> {
-    const results = await resultsOf(this.host.deps, poll);
+    const results = await resultsOf(this.host.deps, poll, this.sessionId);
     const hasQuiz = poll.content.questions.some((slide) => slide.kind === 'quiz');
     const standings = hasQuiz
       ? new Standings(await participants.listScores(this.host.deps.db, this.sessionId))
@@ -399,7 +399,7 @@ export class SessionChannel {
   }
 
   async #questionBoard(poll: Poll, slide: Slide): Promise<string> {
-    const result = await slideResultOf(this.host.deps, poll, slide);
+    const result = await slideResultOf(this.host.deps, poll, slide, this.sessionId);
     return questionBoard(slide.id, result.kind === 'qa' ? result : { questions: [] });
   }
 
@@ -414,11 +414,12 @@ export class SessionChannel {
     if (row.pace === 'audience') {
       const [perSlide, results] = await Promise.all([
         participants.participantsPerSlide(this.host.deps.db, this.sessionId),
-        resultsOf(this.host.deps, poll),
+        resultsOf(this.host.deps, poll, this.sessionId),
       ]);
       return { type: 'progress', data: progressJson(this.sessionId, poll, counts, perSlide, results.slides) };
     }
-    const current = result !== undefined ? result : slide ? await slideResultOf(this.host.deps, poll, slide) : null;
+    const current =
+      result !== undefined ? result : slide ? await slideResultOf(this.host.deps, poll, slide, this.sessionId) : null;
     return { type: 'counts', data: countsJson(slide, counts.joined, current) };
   }
 
@@ -502,7 +503,7 @@ export class SessionChannel {
       return;
     }
     const slide = currentSlide(poll, snapshotOfRow(row));
-    const result = slide ? await slideResultOf(this.host.deps, poll, slide) : null;
+    const result = slide ? await slideResultOf(this.host.deps, poll, slide, this.sessionId) : null;
     const results = slide && row.results_visible ? await this.#slideResults(poll, slide) : undefined;
     const board = slide?.kind === 'qa' && result?.kind === 'qa' ? questionBoard(slide.id, result) : undefined;
     const fanout = refreshFanout(

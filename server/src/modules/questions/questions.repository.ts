@@ -1,5 +1,5 @@
 import type { QuestionStatus } from '@pollkit/contracts';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { AnswerRow, Database } from '../../db/schema.js';
 
 type Db = Kysely<Database>;
@@ -9,42 +9,60 @@ type Db = Kysely<Database>;
  * repository reads them, moderates them and counts their upvotes.
  */
 
-/** Newest first, keyset-paginated on the time-ordered id. */
+/**
+ * Newest first, keyset-paginated on the time-ordered id: the poll's questions, or one session's
+ * (`sessionId`: the questions asked in that room; one asked through the API belongs to none).
+ */
 export function listQuestions(
   db: Db,
   filter: {
     pollId: string;
+    sessionId?: string | undefined;
     slideId?: string | undefined;
     status?: QuestionStatus | undefined;
     beforeId?: string | undefined;
     limit: number;
   },
 ): Promise<AnswerRow[]> {
-  // Served by the indexes of answers on (poll_id, kind, …, id), as answers' own lists are.
+  // Served by the indexes of answers on (poll_id, kind, …, id), as answers' own lists are; a room's
+  // by answers_session_questions (session_id, id), whose filter is written as literals so the planner
+  // can prove the query matches it.
   let query = db.selectFrom('answers').selectAll().where('poll_id', '=', filter.pollId).where('kind', '=', 'response');
+  if (filter.sessionId !== undefined) query = query.where('session_id', '=', filter.sessionId);
   if (filter.slideId !== undefined) query = query.where('slide_id', '=', filter.slideId);
-  query = query.where('slide_kind', '=', 'qa');
+  query = query.where(sql<boolean>`slide_kind = ${sql.lit('qa')}`);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   if (filter.beforeId !== undefined) query = query.where('id', '<', filter.beforeId);
   return query.orderBy('id', 'desc').limit(filter.limit).execute();
 }
 
-export function findQuestion(db: Db, pollId: string, questionId: string): Promise<AnswerRow | undefined> {
+/** A question of the poll; with `sessionId`, only one asked in that session. */
+export function findQuestion(
+  db: Db,
+  pollId: string,
+  questionId: string,
+  sessionId?: string,
+): Promise<AnswerRow | undefined> {
   return db
     .selectFrom('answers')
     .selectAll()
     .where('id', '=', questionId)
     .where('poll_id', '=', pollId)
     .where('slide_kind', '=', 'qa')
+    .$if(sessionId !== undefined, (q) => q.where('session_id', '=', sessionId as string))
     .executeTakeFirst();
 }
 
-/** Sets the status; the partial index `answers_top_questions` (approved only) follows by itself. */
+/**
+ * Sets the status (with `sessionId`, only of a question asked in that session); the partial indexes
+ * of approved questions follow by themselves.
+ */
 export function setQuestionStatus(
   db: Db,
   pollId: string,
   questionId: string,
   status: QuestionStatus,
+  sessionId?: string,
 ): Promise<AnswerRow | undefined> {
   return db
     .updateTable('answers')
@@ -52,6 +70,7 @@ export function setQuestionStatus(
     .where('id', '=', questionId)
     .where('poll_id', '=', pollId)
     .where('slide_kind', '=', 'qa')
+    .$if(sessionId !== undefined, (q) => q.where('session_id', '=', sessionId as string))
     .returningAll()
     .executeTakeFirst();
 }

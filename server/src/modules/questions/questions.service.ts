@@ -36,7 +36,16 @@ export function toQuestion(row: AnswerRow): Question {
 
 const questionNotFound = () => ApiError.notFound('Question');
 
-export async function listQuestions(deps: PollsDeps, workspaceId: string, input: z.output<typeof ListQuestionsInput>) {
+/**
+ * `GET /polls/{id}/questions`: every question of the poll; with `sessionId` (`GET
+ * /sessions/{id}/questions`), only those asked in that session.
+ */
+export async function listQuestions(
+  deps: PollsDeps,
+  workspaceId: string,
+  input: z.output<typeof ListQuestionsInput>,
+  sessionId?: string,
+) {
   const poll = await getPoll(deps, workspaceId, input.id);
   return keysetPage(
     input,
@@ -44,6 +53,7 @@ export async function listQuestions(deps: PollsDeps, workspaceId: string, input:
     ({ beforeId, limit }) =>
       questions.listQuestions(deps.db, {
         pollId: poll.id,
+        sessionId,
         slideId: input.slideId,
         status: input.status,
         beforeId,
@@ -56,15 +66,17 @@ export async function listQuestions(deps: PollsDeps, workspaceId: string, input:
 /**
  * Approve, dismiss, or send back to pending. Allowed whatever the poll's status: hosts tidy up the
  * questions of a closed poll too, and moderating is not answering. The results list approved
- * questions through a partial index on `status`, so they follow without further bookkeeping.
+ * questions through a partial index on `status`, so they follow without further bookkeeping. With
+ * `sessionId` (a presenter's moderation), only a question asked in that session: another room's is a 404.
  */
 export async function moderateQuestion(
   deps: PollsDeps & { events: DomainEvents },
   workspaceId: string,
   input: z.output<typeof ModerateQuestionInput>,
+  sessionId?: string,
 ): Promise<Question> {
   const poll = await getPoll(deps, workspaceId, input.id);
-  const row = await questions.setQuestionStatus(deps.db, poll.id, input.questionId, input.status);
+  const row = await questions.setQuestionStatus(deps.db, poll.id, input.questionId, input.status, sessionId);
   if (!row) throw questionNotFound();
   // Live sessions of the poll refresh their Q&A board.
   deps.events.publish({
@@ -73,6 +85,7 @@ export async function moderateQuestion(
     pollId: poll.id,
     questionId: row.id,
     status: input.status,
+    sessionId: row.session_id,
   });
   return toQuestion(row);
 }
@@ -92,12 +105,15 @@ export async function upvoteQuestion(
   deps: PollsDeps,
   workspaceId: string,
   input: z.output<typeof UpvoteQuestionInput>,
-  /** Live sessions: only questions of the slide on screen take upvotes. */
-  options: { currentSlideId?: string } = {},
+  /**
+   * Live sessions: only questions of the slide on screen take upvotes, and only those asked in the
+   * participant's own session (another room's question is a 404, as an unknown one).
+   */
+  options: { currentSlideId?: string; sessionId?: string } = {},
 ): Promise<Question> {
   const poll = await getPoll(deps, workspaceId, input.id);
   assertTakesAnswers(poll);
-  const question = await questions.findQuestion(deps.db, poll.id, input.questionId);
+  const question = await questions.findQuestion(deps.db, poll.id, input.questionId, options.sessionId);
   if (question?.status !== 'approved') throw questionNotFound();
   if (options.currentSlideId !== undefined && question.slide_id !== options.currentSlideId) {
     throw new ApiError('slide_not_active', 'Only questions of the current slide take upvotes', {

@@ -53,11 +53,16 @@ export function formatCsvRows(rows: readonly CsvRow[]): string {
 }
 
 /** The whole document: the header, then the rows, `CSV_BATCH_ROWS` at a time. */
-export async function* csvChunks(db: Kysely<Database>, poll: Poll, tallies: TallyIndex): AsyncGenerator<string> {
+export async function* csvChunks(
+  db: Kysely<Database>,
+  poll: Poll,
+  tallies: TallyIndex,
+  scope: results.ResultsScope,
+): AsyncGenerator<string> {
   yield CSV_HEADER;
   let pending: CsvRow[] = [];
   for (const [index, slide] of poll.content.questions.entries()) {
-    for await (const rows of slideRows(db, poll.id, index + 1, slide, tallies)) {
+    for await (const rows of slideRows(db, scope, index + 1, slide, tallies)) {
       pending.push(...rows);
       if (pending.length >= CSV_BATCH_ROWS) {
         yield formatCsvRows(pending);
@@ -71,7 +76,7 @@ export async function* csvChunks(db: Kysely<Database>, poll: Poll, tallies: Tall
 /** A slide's rows, in pages for the kinds whose rows grow with the answers. */
 async function* slideRows(
   db: Kysely<Database>,
-  pollId: string,
+  scope: results.ResultsScope,
   slideNumber: number,
   slide: Slide,
   tallies: TallyIndex,
@@ -111,7 +116,7 @@ async function* slideRows(
     case 'open_ended': {
       let afterHash: string | undefined;
       for (;;) {
-        const page = await results.listOpenTextCountsPage(db, pollId, slide.id, { afterHash, limit: CSV_BATCH_ROWS });
+        const page = await results.listOpenTextCountsPage(db, scope, slide.id, { afterHash, limit: CSV_BATCH_ROWS });
         if (page.length > 0) yield page.map((text) => row(text.text, text.count));
         if (page.length < CSV_BATCH_ROWS) return;
         afterHash = page.at(-1)?.hash;
@@ -120,7 +125,7 @@ async function* slideRows(
     case 'qa': {
       let afterId: string | undefined;
       for (;;) {
-        const page = await results.listApprovedQuestionsPage(db, pollId, slide.id, { afterId, limit: CSV_BATCH_ROWS });
+        const page = await results.listApprovedQuestionsPage(db, scope, slide.id, { afterId, limit: CSV_BATCH_ROWS });
         if (page.length > 0) yield page.map((question) => row(question.text, question.upvotes));
         if (page.length < CSV_BATCH_ROWS) return;
         afterId = page.at(-1)?.id;

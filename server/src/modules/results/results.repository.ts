@@ -1,27 +1,44 @@
-import { type Kysely, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import { toNumber } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 
 /**
  * Reads for results and export. Every query here is bounded and served by an index: the aggregate
- * tables by their primary keys, the top-N lists by the indexes made for them in migration 0002.
- * None scans the answers of a poll.
+ * tables by their primary keys, the top-N lists by the indexes made for them in migrations 0002 and
+ * 0012. None scans the answers of a poll.
+ *
+ * Each read is of a scope: the poll as a whole (every session and every API answer: the poll's
+ * tables), or one session of it, a room (the session's tables of migration 0012, and the answers'
+ * session indexes).
  */
 
 type Db = Kysely<Database>;
+
+/** The poll as a whole, or one of its sessions. */
+export interface ResultsScope {
+  pollId: string;
+  sessionId?: string | undefined;
+}
 
 export interface PollTotals {
   voters: number;
   answers: number;
 }
 
-/** poll_stats' one row; a poll nobody answered has none yet. */
-export async function findPollTotals(db: Db, pollId: string): Promise<PollTotals> {
-  const row = await db
-    .selectFrom('poll_stats')
-    .select(['voters', 'answers'])
-    .where('poll_id', '=', pollId)
-    .executeTakeFirst();
+/** poll_stats' (or session_stats') one row; a poll nobody answered has none yet. */
+export async function findTotals(db: Db, scope: ResultsScope): Promise<PollTotals> {
+  const row =
+    scope.sessionId === undefined
+      ? await db
+          .selectFrom('poll_stats')
+          .select(['voters', 'answers'])
+          .where('poll_id', '=', scope.pollId)
+          .executeTakeFirst()
+      : await db
+          .selectFrom('session_stats')
+          .select(['voters', 'answers'])
+          .where('session_id', '=', scope.sessionId)
+          .executeTakeFirst();
   return { voters: toNumber(row?.voters), answers: toNumber(row?.answers) };
 }
 
@@ -32,38 +49,42 @@ export interface TallyRow {
   total: number;
 }
 
-/** Every counter of the poll: a few rows per slide (options, ratings, statements), read through the primary key. */
-export async function listTallies(db: Db, pollId: string): Promise<TallyRow[]> {
-  const rows = await db
-    .selectFrom('slide_tallies')
-    .select(['slide_id', 'key', 'count', 'total'])
-    .where('poll_id', '=', pollId)
-    .execute();
+/**
+ * Every counter of the scope, or of one of its slides: a few rows per slide (options, ratings,
+ * statements), read through the primary key (or its prefix).
+ */
+export async function listTallies(db: Db, scope: ResultsScope, slideId?: string): Promise<TallyRow[]> {
+  const rows =
+    scope.sessionId === undefined
+      ? await db
+          .selectFrom('slide_tallies')
+          .select(['slide_id', 'key', 'count', 'total'])
+          .where('poll_id', '=', scope.pollId)
+          .$if(slideId !== undefined, (q) => q.where('slide_id', '=', slideId as string))
+          .execute()
+      : await db
+          .selectFrom('session_tallies')
+          .select(['slide_id', 'key', 'count', 'total'])
+          .where('session_id', '=', scope.sessionId)
+          .$if(slideId !== undefined, (q) => q.where('slide_id', '=', slideId as string))
+          .execute();
   return rows.map((row) => ({ slideId: row.slide_id, key: row.key, count: toNumber(row.count), total: row.total }));
 }
 
-/** One slide's counters (the primary key's prefix). */
-export async function listSlideTallies(db: Db, pollId: string, slideId: string): Promise<TallyRow[]> {
-  const rows = await db
-    .selectFrom('slide_tallies')
-    .select(['slide_id', 'key', 'count', 'total'])
-    .where('poll_id', '=', pollId)
-    .where('slide_id', '=', slideId)
-    .execute();
-  return rows.map((row) => ({ slideId: row.slide_id, key: row.key, count: toNumber(row.count), total: row.total }));
-}
-
-/** The newest open-ended answers of a slide, from the (poll_id, kind, slide_id, id) index read backwards. */
+/**
+ * The newest open-ended answers of a slide, from the (poll_id, kind, slide_id, id) index read
+ * backwards, or a session's from (session_id, kind, slide_id, id).
+ */
 export async function listRecentTexts(
   db: Db,
-  pollId: string,
+  scope: ResultsScope,
   slideId: string,
   limit: number,
 ): Promise<{ text: string; createdAt: Date }[]> {
   const rows = await db
     .selectFrom('answers')
     .select([sql<string>`value->>'text'`.as('text'), 'created_at'])
-    .where('poll_id', '=', pollId)
+    .where(inScope(scope))
     .where('kind', '=', 'response')
     .where('slide_id', '=', slideId)
     .orderBy('id', 'desc')
@@ -72,22 +93,33 @@ export async function listRecentTexts(
   return rows.map((row) => ({ text: row.text, createdAt: row.created_at }));
 }
 
-/** The most frequent words of a slide, from the word_counts_top index; ties alphabetically. */
+/** The most frequent words of a slide, from the word_counts_top (session_word_counts_top) index; ties alphabetically. */
 export async function listTopWords(
   db: Db,
-  pollId: string,
+  scope: ResultsScope,
   slideId: string,
   limit: number,
 ): Promise<{ word: string; count: number }[]> {
-  const rows = await db
-    .selectFrom('word_counts')
-    .select(['word', 'count'])
-    .where('poll_id', '=', pollId)
-    .where('slide_id', '=', slideId)
-    .orderBy('count', 'desc')
-    .orderBy('word', 'asc')
-    .limit(limit)
-    .execute();
+  const rows =
+    scope.sessionId === undefined
+      ? await db
+          .selectFrom('word_counts')
+          .select(['word', 'count'])
+          .where('poll_id', '=', scope.pollId)
+          .where('slide_id', '=', slideId)
+          .orderBy('count', 'desc')
+          .orderBy('word', 'asc')
+          .limit(limit)
+          .execute()
+      : await db
+          .selectFrom('session_word_counts')
+          .select(['word', 'count'])
+          .where('session_id', '=', scope.sessionId)
+          .where('slide_id', '=', slideId)
+          .orderBy('count', 'desc')
+          .orderBy('word', 'asc')
+          .limit(limit)
+          .execute();
   return rows.map((row) => ({ word: row.word, count: toNumber(row.count) }));
 }
 
@@ -104,12 +136,20 @@ export interface QuestionRow {
  */
 const approvedQuestion = sql<boolean>`slide_kind = ${sql.lit('qa')} and status = ${sql.lit('approved')}`;
 
-/** The most upvoted approved questions of a Q&A slide (oldest first among equals), from answers_top_questions. */
-export async function listTopQuestions(db: Db, pollId: string, slideId: string, limit: number): Promise<QuestionRow[]> {
+/**
+ * The most upvoted approved questions of a Q&A slide (oldest first among equals), from
+ * answers_top_questions, or a session's from answers_session_top_questions.
+ */
+export async function listTopQuestions(
+  db: Db,
+  scope: ResultsScope,
+  slideId: string,
+  limit: number,
+): Promise<QuestionRow[]> {
   const rows = await db
     .selectFrom('answers')
     .select(['id', sql<string>`value->>'text'`.as('text'), 'upvotes', 'created_at'])
-    .where('poll_id', '=', pollId)
+    .where(inScope(scope))
     .where('slide_id', '=', slideId)
     .where(approvedQuestion)
     .orderBy('upvotes', 'desc')
@@ -126,14 +166,14 @@ export async function listTopQuestions(db: Db, pollId: string, slideId: string, 
  */
 export async function listApprovedQuestionsPage(
   db: Db,
-  pollId: string,
+  scope: ResultsScope,
   slideId: string,
   page: { afterId: string | undefined; limit: number },
 ): Promise<QuestionRow[]> {
   let query = db
     .selectFrom('answers')
     .select(['id', sql<string>`value->>'text'`.as('text'), 'upvotes', 'created_at'])
-    .where('poll_id', '=', pollId)
+    .where(inScope(scope))
     .where('kind', '=', 'response')
     .where('slide_id', '=', slideId)
     .where(approvedQuestion);
@@ -148,16 +188,35 @@ export async function listApprovedQuestionsPage(
  */
 export async function listOpenTextCountsPage(
   db: Db,
-  pollId: string,
+  scope: ResultsScope,
   slideId: string,
   page: { afterHash: string | undefined; limit: number },
 ): Promise<{ hash: string; text: string; count: number }[]> {
-  let query = db
-    .selectFrom('open_text_counts')
-    .select(['text_hash', 'text', 'count'])
-    .where('poll_id', '=', pollId)
-    .where('slide_id', '=', slideId);
-  if (page.afterHash !== undefined) query = query.where('text_hash', '>', page.afterHash);
-  const rows = await query.orderBy('text_hash', 'asc').limit(page.limit).execute();
+  const rows =
+    scope.sessionId === undefined
+      ? await db
+          .selectFrom('open_text_counts')
+          .select(['text_hash', 'text', 'count'])
+          .where('poll_id', '=', scope.pollId)
+          .where('slide_id', '=', slideId)
+          .$if(page.afterHash !== undefined, (q) => q.where('text_hash', '>', page.afterHash as string))
+          .orderBy('text_hash', 'asc')
+          .limit(page.limit)
+          .execute()
+      : await db
+          .selectFrom('session_text_counts')
+          .select(['text_hash', 'text', 'count'])
+          .where('session_id', '=', scope.sessionId)
+          .where('slide_id', '=', slideId)
+          .$if(page.afterHash !== undefined, (q) => q.where('text_hash', '>', page.afterHash as string))
+          .orderBy('text_hash', 'asc')
+          .limit(page.limit)
+          .execute();
   return rows.map((row) => ({ hash: row.text_hash, text: row.text, count: toNumber(row.count) }));
+}
+
+/** The answers of the scope: the poll's, or one session's (served by the answers' session indexes). */
+function inScope(scope: ResultsScope) {
+  return (eb: ExpressionBuilder<Database, 'answers'>) =>
+    scope.sessionId === undefined ? eb('poll_id', '=', scope.pollId) : eb('session_id', '=', scope.sessionId);
 }

@@ -17,21 +17,31 @@ export async function getResults(deps: PollsDeps, workspaceId: string, pollId: s
   return resultsOf(deps, await getPoll(deps, workspaceId, pollId));
 }
 
-/** The results of a poll already resolved (live sessions read them for their summary). */
-export async function resultsOf(deps: PollsDeps, poll: Poll): Promise<PollResults> {
+/**
+ * The results of a poll already resolved: of the whole poll, or of one of its sessions (`sessionId`:
+ * a room's own aggregates — what its screens, summary and `GET /sessions/{id}/results` show).
+ */
+export async function resultsOf(deps: PollsDeps, poll: Poll, sessionId?: string): Promise<PollResults> {
+  const scope = { pollId: poll.id, sessionId };
   const [totals, tallyRows] = await Promise.all([
-    results.findPollTotals(deps.db, poll.id),
-    results.listTallies(deps.db, poll.id),
+    results.findTotals(deps.db, scope),
+    results.listTallies(deps.db, scope),
   ]);
   const tallies = new TallyIndex(tallyRows);
-  const slides = await Promise.all(poll.content.questions.map((slide) => slideResult(deps, poll, slide, tallies)));
+  const slides = await Promise.all(poll.content.questions.map((slide) => slideResult(deps, scope, slide, tallies)));
   return { pollId: poll.id, totalVoters: totals.voters, slides };
 }
 
-/** One slide's results: what a live session shows on screen, refreshed a few times a second. */
-export async function slideResultOf(deps: PollsDeps, poll: Poll, slide: Slide): Promise<SlideResult> {
-  const tallies = new TallyIndex(await results.listSlideTallies(deps.db, poll.id, slide.id));
-  return slideResult(deps, poll, slide, tallies);
+/** One slide's results in a session: what a live session shows on screen, refreshed a few times a second. */
+export async function slideResultOf(
+  deps: PollsDeps,
+  poll: Poll,
+  slide: Slide,
+  sessionId: string,
+): Promise<SlideResult> {
+  const scope = { pollId: poll.id, sessionId };
+  const tallies = new TallyIndex(await results.listTallies(deps.db, scope, slide.id));
+  return slideResult(deps, scope, slide, tallies);
 }
 
 /** How many answers a result counts (questions, on a Q&A slide). */
@@ -41,7 +51,12 @@ export function answerCountOf(result: SlideResult): number {
   return result.totalAnswers;
 }
 
-async function slideResult(deps: PollsDeps, poll: Poll, slide: Slide, tallies: TallyIndex): Promise<SlideResult> {
+async function slideResult(
+  deps: PollsDeps,
+  scope: results.ResultsScope,
+  slide: Slide,
+  tallies: TallyIndex,
+): Promise<SlideResult> {
   switch (slide.kind) {
     case 'multiple_choice':
       return multipleChoiceResult(slide, tallies);
@@ -53,8 +68,8 @@ async function slideResult(deps: PollsDeps, poll: Poll, slide: Slide, tallies: T
       return rankingResult(slide, tallies);
     case 'open_ended': {
       const [recent, words] = await Promise.all([
-        results.listRecentTexts(deps.db, poll.id, slide.id, resultLimits.recentAnswers),
-        results.listTopWords(deps.db, poll.id, slide.id, resultLimits.cloudWords),
+        results.listRecentTexts(deps.db, scope, slide.id, resultLimits.recentAnswers),
+        results.listTopWords(deps.db, scope, slide.id, resultLimits.cloudWords),
       ]);
       return {
         slideId: slide.id,
@@ -66,7 +81,7 @@ async function slideResult(deps: PollsDeps, poll: Poll, slide: Slide, tallies: T
       };
     }
     case 'qa': {
-      const questions = await results.listTopQuestions(deps.db, poll.id, slide.id, resultLimits.topQuestions);
+      const questions = await results.listTopQuestions(deps.db, scope, slide.id, resultLimits.topQuestions);
       return {
         slideId: slide.id,
         text: slide.text,
@@ -94,7 +109,20 @@ export async function exportResults(
   workspaceId: string,
   pollId: string,
 ): Promise<{ filename: string; chunks: AsyncGenerator<string> }> {
-  const poll = await getPoll(deps, workspaceId, pollId);
-  const tallies = new TallyIndex(await results.listTallies(deps.db, poll.id));
-  return { filename: `poll-${poll.id}-results.csv`, chunks: csvChunks(deps.db, poll, tallies) };
+  return exportOf(deps, await getPoll(deps, workspaceId, pollId));
+}
+
+/**
+ * The CSV export of a poll already resolved, or of one of its sessions (`sessionId`): the same
+ * columns and rows, from the session's own aggregates, named `session-<id>-results.csv`.
+ */
+export async function exportOf(
+  deps: PollsDeps,
+  poll: Poll,
+  sessionId?: string,
+): Promise<{ filename: string; chunks: AsyncGenerator<string> }> {
+  const scope = { pollId: poll.id, sessionId };
+  const tallies = new TallyIndex(await results.listTallies(deps.db, scope));
+  const filename = sessionId === undefined ? `poll-${poll.id}-results.csv` : `session-${sessionId}-results.csv`;
+  return { filename, chunks: csvChunks(deps.db, poll, tallies, scope) };
 }

@@ -1,5 +1,6 @@
 import { contract } from '@pollkit/contracts';
 import { defineHandlers, hostWorkspaceId } from '../handler.js';
+import * as rooms from './session-results.service.js';
 import * as service from './sessions.service.js';
 
 export const sessionsHandlers = defineHandlers(contract.sessions, {
@@ -15,4 +16,7 @@ export const sessionsHandlers = defineHandlers(contract.sessions, {
   questions: ({ ctx, input }) => service.listSessionQuestions(ctx.deps, hostWorkspaceId(ctx), input),
   moderateQuestion: ({ ctx, input }) => service.moderateSessionQuestion(ctx.deps, hostWorkspaceId(ctx), input),
   events: ({ ctx, input }) => service.sessionEvents(ctx.deps, hostWorkspaceId(ctx), input.id, ctx.lastEventId),
+  results: ({ ctx, input }) => rooms.getSessionResults(ctx.deps, hostWorkspaceId(ctx), input.id),
+  export: ({ ctx, input }) => rooms.exportSessionResults(ctx.deps, ctx.credential.workspaceId, input.id),
+  resetAnswers: ({ ctx, input }) => rooms.resetSessionAnswers(ctx.deps, ctx.credential.workspaceId, input.id),
 });

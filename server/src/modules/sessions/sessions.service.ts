@@ -327,24 +327,32 @@ export async function sessionDeck(deps: SessionsDeps, workspaceId: string, id: s
   return { sessionId: id, pollId: poll.id, title: poll.title, slides: poll.content.questions };
 }
 
-/** `GET /sessions/{id}/questions`: the Q&A questions of the session's poll (the presenter's moderation queue). */
+/**
+ * `GET /sessions/{id}/questions`: the Q&A questions asked in this session (the presenter's moderation
+ * queue). Another session's questions, and those asked through the API, are not this room's.
+ */
 export async function listSessionQuestions(
   deps: SessionsDeps,
   workspaceId: string,
   input: z.output<typeof ListSessionQuestionsInput>,
 ): Promise<QuestionList> {
   const pollId = await findPollOfSession(deps, workspaceId, input.id);
-  return listQuestions(deps, workspaceId, { ...input, id: pollId });
+  return listQuestions(deps, workspaceId, { ...input, id: pollId }, input.id);
 }
 
-/** `PATCH /sessions/{id}/questions/{questionId}`: moderation from the presenter's screen. */
+/** `PATCH /sessions/{id}/questions/{questionId}`: moderation from the presenter's screen, of this room's questions only. */
 export async function moderateSessionQuestion(
   deps: SessionsDeps,
   workspaceId: string,
   input: z.output<typeof ModerateSessionQuestionInput>,
 ): Promise<Question> {
   const pollId = await findPollOfSession(deps, workspaceId, input.id);
-  return moderateQuestion(deps, workspaceId, { id: pollId, questionId: input.questionId, status: input.status });
+  return moderateQuestion(
+    deps,
+    workspaceId,
+    { id: pollId, questionId: input.questionId, status: input.status },
+    input.id,
+  );
 }
 
 /**
