@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from './support/assertions.js';
 import { call } from './support/http.js';
 import { pollPublisher, sampleContent } from './support/polls.js';
+import { recount, storedAggregates } from './support/recount.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { openSse } from './support/sse.js';
 
@@ -308,6 +309,14 @@ describe('sessions as rooms', () => {
     expect(slideOf(emptied, 'ask').questions).toEqual([]);
     const listed = await call('GET', `${t.api}/polls/${poll.id}/votes?sessionId=${a.id}`, { apiKey });
     expect(listed.body.data).toEqual([]);
+    const db = t.server.deps.db;
+    for (const scope of [
+      { pollId: poll.id },
+      { pollId: poll.id, sessionId: a.id },
+      { pollId: poll.id, sessionId: b.id },
+    ]) {
+      expect(await storedAggregates(db, scope)).toEqual(await recount(db, scope));
+    }
 
     // The room's participants may answer again; a second reset finds nothing more than that.
     // (each stands on the Q&A slide, the last they answered).
@@ -319,5 +328,42 @@ describe('sessions as rooms', () => {
     const second = await call('DELETE', `${t.api}/sessions/${a.id}/answers`, { apiKey });
     expect(second.body.deleted).toEqual({ votes: 0, responses: 0, questions: 1, upvotes: 0 });
     expect((await call('GET', `${t.api}/polls/${poll.id}/results`, { apiKey })).body).toEqual(before.body);
+  });
+
+  it('keeps every aggregate equal to a recount when answers race a room’s reset', async () => {
+    const poll = await publishedPoll();
+    const other = await roomWithAnswers(poll.id, ['Bea'], 'sushi', 'rainy');
+    const created = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.id } });
+    const pin = created.body.pin as string;
+    await call('POST', `${t.api}/sessions/${created.body.id}/control`, { apiKey, body: { action: 'start' } });
+    const tokens: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      tokens.push((await call('POST', `${t.api}/live/${pin}/join`, { body: { name: `P${i}` } })).body.participantToken);
+    }
+    const answer = (token: string, i: number) =>
+      call('POST', `${t.api}/live/${pin}/answers`, {
+        body: { slideId: 'lunch', optionIds: [i % 2 ? 'pizza' : 'sushi'] },
+        headers: { 'x-participant-token': token },
+      });
+    const [first, reset, second] = await Promise.all([
+      Promise.all(tokens.slice(0, 20).map(answer)),
+      call('DELETE', `${t.api}/sessions/${created.body.id}/answers`, { apiKey }),
+      Promise.all(tokens.slice(20).map((token, i) => answer(token, i + 20))),
+    ]);
+    expect(reset.status, reset.text).toBe(200);
+    const accepted = [...first, ...second].filter((response) => response.status === 201).length;
+    expect(accepted).toBe(40);
+    // Each accepted answer was either deleted by the reset or is still there, counted once.
+    const left = await recount(t.server.deps.db, { pollId: poll.id, sessionId: created.body.id });
+    expect(reset.body.deleted.votes + left.answers).toBe(40);
+
+    const db = t.server.deps.db;
+    for (const scope of [
+      { pollId: poll.id },
+      { pollId: poll.id, sessionId: created.body.id as string },
+      { pollId: poll.id, sessionId: other.id },
+    ]) {
+      expect(await storedAggregates(db, scope)).toEqual(await recount(db, scope));
+    }
   });
 });
