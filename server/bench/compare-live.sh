@@ -7,7 +7,8 @@
 # Each commit is checked out into a worktree under ${TMPDIR:-/tmp} (installed offline from the pnpm
 # store), then rounds alternate before, after, before, after… (each a fresh server: N join, N streams,
 # `next`, N answers at once). Prints each round's answers accepted per second and join rate, then the
-# medians and the after/before ratio. Embedded PGlite unless BENCH_DATABASE_URL is set.
+# medians and the after/before ratio, of the rate and of the server's CPU seconds for the answers (the
+# latter steadier on a machine shared with other work). Embedded PGlite unless BENCH_DATABASE_URL is set.
 set -euo pipefail
 before=${1:?before commit}
 after=${2:?after commit}
@@ -34,7 +35,7 @@ round() {
   local answers joins n
   n=$(echo "$participants" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')
   answers=$(echo "$log" | awk -F'|' -v n="$n" \
-    '$2 ~ n && NF == 10 { gsub(/[ ,]/, "", $5); gsub(/[ ,]/, "", $7); print $5, $7 }' | tail -1)
+    '$2 ~ n && NF == 10 { gsub(/[ ,]/, "", $5); gsub(/[ ,]/, "", $7); gsub(/[ ,]/, "", $9); print $5, $7, $9 }' | tail -1)
   joins=$(echo "$log" | awk -F'|' -v n="$n" \
     '$2 ~ n && NF > 12 { gsub(/[ ,]/, "", $3); print $3 }' | tail -1)
   echo "$answers $joins"
@@ -42,14 +43,16 @@ round() {
 
 before_dir=$(tree "$before")
 after_dir=$(tree "$after")
-declare -a b_rates a_rates
-echo "round | side | answers accepted/s | answer p99 ms | joins/s"
+declare -a b_rates a_rates b_cpu a_cpu
+echo "round | side | answers accepted/s | answer p99 ms | server CPU s for the answers | joins/s"
 for i in $(seq 1 "$rounds"); do
-  read -r rate p99 joins < <(round "$before_dir")
-  b_rates+=("$rate"); echo "$i | before ($before) | $rate | $p99 | $joins"
-  read -r rate p99 joins < <(round "$after_dir")
-  a_rates+=("$rate"); echo "$i | after ($after) | $rate | $p99 | $joins"
+  read -r rate p99 cpu joins < <(round "$before_dir")
+  b_rates+=("$rate"); b_cpu+=("$cpu"); echo "$i | before ($before) | $rate | $p99 | $cpu | $joins"
+  read -r rate p99 cpu joins < <(round "$after_dir")
+  a_rates+=("$rate"); a_cpu+=("$cpu"); echo "$i | after ($after) | $rate | $p99 | $cpu | $joins"
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 mb=$(median "${b_rates[@]}"); ma=$(median "${a_rates[@]}")
 echo "median answers/s: before $mb, after $ma, after/before $(awk -v a="$ma" -v b="$mb" 'BEGIN { printf "%.3f", a / b }')"
+cb=$(median "${b_cpu[@]}"); ca=$(median "${a_cpu[@]}")
+echo "median server CPU s for the answers: before $cb, after $ca, after/before $(awk -v a="$ca" -v b="$cb" 'BEGIN { printf "%.3f", a / b }')"

@@ -152,15 +152,6 @@ async function newWorld(apiKey?: string): Promise<World> {
     call('POST', `${t.api}/polls`, { apiKey: key, body: { title: 'World', content: sampleContent() } }),
   );
   await ok(call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey: key, body: { publish: true } }));
-  const question = await ok(
-    call('POST', `${t.api}/polls/${poll.id}/responses`, {
-      apiKey: key,
-      body: { voterId: 'world', slideId: 'ask', text: 'Is this the world?' },
-    }),
-  );
-  await ok(
-    call('PATCH', `${t.api}/polls/${poll.id}/questions/${question.id}`, { apiKey: key, body: { status: 'approved' } }),
-  );
   const created = await ok(call('POST', `${t.api}/keys`, { apiKey: key, body: { name: 'fuzz target' } }));
   const session = await ok(call('POST', `${t.api}/sessions`, { apiKey: key, body: { pollId: poll.id } }));
   await ok(call('POST', `${t.api}/sessions/${session.id}/control`, { apiKey: key, body: { action: 'start' } }));
@@ -171,6 +162,17 @@ async function newWorld(apiKey?: string): Promise<World> {
     }),
   );
   const joined = await ok(call('POST', `${t.api}/live/${session.pin}/join`, { body: { name: 'World' } }));
+  // The world's question is asked in its session (a room's routes see only the questions asked in it).
+  const asker = await ok(call('POST', `${t.api}/live/${session.pin}/join`, { body: { name: 'Asker' } }));
+  const question = await ok(
+    call('POST', `${t.api}/live/${session.pin}/answers`, {
+      body: { slideId: 'ask', text: 'Is this the world?' },
+      headers: { 'x-participant-token': asker.participantToken },
+    }),
+  );
+  await ok(
+    call('PATCH', `${t.api}/polls/${poll.id}/questions/${question.id}`, { apiKey: key, body: { status: 'approved' } }),
+  );
   const walk = await ok(
     call('POST', `${t.api}/sessions`, { apiKey: key, body: { pollId: poll.id, pace: 'audience', pin: false } }),
   );

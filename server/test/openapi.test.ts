@@ -361,12 +361,17 @@ describe('real responses match the document', () => {
     const session = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.body.id } });
     expect(session.status, session.text).toBe(201);
     const asHost = { 'x-host-token': session.body.hostToken };
-    const question = await call('POST', `${t.api}/polls/${poll.body.id}/responses`, {
-      apiKey,
-      body: { voterId: 'ada', slideId: 'ask', text: 'Documented?' },
+    const base = `${t.api}/sessions/${session.body.id}`;
+    // A question asked in the session (its routes see only those).
+    const slides = (poll.body.content.questions as { id: string }[]).map((slide) => slide.id);
+    await call('POST', `${base}/control`, { apiKey, body: { action: 'start' } });
+    await call('POST', `${base}/control`, { apiKey, body: { action: 'goto', slideIndex: slides.indexOf('ask') } });
+    const joined = await call('POST', `${t.api}/live/${session.body.pin}/join`, { body: { name: 'Ada' } });
+    const question = await call('POST', `${t.api}/live/${session.body.pin}/answers`, {
+      body: { slideId: 'ask', text: 'Documented?' },
+      headers: { 'x-participant-token': joined.body.participantToken },
     });
     expect(question.status, question.text).toBe(201);
-    const base = `${t.api}/sessions/${session.body.id}`;
 
     const deck = await call('GET', `${base}/deck`, { headers: asHost });
     expect(deck.status, deck.text).toBe(200);
@@ -383,6 +388,13 @@ describe('real responses match the document', () => {
     });
     expect(moderated.status, moderated.text).toBe(200);
     expectDocumented('sessionsModerateQuestion', moderated, { allHeaders: true });
+
+    const results = await call('GET', `${base}/results`, { headers: asHost });
+    expect(results.status, results.text).toBe(200);
+    expectDocumented('sessionsResults', results, { allHeaders: true });
+    const reset = await call('DELETE', `${base}/answers`, { apiKey });
+    expect(reset.status, reset.text).toBe(200);
+    expectDocumented('sessionsResetAnswers', reset, { allHeaders: true });
 
     const wrongToken = await call('GET', `${base}/deck`, { headers: { 'x-host-token': 'pht_wrong' } });
     expect(wrongToken.status).toBe(401);
