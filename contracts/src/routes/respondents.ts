@@ -15,13 +15,14 @@ export const getRespondent = defineRoute({
     'Everything the workspace holds about one respondent, across every poll and session: participant records ' +
     '(name, session, score, `respondentId`), votes, responses, Q&A questions and upvotes, cursor-paginated. ' +
     '`{id}` is a `voterId`, a participant id (`prt_…`) or the `respondentId` a participant joined with. The id ' +
-    'is logged only as a hash. An unknown id answers an empty list.',
+    'is logged only as a hash. An unknown id answers an empty list (a malformed one, such as one holding a NUL ' +
+    'character, `404 not_found`).',
   auth: 'workspace',
   scope: 'responses:read',
   successStatus: 200,
   input: GetRespondentInput,
   output: RespondentRecords,
-  errors: ['validation_failed'],
+  errors: ['not_found', 'validation_failed'],
 });
 
 export const eraseRespondent = defineRoute({
@@ -41,5 +42,5 @@ export const eraseRespondent = defineRoute({
   successStatus: 200,
   input: EraseRespondentInput,
   output: RespondentErased,
-  errors: ['validation_failed'],
+  errors: ['not_found', 'validation_failed'],
 });
