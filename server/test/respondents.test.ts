@@ -263,6 +263,10 @@ describe('erasure: DELETE /respondents/{id}', () => {
       'a delivery',
     );
     expect(await storedText('idempotency_keys', 'response_body')).toContain(email);
+    // A receiver that echoes what it got leaves her in the delivery log's excerpt too.
+    await waitFor(async () => (await storedText('webhook_attempts', 'id')) !== '[]', 'an attempt logged');
+    await sql`update webhook_attempts set response_excerpt = ${`echo: {"voterId":"${email}","name":"Ada Lovelace"}`}
+      where id = (select min(id) from webhook_attempts)`.execute(t.server.deps.db);
 
     const erased = await call('DELETE', respondentPath(email), { apiKey });
     expect(erased.status, erased.text).toBe(200);
@@ -315,6 +319,7 @@ describe('erasure: DELETE /respondents/{id}', () => {
       JSON.stringify(payloads.rows),
       await storedText('webhook_event_batches', 'payloads'),
       await storedText('webhook_attempts', 'response_excerpt'),
+      await storedText('webhook_attempts', 'error'),
       await storedText('idempotency_keys', 'response_body'),
     ].join('\n');
     for (const value of [email, seeded.participantId, 'Ada Lovelace', 'Ada loves tacos', 'Lovelace was here']) {
