@@ -34,6 +34,8 @@ export const TEST_PROJECTS = {
     'server/test/answers-reset.test.ts',
     'server/test/answers.test.ts',
     'server/test/answers-by-session.test.ts',
+    'server/test/answers-delete.test.ts',
+    'server/test/respondents.test.ts',
     'server/test/api-reference-page.test.ts',
     'server/test/auth-failures.test.ts',
     'server/test/branching-limits.test.ts',

@@ -5,7 +5,8 @@ import { advanceLive, answerLive, joinSession, liveEvents, upvoteLive } from './
 import { ingestMedia } from './routes/media.js';
 import { createPoll, deletePoll, duplicatePoll, getPoll, listPolls, updatePoll } from './routes/polls.js';
 import { listQuestions, moderateQuestion, upvoteQuestion } from './routes/questions.js';
-import { createResponse, listResponses } from './routes/responses.js';
+import { eraseRespondent, getRespondent } from './routes/respondents.js';
+import { createResponse, deleteResponse, listResponses } from './routes/responses.js';
 import { exportResults, getResults } from './routes/results.js';
 import {
   controlSession,
@@ -24,7 +25,7 @@ import {
   sessionQrCode,
   updateSession,
 } from './routes/sessions.js';
-import { castVote, listVotes } from './routes/votes.js';
+import { castVote, deleteVote, listVotes } from './routes/votes.js';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -51,6 +52,7 @@ export * from './schemas/keys.js';
 export * from './schemas/live.js';
 export * from './schemas/media.js';
 export * from './schemas/polls.js';
+export * from './schemas/respondents.js';
 export * from './schemas/results.js';
 export * from './schemas/sessions.js';
 export * from './schemas/text.js';
@@ -83,10 +85,16 @@ export const contract = {
   votes: {
     cast: castVote,
     list: listVotes,
+    delete: deleteVote,
   },
   responses: {
     create: createResponse,
     list: listResponses,
+    delete: deleteResponse,
+  },
+  respondents: {
+    get: getRespondent,
+    erase: eraseRespondent,
   },
   answers: {
     reset: resetAnswers,

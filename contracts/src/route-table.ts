@@ -17,10 +17,16 @@ export const routeTable = {
   votes: {
     cast: { method: 'POST', path: '/polls/{id}/votes', successStatus: 201, auth: 'workspace' },
     list: { method: 'GET', path: '/polls/{id}/votes', successStatus: 200, auth: 'workspace' },
+    delete: { method: 'DELETE', path: '/polls/{id}/votes/{voteId}', successStatus: 200, auth: 'workspace' },
   },
   responses: {
     create: { method: 'POST', path: '/polls/{id}/responses', successStatus: 201, auth: 'workspace' },
     list: { method: 'GET', path: '/polls/{id}/responses', successStatus: 200, auth: 'workspace' },
+    delete: { method: 'DELETE', path: '/polls/{id}/responses/{responseId}', successStatus: 200, auth: 'workspace' },
+  },
+  respondents: {
+    get: { method: 'GET', path: '/respondents/{id}', successStatus: 200, auth: 'workspace' },
+    erase: { method: 'DELETE', path: '/respondents/{id}', successStatus: 200, auth: 'workspace' },
   },
   answers: {
     reset: { method: 'DELETE', path: '/polls/{id}/answers', successStatus: 200, auth: 'workspace' },

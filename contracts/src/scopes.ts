@@ -9,6 +9,7 @@ export const scopes = [
   'polls:write',
   'responses:read',
   'responses:write',
+  'respondents:erase',
   'sessions:read',
   'sessions:write',
   'media:write',

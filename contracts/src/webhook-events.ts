@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PollResponse, Question, Vote } from './schemas/answers.js';
 import { Timestamp } from './schemas/common.js';
 import { DeletedPoll, Poll, PollId } from './schemas/polls.js';
+import { RespondentErased } from './schemas/respondents.js';
 import { Session, SessionId } from './schemas/sessions.js';
 import { WebhookEndpointId, WebhookEventId, type WebhookEventType } from './schemas/webhooks.js';
 
@@ -106,6 +107,14 @@ export const SessionParticipantCompletedEvent = webhookEvent(
   'SessionParticipantCompletedEvent',
   'A participant walked to the end of a self-paced session.',
 );
+export const RespondentErasedEvent = webhookEvent(
+  'respondent.erased',
+  RespondentErased,
+  'RespondentErasedEvent',
+  'A respondent was erased (`DELETE /respondents/{id}`): `data.id` is the id erased, so your systems can erase ' +
+    'it downstream too. Once delivered, the stored copy of this payload is purged (the delivery log keeps ' +
+    '`"[erased]"` in place of the id).',
+);
 export const WebhookTestEvent = webhookEvent(
   'webhook.test',
   z.object({
@@ -131,6 +140,7 @@ export const webhookEventSchemas = {
   'session.slide_changed': SessionSlideChangedEvent,
   'session.ended': SessionEndedEvent,
   'session.participant_completed': SessionParticipantCompletedEvent,
+  'respondent.erased': RespondentErasedEvent,
 } as const satisfies Record<WebhookEventType, z.ZodType>;
 
 /** Any event a webhook delivery carries, discriminated by `type`. */
@@ -149,6 +159,7 @@ export const WebhookEvent = z
     SessionSlideChangedEvent,
     SessionEndedEvent,
     SessionParticipantCompletedEvent,
+    RespondentErasedEvent,
     WebhookTestEvent,
   ])
   .meta({ id: 'WebhookEvent' });

@@ -28,6 +28,7 @@ const guides: DefaultTheme.SidebarItem[] = [
   { text: 'Branching', link: '/branching' },
   { text: 'Webhooks', link: '/webhooks' },
   { text: 'Idempotency', link: '/idempotency' },
+  { text: 'Privacy: access and erasure', link: '/privacy' },
   { text: 'Errors', link: '/errors' },
 ];
 

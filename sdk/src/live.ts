@@ -133,6 +133,12 @@ export interface JoinSessionOptions extends Omit<CommonClientOptions, 'now'> {
    * with its name, answers and score, instead of joining as a new one.
    */
   participantToken?: string;
+  /**
+   * Your own id for this person (a join link's `?rid=`), to find and erase their records later
+   * (`client.respondents.get/erase`). Unverified: anyone with the link can send any value. Ignored when
+   * `participantToken` resumes a participant.
+   */
+  respondentId?: string;
   /** Aborts the join. */
   signal?: AbortSignal;
 }
@@ -199,12 +205,15 @@ export function joinSession(options: JoinSessionOptions): Promise<LiveParticipan
 
 /** {@link joinSession} calling `routes`: `@pollkit/sdk/live` passes the schema-free route table. */
 export async function joinSessionOver(routeSet: LiveRoutes, options: JoinSessionOptions): Promise<LiveParticipant> {
-  const { pin, name, participantToken, signal } = options;
+  const { pin, name, participantToken, respondentId, signal } = options;
   const routes = routeSet.live;
   const joinConfig = resolveTokenConfig(options, { 'x-participant-token': participantToken });
-  const joined = (await request(joinConfig, routes.join, name === undefined ? { pin } : { pin, name }, {
-    signal,
-  })) as JoinedSession;
+  const body = {
+    pin,
+    ...(name === undefined ? {} : { name }),
+    ...(respondentId === undefined ? {} : { respondentId }),
+  };
+  const joined = (await request(joinConfig, routes.join, body, { signal })) as JoinedSession;
   const config = resolveTokenConfig(options, { 'x-participant-token': joined.participantToken });
   return Object.freeze({
     pin,

@@ -95,3 +95,30 @@ describe('votes, responses, results, export and questions through the SDK', () =
     expect((error as PollkitError).code).toBe('upgrade_required');
   });
 });
+
+/** Issue 28: single deletes and a respondent's access and erasure, through the SDK alone. */
+describe('deletes and respondents through the SDK', () => {
+  it('deletes a vote and a response, lists a respondent’s records and erases them', async () => {
+    const poll = await client.polls.create({ title: 'SDK privacy', content: sampleContent() });
+    await client.polls.update({ id: poll.id, publish: true });
+    const vote = await client.votes.cast({ id: poll.id, voterId: 'eve', slideId: 'lunch', optionIds: ['pizza'] });
+    const text = await client.responses.create({ id: poll.id, voterId: 'eve', slideId: 'words', text: 'Hello' });
+    await client.responses.create({ id: poll.id, voterId: 'eve', slideId: 'mood', scaleValues: { work: 2 } });
+
+    expect(await client.votes.delete({ id: poll.id, voteId: vote.id })).toEqual({
+      id: vote.id,
+      pollId: poll.id,
+      deleted: true,
+    });
+    expect(await client.responses.delete({ id: poll.id, responseId: text.id })).toMatchObject({ deleted: true });
+
+    const records = await client.respondents.get({ id: 'eve' });
+    expect(records.data.map((record) => record.type)).toEqual(['response']);
+    const erased = await client.respondents.erase({ id: 'eve' });
+    expect(erased).toMatchObject({ id: 'eve', erased: { votes: 0, responses: 1, questions: 0, participants: 0 } });
+    // The SDK sends an Idempotency-Key with each POST: the stored replies naming eve were rewritten.
+    expect(erased.erased.redacted).toBeGreaterThan(0);
+    expect((await client.respondents.get({ id: 'eve' })).data).toEqual([]);
+    expect((await client.results.get({ id: poll.id })).totalVoters).toBe(0);
+  });
+});

@@ -121,6 +121,10 @@ const samples: { [T in WebhookEvent['type']]: WebhookEventOf<T> } = {
     answerCount: 2,
     score: 900,
   }),
+  'respondent.erased': event('respondent.erased', 24, {
+    id: 'ada@example.com',
+    erased: { votes: 1, responses: 2, questions: 0, upvotes: 1, participants: 1, redacted: 3 },
+  }),
   'webhook.test': event('webhook.test', 22, {
     endpointId: 'whk_01JF3Z8Q6M4W9Y2K7T5R0B1C3J',
     message: 'A test event from Pollkit.',

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { type Config, publicBaseUrl } from './config.js';
 import { type AppDeps, closeDeps, createDeps, type DepsOptions } from './deps.js';
@@ -20,8 +21,11 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Start-up progress (main.ts), and for tests an injected clock and a migrated database template. */
-export type StartOptions = DepsOptions;
+/**
+ * Start-up progress (main.ts), and for tests an injected clock, a migrated database template and
+ * where the log goes (stdout unless given: a test that reads the access log passes a stream).
+ */
+export type StartOptions = DepsOptions & { logOut?: Writable };
 
 /**
  * config -> dependencies (database migrated) -> Fastify app -> listening. Used by main and by tests.
@@ -29,7 +33,11 @@ export type StartOptions = DepsOptions;
  * document builder, so the transport imports neither the modules' handlers nor the generator.
  */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
+  const log = createLogger({
+    level: config.LOG_LEVEL,
+    format: config.LOG_FORMAT,
+    ...(options.logOut ? { out: options.logOut } : {}),
+  });
   const deps = await createDeps(config, log, options);
   let app: FastifyInstance;
   // The document is built on its first request, by when the port is known (PORT=0 picks one).

@@ -40,8 +40,10 @@ describe('every string a client can send', () => {
  * fixed form (a regex or a string format) must be display text. A new field lands here only with a
  * reason.
  */
-const EXACT_FREE_FORM: [RegExp, string][] = [
+const EXACT_FREE_FORM: [RegExp, string, RegExp?][] = [
   [/(^|\.)voterId$/, 'the caller’s identifier for a respondent, matched against stored answers'],
+  [/^respondentId$/, 'the customer’s own identifier for a participant, matched as given'],
+  [/^id$/, 'a voter id, participant id or respondentId, matched against stored ones', /^respondents\./],
   [/(^|\.)cursor$/, 'an opaque cursor the server made'],
   [/^url$/, 'a webhook URL, checked as a URL'],
   [/\.if\.value(\.\*)?$/, 'option ids (or a rating) a branching condition tests'],
@@ -52,20 +54,26 @@ describe('every human-readable string a client can send', () => {
     Object.entries(routes).map(([name, route]) => ({ name: `${group}.${name}`, route })),
   );
 
-  it.each(operations)('$name: free text is normalised as display text, identifiers are left exact', ({ route }) => {
-    const unclassified: string[] = [];
-    const normalisedIdentifiers: string[] = [];
-    forEachString(route.input, (path, schema) => {
-      const display = hasCheck(schema, displayTextNormalisation);
-      if (display && hasFormat(schema)) normalisedIdentifiers.push(path);
-      if (display || hasFormat(schema) || EXACT_FREE_FORM.some(([pattern]) => pattern.test(path))) return;
-      unclassified.push(path || '(the input itself)');
-    });
-    // A free-text field: build it with `displayText()` (contracts/src/schemas/text.ts); an exact one
-    // without a fixed form: add it to EXACT_FREE_FORM, saying why.
-    expect(unclassified).toEqual([]);
-    expect(normalisedIdentifiers).toEqual([]);
-  });
+  it.each(operations)(
+    '$name: free text is normalised as display text, identifiers are left exact',
+    ({ name, route }) => {
+      const unclassified: string[] = [];
+      const normalisedIdentifiers: string[] = [];
+      forEachString(route.input, (path, schema) => {
+        const display = hasCheck(schema, displayTextNormalisation);
+        if (display && hasFormat(schema)) normalisedIdentifiers.push(path);
+        const exact = EXACT_FREE_FORM.some(
+          ([pattern, , operation]) => pattern.test(path) && (operation === undefined || operation.test(name)),
+        );
+        if (display || hasFormat(schema) || exact) return;
+        unclassified.push(path || '(the input itself)');
+      });
+      // A free-text field: build it with `displayText()` (contracts/src/schemas/text.ts); an exact one
+      // without a fixed form: add it to EXACT_FREE_FORM, saying why.
+      expect(unclassified).toEqual([]);
+      expect(normalisedIdentifiers).toEqual([]);
+    },
+  );
 
   it('covers the fields people read: names, titles, slides, labels, questions, answers, descriptions', () => {
     const display = new Set<string>();

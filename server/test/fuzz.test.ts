@@ -77,6 +77,9 @@ const seeds: Record<string, (world: World) => Record<string, unknown>[]> = {
   liveUpvote: (world) => [{ pin: world.pin, questionId: world.questionId }],
   // The world's self-paced session, joined by its link: its participant stands on the first slide.
   liveAdvance: (world) => [{ pin: world.walkLink, slideId: 'lunch' }],
+  // One answer of the world's poll each: a vote, and its Q&A question (deleted with its upvotes).
+  votesDelete: (world) => [{ id: world.pollId, voteId: world.voteId }],
+  responsesDelete: (world) => [{ id: world.pollId, responseId: world.questionId }],
   sessionsUpdate: (world) => [
     { id: world.sessionId, joinsLocked: false },
     { id: world.sessionId, closesAt: '2999-01-01T00:00:00.000Z' },
@@ -88,6 +91,8 @@ interface World {
   apiKey: string;
   pollId: string;
   questionId: string;
+  /** A vote on the poll's first slide. */
+  voteId: string;
   keyId: string;
   /** An active session of the poll, on its Q&A slide, with one participant. */
   sessionId: string;
@@ -152,6 +157,12 @@ async function newWorld(apiKey?: string): Promise<World> {
     call('POST', `${t.api}/polls`, { apiKey: key, body: { title: 'World', content: sampleContent() } }),
   );
   await ok(call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey: key, body: { publish: true } }));
+  const vote = await ok(
+    call('POST', `${t.api}/polls/${poll.id}/votes`, {
+      apiKey: key,
+      body: { voterId: 'world', slideId: 'lunch', optionIds: ['pizza'] },
+    }),
+  );
   const created = await ok(call('POST', `${t.api}/keys`, { apiKey: key, body: { name: 'fuzz target' } }));
   const session = await ok(call('POST', `${t.api}/sessions`, { apiKey: key, body: { pollId: poll.id } }));
   await ok(call('POST', `${t.api}/sessions/${session.id}/control`, { apiKey: key, body: { action: 'start' } }));
@@ -190,6 +201,7 @@ async function newWorld(apiKey?: string): Promise<World> {
     apiKey: key,
     pollId: poll.id,
     questionId: question.id,
+    voteId: vote.id,
     keyId: created.id,
     sessionId: session.id,
     pin: session.pin,
@@ -225,6 +237,7 @@ function bind(value: unknown): unknown {
     return value
       .replaceAll(firstWorld.pollId, world.pollId)
       .replaceAll(firstWorld.questionId, world.questionId)
+      .replaceAll(firstWorld.voteId, world.voteId)
       .replaceAll(firstWorld.keyId, world.keyId)
       .replaceAll(firstWorld.sessionId, world.sessionId)
       .replaceAll(firstWorld.pin, world.pin)
@@ -364,11 +377,22 @@ function documentedCodes(route: RouteDefinition, status: number): string[] {
   return schema?.allOf?.flatMap((part) => part.properties?.error?.properties?.code?.enum ?? []) ?? [];
 }
 
+/**
+ * Path parameters with no fixed form: any text names something (a respondent is whatever voter id or
+ * respondentId the customer chose), so a "broken" one — `123`, `__proto__` — is a valid id that names
+ * nobody, answered like any other.
+ */
+const FREE_FORM_PATH_PARAMS = new Set(['/respondents/{id} id']);
+
 /** What is wrong with a response to a hostile variant, or undefined. */
 function problemWith(res: JsonResponse, variant: Variant, route: RouteDefinition): string | undefined {
   if (res.status >= 500) return `${res.status}: ${res.text.slice(0, 200)}`;
   if (!res.headers.get('x-ratelimit-limit')) return 'no X-RateLimit-Limit header';
-  if (variant.field !== undefined && pathParams(route.path).includes(variant.field)) {
+  if (
+    variant.field !== undefined &&
+    pathParams(route.path).includes(variant.field) &&
+    !FREE_FORM_PATH_PARAMS.has(`${route.path} ${variant.field}`)
+  ) {
     if (res.status !== 404 || res.body?.error?.code !== 'not_found')
       return `a broken path parameter answered ${res.status}`;
   }

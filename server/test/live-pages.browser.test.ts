@@ -360,6 +360,23 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     expectNoPageErrors();
   });
 
+  it('sends the join link’s ?rid= as the participant’s respondentId: found and erased by it', async () => {
+    const session = await createLiveSession(t, everyKindDeck(images.url));
+    const ada = await open('ada-rid', PHONE);
+    await ada.page.goto(`${session.joinUrl}?rid=u-42`);
+    await ada.page.getByLabel(/Your name/).fill('Ada');
+    await ada.page.getByRole('button', { name: 'Join' }).click();
+    await ada.page.getByTestId('waiting').waitFor();
+    const records = await call('GET', `${t.api}/respondents/u-42`, { apiKey: session.apiKey });
+    expect(records.status, records.text).toBe(200);
+    expect(records.body.data).toEqual([
+      expect.objectContaining({ type: 'participant', name: 'Ada', respondentId: 'u-42', sessionId: session.sessionId }),
+    ]);
+    const erased = await call('DELETE', `${t.api}/respondents/u-42`, { apiKey: session.apiKey });
+    expect(erased.body.erased).toMatchObject({ participants: 1 });
+    expectNoPageErrors();
+  });
+
   it('keeps a participant who reloads mid-session: same name, score and answers; a late joiner sees the time really left', async () => {
     const session = await createLiveSession(t, everyKindDeck(images.url));
     const ada = await open('ada-reload', PHONE);

@@ -234,6 +234,16 @@ describe('events', () => {
       body: { voterId: 'ada', slideId: 'ama', text: 'When is the next offsite?' },
     });
     expect(question.status, question.text).toBe(201);
+    // A fan upvotes the question and is then erased: `respondent.erased` (its id names the poll, so
+    // `mine()` finds it; an upvote makes no event of its own).
+    const fan = `fan-${pollId}`;
+    const upvote = await call('POST', `${t.api}/polls/${pollId}/questions/${question.body.id}/upvotes`, {
+      apiKey,
+      body: { voterId: fan },
+    });
+    expect(upvote.status, upvote.text).toBe(201);
+    const erased = await call('DELETE', `${t.api}/respondents/${fan}`, { apiKey });
+    expect(erased.status, erased.text).toBe(200);
     // A self-paced session, walked to the end by skipping every slide: `session.participant_completed`.
     const walk = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId, pace: 'audience', pin: false } });
     expect(walk.status, walk.text).toBe(201);
@@ -294,6 +304,10 @@ describe('events', () => {
     expect(data('session.slide_changed')).toMatchObject({ status: 'active', currentSlideIndex: 1 });
     expect(data('session.ended')).toMatchObject({ status: 'ended' });
     expect(JSON.stringify(data('session.created'))).not.toContain(session.body.hostToken);
+    expect(data('respondent.erased')).toEqual({
+      id: fan,
+      erased: { votes: 0, responses: 0, questions: 0, upvotes: 1, participants: 0, redacted: 0 },
+    });
     expect(data('session.participant_completed')).toEqual({
       sessionId: walk.body.id,
       pollId,

@@ -1,5 +1,6 @@
 import { defineRoute } from '../route.js';
 import { AnswerReceipt, CreateResponseInput, ListAnswersInput, ResponseList } from '../schemas/answers.js';
+import { AnswerDeleted, DeleteResponseInput } from '../schemas/respondents.js';
 import { answerErrors } from './answer-errors.js';
 
 export const createResponse = defineRoute({
@@ -30,5 +31,22 @@ export const listResponses = defineRoute({
   successStatus: 200,
   input: ListAnswersInput,
   output: ResponseList,
+  errors: ['not_found', 'validation_failed'],
+});
+
+export const deleteResponse = defineRoute({
+  method: 'DELETE',
+  path: '/polls/{id}/responses/{responseId}',
+  tags: ['responses'],
+  summary: 'Delete a response',
+  description:
+    "Removes one response (a Q&A question with its upvotes) and takes it out of the poll's results (and its " +
+    "session's) exactly, in one transaction. The voter may then answer that slide again. An unknown response, " +
+    'or one of another poll, answers 404.',
+  auth: 'workspace',
+  scope: 'responses:write',
+  successStatus: 200,
+  input: DeleteResponseInput,
+  output: AnswerDeleted,
   errors: ['not_found', 'validation_failed'],
 });

@@ -10,6 +10,7 @@ import {
   RankingSlide,
   ScaleSlide,
 } from './polls.js';
+import { RespondentId } from './respondents.js';
 import { SlideResult } from './results.js';
 import { JoinCode, SessionId, SessionPace, SessionStatus } from './sessions.js';
 import { displayText } from './text.js';
@@ -181,6 +182,11 @@ export const JoinSessionInput = z
       .max(40)
       .optional()
       .describe('Shown on the leaderboard. Ignored when an `X-Participant-Token` resumes a participant.'),
+    respondentId: RespondentId.optional().describe(
+      'Your own id for this person (the join page passes its link’s `?rid=`), to find and erase their records ' +
+        'later (`GET/DELETE /respondents/{id}`). Unverified: anyone with the link can send any value. Ignored ' +
+        'when an `X-Participant-Token` resumes a participant.',
+    ),
   })
   .meta({ id: 'JoinSessionInput' });
 export type JoinSessionInput = z.input<typeof JoinSessionInput>;

@@ -25,6 +25,7 @@ export const webhookEventTypes = [
   'session.slide_changed',
   'session.ended',
   'session.participant_completed',
+  'respondent.erased',
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
@@ -48,6 +49,7 @@ export const webhookPayloadScopes = {
   'session.slide_changed': 'sessions:read',
   'session.ended': 'sessions:read',
   'session.participant_completed': 'sessions:read',
+  'respondent.erased': 'responses:read',
   'webhook.test': null,
 } as const satisfies Record<WebhookEventType | 'webhook.test', Scope | null>;
 

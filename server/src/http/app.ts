@@ -10,6 +10,7 @@ import Fastify, {
 import { buildOperations } from '../api/pipeline.js';
 import { ApiError } from '../core/api-error.js';
 import type { ContractHandlers } from '../modules/handler.js';
+import { accessLogUrl } from './access-log-url.js';
 import { registerApiReferencePage } from './api-reference-page.js';
 import { clientErrorHandler, refuseConnect } from './client-errors.js';
 import { registerContractRoutes } from './contract-routes.js';
@@ -162,7 +163,8 @@ function registerRequestHooks(
     app.addHook('onResponse', (request, reply, done) => {
       const line = {
         method: request.method,
-        url: request.url,
+        // A respondent's id (docs/privacy.md) is logged as a hash.
+        url: accessLogUrl(request.url),
         statusCode: reply.statusCode,
         ms: Math.round(reply.elapsedTime),
       };

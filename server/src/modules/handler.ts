@@ -11,6 +11,7 @@ import type { LiveDeps } from './live/live.service.js';
 import type { HostGrant, LiveCaller } from './live/live-caller.js';
 import type { MediaDeps } from './media/media.service.js';
 import type { PollWriteDeps } from './polls/polls.service.js';
+import type { RespondentsDeps } from './respondents/respondents.service.js';
 import type { SessionsDeps } from './sessions/sessions.service.js';
 import type { WebhooksDeps } from './webhooks/webhooks.service.js';
 import type { WorkspacesDeps } from './workspaces/workspaces.service.js';
@@ -28,6 +29,8 @@ export interface ModuleDeps
     Omit<SessionsDeps, 'config' | 'liveHub'>,
     Omit<LiveDeps, 'config'>,
     BranchingDeps,
+    // Respondents knows the live hub by the part it uses, as sessions does.
+    Omit<RespondentsDeps, 'liveHub'>,
     Omit<WebhooksDeps, 'config'>,
     Omit<MediaDeps, 'config'> {
   config: MediaDeps['config'] &

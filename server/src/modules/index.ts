@@ -6,6 +6,7 @@ import { liveHandlers } from './live/live.handlers.js';
 import { mediaHandlers } from './media/media.handlers.js';
 import { pollsHandlers } from './polls/polls.handlers.js';
 import { questionsHandlers } from './questions/questions.handlers.js';
+import { respondentsHandlers } from './respondents/respondents.handlers.js';
 import { resultsHandlers } from './results/results.handlers.js';
 import { sessionsHandlers } from './sessions/sessions.handlers.js';
 import { webhooksHandlers } from './webhooks/webhooks.handlers.js';
@@ -22,6 +23,7 @@ export const handlers: ContractHandlers = {
   polls: { ...pollsHandlers, ...branchingHandlers },
   votes: votesHandlers,
   responses: responsesHandlers,
+  respondents: respondentsHandlers,
   answers: answersHandlers,
   results: resultsHandlers,
   questions: questionsHandlers,

@@ -13,6 +13,9 @@ export const tagDescriptions: Record<string, string> = {
   votes: 'Votes: a single-slide answer, one per voter and poll. See docs/answers.md.',
   responses: 'Responses: a respondent’s answers to several slides at once. See docs/answers.md.',
   answers: 'Every answer of a poll, for resetting it. See docs/answers.md.',
+  respondents:
+    'One person’s records across the workspace — by voter id, participant id or respondentId — for access and ' +
+    'erasure requests (GDPR, CCPA). See docs/privacy.md.',
   results: 'Aggregated results of a poll, and its answers exported as CSV. See docs/results-and-export.md.',
   questions: 'Q&A: questions the audience asks on a Q&A slide, their moderation and upvotes. See docs/qa.md.',
   media: 'Images fetched from a URL, re-encoded to WebP and re-hosted, for slides. See docs/media.md.',

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Writable } from 'node:stream';
 import type { Plan } from '@pollkit/contracts';
 import pg from 'pg';
 import { type ConfigInput, parseConfig } from '../../src/config.js';
@@ -34,6 +35,8 @@ export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
 export interface TestServerOptions {
   /** The clock request handling measures by; a test moves its own (support/clock.ts) instead of sleeping. */
   clock?: Clock;
+  /** Where the server's log goes (with LOG_LEVEL set in `env`): a test that reads the access log. */
+  logOut?: Writable;
 }
 
 export async function startTestServer(
@@ -64,6 +67,7 @@ export async function startTestServer(
   });
   const server = await startServer(config, {
     clock: options.clock,
+    logOut: options.logOut,
     // In memory, a copy of a database migrated once (support/pglite-template.ts), not migrated again.
     pgliteTemplate: config.DATABASE_URL === 'memory://' ? await pgliteTemplate() : undefined,
   });

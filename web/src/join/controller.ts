@@ -114,6 +114,12 @@ const RETRY_QUEUED_MS = 3_000;
 
 export class JoinController extends ViewStore<View> {
   readonly clock = new ServerClock();
+  /**
+   * The customer's own id for this person, from the join link's `?rid=` (like a hidden field), sent
+   * with the join so the workspace can find and erase their records by it. Unverified (docs/privacy.md).
+   * Read once: the address loses its query after the join.
+   */
+  readonly #respondentId = respondentIdFromUrl();
   readonly #fetch = pageFetch(this.clock, { onConnected: (connected) => this.set({ connected }) });
   #me: LiveParticipant | undefined;
   #stream: EventStream<ParticipantEvent> | undefined;
@@ -185,7 +191,13 @@ export class JoinController extends ViewStore<View> {
 
   /** A token the server no longer knows (another session had this PIN) is dropped, and the join retried without it. */
   async #joinAs(pin: string, name: string | undefined, token: string | undefined): Promise<LiveParticipant> {
-    const options = { baseUrl: location.origin, pin, fetch: this.#fetch, maxRetries: 3 };
+    const options = {
+      baseUrl: location.origin,
+      pin,
+      fetch: this.#fetch,
+      maxRetries: 3,
+      ...(this.#respondentId === undefined ? {} : { respondentId: this.#respondentId }),
+    };
     try {
       return await joinSession({ ...options, name, participantToken: token });
     } catch (error) {
@@ -556,4 +568,10 @@ const refusals: Record<string, string> = {
 function answerErrorMessage(error: unknown): string {
   if (error instanceof PollkitError) return refusals[error.code] ?? error.message;
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The join link's `?rid=`, if it has one the server would take (1–200 characters); else none. */
+function respondentIdFromUrl(): string | undefined {
+  const rid = new URLSearchParams(location.search).get('rid');
+  return rid !== null && rid.length > 0 && rid.length <= 200 ? rid : undefined;
 }

@@ -5,6 +5,8 @@ import * as service from './answers.service.js';
 export const votesHandlers = defineHandlers(contract.votes, {
   cast: ({ ctx, input }) => service.castVote(ctx.deps, ctx.credential.workspaceId, input),
   list: ({ ctx, input }) => service.listVotes(ctx.deps, ctx.credential.workspaceId, input),
+  delete: ({ ctx, input }) =>
+    service.deleteAnswer(ctx.deps, ctx.credential.workspaceId, input.id, input.voteId, 'vote'),
 });
 
 export const answersHandlers = defineHandlers(contract.answers, {
@@ -14,4 +16,6 @@ export const answersHandlers = defineHandlers(contract.answers, {
 export const responsesHandlers = defineHandlers(contract.responses, {
   create: ({ ctx, input }) => service.createResponse(ctx.deps, ctx.credential.workspaceId, input),
   list: ({ ctx, input }) => service.listResponses(ctx.deps, ctx.credential.workspaceId, input),
+  delete: ({ ctx, input }) =>
+    service.deleteAnswer(ctx.deps, ctx.credential.workspaceId, input.id, input.responseId, 'response'),
 });

@@ -24,6 +24,22 @@ export function listAnswers(
   return query.orderBy('id', 'desc').limit(filter.limit).execute();
 }
 
+/** One answer of the poll, by id and kind (undefined for another poll's or an unknown id). */
+export function findAnswer(
+  db: Db,
+  pollId: string,
+  id: string,
+  kind: 'vote' | 'response',
+): Promise<AnswerRow | undefined> {
+  return db
+    .selectFrom('answers')
+    .selectAll()
+    .where('id', '=', id)
+    .where('poll_id', '=', pollId)
+    .where('kind', '=', kind)
+    .executeTakeFirst();
+}
+
 /** How many answers of each sort a reset deleted. */
 export interface DeletedAnswers {
   votes: number;

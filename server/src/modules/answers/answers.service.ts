@@ -1,4 +1,5 @@
 import type {
+  AnswerDeleted,
   AnswersReset,
   CastVoteInput,
   CreateResponseInput,
@@ -15,6 +16,7 @@ import type { AnswerRow, AnswerValue } from '../../db/schema.js';
 import type { DomainEvents } from '../events/domain-events.js';
 import { getPoll, lockPoll, type PollsDeps, setPollVersion } from '../polls/polls.service.js';
 import { type OutboxEvent, outboxEvent } from '../webhooks/index.js';
+import { removeAnswers } from './answer-removal.repository.js';
 import { assertTakesAnswers, findSlide, responseValue, voteValue } from './answer-rules.js';
 import type { AnswerWriter } from './answer-writer.js';
 import * as answers from './answers.repository.js';
@@ -258,4 +260,32 @@ async function resetAnswersIn(
     await setPollVersion(trx, workspaceId, pollId, version);
     return deleted;
   });
+}
+
+/**
+ * `DELETE /polls/{id}/votes/{voteId}` and `DELETE /polls/{id}/responses/{responseId}`: one answer
+ * removed with exactly what it added to the poll's and its session's aggregates, in one transaction
+ * holding the poll row FOR UPDATE (as a reset does), so no answer batch writes between reading the
+ * answer and taking it out. The poll's version does not move: other answers in flight stay valid.
+ */
+export async function deleteAnswer(
+  deps: AnswersDeps,
+  workspaceId: string,
+  pollId: string,
+  answerId: string,
+  kind: 'vote' | 'response',
+): Promise<AnswerDeleted> {
+  const removed = await deps.db.transaction().execute(async (trx) => {
+    const poll = await lockPoll(trx, workspaceId, pollId);
+    if (!poll) throw ApiError.notFound('Poll');
+    const row = await answers.findAnswer(trx, pollId, answerId, kind);
+    if (!row) throw ApiError.notFound(kind === 'vote' ? 'Vote' : 'Response');
+    await removeAnswers(trx, [row], (answer) => poll.content.questions.find((slide) => slide.id === answer.slide_id));
+    return row;
+  });
+  // The session it was given in (on every process) shows its results without it.
+  if (removed.session_id !== null) {
+    deps.events.publish({ type: 'session.answers_removed', workspaceId, sessionId: removed.session_id });
+  }
+  return { id: answerId, pollId, deleted: true };
 }

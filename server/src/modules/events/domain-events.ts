@@ -40,8 +40,11 @@ export type DomainEvent =
       /** The session the question was asked in; null for one asked through the API. */
       sessionId: string | null;
     }
-  /** A session's answers were deleted (`DELETE /sessions/{id}/answers`): its screens refresh. */
-  | { type: 'session.answers_reset'; workspaceId: string; sessionId: string }
+  /**
+   * Answers given in a session were deleted (the session's reset, one answer's delete, a respondent's
+   * erasure): its screens refresh.
+   */
+  | { type: 'session.answers_removed'; workspaceId: string; sessionId: string }
   | {
       type: 'question.upvoted';
       workspaceId: string;

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database, IdempotencyKeyRow } from '../../db/schema.js';
 
 export interface NewClaim {
@@ -122,4 +122,44 @@ export async function deleteExpiredIdempotencyKeys(
     )
     .where('expires_at', '<=', now)
     .execute();
+}
+
+/**
+ * Rewrites the workspace's stored idempotent replies that name a respondent (erasure): the row stays,
+ * so a retry with the same key still replays rather than acting twice, but the reply it replays no
+ * longer carries the respondent. Answers the rows rewritten. Scans the workspace's replies (kept 24 h).
+ */
+export async function redactResponseBodies(
+  db: Kysely<Database>,
+  workspaceId: string,
+  needles: string[],
+  rewrite: (json: string) => string,
+): Promise<number> {
+  if (needles.length === 0) return 0;
+  const rows = await db
+    .selectFrom('idempotency_keys')
+    .select(['key', 'response_body'])
+    .where('workspace_id', '=', workspaceId)
+    .where('response_body', 'is not', null)
+    .where(
+      sql<boolean>`(${sql.join(
+        needles.map((needle) => sql`position(${needle} in response_body) > 0`),
+        sql` or `,
+      )})`,
+    )
+    .execute();
+  let rewritten = 0;
+  for (const row of rows) {
+    if (row.response_body === null) continue;
+    const body = rewrite(row.response_body);
+    if (body === row.response_body) continue;
+    await db
+      .updateTable('idempotency_keys')
+      .set({ response_body: body })
+      .where('workspace_id', '=', workspaceId)
+      .where('key', '=', row.key)
+      .execute();
+    rewritten++;
+  }
+  return rewritten;
 }

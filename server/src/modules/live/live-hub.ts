@@ -153,7 +153,7 @@ export class LiveHub {
         if (event.sessionId !== null) this.#bus.activity(event.sessionId);
         break;
       case 'question.moderated':
-      case 'session.answers_reset':
+      case 'session.answers_removed':
         // Only the room the question was asked in shows it (one asked through the API: none).
         if (event.sessionId !== null) this.#bus.activity(event.sessionId);
         break;

@@ -164,6 +164,8 @@ async function addParticipant(
     session_id: session.id,
     token_hash: hashSecret(token),
     name: input.name ?? null,
+    // The customer's own id for this person, as the join link gave it: unverified (docs/privacy.md).
+    respondent_id: input.respondentId ?? null,
   });
   if (!row) throw await noSeat(deps, session);
   deps.liveHub.rememberParticipant(row);

@@ -9,7 +9,13 @@ import type { AnswerRow, AnswerValue, Database, ParticipantRow } from '../../db/
  */
 export async function insertParticipant(
   db: Kysely<Database>,
-  participant: { id: string; session_id: string; token_hash: string; name: string | null },
+  participant: {
+    id: string;
+    session_id: string;
+    token_hash: string;
+    name: string | null;
+    respondent_id: string | null;
+  },
 ): Promise<ParticipantRow | undefined> {
   return db
     .with('seat', (qb) =>
@@ -23,7 +29,7 @@ export async function insertParticipant(
         .returning('id'),
     )
     .insertInto('session_participants')
-    .columns(['id', 'session_id', 'token_hash', 'name'])
+    .columns(['id', 'session_id', 'token_hash', 'name', 'respondent_id'])
     .expression((eb) =>
       eb
         .selectFrom('seat')
@@ -32,6 +38,7 @@ export async function insertParticipant(
           'seat.id as session_id',
           eb.val(participant.token_hash).as('token_hash'),
           eb.val(participant.name).as('name'),
+          eb.val(participant.respondent_id).as('respondent_id'),
         ]),
     )
     .returningAll()

@@ -39,6 +39,6 @@ export async function resetSessionAnswers(
   const session = await findSessionOrThrow(deps, workspaceId, id);
   const deleted = await resetAnswersOfSession(deps, workspaceId, session.poll_id, session.id);
   // The room's screens (on every process) show its results and Q&A board emptied.
-  deps.events.publish({ type: 'session.answers_reset', workspaceId, sessionId: session.id });
+  deps.events.publish({ type: 'session.answers_removed', workspaceId, sessionId: session.id });
   return { sessionId: session.id, pollId: session.poll_id, deleted };
 }

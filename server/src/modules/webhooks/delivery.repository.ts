@@ -108,6 +108,14 @@ interface EndpointTotals {
 export type DisableReason = string;
 
 /**
+ * A delivered `respondent.erased` event keeps no copy of the id it erased (docs/privacy.md): its stored
+ * payload (`d.payload`) becomes the same event with `data.id` replaced by "[erased]". Every other
+ * payload stays as sent.
+ */
+const purgedOnceDelivered = sql`case when d.event_type = 'respondent.erased'
+  then jsonb_set(d.payload::jsonb, '{data,id}', '"[erased]"')::text else d.payload end`;
+
+/**
  * Records a batch of attempt outcomes in one transaction: the attempt log, each delivery's new
  * state, and each endpoint's counters. An outcome counts only if its delivery is still at the
  * attempt it reports (a worker whose lease ran out while it waited would otherwise overwrite the
@@ -148,6 +156,7 @@ export async function recordOutcomes(
         update webhook_deliveries d
         set status = case when c.outcome = 'succeeded' then 'succeeded'
                           when c.next_attempt_at is null then 'failed' else 'pending' end,
+            payload = case when c.outcome = 'succeeded' then ${purgedOnceDelivered} else d.payload end,
             next_attempt_at = c.next_attempt_at,
             updated_at = now()
         from current c
@@ -270,7 +279,7 @@ async function recordSuccesses(
     ),
     updated as (
       update webhook_deliveries d
-      set status = 'succeeded', next_attempt_at = null, updated_at = now()
+      set status = 'succeeded', payload = ${purgedOnceDelivered}, next_attempt_at = null, updated_at = now()
       from current c
       where d.id = c.delivery_id and c.status = 'pending'
     ),

@@ -5,3 +5,4 @@
  * the answers' batch statement names its event batches with `eventBatchId`.
  */
 export { eventBatchId, type OutboxEvent, outboxEvent, recordWebhookEvent } from './outbox.repository.js';
+export { type Redaction, redactWebhookData } from './redaction.repository.js';
