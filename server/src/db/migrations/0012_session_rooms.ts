@@ -10,7 +10,7 @@ import { type Kysely, sql } from 'kysely';
  * views are the sum, as before.
  *
  * The answers' own session indexes serve what a room reads from answers: its Q&A board (approved
- * questions by upvotes), its moderation queue, and an open-ended slide's newest answers.
+ * questions by upvotes) and its moderation queue.
  *
  * Respondents: a participant may carry the customer's own `respondent_id` (given at join, unverified);
  * `GET/DELETE /respondents/{id}` find every record of one respondent across the workspace through
@@ -62,14 +62,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     db,
   );
 
-  // A room's Q&A board, its moderation queue (newest first) and an open-ended slide's newest answers.
+  // A room's Q&A board and its moderation queue (newest first): Q&A answers only. An open-ended
+  // slide's newest answers in a room come from answers_poll_session_idx (migration 0011) — no index of
+  // its own, so the answers of a live room, the writer's hottest path, maintain no more indexes than
+  // before rooms.
   await sql`create index answers_session_top_questions on answers (session_id, slide_id, upvotes desc, id) where slide_kind = 'qa' and status = 'approved' and session_id is not null`.execute(
     db,
   );
   await sql`create index answers_session_questions on answers (session_id, id) where slide_kind = 'qa' and session_id is not null`.execute(
-    db,
-  );
-  await sql`create index answers_session_slide_idx on answers (session_id, kind, slide_id, id) where session_id is not null`.execute(
     db,
   );
 
@@ -86,7 +86,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('poll_voters_voter_idx').execute();
   await db.schema.dropIndex('session_participants_respondent_idx').execute();
   await db.schema.alterTable('session_participants').dropColumn('respondent_id').execute();
-  for (const index of ['answers_session_slide_idx', 'answers_session_questions', 'answers_session_top_questions']) {
+  for (const index of ['answers_session_questions', 'answers_session_top_questions']) {
     await db.schema.dropIndex(index).execute();
   }
   for (const table of [

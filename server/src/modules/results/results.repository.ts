@@ -73,7 +73,9 @@ export async function listTallies(db: Db, scope: ResultsScope, slideId?: string)
 
 /**
  * The newest open-ended answers of a slide, from the (poll_id, kind, slide_id, id) index read
- * backwards, or a session's from (session_id, kind, slide_id, id).
+ * backwards, or a session's from answers_poll_session_idx (poll_id, session_id, kind, id), newest
+ * first, passing over the session's answers to other slides (a live slide's newest answers are its
+ * own).
  */
 export async function listRecentTexts(
   db: Db,
@@ -215,8 +217,13 @@ export async function listOpenTextCountsPage(
   return rows.map((row) => ({ hash: row.text_hash, text: row.text, count: toNumber(row.count) }));
 }
 
-/** The answers of the scope: the poll's, or one session's (served by the answers' session indexes). */
+/**
+ * The answers of the scope: the poll's, or one session's (served by the answers' session indexes, the
+ * poll's id leading answers_poll_session_idx).
+ */
 function inScope(scope: ResultsScope) {
   return (eb: ExpressionBuilder<Database, 'answers'>) =>
-    scope.sessionId === undefined ? eb('poll_id', '=', scope.pollId) : eb('session_id', '=', scope.sessionId);
+    scope.sessionId === undefined
+      ? eb('poll_id', '=', scope.pollId)
+      : eb.and([eb('poll_id', '=', scope.pollId), eb('session_id', '=', scope.sessionId)]);
 }
