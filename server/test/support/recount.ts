@@ -7,7 +7,7 @@ import { deltasFor } from '../../src/modules/answers/tallies.js';
 /**
  * Every aggregate the answers feed, recomputed from the answers left with `deltasFor` (the writer's
  * own model), and compared with the tables: the poll's (slide_tallies, open_text_counts, word_counts,
- * poll_voters, poll_stats) and the sessions' (session_tallies, session_text_counts,
+ * poll_voters — the API's voters —, poll_stats, whose `voters` adds its sessions') and the sessions' (session_tallies, session_text_counts,
  * session_word_counts, session_voters, session_stats). Rows at zero are ignored on both sides (a
  * removal deletes a counter that reaches zero; a reset deletes every row).
  */
@@ -58,6 +58,7 @@ async function recount(db: Kysely<Database>) {
   };
   const pollVoters = new Map<string, Set<string>>();
   const sessionVoters = new Map<string, Set<string>>();
+  const sessionPoll = new Map<string, string>();
   for (const answer of answers) {
     const slide = decks.get(answer.poll_id)?.find((s) => s.id === answer.slide_id);
     if (!slide) throw new Error(`answer ${answer.id} has no slide`);
@@ -83,12 +84,16 @@ async function recount(db: Kysely<Database>) {
           [1],
         );
       }
-      const voters = level === 'poll' ? pollVoters : sessionVoters;
-      const set = voters.get(owner) ?? new Set<string>();
-      set.add(answer.voter_id);
-      voters.set(owner, set);
       add(level === 'poll' ? tables.poll_stats : tables.session_stats, owner, [0, 1]);
     }
+    // A voter is recorded once: an API voter in poll_voters, a participant in its session's voters;
+    // the poll's `voters` counts both.
+    const [voters, owner] =
+      answer.session_id === null ? [pollVoters, answer.poll_id] : [sessionVoters, answer.session_id];
+    const set = voters.get(owner) ?? new Set<string>();
+    set.add(answer.voter_id);
+    voters.set(owner, set);
+    if (answer.session_id !== null) sessionPoll.set(answer.session_id, answer.poll_id);
   }
   for (const [owner, voters] of pollVoters) {
     for (const voter of voters) add(tables.poll_voters, `${owner}|${voter}`, [1]);
@@ -97,6 +102,7 @@ async function recount(db: Kysely<Database>) {
   for (const [owner, voters] of sessionVoters) {
     for (const voter of voters) add(tables.session_voters, `${owner}|${voter}`, [1]);
     add(tables.session_stats, owner, [voters.size, 0]);
+    add(tables.poll_stats, sessionPoll.get(owner) as string, [voters.size, 0]);
   }
   return Object.fromEntries(Object.entries(tables).map(([name, rows]) => [name, settled(rows)])) as Record<
     keyof typeof tables,

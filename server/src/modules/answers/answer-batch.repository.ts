@@ -34,8 +34,9 @@ export interface BatchOutcome {
  * 2. `current`: the answers whose poll is still published at the version they were judged against.
  * 3. `inserted`: those answers, minus a voter's second answer to a slide (the unique index).
  * 4. From `inserted` only: the counters (`slide_tallies`), open-ended texts and words, first-time
- *    voters and per-poll stats, each row summed first and written once, in sorted order so
- *    concurrent statements lock rows in the same order.
+ *    voters (an API voter in poll_voters, a session's participant in session_voters: each recorded
+ *    once, and the poll's `voters` adds both) and per-poll stats, each row summed first and written
+ *    once, in sorted order so concurrent statements lock rows in the same order.
  * 5. The same aggregates per session, from the inserted answers that came from one (session_tallies,
  *    session_text_counts, session_word_counts, session_voters, session_stats: migration 0012), so a
  *    room's results are read like the poll's. API answers (no session) add nothing there.
@@ -166,17 +167,32 @@ export async function insertAnswerBatch(db: Kysely<Database>, batch: VersionedAn
       order by i.poll_id, i.slide_id, d.word
       on conflict (poll_id, slide_id, word) do update set count = word_counts.count + excluded.count
     ),
+    -- A voter is recorded once: an API voter in poll_voters, a session's participant in session_voters
+    -- (its id is the server's, unique to that session). The poll's count adds both.
     new_voters as (
       insert into poll_voters (poll_id, voter_id)
-      select distinct poll_id, voter_id from inserted order by poll_id, voter_id
+      select distinct poll_id, voter_id from inserted where session_id is null order by poll_id, voter_id
       on conflict (poll_id, voter_id) do nothing
       returning poll_id
     ),
+    new_session_voters as (
+      insert into session_voters (session_id, voter_id)
+      select distinct session_id, voter_id from inserted where session_id is not null order by session_id, voter_id
+      on conflict (session_id, voter_id) do nothing
+      returning session_id
+    ),
     stats as (
       insert into poll_stats (poll_id, voters, answers)
-      select a.poll_id, coalesce(v.voters, 0), a.answers
+      select a.poll_id, coalesce(v.voters, 0) + coalesce(sv.voters, 0), a.answers
       from (select poll_id, count(*) as answers from inserted group by poll_id) a
       left join (select poll_id, count(*) as voters from new_voters group by poll_id) v on v.poll_id = a.poll_id
+      left join (
+        select s.poll_id, count(*) as voters
+        from new_session_voters n
+        join (select distinct session_id, poll_id from inserted where session_id is not null) s
+          on s.session_id = n.session_id
+        group by s.poll_id
+      ) sv on sv.poll_id = a.poll_id
       order by a.poll_id
       on conflict (poll_id) do update
         set voters = poll_stats.voters + excluded.voters, answers = poll_stats.answers + excluded.answers
@@ -209,12 +225,6 @@ export async function insertAnswerBatch(db: Kysely<Database>, batch: VersionedAn
       group by i.session_id, i.slide_id, d.word
       order by i.session_id, i.slide_id, d.word
       on conflict (session_id, slide_id, word) do update set count = session_word_counts.count + excluded.count
-    ),
-    new_session_voters as (
-      insert into session_voters (session_id, voter_id)
-      select distinct session_id, voter_id from inserted where session_id is not null order by session_id, voter_id
-      on conflict (session_id, voter_id) do nothing
-      returning session_id
     ),
     session_counted as (
       insert into session_stats (session_id, voters, answers)

@@ -154,13 +154,15 @@ async function subtract(
 
 /**
  * A voter whose last answer in a poll (or session) went leaves its voters, and its `voters` count
- * drops by one. Whether any answer is left is asked through answers_poll_voter_idx (poll, kind,
+ * drops by one. As the writer records them (answer-batch.repository.ts): an API voter in poll_voters,
+ * a session's participant in session_voters only, counted in both stats (the poll's `voters` adds
+ * the sessions'). Whether any answer is left is asked through answers_poll_voter_idx (poll, kind,
  * voter) — a session belongs to one poll, so a session's question narrows the poll's.
  */
 async function forgetVoters(trx: Db, level: 'poll' | 'session', deleted: AnswerRow[]): Promise<void> {
   const pairs = new Map<string, { owner: string; pollId: string; voter: string }>();
   for (const row of deleted) {
-    const owner = level === 'poll' ? row.poll_id : row.session_id;
+    const owner = level === 'poll' ? (row.session_id === null ? row.poll_id : null) : row.session_id;
     if (owner !== null)
       pairs.set(JSON.stringify([owner, row.voter_id]), { owner, pollId: row.poll_id, voter: row.voter_id });
   }
@@ -174,7 +176,8 @@ async function forgetVoters(trx: Db, level: 'poll' | 'session', deleted: AnswerR
       .where('poll_id', '=', pollId)
       .where('kind', 'in', ['vote', 'response'])
       .where('voter_id', '=', voter);
-    if (level === 'session') remaining = remaining.where('session_id', '=', owner);
+    remaining =
+      level === 'session' ? remaining.where('session_id', '=', owner) : remaining.where('session_id', 'is', null);
     if (await remaining.limit(1).executeTakeFirst()) continue;
     const gone = await sql`delete from ${sql.table(votersTable)} where ${sql.ref(ownerColumn)} = ${owner}
       and voter_id = ${voter}`.execute(trx);
@@ -182,6 +185,10 @@ async function forgetVoters(trx: Db, level: 'poll' | 'session', deleted: AnswerR
       await sql`update ${sql.table(statsTable)} set voters = voters - 1 where ${sql.ref(ownerColumn)} = ${owner}`.execute(
         trx,
       );
+      // A session's voter counted in its poll's `voters` too.
+      if (level === 'session') {
+        await sql`update poll_stats set voters = voters - 1 where poll_id = ${pollId}`.execute(trx);
+      }
     }
   }
   const owners = unique([...pairs.values()].map((pair) => pair.owner));

@@ -99,8 +99,8 @@ export const sessionAggregateTables = [
  * Deletes the answers of one session (a room) and everything derived from them: the session's own
  * aggregates, and exactly the session's share of the poll's — which is what the session's aggregates
  * hold, so the poll's counters are decremented by them row for row, and a counter left at zero is
- * removed (as if never counted). A voter of the session stops counting as one of the poll's only
- * when no answer of theirs is left in it. The caller holds the poll row FOR UPDATE, so no answer
+ * removed (as if never counted); the poll's `voters` lose the session's. The caller holds the poll
+ * row FOR UPDATE, so no answer
  * batch (which holds it FOR SHARE) writes in between.
  */
 export async function deleteAnswersOfSession(db: Db, pollId: string, sessionId: string): Promise<DeletedAnswers> {
@@ -143,20 +143,13 @@ export async function deleteAnswersOfSession(db: Db, pollId: string, sessionId: 
     ])
     .executeTakeFirstOrThrow();
 
-  // The session's voters with no answer left in the poll (through answers_poll_voter_idx) leave its voters.
+  // The session's voters (recorded in session_voters only, counted in the poll's `voters` too: see
+  // answer-batch.repository.ts) all go with its answers.
   await sql`
-    with gone as (
-      delete from poll_voters pv using session_voters sv
-      where sv.session_id = ${sessionId} and pv.poll_id = ${pollId} and pv.voter_id = sv.voter_id
-        and not exists (
-          select 1 from answers a
-          where a.poll_id = ${pollId} and a.kind in ('vote', 'response') and a.voter_id = sv.voter_id)
-      returning pv.voter_id
-    )
     update poll_stats p
-    set voters = p.voters - (select count(*) from gone),
-        answers = p.answers - coalesce((select s.answers from session_stats s where s.session_id = ${sessionId}), 0)
-    where p.poll_id = ${pollId}`.execute(db);
+    set voters = p.voters - s.voters, answers = p.answers - s.answers
+    from session_stats s
+    where s.session_id = ${sessionId} and p.poll_id = ${pollId}`.execute(db);
 
   for (const table of sessionAggregateTables) {
     await db.deleteFrom(table).where('session_id', '=', sessionId).execute();

@@ -10,8 +10,10 @@ export const erasedColumns = {
     'Removed with the answer, its share of every aggregate decremented (answer-removal.repository.ts).',
   'question_upvotes.voter_id':
     'Removed: their upvotes (each question’s count decremented) and those their questions got.',
-  'poll_voters.voter_id': 'Removed once they have no answer left in the poll (poll_stats.voters decremented).',
-  'session_voters.voter_id': 'Removed once they have no answer left in the session (session_stats.voters decremented).',
+  'poll_voters.voter_id':
+    'An API voter: removed once they have no API answer left in the poll (poll_stats.voters decremented).',
+  'session_voters.voter_id':
+    'A participant: removed once they have no answer left in the session (session_stats.voters and its poll’s decremented).',
   'session_participants.respondent_id': 'Blanked, with the name; the participant is marked removed (token revoked).',
   'webhook_event_batches.payloads': 'Rewritten: their ids, names and texts become "[erased]".',
   'webhook_deliveries.payload': 'Rewritten likewise (a respondent.erased event’s own id is purged once delivered).',

@@ -48,7 +48,7 @@ export async function participantScore(db: Db, sessionId: string, participantId:
   return toNumber(row.score);
 }
 
-/** The workspace's polls these voters answered (poll_voters_voter_idx). */
+/** The workspace's polls these voters answered through the API (poll_voters_voter_idx; a participant's poll is its session's). */
 export async function pollsAnsweredBy(db: Db, workspaceId: string, voterIds: string[]): Promise<string[]> {
   if (voterIds.length === 0) return [];
   const rows = await db

@@ -75,7 +75,13 @@ export async function getRespondent(
   const start = input.cursor === undefined ? undefined : decodePosition(input.cursor);
   const allParticipants = await respondents.findParticipants(deps.db, workspaceId, key);
   const voterIds = voterIdsOf(key, allParticipants);
-  const pollIds = await respondents.pollsAnsweredBy(deps.db, workspaceId, voterIds);
+  // An API voter's polls from poll_voters; a participant's answers are all in its session's poll.
+  const pollIds = [
+    ...new Set([
+      ...(await respondents.pollsAnsweredBy(deps.db, workspaceId, voterIds)),
+      ...allParticipants.map((participant) => participant.poll_id),
+    ]),
+  ];
 
   const records: RespondentRecord[] = [];
   let last: Position | undefined;
