@@ -4,6 +4,8 @@
 #
 #   server/bench/compare-live.sh <before-commit> <after-commit> [rounds] [participants]
 #
+# (server/bench/answers-in-process.ts measures the same answers without HTTP, SSE or load generators.)
+#
 # Each commit is checked out into a worktree under ${TMPDIR:-/tmp} (installed offline from the pnpm
 # store), then rounds alternate before, after, before, after… (each a fresh server: N join, N streams,
 # `next`, N answers at once). Prints each round's answers accepted per second and join rate, then the
