@@ -340,7 +340,11 @@ async function storedState(): Promise<string> {
       (select count(*) from polls) as polls,
       (select coalesce(max(updated_at)::text, '') from polls) as polls_updated,
       (select count(*) from answers) as answers,
-      (select coalesce(string_agg(coalesce(status, '-') || upvotes::text, ',' order by id), '') from answers) as answer_states,
+      -- Questions' states and upvotes, summed: one request changes one question at most, and any
+      -- such change moves one of these (a string of every answer's state grew with every world).
+      (select coalesce(sum(upvotes), 0) from answers) as answer_upvotes,
+      (select count(*) from answers where status = 'approved') as approved,
+      (select count(*) from answers where status = 'dismissed') as dismissed,
       (select count(*) from question_upvotes) as upvotes,
       (select count(*) from poll_voters) as voters,
       (select coalesce(sum(answers), 0) from poll_stats) as stats,
