@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installPackedSdk } from '../../server/test/support/packed-sdk.js';
-import { startTestServer, type TestServer } from '../../server/test/support/server.js';
+import { onceOnEmbeddedLeg, startTestServer, type TestServer } from '../../server/test/support/server.js';
 import { bundledModules, fromZod } from './support/bundle.js';
 
 const run = promisify(execFile);
@@ -120,6 +120,7 @@ let apiKey: string;
 let scratchDir: string;
 
 beforeAll(async () => {
+  if (onceOnEmbeddedLeg) return;
   // The scripts join a session from 127.0.0.1; with a shared Redis (TEST_REDIS_URL) that address's
   // counters also hold every other test file's requests, the PIN-miss tests' unknown PINs among them.
   server = await startTestServer({
@@ -150,7 +151,8 @@ async function runScratch(file: string, format: string): Promise<ScratchReport> 
   return JSON.parse(stdout.trim()) as ScratchReport;
 }
 
-describe('the packed @pollkit/sdk in a scratch npm project', () => {
+// The same bytes on both legs: packed and checked once per CI run, on the embedded leg (support/server.ts).
+describe.skipIf(onceOnEmbeddedLeg)('the packed @pollkit/sdk in a scratch npm project', () => {
   it.each([
     { format: 'ESM', file: 'esm.mjs', entry: /\/node_modules\/@pollkit\/sdk\/dist\/index\.js$/, extension: 'js' },
     { format: 'CJS', file: 'cjs.cjs', entry: /\/node_modules\/@pollkit\/sdk\/dist\/index\.cjs$/, extension: 'cjs' },

@@ -9,6 +9,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, LAPTOP, launchChromium, openPage, type WatchedPage } from './support/browser.js';
 import { filesFingerprint, lock } from './support/build-cache.js';
+import { onceOnEmbeddedLeg } from './support/server.js';
 import { type StaticSite, serveStaticSite } from './support/static-site.js';
 
 /**
@@ -107,7 +108,8 @@ async function builtSite(): Promise<string> {
   }
 }
 
-describe.skipIf(!chromiumAvailable)('the docs site, built and served, in Chromium', () => {
+// Static files: built and checked once per CI run, on the embedded leg (support/server.ts).
+describe.skipIf(!chromiumAvailable || onceOnEmbeddedLeg)('the docs site, built and served, in Chromium', () => {
   beforeAll(async () => {
     outDir = await builtSite();
     site = await serveStaticSite(outDir);
