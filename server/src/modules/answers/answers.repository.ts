@@ -55,21 +55,7 @@ export interface DeletedAnswers {
  * in between.
  */
 export async function deleteAnswersOfPoll(db: Db, pollId: string): Promise<DeletedAnswers> {
-  const upvotes = await db
-    .deleteFrom('question_upvotes')
-    .where('question_id', 'in', (eb) =>
-      eb.selectFrom('answers').select('id').where('poll_id', '=', pollId).where('slide_kind', '=', 'qa'),
-    )
-    .executeTakeFirst();
-  const answers = await db
-    .with('deleted', (db) => db.deleteFrom('answers').where('poll_id', '=', pollId).returning(['kind', 'slide_kind']))
-    .selectFrom('deleted')
-    .select((eb) => [
-      eb.fn.countAll().filterWhere('kind', '=', 'vote').as('votes'),
-      eb.fn.countAll().filterWhere('kind', '=', 'response').filterWhere('slide_kind', '<>', 'qa').as('responses'),
-      eb.fn.countAll().filterWhere('slide_kind', '=', 'qa').as('questions'),
-    ])
-    .executeTakeFirstOrThrow();
+  const deleted = await deleteAnswersWhere(db, 'poll_id', pollId);
   for (const table of ['slide_tallies', 'open_text_counts', 'word_counts', 'poll_voters', 'poll_stats'] as const) {
     await db.deleteFrom(table).where('poll_id', '=', pollId).execute();
   }
@@ -78,12 +64,7 @@ export async function deleteAnswersOfPoll(db: Db, pollId: string): Promise<Delet
   for (const table of sessionAggregateTables) {
     await db.deleteFrom(table).where('session_id', 'in', sessionsOfPoll).execute();
   }
-  return {
-    votes: Number(answers.votes),
-    responses: Number(answers.responses),
-    questions: Number(answers.questions),
-    upvotes: Number(upvotes.numDeletedRows),
-  };
+  return deleted;
 }
 
 /** A session's share of the aggregates (migration 0012), emptied when its room is reset. */
@@ -125,23 +106,7 @@ export async function deleteAnswersOfSession(db: Db, pollId: string, sessionId: 
     await db.deleteFrom(table).where('poll_id', '=', pollId).where('count', '<=', 0).execute();
   }
 
-  const upvotes = await db
-    .deleteFrom('question_upvotes')
-    .where('question_id', 'in', (eb) =>
-      eb.selectFrom('answers').select('id').where('session_id', '=', sessionId).where('slide_kind', '=', 'qa'),
-    )
-    .executeTakeFirst();
-  const answers = await db
-    .with('deleted', (db) =>
-      db.deleteFrom('answers').where('session_id', '=', sessionId).returning(['kind', 'slide_kind']),
-    )
-    .selectFrom('deleted')
-    .select((eb) => [
-      eb.fn.countAll().filterWhere('kind', '=', 'vote').as('votes'),
-      eb.fn.countAll().filterWhere('kind', '=', 'response').filterWhere('slide_kind', '<>', 'qa').as('responses'),
-      eb.fn.countAll().filterWhere('slide_kind', '=', 'qa').as('questions'),
-    ])
-    .executeTakeFirstOrThrow();
+  const deleted = await deleteAnswersWhere(db, 'session_id', sessionId);
 
   // The session's voters (recorded in session_voters only, counted in the poll's `voters` too: see
   // answer-batch.repository.ts) all go with its answers.
@@ -154,6 +119,26 @@ export async function deleteAnswersOfSession(db: Db, pollId: string, sessionId: 
   for (const table of sessionAggregateTables) {
     await db.deleteFrom(table).where('session_id', '=', sessionId).execute();
   }
+  return deleted;
+}
+
+/** Deletes the answers of a poll or of a session, with their questions' upvotes, and counts them by sort. */
+async function deleteAnswersWhere(db: Db, column: 'poll_id' | 'session_id', id: string): Promise<DeletedAnswers> {
+  const upvotes = await db
+    .deleteFrom('question_upvotes')
+    .where('question_id', 'in', (eb) =>
+      eb.selectFrom('answers').select('id').where(column, '=', id).where('slide_kind', '=', 'qa'),
+    )
+    .executeTakeFirst();
+  const answers = await db
+    .with('deleted', (db) => db.deleteFrom('answers').where(column, '=', id).returning(['kind', 'slide_kind']))
+    .selectFrom('deleted')
+    .select((eb) => [
+      eb.fn.countAll().filterWhere('kind', '=', 'vote').as('votes'),
+      eb.fn.countAll().filterWhere('kind', '=', 'response').filterWhere('slide_kind', '<>', 'qa').as('responses'),
+      eb.fn.countAll().filterWhere('slide_kind', '=', 'qa').as('questions'),
+    ])
+    .executeTakeFirstOrThrow();
   return {
     votes: Number(answers.votes),
     responses: Number(answers.responses),
