@@ -306,7 +306,7 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
 
     // The answer reaches the server, its response does not: the page sends it again with the same
     // Idempotency-Key; it counts once and moves him on once.
-    await linus.expectNetworkErrors(async () => {
+    await linus.expectNetworkErrors(/ERR_CONNECTION_RESET/, async () => {
       await linus.page.route(
         '**/api/v1/live/*/answers',
         async (route) => {
@@ -322,7 +322,7 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
     expect(await answerCount(session, 'drink')).toBe(1);
 
     // Offline: the Skip waits, says so, and goes when the network is back.
-    await linus.expectNetworkErrors(async () => {
+    await linus.expectNetworkErrors(/ERR_INTERNET_DISCONNECTED/, async () => {
       await linus.page.context().setOffline(true);
       await linus.page.getByRole('button', { name: 'Skip' }).click();
       await linus.page.getByTestId('advance-queued').waitFor();
@@ -334,7 +334,7 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
     await onSlide(linus, 'capital');
 
     // Offline again, answering the quiz: "not sent yet", then sent, and on to the next slide.
-    await linus.expectNetworkErrors(async () => {
+    await linus.expectNetworkErrors(/ERR_INTERNET_DISCONNECTED/, async () => {
       await linus.page.context().setOffline(true);
       await linus.page.getByText('Canberra', { exact: true }).click();
       await linus.page.getByRole('button', { name: 'Send' }).click();

@@ -56,8 +56,14 @@ export interface WatchedPage {
   page: Page;
   name: string;
   errors: string[];
-  /** Network failures the test provoked on purpose are not the page's errors. */
-  expectNetworkErrors(during: () => Promise<void>): Promise<void>;
+  /**
+   * Network failures the test provoked on purpose are not the page's errors. Chromium reports a
+   * failed request on the console through its own channel, which may arrive after the page has
+   * retried and moved on, after `during` returned: reports matching `provoked` are the test's
+   * doing for the rest of the page's life too (on loopback nothing else resets a connection or
+   * takes the network away).
+   */
+  expectNetworkErrors(provoked: RegExp, during: () => Promise<void>): Promise<void>;
   screenshot(step: string, options?: { docs?: string }): Promise<void>;
 }
 
@@ -68,17 +74,21 @@ export async function openPage(browser: Browser, name: string, options: BrowserC
   page.setDefaultTimeout(30_000);
   const errors: string[] = [];
   let networkErrorsExpected = false;
+  const provokedFailures: RegExp[] = [];
   page.on('console', (message) => {
     if (message.type() !== 'error') return;
-    if (networkErrorsExpected && /Failed to load resource|net::ERR_/.test(message.text())) return;
-    errors.push(`console: ${message.text()}`);
+    const text = message.text();
+    if (networkErrorsExpected && /Failed to load resource|net::ERR_/.test(text)) return;
+    if (/^Failed to load resource/.test(text) && provokedFailures.some((provoked) => provoked.test(text))) return;
+    errors.push(`console: ${text}`);
   });
   page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
   return {
     page,
     name,
     errors,
-    async expectNetworkErrors(during) {
+    async expectNetworkErrors(provoked, during) {
+      provokedFailures.push(provoked);
       networkErrorsExpected = true;
       try {
         await during();
