@@ -35,6 +35,7 @@ export const TEST_PROJECTS = {
     'server/test/answers.test.ts',
     'server/test/answers-by-session.test.ts',
     'server/test/answers-delete.test.ts',
+    'server/test/prepared-statements.test.ts',
     'server/test/respondents.test.ts',
     'server/test/api-reference-page.test.ts',
     'server/test/auth-failures.test.ts',

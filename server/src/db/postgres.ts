@@ -1,6 +1,7 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import { DependencyUnavailableError } from '../core/unavailable.js';
+import { preparedName } from './prepared.js';
 
 /**
  * Every connection to PostgreSQL is made here, and only here (`pnpm layers` refuses `pg` anywhere
@@ -115,7 +116,11 @@ export function createPostgresPool(options: PostgresOptions): PostgresConnector 
         query: ((sql: string | object, parameters: readonly unknown[]) => {
           // A cursor (a submittable object) is handed over as it is: it reports its own errors.
           if (typeof sql !== 'string') return client.query(sql as never);
-          return client.query(sql, parameters as unknown[]).catch((error: unknown) => {
+          const name = preparedName(sql);
+          const query = name
+            ? client.query({ name, text: sql, values: parameters as unknown[] })
+            : client.query(sql, parameters as unknown[]);
+          return query.catch((error: unknown) => {
             // The server never answered: this connection is stuck behind a statement that will not
             // end. Ending it makes the pool discard it on release instead of handing it out again.
             if ((error as Error)?.message === 'Query read timeout') void client.end().catch(() => {});

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { preparedStatement } from '../../db/prepared.js';
 import type { Database, NewAnswer } from '../../db/schema.js';
 import { eventBatchId, type OutboxEvent } from '../webhooks/index.js';
 import type { AnswerDeltas } from './tallies.js';
@@ -46,6 +47,9 @@ export interface BatchOutcome {
  *    the event that reports it commit together. Without such an endpoint this is one index probe per
  *    workspace in the batch, and nothing is written.
  */
+/** The statement's text never changes (see above): PostgreSQL plans it once per connection. */
+const ANSWER_BATCH = preparedStatement('answer_batch');
+
 export async function insertAnswerBatch(db: Kysely<Database>, batch: VersionedAnswer[]): Promise<BatchOutcome> {
   if (batch.length === 0) return { inserted: new Set(), current: new Set() };
 
@@ -105,7 +109,7 @@ export async function insertAnswerBatch(db: Kysely<Database>, batch: VersionedAn
     }
   }
 
-  const result = await sql<{ outcome: 'inserted' | 'current'; id: string }>`
+  const result = await sql<{ outcome: 'inserted' | 'current'; id: string }>`${sql.raw(ANSWER_BATCH)}
     with locked as (
       select id, workspace_id, status, updated_at from polls
       where id = any(${[...new Set(answers.pollId)].sort()}::text[])
