@@ -13,6 +13,7 @@ import {
 import { DEFAULT_MIGRATION_TABLE, type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { migrationProvider } from './migrations/index.js';
+import { PGlitePreparedStatements, type PreparingConnection } from './pglite-prepared.js';
 import type { PoolStats, PostgresOptions } from './postgres.js';
 import type { Database } from './schema.js';
 
@@ -109,6 +110,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   // Taken before PGlite touches the folder: a second process must not even open it.
   const lock = inMemory ? undefined : acquireDataDirLock(resolve(options.dataDir));
   let pglite: PGlite;
+  let serialize: ConstructorParameters<typeof PGlitePreparedStatements>[1];
   try {
     if (!inMemory) {
       // PGlite runs initdb on a folder without a cluster (PG_VERSION is its first file).
@@ -117,13 +119,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     }
     // Imported on demand: PGlite's module costs ~40 MB of memory a PostgreSQL deployment should
     // not carry.
-    const { PGlite } = await import('@electric-sql/pglite');
+    const { PGlite, protocol } = await import('@electric-sql/pglite');
     pglite = inMemory ? new PGlite({ loadDataDir: options.pgliteTemplate }) : new PGlite(dataDir);
+    serialize = protocol.serialize;
   } catch (error) {
     lock?.release();
     throw error;
   }
-  const db = new Kysely<Database>({ dialect: new SerializedPGliteDialect({ pglite }) });
+  const db = new Kysely<Database>({
+    dialect: new SerializedPGliteDialect({ pglite }, new PGlitePreparedStatements(pglite, serialize)),
+  });
   return {
     db,
     driver: 'pglite',
@@ -209,8 +214,15 @@ export function toNumber(value: string | number | bigint | null | undefined): nu
  * (as Kysely's SQLite driver does), which turns concurrent requests into a queue, not corruption.
  */
 class SerializedPGliteDialect extends PGliteDialect {
+  constructor(
+    config: ConstructorParameters<typeof PGliteDialect>[0],
+    private readonly prepared: PGlitePreparedStatements,
+  ) {
+    super(config);
+  }
+
   override createDriver(): Driver {
-    return new SerializedDriver(super.createDriver());
+    return new SerializedDriver(super.createDriver(), this.prepared);
   }
 }
 
@@ -218,7 +230,10 @@ class SerializedDriver implements Driver {
   #tail: Promise<void> = Promise.resolve();
   #release: (() => void) | undefined;
 
-  constructor(private readonly inner: Driver) {}
+  constructor(
+    private readonly inner: Driver,
+    private readonly prepared: PGlitePreparedStatements,
+  ) {}
 
   init(): Promise<void> {
     return this.inner.init();
@@ -232,26 +247,33 @@ class SerializedDriver implements Driver {
     });
     await previous;
     this.#release = release;
-    return this.inner.acquireConnection();
+    // Marked statements prepared (pglite-prepared.ts).
+    return this.prepared.wrap(await this.inner.acquireConnection());
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    await this.inner.releaseConnection(connection);
+    await this.inner.releaseConnection((connection as PreparingConnection).inner);
     const release = this.#release;
     this.#release = undefined;
     release?.();
   }
 
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.inner.beginTransaction(connection, settings);
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const preparing = connection as PreparingConnection;
+    await this.inner.beginTransaction(preparing.inner, settings);
+    preparing.inTransaction = true;
   }
 
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.commitTransaction(connection);
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const preparing = connection as PreparingConnection;
+    preparing.inTransaction = false;
+    await this.inner.commitTransaction(preparing.inner);
   }
 
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(connection);
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const preparing = connection as PreparingConnection;
+    preparing.inTransaction = false;
+    await this.inner.rollbackTransaction(preparing.inner);
   }
 
   destroy(): Promise<void> {
