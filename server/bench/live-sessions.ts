@@ -19,6 +19,8 @@ import { bundle, startTarget, withFdLimit } from './support.js';
 
 const FD_LIMIT = 1_048_576;
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+/** `from–now` in monotonic ms: a phase's window on a CPU profile's timeline (profile-summary.ts). */
+const window = (from: number) => `${from.toFixed(0)}–${nowMs().toFixed(0)}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface Percentiles {
@@ -238,9 +240,10 @@ async function measureSize(options: {
       Promise.all(clients.map((client) => client.ask(command, type)));
 
     let cpu = await cpuSeconds(info.pid);
+    const joinFrom = nowMs();
     const joined = merge(await all({ type: 'join' }, 'joined'), (await cpuSeconds(info.pid)) - cpu);
     result.join = joined;
-    log(`  ${n}: ${joined.ok} joined in ${joined.seconds.toFixed(1)} s`);
+    log(`  ${n}: ${joined.ok} joined in ${joined.seconds.toFixed(1)} s (monotonic ms ${window(joinFrom)})`);
     await sleep(1000);
     const rssAfterJoin = (await procStatus(info.pid)).rssMb;
 
@@ -290,6 +293,7 @@ async function measureSize(options: {
 
     const slideId = info.slideIds[1] as string;
     cpu = await cpuSeconds(info.pid);
+    const answerFrom = nowMs();
     const answered = merge(
       await all({ type: 'answer', slideId, options: ['water', 'juice', 'soda', 'tea'] }, 'answered'),
       (await cpuSeconds(info.pid)) - cpu,
@@ -300,7 +304,9 @@ async function measureSize(options: {
       200,
     )) as { slides: Array<{ slideId: string; totalAnswers?: number }> };
     const counted = results.slides.find((slide) => slide.slideId === slideId)?.totalAnswers ?? 0;
-    log(`  ${n}: ${answered.ok} answers at ${answered.perSec.toFixed(0)}/s, ${counted} counted`);
+    log(
+      `  ${n}: ${answered.ok} answers at ${answered.perSec.toFixed(0)}/s, ${counted} counted (monotonic ms ${window(answerFrom)})`,
+    );
 
     result.answers = { ...answered, counted };
   } catch (error) {

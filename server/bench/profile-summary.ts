@@ -4,7 +4,10 @@
  * folder of server/src), and the functions of server/src with the largest inclusive share (the
  * steps a request takes, with everything they call).
  *
- *   npx tsx server/bench/profile-summary.ts <file.cpuprofile> [top]
+ *   npx tsx server/bench/profile-summary.ts <file.cpuprofile> [top] [from–to]
+ *
+ * `from–to` (monotonic ms, as the live-sessions scenario prints each phase's window) keeps only the
+ * samples taken in that window: V8 stamps samples with the clock `process.hrtime` reads.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
@@ -23,7 +26,7 @@ interface Profile {
   endTime: number;
 }
 
-const [file, topArg] = process.argv.slice(2);
+const [file, topArg, windowArg] = process.argv.slice(2);
 if (!file) {
   process.stderr.write('usage: profile-summary.ts <file.cpuprofile> [top]\n');
   process.exit(2);
@@ -80,9 +83,13 @@ function label(node: ProfileNode): string {
 
 const selfByPlace = new Map<string, number>();
 const inclusiveByFunction = new Map<string, number>();
+const [fromMs, toMs] = windowArg ? windowArg.split(/[–-]/).map(Number) : [];
 let total = 0;
 let idle = 0;
-for (const id of profile.samples) {
+let at = profile.startTime;
+for (const [i, id] of profile.samples.entries()) {
+  at += profile.timeDeltas[i] ?? 0;
+  if (fromMs !== undefined && toMs !== undefined && (at / 1000 < fromMs || at / 1000 > toMs)) continue;
   const node = byId.get(id);
   if (!node) continue;
   total++;
@@ -94,8 +101,8 @@ for (const id of profile.samples) {
   selfByPlace.set(where, (selfByPlace.get(where) ?? 0) + 1);
   // Each function of server/src on the stack counts once per sample, however deep it recurses.
   const seen = new Set<string>();
-  for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
-    const frame = byId.get(at);
+  for (let up: number | undefined = id; up !== undefined; up = parent.get(up)) {
+    const frame = byId.get(up);
     if (!frame || !/(server|contracts)\/src\//.test(frame.callFrame.url)) continue;
     const name = label(frame);
     if (seen.has(name)) continue;
@@ -105,7 +112,8 @@ for (const id of profile.samples) {
 }
 
 const busy = total - idle;
-const seconds = (profile.endTime - profile.startTime) / 1e6;
+const seconds =
+  fromMs !== undefined && toMs !== undefined ? (toMs - fromMs) / 1000 : (profile.endTime - profile.startTime) / 1e6;
 const pct = (n: number) => `${((100 * n) / busy).toFixed(1)} %`;
 const rows = (entries: Map<string, number>) =>
   [...entries]

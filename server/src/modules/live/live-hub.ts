@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import { type Clock, systemClock } from '../../core/clock.js';
 import type { EventFeed } from '../../core/event-stream.js';
 import type { ParticipantRow, SessionRow } from '../../db/schema.js';
@@ -34,6 +35,8 @@ const PARTICIPANT_CACHE_SIZE = 100_000;
  * bus between them is down (and the cache is dropped outright when the bus comes back: catchUp).
  */
 const PARTICIPANT_CACHE_TTL_MS = 10_000;
+/** Token lookups sent as one query at most (a bound on its parameters). */
+const PARTICIPANT_LOOKUP_BATCH = 500;
 /** How often what no stream follows is swept from memory. */
 const SWEEP_EVERY_MS = 60_000;
 
@@ -50,6 +53,23 @@ const SWEEP_EVERY_MS = 60_000;
 export class LiveHub {
   readonly #sessions: SessionCache;
   readonly #participantsByToken = new TtlCache<ParticipantRow>(PARTICIPANT_CACHE_TTL_MS, PARTICIPANT_CACHE_SIZE);
+  /**
+   * Token lookups that miss the cache in one event-loop turn go to the database as one query: when a
+   * room of thousands answers at once, their tokens (read at join, expired since) would otherwise be
+   * one query each — 10,000 of them for 10,000 answers, most of the embedded database's time
+   * (server/bench/RESULTS.md, issue 29). No caching here: the TtlCache above bounds how long a row is
+   * trusted.
+   */
+  readonly #participantLoader = new DataLoader<string, ParticipantRow | undefined>(
+    async (tokenHashes) => {
+      const rows = await participants.findParticipantsByTokenHashes(this.deps.db, tokenHashes);
+      const byHash = new Map(rows.map((row) => [row.token_hash, row]));
+      return tokenHashes.map((hash) => byHash.get(hash));
+    },
+    // Requests arrive one per socket read, each its own event-loop task: gathering until the loop's
+    // check phase (setImmediate) takes every lookup of the requests read in one poll, not one.
+    { cache: false, maxBatchSize: PARTICIPANT_LOOKUP_BATCH, batchScheduleFn: (send) => setImmediate(send) },
+  );
   readonly #channels = new Map<string, SessionChannel>();
   readonly #bus: LiveBus;
   readonly #streams: StreamLimits;
@@ -102,7 +122,7 @@ export class LiveHub {
   async participantByTokenHash(tokenHash: string): Promise<ParticipantRow | undefined> {
     const cached = this.#participantsByToken.get(tokenHash);
     if (cached) return cached;
-    const row = await participants.findParticipantByTokenHash(this.deps.db, tokenHash);
+    const row = await this.#participantLoader.load(tokenHash);
     if (row) this.rememberParticipant(row);
     return row;
   }

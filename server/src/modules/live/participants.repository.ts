@@ -45,17 +45,17 @@ export async function insertParticipant(
     .executeTakeFirst();
 }
 
-/** The participant a token names, unless the host removed it. */
-export function findParticipantByTokenHash(
+/** The participants these tokens name, unless the host removed them (one query for many lookups). */
+export function findParticipantsByTokenHashes(
   db: Kysely<Database>,
-  tokenHash: string,
-): Promise<ParticipantRow | undefined> {
+  tokenHashes: readonly string[],
+): Promise<ParticipantRow[]> {
   return db
     .selectFrom('session_participants')
     .selectAll()
-    .where('token_hash', '=', tokenHash)
+    .where('token_hash', 'in', tokenHashes)
     .where('removed_at', 'is', null)
-    .executeTakeFirst();
+    .execute();
 }
 
 /** Every participant of the session with the quiz points its answers earned. */

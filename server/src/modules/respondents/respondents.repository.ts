@@ -186,7 +186,7 @@ export async function removeUpvotes(trx: Db, workspaceId: string, voterIds: stri
 
 /**
  * Blanks the participants (name and respondentId) and marks them removed, so their tokens name nobody
- * (participants.repository.ts `findParticipantByTokenHash`), as a host's removal does. Answers the
+ * (participants.repository.ts `findParticipantsByTokenHashes`), as a host's removal does. Answers the
  * rows it changed: a participant already erased is not counted again.
  */
 export function blankParticipants(trx: Db, ids: string[]): Promise<ParticipantRow[]> {
