@@ -1,5 +1,6 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { toNumber } from '../../db/database.js';
+import { preparedStatement } from '../../db/prepared.js';
 import type { AnswerRow, AnswerValue, Database, ParticipantRow } from '../../db/schema.js';
 
 /**
@@ -17,33 +18,26 @@ export async function insertParticipant(
     respondent_id: string | null;
   },
 ): Promise<ParticipantRow | undefined> {
-  return db
-    .with('seat', (qb) =>
-      qb
-        .updateTable('sessions')
-        .set((eb) => ({ participant_count: eb('participant_count', '+', 1) }))
-        .where('id', '=', participant.session_id)
-        .whereRef('participant_count', '<', 'max_participants')
-        .where('joins_locked', '=', false)
-        .where('status', '<>', 'ended')
-        .returning('id'),
+  // A prepared statement (db/prepared.ts): a room of thousands joins in seconds, and parsing and
+  // planning this statement was most of a join's time on the embedded database (RESULTS.md, issue
+  // 29). Its columns are named, so a column added later cannot change a prepared statement's result.
+  const { rows } = await sql<ParticipantRow>`${sql.raw(INSERT_PARTICIPANT)}
+    with seat as (
+      update sessions set participant_count = participant_count + 1
+      where id = ${participant.session_id}::text and participant_count < max_participants
+        and joins_locked = false and status <> 'ended'
+      returning id
     )
-    .insertInto('session_participants')
-    .columns(['id', 'session_id', 'token_hash', 'name', 'respondent_id'])
-    .expression((eb) =>
-      eb
-        .selectFrom('seat')
-        .select([
-          eb.val(participant.id).as('id'),
-          'seat.id as session_id',
-          eb.val(participant.token_hash).as('token_hash'),
-          eb.val(participant.name).as('name'),
-          eb.val(participant.respondent_id).as('respondent_id'),
-        ]),
-    )
-    .returningAll()
-    .executeTakeFirst();
+    insert into session_participants (id, session_id, token_hash, name, respondent_id)
+    select ${participant.id}::text, seat.id, ${participant.token_hash}::text, ${participant.name}::text,
+           ${participant.respondent_id}::text
+    from seat
+    returning id, session_id, token_hash, name, created_at, removed_at, slide_index, slide_reached_at, steps, skips,
+              completed_at, respondent_id`.execute(db);
+  return rows[0];
 }
+
+const INSERT_PARTICIPANT = preparedStatement('insert_participant');
 
 /** The participants these tokens name, unless the host removed them (one query for many lookups). */
 export function findParticipantsByTokenHashes(
@@ -93,6 +87,23 @@ export async function participantScore(
   if (hiddenSlideId !== undefined) query = query.where('slide_id', '<>', hiddenSlideId);
   const row = await query.executeTakeFirstOrThrow();
   return toNumber(row.score);
+}
+
+/** The slides of the session each of these participants answered (one query for many). */
+export async function answeredSlidesOfEach(
+  db: Kysely<Database>,
+  sessionId: string,
+  participantIds: readonly string[],
+): Promise<Map<string, Set<string>>> {
+  const rows = await db
+    .selectFrom('answers')
+    .select(['voter_id', 'slide_id'])
+    .where('session_id', '=', sessionId)
+    .where('voter_id', 'in', participantIds)
+    .execute();
+  const answered = new Map<string, Set<string>>(participantIds.map((id) => [id, new Set()]));
+  for (const row of rows) answered.get(row.voter_id)?.add(row.slide_id);
+  return answered;
 }
 
 /** The slides of the session this participant answered. */

@@ -1,4 +1,5 @@
 import type { Poll, Slide, SlideResult } from '@pollkit/contracts';
+import DataLoader from 'dataloader';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { EventSink, StreamEvent } from '../../core/event-stream.js';
@@ -93,6 +94,18 @@ export class SessionChannel {
   #closed = false;
   /** Set while the database is away: the channel's work is tried again every CHANNEL_RETRY_MS. */
   #retryTimer: NodeJS.Timeout | undefined;
+  /**
+   * A connecting participant's own answers, read for every stream that connects in one event-loop
+   * turn in one query (a room joining, or 10,000 streams reconnecting after a restart), as the
+   * hub's token lookups are (live-hub.ts). Not cached: each connect reads them afresh.
+   */
+  readonly #answeredSlides = new DataLoader<string, Set<string>>(
+    async (participantIds) => {
+      const answered = await participants.answeredSlidesOfEach(this.host.deps.db, this.sessionId, participantIds);
+      return participantIds.map((id) => answered.get(id) ?? new Set<string>());
+    },
+    { cache: false, maxBatchSize: 500, batchScheduleFn: (send) => setImmediate(send) },
+  );
   #paused = false;
   /** Streams being attached (their first events are being sent): the channel stays while there are any. */
   #attaching = 0;
@@ -176,7 +189,7 @@ export class SessionChannel {
     const answered =
       subscriber.participantId === undefined
         ? Promise.resolve(new Set<string>())
-        : participants.answeredSlides(this.host.deps.db, this.sessionId, subscriber.participantId);
+        : this.#answeredSlides.load(subscriber.participantId);
     answered.catch(() => {});
     // A stream that cannot be attached (the database is away) fails its start: the transport
     // closes it and the client reconnects (the `retry:` hint), rather than holding a stream open
