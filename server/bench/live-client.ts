@@ -16,6 +16,8 @@ export type Command =
   | { type: 'arm' }
   | { type: 'collect'; timeoutMs: number }
   | { type: 'answer'; slideId: string; options: string[] }
+  | { type: 'drop' }
+  | { type: 'resume' }
   | { type: 'close' };
 
 export interface Timed {
@@ -36,6 +38,8 @@ export type Reply =
   | { type: 'armed' }
   | { type: 'collected'; arrivalsMs: number[]; streamsOpen: number; cpuSec: number }
   | ({ type: 'answered' } & Timed)
+  | { type: 'dropped' }
+  | ({ type: 'resumed'; missedNothing: number } & Timed)
   | { type: 'error'; message: string };
 
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
@@ -49,6 +53,10 @@ interface Participant {
   pending: string;
   /** `id:` of the last `slide` event. */
   slideId?: string;
+  /** `id:` of the last event of any kind: the `Last-Event-ID` a reconnecting stream sends. */
+  lastEventId?: string;
+  /** Set on `drop`: the `slide` event id the stream had when it was cut. */
+  slideIdAtDrop?: string;
   /** Set on `arm`: the next `slide` event is the one measured. */
   armed: boolean;
   arrivalMs?: number;
@@ -155,6 +163,11 @@ function parse(participant: Participant, chunk: string, at: number): void {
   while (end !== -1) {
     const frame = text.slice(0, end);
     text = text.slice(end + 2);
+    const lineAt = frame.startsWith('id:') ? 0 : frame.indexOf('\nid:') + 1;
+    if (lineAt > 0 || frame.startsWith('id:')) {
+      const lineEnd = frame.indexOf('\n', lineAt);
+      participant.lastEventId = frame.slice(lineAt + 3, lineEnd === -1 ? undefined : lineEnd).trim();
+    }
     if (frame.startsWith('event:slide\n') || frame.includes('\nevent:slide\n')) {
       const idAt = frame.indexOf('id:');
       const id = idAt === -1 ? '' : frame.slice(idAt + 3, frame.indexOf('\n', idAt)).trim();
@@ -169,8 +182,11 @@ function parse(participant: Participant, chunk: string, at: number): void {
   participant.pending = text;
 }
 
-/** Opens a participant's stream; resolves when its first `slide` event (the snapshot) has arrived. */
-function openStream(participant: Participant): Promise<string | undefined> {
+/**
+ * Opens a participant's stream; resolves when its first `slide` event has arrived — the snapshot,
+ * or with `lastEventId` (a reconnect) the first `slide` event other than the one it had when cut.
+ */
+function openStream(participant: Participant, lastEventId?: string): Promise<string | undefined> {
   return new Promise((resolve) => {
     let settled = false;
     const settle = (failure?: string) => {
@@ -184,7 +200,11 @@ function openStream(participant: Participant): Promise<string | undefined> {
         port: target.port,
         path: `/api/v1/live/${target.pin}/events`,
         agent: streamAgent,
-        headers: { accept: 'text/event-stream', 'x-participant-token': participant.token },
+        headers: {
+          accept: 'text/event-stream',
+          'x-participant-token': participant.token,
+          ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+        },
       },
       (res) => {
         if (res.statusCode !== 200) {
@@ -197,7 +217,7 @@ function openStream(participant: Participant): Promise<string | undefined> {
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
           parse(participant, chunk, nowMs());
-          if (participant.slideId !== undefined) settle();
+          if (participant.slideId !== undefined && participant.slideId !== participant.slideIdAtDrop) settle();
         });
         const closed = () => {
           if (participant.open && participant.armed && participant.arrivalMs === undefined) arrived();
@@ -267,6 +287,36 @@ async function answer(slideId: string, options: string[]): Promise<Timed> {
   return finish(result);
 }
 
+/**
+ * A reconnect storm, as a process restart behind a load balancer makes one: every stream cut at
+ * once (`drop`), then (`resume`) each reconnects with the `Last-Event-ID` it had and counts as
+ * resumed when the `slide` event it missed while cut (the scenario moves the session on meanwhile)
+ * has arrived, replayed from the history.
+ */
+function drop(): void {
+  for (const participant of participants) {
+    participant.slideIdAtDrop = participant.slideId;
+    participant.armed = false;
+    participant.open = false;
+    participant.stream?.destroy();
+  }
+}
+
+async function resume(): Promise<Timed & { missedNothing: number }> {
+  const result = timed();
+  let missedNothing = 0;
+  await bounded(concurrency, async (participant) => {
+    const started = nowMs();
+    participant.pending = '';
+    const failure = await openStream(participant, participant.lastEventId);
+    if (failure) return result.fail(failure);
+    result.ok += 1;
+    result.latenciesMs.push(nowMs() - started);
+    if (participant.slideId !== participant.slideIdAtDrop) missedNothing += 1;
+  });
+  return { ...finish(result), missedNothing };
+}
+
 async function handle(command: Command): Promise<void> {
   switch (command.type) {
     case 'init': {
@@ -300,6 +350,11 @@ async function handle(command: Command): Promise<void> {
       });
     case 'answer':
       return send({ type: 'answered', ...(await answer(command.slideId, command.options)) });
+    case 'drop':
+      drop();
+      return send({ type: 'dropped' });
+    case 'resume':
+      return send({ type: 'resumed', ...(await resume()) });
     case 'close':
       for (const participant of participants) participant.stream?.destroy();
       requestAgent?.destroy();

@@ -48,6 +48,8 @@ export interface LiveSizeResult {
   join?: PhaseResult;
   connect?: PhaseResult;
   memory?: { rssAfterJoinMb: number; rssAfterConnectMb: number; perStreamKb: number };
+  /** The reconnect storm: every stream cut at once, then resumed with its Last-Event-ID. */
+  storm?: PhaseResult & { missedNothing: number; sinceDropSec: number };
   delivery?: Percentiles & {
     received: number;
     streamsOpen: number;
@@ -309,6 +311,24 @@ async function measureSize(options: {
     );
 
     result.answers = { ...answered, counted };
+
+    // A reconnect storm: every stream cut at once (a restart behind a load balancer), the session
+    // moved on while they are away, then each reconnects with its Last-Event-ID and must be sent
+    // the slide it missed (issue 29: all within 10 s, missing nothing).
+    const dropAt = nowMs();
+    await all({ type: 'drop' }, 'dropped');
+    await expectStatus('next', call(control, 'POST', host, { action: 'next' }), 200);
+    const resumeFrom = nowMs();
+    const resumed = await all({ type: 'resume' }, 'resumed');
+    const sinceDropSec = (nowMs() - dropAt) / 1000;
+    const storm = merge(resumed, 0);
+    const missedNothing = resumed.reduce((sum, r) => sum + r.missedNothing, 0);
+    result.storm = { ...storm, missedNothing, sinceDropSec };
+    log(
+      `  ${n}: reconnect storm: ${storm.ok} of ${n} resumed ${sinceDropSec.toFixed(1)} s after the cut, ` +
+        `${missedNothing} sent the slide they missed, p99 ${storm.p99Ms.toFixed(0)} ms (monotonic ms ${window(resumeFrom)})` +
+        (storm.failed ? `, failures ${JSON.stringify(storm.failures)}` : ''),
+    );
   } catch (error) {
     result.error = (error as Error).message;
     log(`  ${n}: stopped: ${result.error}`);

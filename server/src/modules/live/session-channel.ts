@@ -81,6 +81,9 @@ export interface ChannelHost {
  * (`lastSeq`), and each history event is sent only to streams that have not seen it. The channel
  * reads what its streams need once; live-projection.ts turns it into each stream's events.
  */
+/** How long reconnecting streams share one read of the history they missed (#historyAfter). */
+const HISTORY_SHARED_MS = 1000;
+
 export class SessionChannel {
   readonly sessionId: string;
   readonly #workspaceId: string;
@@ -99,6 +102,12 @@ export class SessionChannel {
    * turn in one query (a room joining, or 10,000 streams reconnecting after a restart), as the
    * hub's token lookups are (live-hub.ts). Not cached: each connect reads them afresh.
    */
+  #history: {
+    headSeq: number;
+    readAt: number;
+    after: Map<number, Promise<SessionEventRow[]>>;
+    counts?: Promise<ParticipantCounts>;
+  } = { headSeq: -1, readAt: 0, after: new Map() };
   readonly #answeredSlides = new DataLoader<string, Set<string>>(
     async (participantIds) => {
       const answered = await participants.answeredSlidesOfEach(this.host.deps.db, this.sessionId, participantIds);
@@ -224,12 +233,14 @@ export class SessionChannel {
       subscriber.qaSlideId = place.qaSlideId;
       for (const event of place.events) subscriber.sink.send(event);
     } else if (Number.isSafeInteger(resumeAfter) && resumeAfter >= 0 && resumeAfter <= row.seq) {
-      const missed = await listEventsAfter(this.host.deps.db, this.sessionId, resumeAfter);
+      const missed = await this.#historyAfter(resumeAfter, row.seq);
       subscriber.lastSeq = resumeAfter;
       // A self-paced session that ended: its `start` would show a participant the first slide again.
       const walked = row.pace === 'audience' && subscriber.kind === 'participant';
       for (const event of missed) {
-        if (!(walked && event.type === 'start')) send(subscriber, await this.#project(event, poll, row, answered));
+        if (!(walked && event.type === 'start')) {
+          send(subscriber, await this.#project(event, poll, row, answered, this.#replayCounts(row.seq)));
+        }
         subscriber.lastSeq = event.seq;
       }
     } else {
@@ -244,6 +255,50 @@ export class SessionChannel {
     this.#subscribers.add(subscriber);
     // The row read here may be newer than what this channel has sent: catch the others up.
     if (row.seq > this.#lastSeq) await this.#deliverNewEvents();
+  }
+
+  /**
+   * The history after `seq`, shared by the streams that reconnect from the same event: after a
+   * restart behind a load balancer, thousands come back at once with the same `Last-Event-ID`, and
+   * one query each, in the channel's queue, took 34 s for 10,000 (server/bench/RESULTS.md, issue
+   * 29). Kept while the session is at `headSeq` and for a second at most, as the session row is.
+   */
+  #historyAfter(seq: number, headSeq: number): Promise<SessionEventRow[]> {
+    this.#sharedHistory(headSeq);
+    let events = this.#history.after.get(seq);
+    if (!events) {
+      events = listEventsAfter(this.host.deps.db, this.sessionId, seq);
+      const shared = this.#history;
+      shared.after.set(seq, events);
+      // A failed read is not kept: the next stream tries again.
+      events.catch(() => shared.after.delete(seq));
+    }
+    return events;
+  }
+
+  /**
+   * The participant counts a replayed event shows, read once for the streams replaying together
+   * (#historyAfter's bounds): counting 10,000 participants for each of 10,000 reconnecting streams
+   * was most of a reconnect storm's time.
+   */
+  #replayCounts(headSeq: number): Promise<ParticipantCounts> {
+    this.#sharedHistory(headSeq);
+    const shared = this.#history;
+    if (!shared.counts) {
+      shared.counts = countSessionParticipants(this.host.deps.db, this.sessionId);
+      shared.counts.catch(() => {
+        shared.counts = undefined;
+      });
+    }
+    return shared.counts;
+  }
+
+  /** The shared reads of #historyAfter and #replayCounts, started afresh when stale. */
+  #sharedHistory(headSeq: number): void {
+    const now = Date.now();
+    if (this.#history.headSeq !== headSeq || now - this.#history.readAt > HISTORY_SHARED_MS) {
+      this.#history = { headSeq, readAt: now, after: new Map() };
+    }
   }
 
   detach(subscriber: Subscriber): void {
@@ -312,11 +367,17 @@ export class SessionChannel {
    * a replay is for; without it, who answered the slide a `slide` event moves to (going back to one,
    * they have) is read once for every stream.
    */
-  async #project(event: SessionEventRow, poll: Poll, row: SessionRow, answered?: Set<string>): Promise<Projection> {
+  async #project(
+    event: SessionEventRow,
+    poll: Poll,
+    row: SessionRow,
+    answered?: Set<string>,
+    sharedCounts?: Promise<ParticipantCounts>,
+  ): Promise<Projection> {
     const { db, joinUrl } = this.host.deps;
     const snapshot = snapshotOfEvent(event);
     const slide = currentSlide(poll, snapshot);
-    const counts = await countSessionParticipants(db, this.sessionId);
+    const counts = await (sharedCounts ?? countSessionParticipants(db, this.sessionId));
     const history: HistoryEvent = { seq: event.seq, snapshot, poll, row, counts, joinUrl: joinUrl(joinCodeOf(row)) };
     switch (snapshot.action) {
       case 'start':
