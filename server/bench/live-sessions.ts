@@ -183,6 +183,8 @@ function merge(parts: Timed[], serverCpuSec: number): PhaseResult {
 
 async function measureSize(options: {
   participants: number;
+  /** Server processes sharing the session (2: scale-out, on PostgreSQL and Redis). */
+  servers: number;
   clients: number;
   concurrency: number;
   clientScript: string;
@@ -191,22 +193,38 @@ async function measureSize(options: {
   log: (line: string) => void;
 }): Promise<LiveSizeResult & { database: string }> {
   const { participants: n, log } = options;
+  const serverEnv = {
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '100000000',
+    LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '100000000',
+    // Every simulated participant joins from 127.0.0.1, one session holds them all.
+    LIVE_JOINS_PER_IP_PER_MINUTE: '100000000',
+    LIVE_MAX_PARTICIPANTS_DEFAULT: '100000',
+    LIVE_MAX_PARTICIPANTS_CEILING: '100000',
+    LIVE_MAX_STREAMS_PER_PROCESS: '100000',
+    LIVE_ANONYMOUS_STREAMS_PER_IP: '100000',
+    // Scale-out: the processes share the session's events through Redis.
+    ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
+  };
+  const serverOptions = { fdLimit: options.serverFdLimit ?? FD_LIMIT, nodeArgs: options.serverNodeArgs };
   const target = await startTarget(
     fileURLToPath(new URL('./targets/live.ts', import.meta.url)),
-    {
-      RATE_LIMIT_PER_MINUTE: '100000000',
-      LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '100000000',
-      LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '100000000',
-      // Every simulated participant joins from 127.0.0.1, one session holds them all.
-      LIVE_JOINS_PER_IP_PER_MINUTE: '100000000',
-      LIVE_MAX_PARTICIPANTS_DEFAULT: '100000',
-      LIVE_MAX_PARTICIPANTS_CEILING: '100000',
-      LIVE_MAX_STREAMS_PER_PROCESS: '100000',
-      LIVE_ANONYMOUS_STREAMS_PER_IP: '100000',
-    },
-    { fdLimit: options.serverFdLimit ?? FD_LIMIT, nodeArgs: options.serverNodeArgs },
+    serverEnv,
+    serverOptions,
   );
   const info = target.info as { url: string; pid: number; apiKey: string; pollId: string; slideIds: string[] };
+  // Further processes start after the first has migrated the database and seeded it.
+  const peers: (typeof target)[] = [];
+  for (let k = 1; k < options.servers; k++) {
+    peers.push(
+      await startTarget(fileURLToPath(new URL('./targets/live-peer.ts', import.meta.url)), serverEnv, {
+        ...serverOptions,
+        under: 'live-peers',
+      }),
+    );
+  }
+  /** The processes take the load generators in turn: client k's participants use serverUrls[k % n]. */
+  const serverUrls = [info.url, ...peers.map((peer) => peer.info.url)];
   const api = `${info.url}/api/v1`;
   const bearer = { authorization: `Bearer ${info.apiKey}` };
   const clients: Client[] = [];
@@ -229,7 +247,7 @@ async function measureSize(options: {
       await client.ask(
         {
           type: 'init',
-          url: info.url,
+          url: serverUrls[k % serverUrls.length] as string,
           pin: session.pin,
           first,
           count: Math.max(0, Math.min(perClient, n - first)),
@@ -334,13 +352,15 @@ async function measureSize(options: {
     log(`  ${n}: stopped: ${result.error}`);
   } finally {
     await Promise.all(clients.map((client) => client.close()));
-    await target.stop();
+    await Promise.all([target.stop(), ...peers.map((peer) => peer.stop())]);
   }
   return { ...result, database: String(target.info.database) };
 }
 
 export async function liveSessionsScenario(options: {
   sizes: number[];
+  /** Server processes sharing the session (2: scale-out, on PostgreSQL and Redis). */
+  servers?: number;
   clients: number;
   concurrency: number;
   /** Node flags for the server process, e.g. `--cpu-prof --cpu-prof-dir=…`. */
@@ -356,6 +376,7 @@ export async function liveSessionsScenario(options: {
   for (const participants of options.sizes) {
     const { database: used, ...result } = await measureSize({
       participants,
+      servers: options.servers ?? 1,
       clients: options.clients,
       concurrency: options.concurrency,
       clientScript,

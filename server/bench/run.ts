@@ -11,7 +11,8 @@
  *     BENCH_POISON_CONFIGS=alone,clean,nul,check,invalid npx -y pnpm@10 bench   # workspace A's votes/s beside B's poison
  *   BENCH_SCENARIOS=live-sessions BENCH_LIVE_SIZES=1000,5000,10000 BENCH_LIVE_CLIENTS=2 BENCH_LIVE_CONCURRENCY=256 \
  *     npx -y pnpm@10 bench   # N participants on one session: join, SSE fan-out of `next`, answers, memory
- *   (BENCH_LIVE_CPU_PROF=<dir> writes the server's V8 CPU profile per N there)
+ *   (BENCH_LIVE_CPU_PROF=<dir> writes the server's V8 CPU profile per N there; BENCH_LIVE_SERVERS=2 with
+ *   BENCH_DATABASE_URL and BENCH_REDIS_URL: two server processes share the session, scale-out)
  *   BENCH_SCENARIOS=page-load BENCH_PAGE_LOADS=20 npx -y pnpm@10 bench   # the audience page in Chromium
  *   BENCH_SCENARIOS=webhooks BENCH_WEBHOOK_CONFIGS=off,outbox,none,endpoint BENCH_WEBHOOK_EVENTS=20000 \
  *     BENCH_WEBHOOK_DRAINS=1 npx -y pnpm@10 bench   # votes/s with and without an endpoint; events/s delivered
@@ -46,6 +47,11 @@ const liveSizes = (process.env.BENCH_LIVE_SIZES ?? '1000,5000,10000').split(',')
 const liveClients = Number(process.env.BENCH_LIVE_CLIENTS ?? 2);
 const liveConcurrency = Number(process.env.BENCH_LIVE_CONCURRENCY ?? 256);
 const liveCpuProf = process.env.BENCH_LIVE_CPU_PROF;
+/** Server processes sharing one session (scale-out): needs BENCH_DATABASE_URL and BENCH_REDIS_URL. */
+const liveServers = Number(process.env.BENCH_LIVE_SERVERS ?? 1);
+if (liveServers > 1 && !(process.env.BENCH_DATABASE_URL && process.env.BENCH_REDIS_URL)) {
+  throw new Error('BENCH_LIVE_SERVERS > 1 needs BENCH_DATABASE_URL and BENCH_REDIS_URL');
+}
 const pageLoads = Number(process.env.BENCH_PAGE_LOADS ?? 20);
 const webhookSelected = (process.env.BENCH_WEBHOOK_CONFIGS ?? webhookConfigs.join(','))
   .split(',')
@@ -252,6 +258,7 @@ if (selected.has('poisoned-votes')) {
 if (selected.has('live-sessions')) {
   const r = await liveSessionsScenario({
     sizes: liveSizes,
+    servers: liveServers,
     clients: liveClients,
     concurrency: liveConcurrency,
     serverNodeArgs: liveCpuProf ? ['--cpu-prof', `--cpu-prof-dir=${liveCpuProf}`] : [],
@@ -298,7 +305,7 @@ if (selected.has('live-sessions')) {
   };
   const stopped = r.sizes.filter((x) => x.error !== undefined);
   print(
-    `#### One live session, N participants, one server process (${r.database})`,
+    `#### One live session, N participants, ${liveServers === 1 ? 'one server process' : `${liveServers} server processes sharing it through Redis, the participants split between them (CPU and memory: the first process)`} (${r.database})`,
     '',
     `${liveClients} load-generator processes (node:http), ${liveConcurrency} requests in flight in all; a fresh server per N. ` +
       'Delivery: from just before `POST /sessions/{id}/control {action: "next"}` is written until each stream has read the new `slide` event. ' +

@@ -1,0 +1,9 @@
+/**
+ * Bench target for the scale-out run of live sessions: another process of the same server on the
+ * same PostgreSQL and Redis (BENCH_DATABASE_URL, REDIS_URL), seeding nothing — the first process
+ * (live.ts) made the workspace, the poll and the session. Prints `{ url, pid }`.
+ */
+import { startBenchServer } from './server.js';
+
+const server = await startBenchServer();
+process.stdout.write(`${JSON.stringify({ url: server.url, pid: process.pid })}\n`);
