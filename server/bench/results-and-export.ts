@@ -97,7 +97,9 @@ export async function resultsAndExportScenario(options: {
     const response = await fetch(`${url}/api/v1/polls/${large.pollId}/export`, {
       headers: { authorization: `Bearer ${large.apiKey}` },
     });
-    if (response.status !== 200 || !response.body) throw new Error(`export answered ${response.status}`);
+    if (response.status !== 200 || !response.body) {
+      throw new Error(`export answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+    }
     let bytes = 0;
     let rows = 0;
     for await (const chunk of response.body) {
