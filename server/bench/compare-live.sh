@@ -20,14 +20,8 @@ repo=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 work=${TMPDIR:-/tmp}/pollkit-bench-compare
 mkdir -p "$work"
 
-tree() {
-  local commit=$1 dir="$work/$1"
-  if [ ! -d "$dir" ]; then
-    git -C "$repo" worktree add --detach "$dir" "$commit" >/dev/null
-    (cd "$dir" && (npx -y pnpm@10 install --offline --frozen-lockfile >/dev/null 2>&1 || npx -y pnpm@10 install --frozen-lockfile >/dev/null))
-  fi
-  echo "$dir"
-}
+# shellcheck source=compare-trees.sh
+source "$(dirname "$0")/compare-trees.sh"
 
 round() {
   local dir=$1 log
@@ -53,7 +47,6 @@ for i in $(seq 1 "$rounds"); do
   read -r rate p99 cpu joins < <(round "$after_dir")
   a_rates+=("$rate"); a_cpu+=("$cpu"); echo "$i | after ($after) | $rate | $p99 | $cpu | $joins"
 done
-median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 mb=$(median "${b_rates[@]}"); ma=$(median "${a_rates[@]}")
 echo "median answers/s: before $mb, after $ma, after/before $(awk -v a="$ma" -v b="$mb" 'BEGIN { printf "%.3f", a / b }')"
 cb=$(median "${b_cpu[@]}"); ca=$(median "${a_cpu[@]}")

@@ -32,16 +32,8 @@ repo=$(git -C "$here" rev-parse --show-toplevel)
 work=${TMPDIR:-/tmp}/pollkit-bench-compare
 mkdir -p "$work"
 
-tree() {
-  local commit dir
-  commit=$(git -C "$repo" rev-parse --short "$1")
-  dir="$work/$commit"
-  if [ ! -d "$dir" ]; then
-    git -C "$repo" worktree add --detach "$dir" "$commit" >/dev/null
-    (cd "$dir" && (npx -y pnpm@10 install --offline --frozen-lockfile >/dev/null 2>&1 || npx -y pnpm@10 install --frozen-lockfile >/dev/null))
-  fi
-  echo "$dir"
-}
+# shellcheck source=compare-trees.sh
+source "$(dirname "$0")/compare-trees.sh"
 
 # One run of the scenario in a tree: "<pollkit per s> <baseline per s> <pollkit p99 ms>".
 round() {
@@ -69,7 +61,6 @@ for i in $(seq 1 "$rounds"); do
     echo "| $i | $side | $pk | $base | $ratio | $p99 |"
   done
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 mb=$(median "${b_ratio[@]}"); ma=$(median "${a_ratio[@]}")
 rb=$(median "${b_rate[@]}"); ra=$(median "${a_rate[@]}")
 echo

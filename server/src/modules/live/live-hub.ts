@@ -1,9 +1,9 @@
-import DataLoader from 'dataloader';
 import { type Clock, systemClock } from '../../core/clock.js';
 import type { EventFeed } from '../../core/event-stream.js';
 import type { ParticipantRow, SessionRow } from '../../db/schema.js';
 import type { InvalidationBus } from '../../infra/invalidation.js';
 import { TtlCache } from '../../infra/ttl-cache.js';
+import { turnLoader } from '../../infra/turn-loader.js';
 import type { DomainEvent, DomainEvents } from '../events/domain-events.js';
 import { findSessionEndedSince } from '../sessions/index.js';
 import { LiveBus, type LiveMessage } from './live-bus.js';
@@ -57,19 +57,14 @@ export class LiveHub {
    * Token lookups that miss the cache in one event-loop turn go to the database as one query: when a
    * room of thousands answers at once, their tokens (read at join, expired since) would otherwise be
    * one query each — 10,000 of them for 10,000 answers, most of the embedded database's time
-   * (server/bench/RESULTS.md, issue 29). No caching here: the TtlCache above bounds how long a row is
-   * trusted.
+   * (server/bench/RESULTS.md, issue 29). The TtlCache above bounds how long a row is trusted.
    */
-  readonly #participantLoader = new DataLoader<string, ParticipantRow | undefined>(
-    async (tokenHashes) => {
-      const rows = await participants.findParticipantsByTokenHashes(this.deps.db, tokenHashes);
-      const byHash = new Map(rows.map((row) => [row.token_hash, row]));
-      return tokenHashes.map((hash) => byHash.get(hash));
-    },
-    // Requests arrive one per socket read, each its own event-loop task: gathering until the loop's
-    // check phase (setImmediate) takes every lookup of the requests read in one poll, not one.
-    { cache: false, maxBatchSize: PARTICIPANT_LOOKUP_BATCH, batchScheduleFn: (send) => setImmediate(send) },
-  );
+  readonly #participantLoader = turnLoader<string, ParticipantRow | undefined>(async (tokenHashes) => {
+    const rows = await participants.findParticipantsByTokenHashes(this.deps.db, tokenHashes);
+    const byHash = new Map(rows.map((row) => [row.token_hash, row]));
+    return tokenHashes.map((hash) => byHash.get(hash));
+  }, PARTICIPANT_LOOKUP_BATCH);
+
   readonly #channels = new Map<string, SessionChannel>();
   readonly #bus: LiveBus;
   readonly #streams: StreamLimits;

@@ -112,13 +112,7 @@ export async function answeredSlides(
   sessionId: string,
   participantId: string,
 ): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom('answers')
-    .select('slide_id')
-    .where('session_id', '=', sessionId)
-    .where('voter_id', '=', participantId)
-    .execute();
-  return new Set(rows.map((row) => row.slide_id));
+  return (await answeredSlidesOfEach(db, sessionId, [participantId])).get(participantId) ?? new Set();
 }
 
 /** The participants of the session who answered this slide. */

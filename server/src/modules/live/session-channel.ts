@@ -1,10 +1,10 @@
 import type { Poll, Slide, SlideResult } from '@pollkit/contracts';
-import DataLoader from 'dataloader';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { EventSink, StreamEvent } from '../../core/event-stream.js';
 import { isDependencyUnavailable } from '../../core/unavailable.js';
 import type { Database, SessionEventRow, SessionRow } from '../../db/schema.js';
+import { turnLoader } from '../../infra/turn-loader.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { resultsOf, slideResultOf } from '../results/results.service.js';
 import {
@@ -108,13 +108,11 @@ export class SessionChannel {
     after: Map<number, Promise<SessionEventRow[]>>;
     counts?: Promise<ParticipantCounts>;
   } = { headSeq: -1, readAt: 0, after: new Map() };
-  readonly #answeredSlides = new DataLoader<string, Set<string>>(
-    async (participantIds) => {
-      const answered = await participants.answeredSlidesOfEach(this.host.deps.db, this.sessionId, participantIds);
-      return participantIds.map((id) => answered.get(id) ?? new Set<string>());
-    },
-    { cache: false, maxBatchSize: 500, batchScheduleFn: (send) => setImmediate(send) },
-  );
+  readonly #answeredSlides = turnLoader<string, Set<string>>(async (participantIds) => {
+    const answered = await participants.answeredSlidesOfEach(this.host.deps.db, this.sessionId, participantIds);
+    return participantIds.map((id) => answered.get(id) ?? new Set<string>());
+  });
+
   #paused = false;
   /** Streams being attached (their first events are being sent): the channel stays while there are any. */
   #attaching = 0;
