@@ -470,7 +470,7 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     await stranger.page.getByText('“12ab” is not a PIN').waitFor();
     await stranger.expectNetworkErrors(/status of 401/, async () => {
       await stranger.page.goto(`${t.url}/present/${session.sessionId}#hostToken=pht_not-this-one`);
-      await stranger.page.getByRole('alert').getByText('host token').waitFor();
+      await stranger.waitFor(stranger.page.getByRole('alert').getByText('host token'));
     });
     expectNoPageErrors();
   });

@@ -2,7 +2,14 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContextOptions,
+  chromium,
+  type Locator,
+  type Page,
+  type Request,
+} from 'playwright-core';
 import { expect } from 'vitest';
 
 /**
@@ -64,6 +71,12 @@ export interface WatchedPage {
    * takes the network away).
    */
   expectNetworkErrors(provoked: RegExp, during: () => Promise<void>): Promise<void>;
+  /**
+   * `locator.waitFor()`; when it times out, the error also says what the page showed and what its
+   * last requests got (or that they never got an answer): a picture of a page stuck on "Loading…"
+   * does not say whether the server, the network or the page's script was the cause.
+   */
+  waitFor(locator: Locator): Promise<void>;
   screenshot(step: string, options?: { docs?: string }): Promise<void>;
 }
 
@@ -83,6 +96,7 @@ export async function openPage(browser: Browser, name: string, options: BrowserC
     errors.push(`console: ${text}`);
   });
   page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
+  const requests = requestLog(page);
   return {
     page,
     name,
@@ -96,6 +110,21 @@ export async function openPage(browser: Browser, name: string, options: BrowserC
         networkErrorsExpected = false;
       }
     },
+    async waitFor(locator) {
+      try {
+        await locator.waitFor();
+      } catch (error) {
+        const shown = await page
+          .locator('body')
+          .textContent({ timeout: 2_000 })
+          .catch((unread: Error) => `(unread: ${unread.message})`);
+        throw new Error(
+          `${(error as Error).message}\n${name}'s page (${page.url()}) shows: ${(shown ?? '').replace(/\s+/g, ' ').slice(0, 500)}\n` +
+            `its last requests:\n${requests()}`,
+          { cause: error },
+        );
+      }
+    },
     async screenshot(step, shotOptions = {}) {
       await mkdir(SCREENSHOT_DIR, { recursive: true });
       const path = join(SCREENSHOT_DIR, `${step}-${name}.png`);
@@ -106,6 +135,32 @@ export async function openPage(browser: Browser, name: string, options: BrowserC
       }
     },
   };
+}
+
+/** The page's last requests, each with its answer, its failure, or "no answer yet" and how long it has waited. */
+function requestLog(page: Page): () => string {
+  const KEPT = 20;
+  const entries: { request: Request; startedAt: number; outcome?: string }[] = [];
+  const entryOf = (request: Request) => entries.find((entry) => entry.request === request);
+  page.on('request', (request) => {
+    entries.push({ request, startedAt: Date.now() });
+    if (entries.length > KEPT) entries.shift();
+  });
+  page.on('response', (response) => {
+    const entry = entryOf(response.request());
+    if (entry) entry.outcome = `${response.status()} after ${Date.now() - entry.startedAt} ms`;
+  });
+  page.on('requestfailed', (request) => {
+    const entry = entryOf(request);
+    if (entry) entry.outcome = `failed (${request.failure()?.errorText}) after ${Date.now() - entry.startedAt} ms`;
+  });
+  return () =>
+    entries
+      .map(({ request, startedAt, outcome }) => {
+        const { pathname, search } = new URL(request.url());
+        return `  ${request.method()} ${pathname}${search}: ${outcome ?? `no answer after ${Date.now() - startedAt} ms`}`;
+      })
+      .join('\n') || '  (none)';
 }
 
 /**
