@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { type LoadResult, load, startTarget } from './support.js';
+import { type LoadResult, load, resultLine, startTarget } from './support.js';
 
 const run = promisify(execFile);
 const serverDir = fileURLToPath(new URL('..', import.meta.url));
@@ -28,7 +28,7 @@ async function seed(
       maxBuffer: 1 << 20,
     },
   );
-  const line = stdout.split('\n').find((l) => l.startsWith('{'));
+  const line = resultLine(stdout);
   if (!line) throw new Error(`seed printed no result: ${stdout}`);
   return { ...JSON.parse(line), seconds: (Date.now() - started) / 1000 };
 }
@@ -81,6 +81,8 @@ export async function resultsAndExportScenario(options: {
         connections: options.connections,
         durationSec: options.durationSec,
       });
+      const refused = latency.non2xx + throughput.non2xx;
+      if (refused > 0) throw new Error(`results of the ${answers}-answer poll: ${refused} responses were not 2xx`);
       results.push({ answers, latency, throughput });
     }
   } finally {
