@@ -17,6 +17,7 @@ export const TEST_PROJECTS = {
     'server/test/generated-files.test.ts',
     'server/test/live-projection.test.ts',
     'server/test/ttl-cache.test.ts',
+    'server/test/turn-loader.test.ts',
     'server/test/branching-parser.test.ts',
     'server/test/branching-table.test.ts',
     'server/test/branching-rules.test.ts',
