@@ -40,10 +40,6 @@ export async function bundle(script: string, under = 'targets'): Promise<string>
 }
 
 /**
- * Starts a bench target in its own process, so the load generator (this process) and the server
- * under test do not share an event loop. The child prints one JSON line when it is ready.
- */
-/**
  * The line a bench script prints its result on, among the server's log lines (pino's JSON, printed
  * before it at LOG_LEVEL=warn and above: a warning at start-up) that also begin with `{`.
  */
@@ -51,6 +47,10 @@ export function resultLine(output: string): string | undefined {
   return output.split('\n').find((line) => line.startsWith('{') && !line.startsWith('{"level":'));
 }
 
+/**
+ * Starts a bench target in its own process, so the load generator (this process) and the server
+ * under test do not share an event loop. The child prints one JSON line when it is ready.
+ */
 export async function startTarget(
   script: string,
   env: Record<string, string> = {},
@@ -68,7 +68,6 @@ export async function startTarget(
     let buffer = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
-      // The target's own line, not a log line the server printed before it (a warning at LOG_LEVEL=warn).
       const line = resultLine(buffer);
       if (line) resolve(JSON.parse(line));
     });

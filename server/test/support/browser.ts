@@ -77,6 +77,8 @@ export interface WatchedPage {
    * does not say whether the server, the network or the page's script was the cause.
    */
   waitFor(locator: Locator): Promise<void>;
+  /** The page's last 20 requests, a line each: its status, its network error, or how long it has had no answer. */
+  lastRequests(): string;
   screenshot(step: string, options?: { docs?: string }): Promise<void>;
 }
 
@@ -125,6 +127,7 @@ export async function openPage(browser: Browser, name: string, options: BrowserC
         );
       }
     },
+    lastRequests: requests,
     async screenshot(step, shotOptions = {}) {
       await mkdir(SCREENSHOT_DIR, { recursive: true });
       const path = join(SCREENSHOT_DIR, `${step}-${name}.png`);
@@ -158,7 +161,8 @@ function requestLog(page: Page): () => string {
     entries
       .map(({ request, startedAt, outcome }) => {
         const { pathname, search } = new URL(request.url());
-        return `  ${request.method()} ${pathname}${search}: ${outcome ?? `no answer after ${Date.now() - startedAt} ms`}`;
+        const address = `${pathname}${search}`.slice(0, 160);
+        return `  ${request.method()} ${address}: ${outcome ?? `no answer after ${Date.now() - startedAt} ms`}`;
       })
       .join('\n') || '  (none)';
 }
@@ -179,10 +183,13 @@ export class PagePool {
     return page;
   };
 
-  /** After each test: `failedShot` names the pictures taken when it failed. */
+  /** After each test: `failedShot` names the pictures taken when it failed; each page's last requests are printed then too. */
   async closeAll(failed: boolean, failedShot: string): Promise<void> {
     for (const page of this.#pages.splice(0)) {
-      if (failed) await page.screenshot(failedShot).catch(() => {});
+      if (failed) {
+        await page.screenshot(failedShot).catch(() => {});
+        console.error(`${page.name}'s last requests (${page.page.url()}):\n${page.lastRequests()}`);
+      }
       await page.page.context().close();
     }
   }
