@@ -160,7 +160,7 @@ describe('the endpoints API', () => {
       );
       expect((await call('GET', `${strict.api}/webhooks`, { apiKey })).body.data).toEqual([]);
     } finally {
-      await strict.server.close();
+      await strict.close();
     }
     // With WEBHOOK_ALLOW_LOOPBACK, loopback is allowed; private addresses still are not.
     const { apiKey } = await t.workspace('pro');

@@ -43,7 +43,8 @@ export async function startTestServer(
   env: Partial<Record<keyof ConfigInput, string>> = {},
   options: TestServerOptions = {},
 ): Promise<TestServer> {
-  const database = await testDatabase();
+  // A server on another's database (env.DATABASE_URL) makes none of its own: the other's owner drops it.
+  const database = env.DATABASE_URL ? { url: env.DATABASE_URL, drop: async () => {} } : await testDatabase();
   // Files the server writes (stored media) go to a scratch folder, never into the repository.
   const dataDir = await mkdtemp(join(tmpdir(), 'pollkit-test-'));
   const config = parseConfig({
