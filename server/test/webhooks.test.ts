@@ -133,7 +133,9 @@ describe('the endpoints API', () => {
   });
 
   it('refuses URLs that are not https or that resolve to private addresses, and changes nothing', async () => {
-    const strict = await startTestServer({ DATABASE_URL: t.databaseUrl === 'memory://' ? undefined : t.databaseUrl });
+    // On PGlite its own in-memory copy (an undefined DATABASE_URL would mean PGlite on disk, migrated
+    // afresh, in a folder close() removes); on PostgreSQL, t's database.
+    const strict = await startTestServer(t.databaseUrl === 'memory://' ? {} : { DATABASE_URL: t.databaseUrl });
     try {
       const { apiKey } = await strict.workspace('pro');
       for (const [url, message] of [
