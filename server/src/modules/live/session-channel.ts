@@ -74,6 +74,9 @@ export interface ChannelHost {
   dropChannel(channel: SessionChannel): void;
 }
 
+/** How long reconnecting streams share one read of the history they missed (#historyAfter). */
+const HISTORY_SHARED_MS = 1000;
+
 /**
  * The streams of one session in this process. Everything it sends goes through one queue, so each
  * stream gets the history in order, without gaps or repeats, whatever the timing of connects,
@@ -81,9 +84,6 @@ export interface ChannelHost {
  * (`lastSeq`), and each history event is sent only to streams that have not seen it. The channel
  * reads what its streams need once; live-projection.ts turns it into each stream's events.
  */
-/** How long reconnecting streams share one read of the history they missed (#historyAfter). */
-const HISTORY_SHARED_MS = 1000;
-
 export class SessionChannel {
   readonly sessionId: string;
   readonly #workspaceId: string;
@@ -98,9 +98,9 @@ export class SessionChannel {
   /** Set while the database is away: the channel's work is tried again every CHANNEL_RETRY_MS. */
   #retryTimer: NodeJS.Timeout | undefined;
   /**
-   * A connecting participant's own answers, read for every stream that connects in one event-loop
-   * turn in one query (a room joining, or 10,000 streams reconnecting after a restart), as the
-   * hub's token lookups are (live-hub.ts). Not cached: each connect reads them afresh.
+   * What streams replaying together share (#historyAfter, #replayCounts): the history after each
+   * `Last-Event-ID`, and the participant counts, read at most HISTORY_SHARED_MS ago while the session
+   * was at `headSeq`.
    */
   #history: {
     headSeq: number;
@@ -108,6 +108,11 @@ export class SessionChannel {
     after: Map<number, Promise<SessionEventRow[]>>;
     counts?: Promise<ParticipantCounts>;
   } = { headSeq: -1, readAt: 0, after: new Map() };
+  /**
+   * A connecting participant's own answers, read for every stream that connects in one event-loop
+   * turn in one query (a room joining, or 10,000 streams reconnecting after a restart), as the
+   * hub's token lookups are (live-hub.ts). Not cached: each connect reads them afresh.
+   */
   readonly #answeredSlides = turnLoader<string, Set<string>>(async (participantIds) => {
     const answered = await participants.answeredSlidesOfEach(this.host.deps.db, this.sessionId, participantIds);
     return participantIds.map((id) => answered.get(id) ?? new Set<string>());
