@@ -35,9 +35,17 @@ export interface RouteDefinition<TInput extends z.ZodType = z.ZodType, TOutput e
   /**
    * Scopes a workspace credential needs besides `scope`, where the route answers data another scope
    * guards: a session's deck is the poll's content, quiz answers included (`polls:read`). A host
-   * token (`X-Host-Token`) acts for its own session and needs none.
+   * token (`X-Host-Token`) is checked against `hostTokenScopes` instead.
    */
   additionalScopes?: readonly Scope[];
+  /**
+   * `auth: 'host'` routes: the scopes a host token must carry to call the route. A host token acts
+   * for its own session, and carries the scopes of the credential that created it (`POST /sessions`,
+   * `POST /sessions/{id}/host-token`); one without these answers 403 `insufficient_scope`, as a
+   * workspace credential without `scope` does. Routes that answer the audience's answers name
+   * `responses:read`; the rest need none.
+   */
+  hostTokenScopes?: readonly Scope[];
   /** Minimum plan beyond the API access every paid plan has; a lesser plan answers 402. */
   plan?: Exclude<Plan, 'free'>;
   successStatus: 200 | 201 | 202 | 204;

@@ -40,6 +40,7 @@ export type {
   CreateResponseInput,
   CreateSessionInput,
   CreateWebhookEndpointInput,
+  DeckSlide,
   DeletedPoll,
   DeletedWebhookEndpoint,
   ErrorCode,

@@ -36,6 +36,7 @@ export function joinSession(options: LiveJoinOptions): Promise<LiveParticipant> 
 }
 
 export type {
+  DeckSlide,
   JoinedSession,
   Leaderboard,
   LiveAnswerReceipt,

@@ -277,6 +277,14 @@ export const ConfigSchema = z.object({
     .min(1)
     .default(5)
     .describe('Q&A questions a participant may ask per minute (429 `rate_limited` past it).'),
+  LIVE_QA_QUESTIONS_PER_IP_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(300)
+    .describe(
+      'Q&A questions the participants behind one IP address may ask per minute, all together (429 `rate_limited` past it): as many as the address may add participants (`LIVE_JOINS_PER_IP_PER_MINUTE`), so a room behind one NAT address where everyone asks at once still gets through, while one address can no longer flood a room with a new participant’s few questions each.',
+    ),
   LIVE_STREAMS_PER_PARTICIPANT: z.coerce
     .number()
     .int()

@@ -145,6 +145,48 @@ describe('PATCH /polls/{id} { branching }', () => {
   });
 });
 
+describe('rule ids', () => {
+  it('are unique: PATCH refuses a repeated id with 422 at the repeat, naming it, and stores nothing', async () => {
+    const pollId = await createPoll();
+    const repeated = {
+      conditions: [
+        condition('rule-1', 'mood', 'less_than', 3, 'drinks'),
+        condition('keep', 'lunch', 'equals', 'pizza', 'capital'),
+        condition('rule-1', 'mood', 'equals', 5, 'end'),
+      ],
+    };
+    const res = await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { branching: repeated } });
+    expectError(res, 422, 'validation_failed');
+    expect(res.body.error.details.fieldErrors).toEqual({
+      'branching.conditions.2.id': ["Rule id 'rule-1' is used more than once (first by conditions.0)"],
+    });
+    expect((await call('GET', `${t.api}/polls/${pollId}`, { apiKey })).body.branching).toBeNull();
+    // With the ids told apart, the same rules are stored.
+    const distinct = { conditions: repeated.conditions.map((rule, index) => ({ ...rule, id: `r${index}` })) };
+    const stored = await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { branching: distinct } });
+    expect(stored.status, stored.text).toBe(200);
+  });
+
+  it('of a draft are clear of the poll’s stored rules, so the draft can be added to them', async () => {
+    const pollId = await createPoll();
+    const stored = { conditions: [condition('rule-1', 'lunch', 'equals', 'pizza', 'capital')] };
+    expect((await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { branching: stored } })).status).toBe(200);
+    const draft = await branch(pollId, 'If Q2 is below 3, skip to Q4; otherwise if Q2 is 5, end the poll');
+    expect(draft.status, draft.text).toBe(200);
+    expect(draft.body.data.draftJson.conditions).toEqual([
+      condition('rule-2', 'mood', 'less_than', 3, 'drinks'),
+      condition('rule-3', 'mood', 'equals', 5, 'end'),
+    ]);
+    const merged = { conditions: [...stored.conditions, ...draft.body.data.draftJson.conditions] };
+    const both = await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { branching: merged } });
+    expect(both.status, both.text).toBe(200);
+    expect(both.body.branching).toEqual(merged);
+    // Numbered on past the highest stored `rule-<n>`, whatever other ids the rules have.
+    const next = await branch(pollId, 'If they did not answer Q4, end the poll');
+    expect(next.body.data.draftJson.conditions.map((rule: { id: string }) => rule.id)).toEqual(['rule-4']);
+  });
+});
+
 describe('GET /polls/{id}/next-slide', () => {
   it('walks respondents through the branched poll from their stored answers', async () => {
     const pollId = await createPoll();

@@ -502,7 +502,11 @@ describe('pollkit CLI: webhook signing secrets (WEBHOOK_SECRETS_KEY)', () => {
         const endpoint = await createEndpoint(running, apiKey, { url: receiver.urlFor('reseal') });
         endpointId = endpoint.id;
         first = endpoint.secret;
-        const rotated = await call('POST', `${running.api}/webhooks/${endpointId}/rotate-secret`, { apiKey });
+        // With an Idempotency-Key: its reply, which carries the secret, is stored sealed with the same key.
+        const rotated = await call('POST', `${running.api}/webhooks/${endpointId}/rotate-secret`, {
+          apiKey,
+          headers: { 'idempotency-key': 'rotate-once' },
+        });
         expect(rotated.status, rotated.text).toBe(200);
         second = rotated.body.secret;
         const before = await delivered(receiver, running.api, apiKey, endpointId);
@@ -545,6 +549,7 @@ describe('pollkit CLI: webhook signing secrets (WEBHOOK_SECRETS_KEY)', () => {
         endpoints: 1,
         resealed: 2,
         alreadySealed: 0,
+        idempotentReplies: 1,
         storedKeyDeleted: true,
       });
       const configuredKeyId = keyIdOf(Buffer.from(key, 'base64'));
@@ -558,10 +563,12 @@ describe('pollkit CLI: webhook signing secrets (WEBHOOK_SECRETS_KEY)', () => {
       expect(JSON.parse(refused.stderr)).toEqual({
         error: {
           code: 'secrets_not_openable',
-          message: expect.stringContaining(`Nothing was changed: 2 secret(s) are sealed with a key that neither`),
+          message: expect.stringContaining(`Nothing was changed: 3 secret(s) are sealed with a key that neither`),
         },
       });
       expect(JSON.parse(refused.stderr).error.message).toContain(`${endpointId} (its current secret`);
+      // The rotation's sealed reply is one of them: it moves with the secrets, or nothing moves.
+      expect(JSON.parse(refused.stderr).error.message).toContain('an idempotent reply of ws_');
       expect(await sealedState()).toMatchObject({ storedKeys: 0, keyIds: [configuredKeyId, configuredKeyId] });
 
       // 4. Run again with the right key: nothing left to do.
@@ -574,6 +581,7 @@ describe('pollkit CLI: webhook signing secrets (WEBHOOK_SECRETS_KEY)', () => {
         endpoints: 1,
         resealed: 0,
         alreadySealed: 2,
+        idempotentReplies: 0,
         storedKeyDeleted: false,
       });
 
@@ -584,6 +592,16 @@ describe('pollkit CLI: webhook signing secrets (WEBHOOK_SECRETS_KEY)', () => {
         const after = await delivered(receiver, running.api, apiKey, endpointId);
         expect([signedWith(after, first), signedWith(after, second)]).toEqual([true, true]);
         expect(signedWith(after, `whsec_${Buffer.alloc(32, 7).toString('base64')}`)).toBe(false);
+        // The rotation's stored reply moved with the secrets: a retry still replays it, secret included.
+        const replayed = await call('POST', `${running.api}/webhooks/${endpointId}/rotate-secret`, {
+          apiKey,
+          headers: { 'idempotency-key': 'rotate-once' },
+        });
+        expect([replayed.status, replayed.headers.get('idempotent-replayed'), replayed.body.secret]).toEqual([
+          200,
+          'true',
+          second,
+        ]);
       } finally {
         await stop(running.child);
       }

@@ -189,7 +189,7 @@ describe('Idempotency-Key', () => {
       .updateTable('idempotency_keys')
       .set({ expires_at: new Date(Date.now() - 1000) })
       .where('workspace_id', '=', id)
-      .where('key', '=', key)
+      .where('key', 'like', `%/${key}`)
       .execute();
 
     const again = await createPoll(body, key, fresh);
@@ -249,8 +249,10 @@ describe('Idempotency-Key', () => {
       .selectFrom('idempotency_keys')
       .selectAll()
       .where('workspace_id', '=', workspaceId)
-      .where('key', '=', key)
+      .where('key', 'like', `%/${key}`)
       .executeTakeFirstOrThrow();
+    // Kept in the namespace of the API key that sent it (api/idempotency.ts).
+    expect(row.key).toMatch(new RegExp(`^api_key:key_[0-9A-Z]+/${key}$`));
     expect(row.state).toBe('completed');
     expect(row.response_status).toBe(201);
     expect(row.response_body).toBe(created.text);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addressKey } from '../src/core/client-address.js';
 import { expectError } from './support/assertions.js';
@@ -100,6 +101,80 @@ describe('PIN lookups', () => {
       'x-participant-token': token,
     });
     expect(events).toBe(200);
+  });
+
+  it('budget tokens that name nobody before they are looked up; participants behind the address carry on', async () => {
+    const session = await s.session();
+    await s.control(session, 'start');
+    const venue = randomLoopback();
+    const ada = (await s.join(session.pin, venue)).body.participantToken as string;
+    expect((await s.answer(session.pin, ada, { slideId: 'lunch', optionIds: ['pizza'] }, venue)).status).toBe(201);
+    // Ada's row is no longer in the hub's ten-second cache: her token is known from her answer.
+    s.t.server.deps.liveHub.catchUp();
+    const bob = (await s.join(session.pin, venue)).body.participantToken as string;
+    const forged = () => `ptk_${randomBytes(32).toString('base64url')}`;
+    const vote = { slideId: 'lunch', optionIds: ['sushi'] };
+    // Random tokens on the real PIN: each costs a lookup, so the budget (10) runs out after ten …
+    for (let i = 0; i < 10; i++) {
+      const miss = await s.answer(session.pin, forged(), vote, venue);
+      expect(miss.status, JSON.stringify(miss.body)).toBe(401);
+      expect(miss.body.error.code).toBe('invalid_participant_token');
+    }
+    // … and the eleventh is refused before any lookup, as is a burst, and a join (one budget).
+    const refused = await s.answer(session.pin, forged(), vote, venue);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({
+      code: 'rate_limited',
+      details: { limit: 10, resetAt: expect.any(String) },
+    });
+    const burst = await Promise.all(Array.from({ length: 30 }, () => s.answer(session.pin, forged(), vote, venue)));
+    expect(burst.map((res) => res.status)).toEqual(Array(30).fill(429));
+    expect((await s.join(session.pin, venue)).status).toBe(429);
+    // The participants behind the same address are not refused: Ada (known to the gate) and Bob
+    // (just joined, in the hub's cache) answer, rejoin and stream.
+    expect((await s.answer(session.pin, bob, vote, venue)).status).toBe(201);
+    const back = await s.join(session.pin, venue, ada);
+    expect(back.status, JSON.stringify(back.body)).toBe(200);
+    expect(back.body.resumed).toBe(true);
+    const events = await streamStatusFrom(venue, s.port, `/api/v1/live/${session.pin}/events`, {
+      'x-participant-token': ada,
+    });
+    expect(events).toBe(200);
+    // Another address has a budget of its own.
+    expect((await s.answer(session.pin, forged(), vote, randomLoopback())).status).toBe(401);
+  });
+
+  it('reserve a token’s lookup before it: a burst of concurrent random tokens costs no more than the budget', async () => {
+    const session = await s.session();
+    await s.control(session, 'start');
+    const address = randomLoopback();
+    const tokens = Array.from({ length: 60 }, () => `ptk_${randomBytes(32).toString('base64url')}`);
+    const answers = await Promise.all(
+      tokens.map((token) => s.answer(session.pin, token, { slideId: 'lunch', optionIds: ['pizza'] }, address)),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(10);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(50);
+  });
+
+  it('turn a classroom’s burst of joins away only while it is in flight: the refused give their reservations back', async () => {
+    const session = await s.session();
+    const classroom = randomLoopback();
+    const budgetKey = `pin-lookup:${addressKey(classroom)}`;
+    const rateLimits = s.t.server.deps.rateLimits;
+    // Ten joins of the classroom are being looked up (their reservations held, as in flight) …
+    for (let i = 0; i < 10; i++) await rateLimits.hit(budgetKey);
+    // … so fifteen more at that moment are refused, before any lookup …
+    const refused = await Promise.all(Array.from({ length: 15 }, () => s.join(session.pin, classroom)));
+    expect(refused.map((res) => res.status)).toEqual(Array(15).fill(429));
+    // … and once the ten are through (the PIN named a session: reservations back), the fifteen get in on
+    // their retry, in the same minute: a refusal kept no reservation.
+    for (let i = 0; i < 10; i++) await rateLimits.release(budgetKey);
+    const retried = await Promise.all(Array.from({ length: 15 }, () => s.join(session.pin, classroom)));
+    expect(retried.map((res) => res.status)).toEqual(Array(15).fill(200));
+    // Misses still count: ten wrong PINs, then the budget is spent for this address.
+    for (let i = 0; i < 10; i++) expect((await s.join(otherPin(session.pin, i), classroom)).status).toBe(404);
+    expect((await s.join(otherPin(session.pin, 99), classroom)).status).toBe(429);
   });
 
   it('over budget, answer a real PIN exactly as a wrong one: the same 429, nothing to tell them apart', async () => {
@@ -308,6 +383,64 @@ describe('joins, participants, questions', () => {
     expect(third.status).toBe(429);
     expect(third.body.error).toMatchObject({ code: 'rate_limited', details: { limit: 2 } });
     expect((await ask(other, 'Mine?')).status).toBe(201);
+  });
+});
+
+describe('Q&A questions per address', () => {
+  let s: Awaited<ReturnType<typeof liveServer>>;
+  beforeAll(async () => {
+    s = await liveServer({
+      LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000',
+      LIVE_QA_QUESTIONS_PER_PARTICIPANT_PER_MINUTE: '2',
+      LIVE_QA_QUESTIONS_PER_IP_PER_MINUTE: '4',
+    });
+  });
+  afterAll(() => s?.t.close());
+
+  it('are capped for all the participants behind one address together; another address asks on', async () => {
+    const session = await s.session();
+    const address = randomLoopback();
+    const elsewhere = randomLoopback();
+    const joined = await Promise.all([address, address, address, elsewhere].map((from) => s.join(session.pin, from)));
+    const [first, second, third, other] = joined.map((j) => j.body.participantToken as string) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    await s.control(session, 'start');
+    const goto = await call('POST', `${s.t.api}/sessions/${session.id}/control`, {
+      body: { action: 'goto', slideIndex: 5 },
+      headers: { 'x-host-token': session.hostToken },
+    });
+    expect(goto.status).toBe(200);
+    const ask = (token: string, text: string, from = address) =>
+      s.answer(session.pin, token, { slideId: 'ask', text }, from);
+    // Two participants ask their two each: the address's four.
+    for (const [token, name] of [
+      [first, 'first'],
+      [second, 'second'],
+    ] as const) {
+      for (const n of [1, 2]) expect((await ask(token, `${name} ${n}?`)).status).toBe(201);
+    }
+    // A third participant of the same address has questions of its own left, but the address has none.
+    const refused = await ask(third, 'Third?');
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({
+      code: 'rate_limited',
+      message: expect.stringMatching(/4 questions a minute from one address/),
+      details: { limit: 4, resetAt: expect.any(String) },
+    });
+    expect(new Date(refused.body.error.details.resetAt).getTime()).toBeGreaterThan(0);
+    expect((await ask(other, 'Elsewhere?', elsewhere)).status).toBe(201);
+    // Nothing refused was stored.
+    const questions = await call('GET', `${s.t.api}/sessions/${session.id}/questions`, {
+      headers: { 'x-host-token': session.hostToken },
+    });
+    expect(questions.status, questions.text).toBe(200);
+    expect(questions.body.data.map((q: Json) => q.text).sort()).toEqual(
+      ['Elsewhere?', 'first 1?', 'first 2?', 'second 1?', 'second 2?'].sort(),
+    );
   });
 });
 

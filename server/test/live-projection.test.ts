@@ -80,6 +80,7 @@ const row: SessionRow = {
   results_visible: false,
   locked: false,
   host_token_hash: 'hash',
+  host_token_scopes: null,
   seq: 1,
   slide_started_at: null,
   created_at: new Date('2026-01-01T10:00:00.000Z'),

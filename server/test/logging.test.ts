@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { PassThrough, Writable } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { accessLogUrl } from '../src/http/access-log-url.js';
 import { createLogger } from '../src/logger.js';
 
 /**
@@ -57,6 +59,40 @@ describe('log formats', () => {
     expect(JSON.parse(fromPipe?.() ?? '')).toMatchObject({ msg: 'hello' });
     for (const text of [fromTerminal?.(), fromAsked?.()]) {
       expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: hello \{"n":1\}\n$/);
+    }
+  });
+});
+
+describe('the access log’s URL', () => {
+  const hashed = (id: string) => `sha256:${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
+
+  it('hashes a respondent’s id in the path and in a voterId or respondentId query value, however escaped', () => {
+    const email = 'alice@example.com';
+    expect(accessLogUrl(`/api/v1/respondents/${encodeURIComponent(email)}?cursor=abc`)).toBe(
+      `/api/v1/respondents/${hashed(email)}?cursor=abc`,
+    );
+    for (const value of [email, encodeURIComponent(email)]) {
+      expect(accessLogUrl(`/api/v1/polls/poll_1/votes?voterId=${value}&limit=5`)).toBe(
+        `/api/v1/polls/poll_1/votes?voterId=${hashed(email)}&limit=5`,
+      );
+    }
+    // `+` is a space in a query value (as the API reads it); names match in any case or escape.
+    expect(accessLogUrl('/api/v1/polls/p/next-slide?afterSlideId=a&voterId=ada+lovelace')).toBe(
+      `/api/v1/polls/p/next-slide?afterSlideId=a&voterId=${hashed('ada lovelace')}`,
+    );
+    expect(accessLogUrl('/x?respondentId=crm-1&VOTERID=b&voter%49d=c&voterId=%E0%A4%A')).toBe(
+      `/x?respondentId=${hashed('crm-1')}&VOTERID=${hashed('b')}&voter%49d=${hashed('c')}&voterId=${hashed('%E0%A4%A')}`,
+    );
+  });
+
+  it('leaves every other URL as it came', () => {
+    for (const url of [
+      '/api/v1/polls?status=draft&limit=5',
+      '/healthz',
+      '/api/v1/polls/p/votes?slideId=a',
+      '/a?%41=b&c',
+    ]) {
+      expect(accessLogUrl(url)).toBe(url);
     }
   });
 });

@@ -263,10 +263,15 @@ describe('erasure: DELETE /respondents/{id}', () => {
       'a delivery',
     );
     expect(await storedText('idempotency_keys', 'response_body')).toContain(email);
-    // A receiver that echoes what it got leaves her in the delivery log's excerpt too.
-    await waitFor(async () => (await storedText('webhook_attempts', 'id')) !== '[]', 'an attempt logged');
-    await sql`update webhook_attempts set response_excerpt = ${`echo: {"voterId":"${email}","name":"Ada Lovelace"}`}
-      where id = (select min(id) from webhook_attempts)`.execute(t.server.deps.db);
+    // A receiver that echoes what it got leaves her in the delivery log's excerpt of her delivery too.
+    const herAttempt = sql`select min(a.id) from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
+      where position(${JSON.stringify(email)} in d.payload) > 0`;
+    await waitFor(
+      async () => (await sql<{ min: string | null }>`${herAttempt}`.execute(t.server.deps.db)).rows[0]?.min != null,
+      'an attempt of her delivery logged',
+    );
+    await sql`update webhook_attempts set response_excerpt = ${`echo: {"voterId":"${email}","name":"Ada Lovelace"} from ${email}.`}
+      where id = (${herAttempt})`.execute(t.server.deps.db);
 
     const erased = await call('DELETE', respondentPath(email), { apiKey });
     expect(erased.status, erased.text).toBe(200);

@@ -33,7 +33,8 @@ export const createKey = defineRoute({
     'The response holds the `secret` this once; Pollkit stores only its hash and cannot show it again. `scopes` ' +
     'limits what the key may do (default: every scope). A credential gives a key only scopes it holds itself: ' +
     'asking for another (or, without `scopes`, for every scope) answers 403 `insufficient_scope` with ' +
-    '`details.missingScopes`.',
+    '`details.missingScopes`. A key created with an OAuth access token (or by a key so created) is revoked with ' +
+    'that OAuth client.',
   auth: 'workspace',
   scope: 'keys:manage',
   successStatus: 201,
@@ -50,13 +51,14 @@ export const revokeKey = defineRoute({
   description:
     'The key answers `401 revoked_api_key` from then on, on every server process within a second. ' +
     'Revoking the key that makes the call is allowed (that call still succeeds); revoking a revoked key ' +
-    'changes nothing and returns it as it is.',
+    'changes nothing and returns it as it is. The calling credential must hold every scope of the key it revokes ' +
+    '(403 `insufficient_scope` otherwise), as for a rotation.',
   auth: 'workspace',
   scope: 'keys:manage',
   successStatus: 200,
   input: ApiKeyIdInput,
   output: ApiKey,
-  errors: ['not_found', 'validation_failed'],
+  errors: ['not_found', 'validation_failed', 'insufficient_scope'],
 });
 
 export const rotateKey = defineRoute({

@@ -34,7 +34,7 @@ export const createSession = defineRoute({
   summary: 'Create a live session',
   description:
     'Opens a `pending` session of a published poll with a six-digit PIN for the audience. The `hostToken` is shown ' +
-    'this once. `pace: "audience"` makes it self-paced: its `joinUrl` carries a link id that joins without the PIN ' +
+    'this once; it carries the calling credential’s scopes (docs/live-sessions.md). `pace: "audience"` makes it self-paced: its `joinUrl` carries a link id that joins without the PIN ' +
     '(and `pin: false` goes without a PIN), and each participant walks the deck by the poll’s skip logic. See ' +
     'docs/live-sessions.md.',
   auth: 'workspace',
@@ -134,7 +134,8 @@ export const rotateHostToken = defineRoute({
   summary: 'Rotate the host token',
   description:
     'A new `hostToken`, shown this once; the one it replaces stops working at once. Authorised by a workspace ' +
-    'credential or by the session’s current `X-Host-Token` (a presenter device that suspects its token leaked).',
+    'credential or by the session’s current `X-Host-Token` (a presenter device that suspects its token leaked). ' +
+    'The new token carries the scopes of the credential that asked for it (a host token: its own).',
   auth: 'host',
   scope: 'sessions:write',
   successStatus: 200,
@@ -167,7 +168,10 @@ export const sessionEvents = defineRoute({
     'Server-Sent Events: the session on connect and after every control action, and live counts for the current ' +
     'slide (throttled; self-paced: `progress`, participants per slide and every slide’s results). Reconnect with ' +
     '`Last-Event-ID` to receive what was missed. Authorised by a workspace ' +
-    'credential or by the session’s `X-Host-Token`.',
+    'credential or by the session’s `X-Host-Token`. What it carries depends on the scopes of the credential (a host ' +
+    'token: those it carries): without `responses:read`, only `session` events (the session’s moves: status, slide, ' +
+    'results shown, locks); with it, counts, progress, results and the summary, and quiz results’ answer key ' +
+    '(`correct`, `correctAnswers`, `correctRate`) only with `polls:read` too.',
   auth: 'host',
   scope: 'sessions:read',
   successStatus: 200,
@@ -185,7 +189,8 @@ export const sessionDeck = defineRoute({
   description:
     'The poll’s title and slides as they are now, quiz answers included, for a presenter device that holds only ' +
     'the session’s `X-Host-Token` (it cannot read the poll). `currentSlideIndex` indexes `slides`. A workspace ' +
-    'credential needs `polls:read` as well: the deck is the poll’s content.',
+    'credential needs `polls:read` as well: the deck is the poll’s content. A host token created by a credential ' +
+    'without `polls:read` reads the slides without their answer key: quiz slides come without `correctOptionIds`.',
   auth: 'host',
   scope: 'sessions:read',
   additionalScopes: ['polls:read'],
@@ -204,10 +209,12 @@ export const listSessionQuestions = defineRoute({
     'The Q&A questions asked in this session, newest first, cursor-paginated, in every status: `status=pending` ' +
     'is the presenter’s moderation queue. Another session’s questions and those asked through the API are not ' +
     'listed (`GET /polls/{id}/questions` lists them all). Filter by `slideId`. Authorised by the session’s `X-Host-Token`, or by ' +
-    'a workspace credential holding `responses:read` as well (the questions are the audience’s answers).',
+    'a workspace credential holding `responses:read` as well (the questions are the audience’s answers); a host ' +
+    'token needs `responses:read` among its scopes.',
   auth: 'host',
   scope: 'sessions:read',
   additionalScopes: ['responses:read'],
+  hostTokenScopes: ['responses:read'],
   successStatus: 200,
   input: ListSessionQuestionsInput,
   output: QuestionList,
@@ -240,9 +247,10 @@ export const getSessionResults = defineRoute({
     'The `PollResults` of this session alone: the answers given in it, its Q&A questions, its voters ' +
     '(`totalVoters`). Maintained as answers arrive, like the poll’s: reading never scans the answers. ' +
     '`GET /polls/{id}/results` stays the sum of every session and every answer sent through the API. Authorised ' +
-    'by the session’s `X-Host-Token`, or by a workspace credential holding `responses:read`.',
+    'by the session’s `X-Host-Token` (carrying `responses:read`), or by a workspace credential holding `responses:read`.',
   auth: 'host',
   scope: 'responses:read',
+  hostTokenScopes: ['responses:read'],
   successStatus: 200,
   input: SessionAnswersInput,
   output: PollResults,

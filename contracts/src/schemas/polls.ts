@@ -257,7 +257,24 @@ export const BranchCondition = z
   })
   .meta({ id: 'BranchCondition' });
 
-export const Branching = z.strictObject({ conditions: z.array(BranchCondition).max(200) }).meta({ id: 'Branching' });
+/** Rule ids are unique within a poll's skip logic: each repeat is named at its own `id`. */
+export const Branching = z
+  .strictObject({ conditions: z.array(BranchCondition).max(200) })
+  .superRefine((branching, ctx) => {
+    const firstAt = new Map<string, number>();
+    branching.conditions.forEach((rule, index) => {
+      const first = firstAt.get(rule.id);
+      if (first === undefined) firstAt.set(rule.id, index);
+      else {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['conditions', index, 'id'],
+          message: `Rule id '${rule.id}' is used more than once (first by conditions.${first})`,
+        });
+      }
+    });
+  })
+  .meta({ id: 'Branching' });
 export type Branching = z.infer<typeof Branching>;
 
 export const Poll = z

@@ -19,14 +19,27 @@ export const MultipleChoiceResult = z
   })
   .meta({ id: 'MultipleChoiceResult' });
 
+/** Absent where the reader may not learn the quiz's answer key (a presenter stream without `polls:read`). */
+const ANSWER_KEY_NOTE =
+  'Absent from a presenter stream (`GET /sessions/{id}/events`) whose credential lacks `polls:read`: it is the ' +
+  'answer key.';
+
 export const QuizResult = z
   .object({
     ...base,
     kind: z.literal('quiz'),
     totalAnswers: z.number().int(),
-    correctAnswers: z.number().int().describe('Answers that chose exactly the correct options.'),
-    correctRate: Percentage.describe('correctAnswers / totalAnswers × 100.'),
-    options: z.array(OptionResult.extend({ correct: z.boolean() })),
+    correctAnswers: z
+      .number()
+      .int()
+      .optional()
+      .describe(`Answers that chose exactly the correct options. ${ANSWER_KEY_NOTE}`),
+    correctRate: Percentage.optional().describe(`correctAnswers / totalAnswers × 100. ${ANSWER_KEY_NOTE}`),
+    options: z.array(
+      OptionResult.extend({
+        correct: z.boolean().optional().describe(`Whether the option is a correct one. ${ANSWER_KEY_NOTE}`),
+      }),
+    ),
   })
   .meta({ id: 'QuizResult' });
 

@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { QuestionStatus, ResponseId, SlideId } from './answers.js';
 import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.js';
-import { PollId, Slide } from './polls.js';
+import {
+  ContentSlide,
+  MultipleChoiceSlide,
+  OpenEndedSlide,
+  PollId,
+  QaSlide,
+  QuizSlide,
+  RankingSlide,
+  ScaleSlide,
+} from './polls.js';
 import { storableText, text } from './text.js';
 
 export const SessionId = resourceId('ses', 'Session id.');
@@ -112,7 +121,9 @@ export const CreatedSession = Session.extend({
     .string()
     .describe(
       'Authorises `POST /sessions/{id}/control` and `GET /sessions/{id}/events` as `X-Host-Token`, for a presenter ' +
-        'device that holds no API key. Shown this once; stored only as a hash.',
+        'device that holds no API key. Carries the scopes of the credential that created the session: without ' +
+        '`polls:read` it reads no quiz answer key, without `responses:read` no results, questions or live counts. ' +
+        'Shown this once; stored only as a hash.',
     ),
 }).meta({ id: 'CreatedSession' });
 export type CreatedSession = z.output<typeof CreatedSession>;
@@ -242,7 +253,10 @@ export const RotatedHostToken = z
     sessionId: SessionId,
     hostToken: z
       .string()
-      .describe('The session’s new host token, shown this once; the one it replaces stops working at once.'),
+      .describe(
+        'The session’s new host token, shown this once; the one it replaces stops working at once. It carries the ' +
+          'scopes of the credential that asked for it (a host token: its own).',
+      ),
   })
   .meta({ id: 'RotatedHostToken' });
 export type RotatedHostToken = z.output<typeof RotatedHostToken>;
@@ -256,16 +270,41 @@ export type SessionEventsInput = z.input<typeof SessionEventsInput>;
 export const SessionDeckInput = z.strictObject({ id: SessionId });
 export type SessionDeckInput = z.input<typeof SessionDeckInput>;
 
+/** A quiz slide of a deck: its answer key only for a reader that may know it (`polls:read`). */
+export const DeckQuizSlide = QuizSlide.extend({
+  correctOptionIds: QuizSlide.shape.correctOptionIds
+    .optional()
+    .describe(
+      'Ids of the correct options. Absent for a host token created by a credential without `polls:read` (the ' +
+        'answer key is the poll’s content).',
+    ),
+}).meta({ id: 'DeckQuizSlide' });
+
+/** A slide as a presenter's deck carries it: the poll's, a quiz's answer key as the reader may know it. */
+export const DeckSlide = z
+  .discriminatedUnion('kind', [
+    MultipleChoiceSlide,
+    DeckQuizSlide,
+    ScaleSlide,
+    RankingSlide,
+    OpenEndedSlide,
+    QaSlide,
+    ContentSlide,
+  ])
+  .meta({ id: 'DeckSlide' });
+export type DeckSlide = z.output<typeof DeckSlide>;
+
 /**
  * The slides a presenter shows: the poll's as they are now, with quiz answers (the presenter reveals
- * them). A presenter device that holds only the host token cannot read the poll itself.
+ * them) unless a host token was created without `polls:read`. A presenter device that holds only
+ * the host token cannot read the poll itself.
  */
 export const SessionDeck = z
   .object({
     sessionId: SessionId,
     pollId: PollId,
     title: z.string(),
-    slides: z.array(Slide).describe('In deck order: `currentSlideIndex` indexes it.'),
+    slides: z.array(DeckSlide).describe('In deck order: `currentSlideIndex` indexes it.'),
   })
   .meta({ id: 'SessionDeck' });
 export type SessionDeck = z.output<typeof SessionDeck>;

@@ -32,8 +32,10 @@ export type WebhookEventType = (typeof webhookEventTypes)[number];
 /**
  * The scope that guards the data each event carries, as the API's own reads guard it: a poll (quiz
  * answers included) is `polls:read`'s, votes, responses and questions are `responses:read`'s, a
- * session is `sessions:read`'s. A credential needs it, besides `webhooks:read`, to see a delivery's
- * `payload`, and besides `webhooks:write` to point an endpoint subscribed to the event at a URL.
+ * session is `sessions:read`'s, but `session.participant_completed` (a participant's name and score)
+ * and `session.ended` (the end of what the audience answered) are `responses:read`'s. A credential
+ * needs it, besides `webhooks:read`, to see a delivery's `payload`, and besides `webhooks:write` to
+ * point an endpoint subscribed to the event at a URL.
  */
 export const webhookPayloadScopes = {
   'poll.created': 'polls:read',
@@ -47,8 +49,8 @@ export const webhookPayloadScopes = {
   'session.created': 'sessions:read',
   'session.started': 'sessions:read',
   'session.slide_changed': 'sessions:read',
-  'session.ended': 'sessions:read',
-  'session.participant_completed': 'sessions:read',
+  'session.ended': 'responses:read',
+  'session.participant_completed': 'responses:read',
   'respondent.erased': 'responses:read',
   'webhook.test': null,
 } as const satisfies Record<WebhookEventType | 'webhook.test', Scope | null>;
@@ -211,7 +213,8 @@ export const WebhookDelivery = z
       .nullable()
       .describe(
         'The scope that guards the data the event carries (`polls:read` for poll events, `responses:read` for votes, ' +
-          'responses and questions, `sessions:read` for session events; null for `webhook.test`). A credential ' +
+          'responses and questions, `session.ended` and `session.participant_completed`, `sessions:read` for the ' +
+          'other session events; null for `webhook.test`). A credential ' +
           "without it sees no `payload` and no attempt's `responseExcerpt` of this delivery.",
       ),
     createdAt: Timestamp,

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { errorCodes, type RouteDefinition } from '@pollkit/contracts';
+import { contract, errorCodes, type RouteDefinition } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import { ApiError, toApiError } from '../core/api-error.js';
+import type { SecretSealer } from '../core/sealed-secrets.js';
 import type { Database } from '../db/schema.js';
 import {
   completeIdempotentRequest,
@@ -19,13 +20,33 @@ export function takesIdempotencyKey(route: RouteDefinition): boolean {
 }
 
 /**
- * A POST carrying `Idempotency-Key` (docs/idempotency.md). It runs after the gate, so the key
- * belongs to the caller's workspace and a request refused at the gate (401/429/402/403) leaves no
- * trace. The key is claimed, or answered from what it holds; only a claimed request runs the steps
- * after this one. 2xx and 4xx outcomes are kept for replay; a 5xx, a 429 or an exception releases
- * the key so that a retry runs again. Without the header the step only passes the call on.
+ * The routes whose reply carries a secret: a key's `secret`, a webhook signing secret, a host token.
+ * Their stored reply is sealed (core/sealed-secrets.ts) and opened only to replay it to the
+ * credential that sent the request. server/test/idempotency-secrets.test.ts fails when a POST route's
+ * output names a secret or a token and is missing here.
  */
-export function idempotencyStep(deps: { db: Kysely<Database> }): Step {
+export const SECRET_BEARING_ROUTES: ReadonlySet<RouteDefinition> = new Set<RouteDefinition>([
+  contract.keys.create,
+  contract.keys.rotate,
+  contract.webhooks.create,
+  contract.webhooks.rotateSecret,
+  contract.sessions.create,
+  contract.sessions.rotateHostToken,
+]);
+
+/**
+ * A POST carrying `Idempotency-Key` (docs/idempotency.md). It runs after the gate, so the key
+ * belongs to the caller — its credential, its host token or its participant token — and a request
+ * refused at the gate (401/429/402/403) leaves no trace. The key is claimed, or answered from what it
+ * holds; only a claimed request runs the steps after this one. 2xx and 4xx outcomes are kept for
+ * replay; a 5xx, a 429 or an exception releases the key so that a retry runs again. Without the
+ * header the step only passes the call on.
+ *
+ * Keys are namespaced per caller: the same key from another credential is another request, which
+ * runs on its own (and is refused, or not, by its own gate and handler) — a replay never hands one
+ * credential what another's request made. A reply carrying a secret is stored sealed.
+ */
+export function idempotencyStep(deps: { db: Kysely<Database>; secretSealer: SecretSealer }): Step {
   return async (call, next) => {
     const { request, route } = call;
     if (request.idempotencyKey === undefined) return next(call);
@@ -33,15 +54,22 @@ export function idempotencyStep(deps: { db: Kysely<Database> }): Step {
     // A join has no participant yet: there is nobody to keep the key for.
     if (owner === undefined) return next(call);
     const key = parseIdempotencyKey(request.idempotencyKey);
+    const sealed = SECRET_BEARING_ROUTES.has(route);
     const start = await startIdempotentRequest(deps.db, {
       workspaceId: owner.workspaceId,
-      key: `${owner.namespace}${key}`,
+      key: `${owner.namespace}/${key}`,
       fingerprint: requestFingerprint(route, request.params, request.body),
       requestId: request.id,
+      voterId: owner.voterId ?? voterIdOf(request.body),
     });
     if (start.kind === 'replay') {
-      const { status, body, originalRequestId } = start.response;
-      return { kind: 'serialized', status, text: body, replayOf: originalRequestId };
+      const { status, body, sealed: wasSealed, originalRequestId } = start.response;
+      return {
+        kind: 'serialized',
+        status,
+        text: wasSealed ? deps.secretSealer.open(body) : body,
+        replayOf: originalRequestId,
+      };
     }
 
     const { claim } = start;
@@ -67,7 +95,13 @@ export function idempotencyStep(deps: { db: Kysely<Database> }): Step {
     }
     // The work is done: whatever happens to the bookkeeping, the client gets its answer.
     try {
-      const kept = await completeIdempotentRequest(deps.db, claim, stored);
+      // Only a success carries the secret; an error envelope of these routes is kept as it is.
+      const seal = sealed && stored.status < 300;
+      const kept = await completeIdempotentRequest(deps.db, claim, {
+        status: stored.status,
+        body: seal ? deps.secretSealer.seal(stored.body) : stored.body,
+        sealed: seal,
+      });
       if (!kept) request.log.warn({ path: route.path }, 'idempotency claim was taken over before completion');
     } catch (error) {
       request.log.error({ err: error }, 'could not store an idempotent response');
@@ -78,15 +112,40 @@ export function idempotencyStep(deps: { db: Kysely<Database> }): Step {
 }
 
 /**
- * Whose key it is: the workspace's (a workspace credential, or a host token, which acts for the
- * session's workspace), or one participant's, kept apart from every other participant's.
+ * Whose key it is, as the namespace its keys live in:
+ * - an API key: `api_key:<key id>` (a rotated key is a new credential, with keys of its own);
+ * - an OAuth token: `oauth:<client id>:<its scopes>` — every token of one client with the same
+ *   scopes shares the keys (a retry with a fresh token still replays), but a narrower token of the
+ *   same client cannot replay what a wider one made;
+ * - a host token: `host:<session id>`, the one session it acts for;
+ * - a participant: `participant:<participant id>`, which is also the respondent it is about.
  */
-function keyOwner(call: ApiCall): { workspaceId: string; namespace: string } | undefined {
-  if (call.credential) return { workspaceId: call.credential.workspaceId, namespace: '' };
-  if (call.host) return { workspaceId: call.host.workspaceId, namespace: '' };
+function keyOwner(call: ApiCall): { workspaceId: string; namespace: string; voterId?: string } | undefined {
+  const credential = call.credential;
+  if (credential) {
+    const namespace =
+      credential.kind === 'api_key'
+        ? `api_key:${credential.id}`
+        : `oauth:${credential.id}:${credential.scopes === 'all' ? '*' : [...credential.scopes].sort().join(' ')}`;
+    return { workspaceId: credential.workspaceId, namespace };
+  }
+  if (call.host) return { workspaceId: call.host.workspaceId, namespace: `host:${call.host.sessionId}` };
   const participant = call.live?.participant;
-  if (participant && call.live) return { workspaceId: call.live.session.workspace_id, namespace: `${participant.id}/` };
+  if (participant && call.live) {
+    return {
+      workspaceId: call.live.session.workspace_id,
+      namespace: `participant:${participant.id}`,
+      voterId: participant.id,
+    };
+  }
   return undefined;
+}
+
+/** The respondent an API request is about: its body's `voterId` (votes, responses, upvotes). */
+function voterIdOf(body: unknown): string | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const voterId = (body as { voterId?: unknown }).voterId;
+  return typeof voterId === 'string' && voterId.length > 0 ? voterId : undefined;
 }
 
 /** The key from its header value: 1–255 printable ASCII characters, else 400 `bad_request`. */

@@ -71,6 +71,9 @@ export function stepsFor(route: RouteDefinition, deps: PipelineDeps): Step[] {
   if (route.auth === 'host') {
     const hostGate = hostGateStep(deps, (next) => compose(workspaceGate, next));
     steps.push(authFailureLimit(deps, hostGate, 'invalid_host_token'));
+    // A host token carries the scopes of the credential that created it; a workspace credential was
+    // checked against the route's own scopes inside the gate.
+    if (route.hostTokenScopes?.length) steps.push(hostTokenScopeStep(route.hostTokenScopes));
   }
   if (route.auth === 'participant') steps.push(participantGateStep(deps));
   if (route.auth !== 'none' && takesIdempotencyKey(route)) steps.push(idempotencyStep(deps));
@@ -151,6 +154,29 @@ function scopeStep(required: readonly Scope[]): Step {
           throw new ApiError('insufficient_scope', `This credential lacks the \`${scope}\` scope`, {
             requiredScope: scope,
           });
+        }
+      }
+    }
+    return next(call);
+  };
+}
+
+/**
+ * Whether a host token carries every scope of the route's `hostTokenScopes` (those of the credential
+ * that created it, or all for a token from before tokens carried scopes): a token reads no more than
+ * its creator could. The same 403 as `scopeStep`. A call with a workspace credential passes.
+ */
+function hostTokenScopeStep(required: readonly Scope[]): Step {
+  return (call, next) => {
+    const scopes = call.host?.scopes;
+    if (scopes !== undefined && scopes !== 'all') {
+      for (const scope of required) {
+        if (!scopes.has(scope)) {
+          throw new ApiError(
+            'insufficient_scope',
+            `This host token lacks the \`${scope}\` scope: the credential that created it did not hold it`,
+            { requiredScope: scope },
+          );
         }
       }
     }

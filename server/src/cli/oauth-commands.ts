@@ -68,17 +68,25 @@ export async function revokeClientCommand(
     await bus.close();
   }
   const summary = toClientSummary(result.client);
-  out.result({ ...summary, alreadyRevoked: result.alreadyRevoked, reachedServers: bus.reachesServers });
-  if (result.alreadyRevoked) {
+  const { revokedKeys } = result;
+  out.result({ ...summary, alreadyRevoked: result.alreadyRevoked, revokedKeys, reachedServers: bus.reachesServers });
+  const keys = `${revokedKeys} API ${revokedKeys === 1 ? 'key' : 'keys'}`;
+  if (result.alreadyRevoked && revokedKeys === 0) {
     out.line(`OAuth client ${clientId} was already revoked (${formatTime(summary.revokedAt ?? '')}); nothing changed.`);
     return;
   }
-  out.line(`Revoked OAuth client ${clientId} "${printable(summary.name)}" of workspace ${summary.workspaceId}.`);
+  out.line(
+    result.alreadyRevoked
+      ? `OAuth client ${clientId} was already revoked; revoked ${keys} it had created.`
+      : `Revoked OAuth client ${clientId} "${printable(summary.name)}" of workspace ${summary.workspaceId}, ` +
+          `and ${keys} created with its tokens.`,
+  );
   out.line(
     bus.reachesServers
-      ? 'Running servers were told through Redis: its tokens answer 401 invalid_oauth_token everywhere at once.'
-      : `Running servers may accept its tokens for up to ${CREDENTIAL_CACHE_SECONDS} more seconds (they cache ` +
-          'credentials); after that they answer 401 invalid_oauth_token.',
+      ? 'Running servers were told through Redis: its tokens answer 401 invalid_oauth_token, and its keys 401 ' +
+          'revoked_api_key, everywhere at once.'
+      : `Running servers may accept its tokens and keys for up to ${CREDENTIAL_CACHE_SECONDS} more seconds (they ` +
+          'cache credentials); after that they answer 401 invalid_oauth_token and revoked_api_key.',
   );
   out.line('It can no longer get tokens: POST /api/oauth/token answers access_denied.');
 }

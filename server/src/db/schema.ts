@@ -42,6 +42,11 @@ export interface ApiKeysTable {
   expires_at: NullableTimestamp;
   /** The scopes the key holds; null for every scope (keys made before keys had scopes, or without a list). */
   scopes: ColumnType<Scope[] | null, string | null | undefined, string | null>;
+  /**
+   * The OAuth client whose access token created the key (or created the key that created it): revoking
+   * the client revokes the key. Null for keys made otherwise.
+   */
+  created_by_oauth_client_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export interface PollsTable {
@@ -171,8 +176,12 @@ export interface IdempotencyKeysTable {
   claim_token: string;
   request_id: string;
   response_status: number | null;
-  /** The JSON response body exactly as first sent. */
+  /** The JSON response body exactly as first sent; sealed (core/sealed-secrets.ts) when `response_sealed`. */
   response_body: string | null;
+  /** The reply carries a secret (a key's, a host token, a signing secret): `response_body` is sealed. */
+  response_sealed: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The respondent the request was about (its participant, or its body's `voterId`): erasure's lookup. */
+  voter_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   /** In progress: the end of the claim's lease; completed: 24 h after the claim. */
   expires_at: Timestamp;
@@ -221,6 +230,8 @@ export interface SessionsTable {
   locked: ColumnType<boolean, boolean | undefined, boolean>;
   /** SHA-256 (hex) of the host token; the token itself is never stored. */
   host_token_hash: string;
+  /** The scopes the host token carries (those of the credential that created it); null for every scope. */
+  host_token_scopes: ColumnType<Scope[] | null, string | null | undefined, string | null>;
   /** The number of the session's last event (session_events): what `Last-Event-ID` refers to. */
   seq: ColumnType<number, number | undefined, number>;
   /** When the current slide went live: quiz answers are timed from it. */

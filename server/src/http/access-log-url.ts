@@ -7,20 +7,61 @@ import { createHash } from 'node:crypto';
 const PERSONAL_PATH = /^(\/api\/v1\/respondents\/)([^/?#]+)/;
 
 /**
- * The URL as the access log writes it: on a respondent route the id becomes `sha256:` and the first
- * 16 hex digits of its SHA-256 (of the id as decoded, so one id logs alike however it was escaped) —
- * enough to correlate requests about one respondent, without the id itself.
+ * Query parameters whose value is a person, by name in lower case: `voterId` (the filter of
+ * `GET /polls/{id}/votes` and `/responses`, and `GET /polls/{id}/next-slide`'s respondent) and
+ * `respondentId` (the customer's id of a participant), whatever the route. A name that differs only
+ * in case is no filter the API reads, but it is the same person in the log.
+ */
+const PERSONAL_QUERY_NAMES = new Set(['voterid', 'respondentid']);
+/** A query string that may hold one of them: the only ones parsed (a name may be percent-encoded). */
+const MAY_NAME_A_PERSON = /voterid|respondentid|%/i;
+
+/**
+ * The URL as the access log writes it: a respondent's id — the `/respondents/{id}` path segment, a
+ * `voterId` or `respondentId` query value — becomes `sha256:` and the first 16 hex digits of its
+ * SHA-256 (of the id as decoded, so one id logs alike however it was escaped) — enough to correlate
+ * requests about one respondent, without the id itself.
  */
 export function accessLogUrl(url: string): string {
-  const match = PERSONAL_PATH.exec(url);
-  if (!match) return url;
+  const queryAt = url.indexOf('?');
+  const path = queryAt === -1 ? url : url.slice(0, queryAt);
+  const query = queryAt === -1 ? '' : url.slice(queryAt + 1);
+  const loggedPath = hashPersonalPath(path);
+  if (!MAY_NAME_A_PERSON.test(query)) return `${loggedPath}${url.slice(path.length)}`;
+  return `${loggedPath}?${hashPersonalQuery(query)}`;
+}
+
+function hashPersonalPath(path: string): string {
+  const match = PERSONAL_PATH.exec(path);
+  if (!match) return path;
   const [whole, prefix, segment] = match as unknown as [string, string, string];
-  let id = segment;
+  return `${prefix}${digestOf(decoded(segment))}${path.slice(whole.length)}`;
+}
+
+/** Each `name=value` pair kept as sent, but the value of a personal one hashed. */
+function hashPersonalQuery(query: string): string {
+  return query
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      if (equals === -1) return pair;
+      const name = decoded(pair.slice(0, equals).replaceAll('+', ' '));
+      if (!PERSONAL_QUERY_NAMES.has(name.toLowerCase())) return pair;
+      // A query string decodes `+` as a space (the id the API reads), a path segment does not.
+      return `${pair.slice(0, equals)}=${digestOf(decoded(pair.slice(equals + 1).replaceAll('+', ' ')))}`;
+    })
+    .join('&');
+}
+
+function decoded(text: string): string {
   try {
-    id = decodeURIComponent(segment);
+    return decodeURIComponent(text);
   } catch {
     // Not valid percent-encoding: hashed as received.
+    return text;
   }
-  const digest = createHash('sha256').update(id).digest('hex').slice(0, 16);
-  return `${prefix}sha256:${digest}${url.slice(whole.length)}`;
+}
+
+function digestOf(id: string): string {
+  return `sha256:${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
 }

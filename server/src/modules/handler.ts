@@ -6,6 +6,7 @@ import type { JsonText } from '../core/json-text.js';
 import type { AnswersDeps } from './answers/answers.service.js';
 import type { ApiKeysDeps } from './api-keys/api-keys.service.js';
 import type { BranchingDeps } from './branching/branching.service.js';
+import type { HeldScopes } from './credentials/credential-scopes.js';
 import type { WorkspaceCredential } from './credentials/workspace-credential.js';
 import type { LiveDeps } from './live/live.service.js';
 import type { HostGrant, LiveCaller } from './live/live-caller.js';
@@ -88,6 +89,13 @@ export function hostWorkspaceId(ctx: Pick<HandlerContext, 'credential' | 'host'>
   const workspaceId = ctx.credential?.workspaceId ?? ctx.host?.workspaceId;
   if (workspaceId === undefined) throw new Error('host route reached its handler unauthenticated');
   return workspaceId;
+}
+
+/** The scopes a host route's caller holds: the credential's, or those the host token carries. */
+export function hostScopes(ctx: Pick<HandlerContext, 'credential' | 'host'>): HeldScopes {
+  const scopes = ctx.credential?.scopes ?? ctx.host?.scopes;
+  if (scopes === undefined) throw new Error('host route reached its handler unauthenticated');
+  return scopes;
 }
 
 /** A handler for every route of a group: leaving one out is a compile error. */

@@ -24,7 +24,7 @@ const idempotencyKeyHeader = z.object({
         "`Idempotent-Replayed: true` and `Original-Request: <the first request's X-Request-Id>`) without " +
         'doing it twice. The same key with a different request answers ' +
         '422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_use`. Keys ' +
-        'are scoped to the workspace. 1–255 printable ASCII characters (a UUID v4 is a good choice); ' +
+        'belong to the credential that sends them: the same key from another credential is a new request. 1–255 printable ASCII characters (a UUID v4 is a good choice); ' +
         'anything else is 400 `bad_request`.',
     ),
 });

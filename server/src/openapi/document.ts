@@ -207,7 +207,9 @@ const securitySchemes = {
     name: 'X-Host-Token',
     description:
       'A live session’s host token (`pht_…`), shown once when the session is created: controls that one ' +
-      'session and reads its presenter stream, for a presenter device that holds no API key.',
+      'session and reads its presenter stream, for a presenter device that holds no API key. It carries the ' +
+      'scopes of the credential that created it: without `polls:read` it reads no quiz answer key, without ' +
+      '`responses:read` no results, questions or live counts.',
   },
   ParticipantToken: {
     type: 'apiKey',

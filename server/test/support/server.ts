@@ -64,6 +64,7 @@ export async function startTestServer(
     AUTH_FAILURES_PER_IP_PER_MINUTE: '1000000',
     LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000000',
     LIVE_JOINS_PER_IP_PER_MINUTE: '1000000',
+    LIVE_QA_QUESTIONS_PER_IP_PER_MINUTE: '1000000',
     ...env,
   });
   const server = await startServer(config, {

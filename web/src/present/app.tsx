@@ -1,4 +1,4 @@
-import type { Session, SessionAction, Slide } from '@pollkit/sdk/live';
+import type { DeckSlide, Session, SessionAction } from '@pollkit/sdk/live';
 import { useEffect } from 'preact/hooks';
 import { ChoiceBars, LeaderboardView, plural, QuestionList, ResultView } from '../shared/results.js';
 import { useView } from '../shared/store.js';
@@ -154,7 +154,7 @@ function LiveResults({
   controller,
 }: {
   view: PresenterView;
-  slide: Slide;
+  slide: DeckSlide;
   controller: PresenterController;
 }) {
   const counts = view.counts?.slideId === slide.id ? view.counts : undefined;

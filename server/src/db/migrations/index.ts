@@ -11,6 +11,8 @@ import * as apiKeyScopes from './0009_api_key_scopes.js';
 import * as selfPaced from './0010_self_paced.js';
 import * as answersBySession from './0011_answers_by_session.js';
 import * as sessionRooms from './0012_session_rooms.js';
+import * as hostTokenScopes from './0013_host_token_scopes.js';
+import * as idempotencyOwners from './0014_idempotency_owners.js';
 
 /**
  * Migrations are registered here, in code, rather than read from a folder at run time: the server
@@ -29,6 +31,8 @@ const migrations: Record<string, Migration> = {
   '0010_self_paced': selfPaced,
   '0011_answers_by_session': answersBySession,
   '0012_session_rooms': sessionRooms,
+  '0013_host_token_scopes': hostTokenScopes,
+  '0014_idempotency_owners': idempotencyOwners,
 };
 
 export const migrationProvider: MigrationProvider = {

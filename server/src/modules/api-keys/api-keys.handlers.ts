@@ -6,7 +6,11 @@ export const keysHandlers = defineHandlers(contract.keys, {
   list: ({ ctx, input }) => service.listWorkspaceKeys(ctx.deps.db, ctx.credential.workspaceId, input),
   create: ({ ctx, input }) => service.createWorkspaceKey(ctx.deps.db, ctx.credential, input),
   revoke: async ({ ctx, input }) => {
-    const { key } = await service.revokeApiKey(ctx.deps, { keyId: input.id, workspaceId: ctx.credential.workspaceId });
+    const { key } = await service.revokeApiKey(ctx.deps, {
+      keyId: input.id,
+      workspaceId: ctx.credential.workspaceId,
+      issuerScopes: ctx.credential.scopes,
+    });
     return service.toApiKey(key);
   },
   rotate: async ({ ctx, input }) => {

@@ -3,7 +3,10 @@ import type { ApiKeyRow, Database, WorkspaceRow } from '../../db/schema.js';
 
 export function insertApiKey(
   db: Kysely<Database>,
-  key: Pick<ApiKeyRow, 'id' | 'workspace_id' | 'name' | 'prefix' | 'secret_hash' | 'scopes'>,
+  key: Pick<
+    ApiKeyRow,
+    'id' | 'workspace_id' | 'name' | 'prefix' | 'secret_hash' | 'scopes' | 'created_by_oauth_client_id'
+  >,
 ): Promise<ApiKeyRow> {
   return db
     .insertInto('api_keys')
@@ -44,7 +47,7 @@ export function findApiKeyWithWorkspace(
   db: Kysely<Database>,
   secretHash: string,
 ): Promise<
-  | (Pick<ApiKeyRow, 'id' | 'revoked_at' | 'expires_at' | 'scopes'> &
+  | (Pick<ApiKeyRow, 'id' | 'revoked_at' | 'expires_at' | 'scopes' | 'created_by_oauth_client_id'> &
       Pick<WorkspaceRow, 'plan' | 'rate_limit_per_minute'> & { workspace_id: string })
   | undefined
 > {
@@ -57,6 +60,7 @@ export function findApiKeyWithWorkspace(
       'api_keys.revoked_at',
       'api_keys.expires_at',
       'api_keys.scopes',
+      'api_keys.created_by_oauth_client_id',
       'workspaces.plan',
       'workspaces.rate_limit_per_minute',
     ])
@@ -78,6 +82,38 @@ export function listApiKeysPage(
 /** As findApiKey, with the row locked for the rest of the transaction. */
 export function findApiKeyForUpdate(db: Kysely<Database>, target: KeyTarget): Promise<ApiKeyRow | undefined> {
   return selectKey(db, target).forUpdate().executeTakeFirst();
+}
+
+/**
+ * Revokes every key the OAuth client created that is not revoked yet (its client was revoked): how
+ * many it revoked.
+ */
+export async function revokeKeysOfOAuthClient(db: Kysely<Database>, clientId: string, at: Date): Promise<number> {
+  const revoked = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('created_by_oauth_client_id', '=', clientId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .execute();
+  return revoked.length;
+}
+
+/**
+ * Whether the OAuth client is revoked, its row locked against a revocation until the transaction
+ * ends (a key being created for it is then either revoked with it or refused); undefined when unknown.
+ */
+export async function oauthClientRevokedForShare(
+  db: Kysely<Database>,
+  clientId: string,
+): Promise<{ revoked: boolean } | undefined> {
+  const row = await db
+    .selectFrom('oauth_clients')
+    .select('revoked_at')
+    .where('id', '=', clientId)
+    .forShare()
+    .executeTakeFirst();
+  return row && { revoked: row.revoked_at !== null };
 }
 
 export function setApiKeyExpiry(db: Kysely<Database>, id: string, expiresAt: Date): Promise<ApiKeyRow> {

@@ -55,7 +55,13 @@ export function toApiKey(key: ApiKeyRow, now = new Date()): ApiKey {
  */
 export async function createApiKey(
   db: Db,
-  input: { workspaceId: string; name: string; scopes?: readonly Scope[] | null | undefined },
+  input: {
+    workspaceId: string;
+    name: string;
+    scopes?: readonly Scope[] | null | undefined;
+    /** The OAuth client whose token (or key) creates it: revoking the client revokes the key. */
+    oauthClientId?: string | null | undefined;
+  },
 ): Promise<{ key: ApiKeyRow; secret: string }> {
   if (input.name.trim().length === 0) throw invalidField('name', 'The key name must not be blank');
   // The contract's limit, so the CLI and the API agree on how long a key name may be.
@@ -71,14 +77,19 @@ export async function createApiKey(
     prefix: secret.slice(0, API_KEY_PREFIX.length + 6),
     secret_hash: hashSecret(secret),
     scopes: input.scopes ? scopeList(input.scopes) : null,
+    created_by_oauth_client_id: input.oauthClientId ?? null,
   });
   return { key, secret };
 }
 
-/** Who is asking for a key: their workspace, and the scopes they hold (a key can hold no more). */
+/**
+ * Who is asking for a key: their workspace, the scopes they hold (a key can hold no more), and the
+ * OAuth client behind them, if any (the key is revoked with it).
+ */
 export interface KeyIssuer {
   workspaceId: string;
   scopes: HeldScopes;
+  oauthClientId: string | null;
 }
 
 /**
@@ -103,7 +114,20 @@ export async function createWorkspaceKey(
     );
   }
   const scopes = input.scopes ?? (issuer.scopes === 'all' ? null : scopeList(issuer.scopes));
-  const { key, secret } = await createApiKey(db, { workspaceId: issuer.workspaceId, name: input.name, scopes });
+  const { workspaceId, oauthClientId } = issuer;
+  if (oauthClientId === null) {
+    const { key, secret } = await createApiKey(db, { workspaceId, name: input.name, scopes });
+    return { ...toApiKey(key), secret };
+  }
+  // The client's row is held while the key is written: a revocation running meanwhile waits, then
+  // revokes this key with the others; one that came first refuses it, as the token is dead.
+  const { key, secret } = await db.transaction().execute(async (trx) => {
+    const client = await apiKeys.oauthClientRevokedForShare(trx, oauthClientId);
+    if (!client || client.revoked) {
+      throw new ApiError('invalid_oauth_token', 'The OAuth client of this credential was revoked');
+    }
+    return createApiKey(trx, { workspaceId, name: input.name, scopes, oauthClientId });
+  });
   return { ...toApiKey(key), secret };
 }
 
@@ -126,12 +150,22 @@ export function listWorkspaceKeys(
  * Revokes a key (within `workspaceId` when given). Revoking twice is not an error: the key stays
  * revoked as of the first time, and `alreadyRevoked` says so. A revocation is announced on the
  * credentials topic, so every process forgets its cached credentials and the key stops everywhere
- * at once (with Redis; otherwise within the authenticator's cache lifetime).
+ * at once (with Redis; otherwise within the authenticator's cache lifetime). `issuerScopes` (the
+ * API): the caller's scopes, which must cover the key's, as for a rotation: a narrower credential
+ * could otherwise take a broader key out of service.
  */
 export async function revokeApiKey(
   deps: ApiKeysDeps,
-  target: apiKeys.KeyTarget,
+  target: apiKeys.KeyTarget & { issuerScopes?: HeldScopes | undefined },
 ): Promise<{ key: ApiKeyRow; alreadyRevoked: boolean }> {
+  if (target.issuerScopes !== undefined) {
+    const key = await apiKeys.findApiKey(deps.db, target);
+    if (!key) throw keyNotFound(target.keyId);
+    const missing = missingScopes(target.issuerScopes, key.scopes ?? 'all');
+    if (missing.length > 0) {
+      throw scopesNotHeld(missing, 'a credential revokes only keys whose scopes it holds');
+    }
+  }
   const revoked = await apiKeys.revokeApiKey(deps.db, target, new Date());
   if (revoked) {
     await deps.invalidation.publish(CREDENTIALS_TOPIC, target.keyId);
@@ -155,6 +189,10 @@ export async function rotateApiKey(
   input: apiKeys.KeyTarget & { gracePeriodSeconds: number; issuerScopes?: HeldScopes | undefined },
 ): Promise<{ previous: ApiKeyRow; key: ApiKeyRow; secret: string }> {
   const rotated = await deps.db.transaction().execute(async (trx) => {
+    // A key an OAuth client created: the client's row is held first (a revocation of the client takes
+    // it before the keys, so both go in one order), and a revocation that came first has revoked the key.
+    const clientId = (await apiKeys.findApiKey(trx, input))?.created_by_oauth_client_id;
+    if (clientId) await apiKeys.oauthClientRevokedForShare(trx, clientId);
     const previous = await apiKeys.findApiKeyForUpdate(trx, input);
     if (!previous) throw keyNotFound(input.keyId);
     const status = apiKeyStatus(previous);
@@ -173,15 +211,25 @@ export async function rotateApiKey(
       }
     }
     const expiresAt = new Date(Date.now() + input.gracePeriodSeconds * 1000);
+    // The replacement is revoked with the OAuth client that created the key, as the key would be.
     const { key, secret } = await createApiKey(trx, {
       workspaceId: previous.workspace_id,
       name: previous.name,
       scopes: previous.scopes,
+      oauthClientId: previous.created_by_oauth_client_id,
     });
     return { previous: await apiKeys.setApiKeyExpiry(trx, previous.id, expiresAt), key, secret };
   });
   await deps.invalidation.publish(CREDENTIALS_TOPIC, input.keyId);
   return rotated;
+}
+
+/**
+ * The OAuth client was revoked (in `db`, the revocation's transaction): every key it created, not
+ * revoked yet, is revoked with it. Answers how many; the caller announces it on the credentials topic.
+ */
+export function revokeKeysOfOAuthClient(db: Db, clientId: string, at: Date): Promise<number> {
+  return apiKeys.revokeKeysOfOAuthClient(db, clientId, at);
 }
 
 /**

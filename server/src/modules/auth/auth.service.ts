@@ -103,6 +103,7 @@ function apiKeyCredential(lookup: KeyLookup, scopes: HeldScopes): WorkspaceCrede
     rateLimitPerMinute: lookup.rate_limit_per_minute,
     scopes,
     expiresAt: lookup.expires_at,
+    oauthClientId: lookup.created_by_oauth_client_id,
   };
 }
 
@@ -128,6 +129,7 @@ function oauthCredential(lookup: Extract<Lookup, { kind: 'oauth_token' }> | unde
     rateLimitPerMinute: token.rate_limit_per_minute,
     scopes: lookup.scopes,
     expiresAt: token.expires_at,
+    oauthClientId: token.client_id,
   };
 }
 

@@ -53,7 +53,7 @@ export async function draftBranching(
     const attempt = await drafter({ title: poll.title, slides }, input.instruction);
     if (attempt.ok) {
       log.info({ pollId: poll.id, source: 'openai' }, 'branching drafted by the provider');
-      return { data: { draftJson: { conditions: attempt.conditions }, source: 'openai' } };
+      return { data: { draftJson: { conditions: clearOfStoredIds(attempt.conditions, poll) }, source: 'openai' } };
     }
     log.warn({ pollId: poll.id, reason: attempt.reason }, 'branching: the provider did not answer; the rules do');
   } else {
@@ -84,7 +84,27 @@ export async function draftBranching(
       'The instruction reads, but its skip logic does not fit the poll',
     );
   }
-  return { data: { draftJson: { conditions }, source: 'rules' } };
+  return { data: { draftJson: { conditions: clearOfStoredIds(conditions, poll) }, source: 'rules' } };
+}
+
+/** The draft numbers its rules `rule-1`, `rule-2`, … until the poll's stored rules take a number: past the highest of those. */
+const DRAFT_RULE_ID = /^rule-(\d{1,9})$/;
+
+/**
+ * The draft's rules with ids the poll's stored rules do not have, so that the draft can be added to
+ * them (`PATCH /polls/{id}` `{ branching }` refuses repeated ids): numbered on from the highest stored
+ * `rule-<n>`, skipping any id taken. Without stored rules, `rule-1`, `rule-2`, … as drafted.
+ */
+function clearOfStoredIds(conditions: BranchCondition[], poll: Poll): BranchCondition[] {
+  const taken = new Set((poll.branching?.conditions ?? []).map((rule) => rule.id));
+  if (taken.size === 0) return conditions;
+  let n = 0;
+  for (const id of taken) n = Math.max(n, Number(DRAFT_RULE_ID.exec(id)?.[1] ?? 0));
+  return conditions.map((rule) => {
+    do n++;
+    while (taken.has(`rule-${n}`));
+    return { ...rule, id: `rule-${n}` };
+  });
 }
 
 /**

@@ -16,4 +16,10 @@ export interface WorkspaceCredential {
   scopes: HeldScopes;
   /** When it stops working: a rotated key's end of grace, a token's expiry; null for a key never rotated. */
   expiresAt: Date | null;
+  /**
+   * The OAuth client behind it: a token's own client, or the client whose token created the key
+   * (directly or through keys it created); null for other keys. A key it creates records it too, and
+   * revoking the client revokes them.
+   */
+  oauthClientId: string | null;
 }

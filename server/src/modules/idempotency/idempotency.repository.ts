@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database, IdempotencyKeyRow } from '../../db/schema.js';
 
 export interface NewClaim {
@@ -7,6 +7,8 @@ export interface NewClaim {
   fingerprint: string;
   claimToken: string;
   requestId: string;
+  /** The respondent the request is about (erasure's lookup), or null. */
+  voterId: string | null;
   claimedAt: Date;
   /** The end of the in-progress lease. */
   leaseUntil: Date;
@@ -30,6 +32,8 @@ export async function claimIdempotencyKey(db: Kysely<Database>, claim: NewClaim)
       request_id: claim.requestId,
       response_status: null,
       response_body: null,
+      response_sealed: false,
+      voter_id: claim.voterId,
       created_at: claim.claimedAt,
       expires_at: claim.leaseUntil,
     })
@@ -43,6 +47,8 @@ export async function claimIdempotencyKey(db: Kysely<Database>, claim: NewClaim)
           request_id: eb.ref('excluded.request_id'),
           response_status: null,
           response_body: null,
+          response_sealed: false,
+          voter_id: eb.ref('excluded.voter_id'),
           created_at: eb.ref('excluded.created_at'),
           expires_at: eb.ref('excluded.expires_at'),
         }))
@@ -70,7 +76,7 @@ export function findIdempotencyKey(
 export async function completeIdempotencyKey(
   db: Kysely<Database>,
   claim: { workspaceId: string; key: string; claimToken: string },
-  outcome: { status: number; body: string; expiresAt: Date },
+  outcome: { status: number; body: string; sealed: boolean; expiresAt: Date },
 ): Promise<boolean> {
   const result = await db
     .updateTable('idempotency_keys')
@@ -78,6 +84,7 @@ export async function completeIdempotencyKey(
       state: 'completed',
       response_status: outcome.status,
       response_body: outcome.body,
+      response_sealed: outcome.sealed,
       expires_at: outcome.expiresAt,
     })
     .where('workspace_id', '=', claim.workspaceId)
@@ -125,41 +132,72 @@ export async function deleteExpiredIdempotencyKeys(
 }
 
 /**
- * Rewrites the workspace's stored idempotent replies that name a respondent (erasure): the row stays,
- * so a retry with the same key still replays rather than acting twice, but the reply it replays no
- * longer carries the respondent. Answers the rows rewritten. Scans the workspace's replies (kept 24 h).
+ * Rewrites the replies of the requests this respondent made, or that were made about them (a
+ * participant's own requests, an API request whose body named them as `voterId`): the row stays, so a
+ * retry with the same key still replays rather than acting twice, but the reply it replays no longer
+ * carries the respondent. Nobody else's reply is read (idempotency_keys_voter_idx); a sealed reply
+ * (a key's, a webhook's or a session's: about no respondent) is left alone. The row's `voter_id` is
+ * cleared with it. Answers the rows rewritten.
  */
-export async function redactResponseBodies(
+export async function redactRepliesAbout(
   db: Kysely<Database>,
   workspaceId: string,
-  needles: string[],
+  voterIds: string[],
   rewrite: (json: string) => string,
 ): Promise<number> {
-  if (needles.length === 0) return 0;
+  if (voterIds.length === 0) return 0;
   const rows = await db
     .selectFrom('idempotency_keys')
-    .select(['key', 'response_body'])
+    .select(['key', 'response_body', 'response_sealed'])
     .where('workspace_id', '=', workspaceId)
-    .where('response_body', 'is not', null)
-    .where(
-      sql<boolean>`(${sql.join(
-        needles.map((needle) => sql`position(${needle} in response_body) > 0`),
-        sql` or `,
-      )})`,
-    )
+    .where('voter_id', 'in', voterIds)
+    // A request still running is recorded after the erasure (as its answer is): erasing again finds it.
+    .where('state', '=', 'completed')
     .execute();
   let rewritten = 0;
   for (const row of rows) {
-    if (row.response_body === null) continue;
-    const body = rewrite(row.response_body);
-    if (body === row.response_body) continue;
+    const body = row.response_body === null || row.response_sealed ? row.response_body : rewrite(row.response_body);
     await db
       .updateTable('idempotency_keys')
-      .set({ response_body: body })
+      .set({ response_body: body, voter_id: null })
       .where('workspace_id', '=', workspaceId)
       .where('key', '=', row.key)
       .execute();
-    rewritten++;
+    if (body !== row.response_body) rewritten++;
   }
   return rewritten;
+}
+
+/**
+ * Seals every sealed reply again with `reseal` (the webhook secrets' key moving to
+ * WEBHOOK_SECRETS_KEY: modules/webhooks/secrets-key.ts), in the caller's transaction. `reseal`
+ * answers undefined for a reply already sealed under the new key, and throws for one it cannot open.
+ * Answers the replies re-sealed.
+ */
+export async function resealReplies(
+  trx: Kysely<Database>,
+  reseal: (sealed: string, where: string) => string | undefined,
+): Promise<number> {
+  const rows = await trx
+    .selectFrom('idempotency_keys')
+    .select(['workspace_id', 'key', 'response_body'])
+    .where('response_sealed', '=', true)
+    .where('response_body', 'is not', null)
+    .orderBy('workspace_id')
+    .orderBy('key')
+    .forUpdate()
+    .execute();
+  let resealed = 0;
+  for (const row of rows) {
+    const body = reseal(row.response_body as string, `an idempotent reply of ${row.workspace_id}`);
+    if (body === undefined) continue;
+    await trx
+      .updateTable('idempotency_keys')
+      .set({ response_body: body })
+      .where('workspace_id', '=', row.workspace_id)
+      .where('key', '=', row.key)
+      .execute();
+    resealed++;
+  }
+  return resealed;
 }

@@ -31,7 +31,9 @@ const EXPIRED_ROWS_PER_CLAIM = 100;
 /** The stored outcome of the request that first used the key. */
 export interface StoredResponse {
   status: number;
+  /** The body as stored: sealed when `sealed` (a reply carrying a secret), else the JSON as sent. */
   body: string;
+  sealed: boolean;
   /** X-Request-Id of the request that did the work. */
   originalRequestId: string;
 }
@@ -55,7 +57,15 @@ export type IdempotencyStart =
  */
 export async function startIdempotentRequest(
   db: Kysely<Database>,
-  request: { workspaceId: string; key: string; fingerprint: string; requestId: string },
+  request: {
+    workspaceId: string;
+    /** The key in its caller's namespace (api/idempotency.ts). */
+    key: string;
+    fingerprint: string;
+    requestId: string;
+    /** The respondent the request is about, if any: erasure rewrites its reply (modules/respondents). */
+    voterId: string | undefined;
+  },
 ): Promise<IdempotencyStart> {
   const now = new Date();
   await deleteExpiredIdempotencyKeys(db, request.workspaceId, now, EXPIRED_ROWS_PER_CLAIM);
@@ -72,6 +82,7 @@ export async function startIdempotentRequest(
       ...claim,
       fingerprint: request.fingerprint,
       requestId: request.requestId,
+      voterId: request.voterId ?? null,
       leaseUntil: new Date(claimedAt.getTime() + IDEMPOTENCY_LEASE_MS),
     });
     if (claimed) return { kind: 'claimed', claim };
@@ -95,6 +106,7 @@ export async function startIdempotentRequest(
       response: {
         status: existing.response_status,
         body: existing.response_body,
+        sealed: existing.response_sealed,
         originalRequestId: existing.request_id,
       },
     };
@@ -113,7 +125,7 @@ export async function startIdempotentRequest(
 export function completeIdempotentRequest(
   db: Kysely<Database>,
   claim: IdempotencyClaim,
-  response: { status: number; body: string },
+  response: { status: number; body: string; sealed: boolean },
 ): Promise<boolean> {
   return completeIdempotencyKey(db, claim, {
     ...response,

@@ -1,9 +1,16 @@
 import type { ParticipantRow, SessionRow } from '../../db/schema.js';
+import type { HeldScopes } from '../credentials/credential-scopes.js';
 
 /** A host route called with `X-Host-Token`: the one session the token controls. */
 export interface HostGrant {
   sessionId: string;
   workspaceId: string;
+  /**
+   * The scopes the token carries: those of the credential that created it (`all` for a token
+   * created before tokens carried scopes). They bound what it reads of the session: routes'
+   * `hostTokenScopes`, the deck's answer key, what its event stream carries.
+   */
+  scopes: HeldScopes;
 }
 
 /**

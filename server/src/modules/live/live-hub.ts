@@ -4,9 +4,11 @@ import type { ParticipantRow, SessionRow } from '../../db/schema.js';
 import type { InvalidationBus } from '../../infra/invalidation.js';
 import { TtlCache } from '../../infra/ttl-cache.js';
 import { turnLoader } from '../../infra/turn-loader.js';
+import type { HeldScopes } from '../credentials/credential-scopes.js';
 import type { DomainEvent, DomainEvents } from '../events/domain-events.js';
 import { findSessionEndedSince } from '../sessions/index.js';
 import { LiveBus, type LiveMessage } from './live-bus.js';
+import { presenterView } from './live-views.js';
 import * as participants from './participants.repository.js';
 import { SessionCache } from './session-cache.js';
 import { type ChannelDeps, SessionChannel, type Subscriber } from './session-channel.js';
@@ -122,6 +124,11 @@ export class LiveHub {
     return row;
   }
 
+  /** Whether this process holds the participant a token hash names in memory: a lookup that reads no database. */
+  knowsParticipantToken(tokenHash: string): boolean {
+    return this.#participantsByToken.get(tokenHash) !== undefined;
+  }
+
   rememberParticipant(row: ParticipantRow): void {
     this.#participantsByToken.set(row.token_hash, row);
   }
@@ -235,10 +242,14 @@ export class LiveHub {
     return this.#feed(session, { kind: 'participant', participantId: participant?.id }, lastEventId, holder);
   }
 
-  /** The presenter's stream (`GET /sessions/{id}/events`); undefined as for participants. */
-  presenterFeed(session: SessionRow, lastEventId?: string): EventFeed | undefined {
+  /**
+   * The presenter's stream (`GET /sessions/{id}/events`), carrying what the caller's `scopes` let it
+   * (live-views.ts `presenterView`); undefined as for participants.
+   */
+  presenterFeed(session: SessionRow, scopes: HeldScopes, lastEventId?: string): EventFeed | undefined {
     if (seenToTheEnd(session, lastEventId)) return undefined;
-    return this.#feed(session, { kind: 'presenter', participantId: undefined }, lastEventId, undefined);
+    const who = { kind: 'presenter', participantId: undefined, view: presenterView(scopes) } as const;
+    return this.#feed(session, who, lastEventId, undefined);
   }
 
   /**
@@ -248,7 +259,7 @@ export class LiveHub {
    */
   #feed(
     session: SessionRow,
-    who: Pick<Subscriber, 'kind' | 'participantId'>,
+    who: Pick<Subscriber, 'kind' | 'participantId' | 'view'>,
     lastEventId: string | undefined,
     holder: StreamHolder | undefined,
   ): EventFeed {

@@ -1,9 +1,9 @@
 import type { Poll, SessionSummary, Slide, SlideResult, SlideResults } from '@pollkit/contracts';
 import type { StreamEvent } from '../../core/event-stream.js';
 import type { SessionEventRow, SessionRow } from '../../db/schema.js';
-import { answerCountOf } from '../results/results.service.js';
+import { answerCountOf, resultWithoutKey } from '../results/results.service.js';
 import { type ParticipantCounts, type SessionSnapshot, snapshotOf, toSession } from '../sessions/index.js';
-import { currentSlide, liveState, type Standings } from './live-views.js';
+import { currentSlide, liveState, type PresenterView, type Standings } from './live-views.js';
 import { newcomerRow, walkState } from './walk-state.js';
 
 /**
@@ -16,6 +16,8 @@ import { newcomerRow, walkState } from './walk-state.js';
 export interface StreamAudience {
   kind: 'participant' | 'presenter';
   participantId: string | undefined;
+  /** A presenter's: what its caller's scopes let it carry (live-views.ts); undefined: `full`. */
+  view?: PresenterView | undefined;
 }
 
 /** Events to send: the presenter's, and each participant's (made per stream, from shared parts). */
@@ -55,7 +57,51 @@ const YOU_MARK_JSON = JSON.stringify(YOU_MARK);
 
 /** The events of a fan-out one stream is sent. */
 export function eventsFor(audience: StreamAudience, fanout: Fanout): StreamEvent[] {
-  return audience.kind === 'presenter' ? fanout.presenter : fanout.participant(audience);
+  if (audience.kind !== 'presenter') return fanout.participant(audience);
+  return audience.view === undefined || audience.view === 'full'
+    ? fanout.presenter
+    : narrowedFor(audience.view, fanout.presenter);
+}
+
+/** The narrower views of a presenter's events, made once for every stream of the view (WeakMap: gone with the events). */
+const narrowedViews = new WeakMap<readonly StreamEvent[], Partial<Record<PresenterView, StreamEvent[]>>>();
+
+/**
+ * A presenter's events as `view` carries them (live-views.ts `presenterView`): `moves` keeps the
+ * `session` events alone; `unkeyed` takes the answer key out of the quiz results they hold. Made once
+ * per events and view, whatever the number of streams: a full view (the common case) costs nothing.
+ */
+export function narrowedFor(view: PresenterView, events: StreamEvent[]): StreamEvent[] {
+  if (view === 'full') return events;
+  let made = narrowedViews.get(events);
+  if (!made) {
+    made = {};
+    narrowedViews.set(events, made);
+  }
+  made[view] ??= view === 'moves' ? events.filter((event) => event.type === 'session') : events.map(withoutAnswerKey);
+  return made[view];
+}
+
+/** A presenter event without the quiz results' answer key: `counts`, `progress`, `results`, `ended`. */
+function withoutAnswerKey(event: StreamEvent): StreamEvent {
+  // A quiz result is written `"kind":"quiz"`; inside a JSON string those quotes would be escaped.
+  if (!event.data.includes('"kind":"quiz"')) return event;
+  const data = JSON.parse(event.data) as { results?: unknown; slides?: unknown };
+  switch (event.type) {
+    case 'counts':
+    case 'results':
+      if (data.results) data.results = resultWithoutKey(data.results as SlideResult);
+      break;
+    case 'progress':
+      data.results = (data.results as SlideResult[]).map(resultWithoutKey);
+      break;
+    case 'ended':
+      data.slides = (data.slides as SlideResult[]).map(resultWithoutKey);
+      break;
+    default:
+      return event;
+  }
+  return { ...event, data: JSON.stringify(data) };
 }
 
 /** The snapshot a history event recorded. */
@@ -248,6 +294,19 @@ export function questionBoard(slideId: string, result: { questions: unknown[] })
   return JSON.stringify({ slideId, questions: result.questions });
 }
 
+/** The presenter's `session` event for the row as it is now: what a `moves` view connecting is sent. */
+export function presenterSessionEvent(
+  row: SessionRow,
+  facts: { poll: Poll; counts: ParticipantCounts; joinUrl: string },
+): StreamEvent {
+  const session = toSession(row, {
+    slideCount: facts.poll.content.questions.length,
+    counts: facts.counts,
+    joinUrl: facts.joinUrl,
+  });
+  return { type: 'session', id: String(row.seq), data: JSON.stringify(session) };
+}
+
 /**
  * What a presenter stream connecting without `Last-Event-ID` to an open session is sent: the session,
  * then its live figures (`live`: `counts`, or a self-paced session's `progress`).
@@ -257,13 +316,8 @@ export function presenterSnapshot(
   facts: { poll: Poll; counts: ParticipantCounts; joinUrl: string; live: LiveFigures; results: string | undefined },
 ): StreamEvent[] {
   const id = String(row.seq);
-  const session = toSession(row, {
-    slideCount: facts.poll.content.questions.length,
-    counts: facts.counts,
-    joinUrl: facts.joinUrl,
-  });
   const events: StreamEvent[] = [
-    { type: 'session', id, data: JSON.stringify(session) },
+    presenterSessionEvent(row, facts),
     { type: facts.live.type, id, data: facts.live.data },
   ];
   if (facts.results !== undefined) events.push({ type: 'results', id, data: facts.results });

@@ -1,5 +1,6 @@
-import type { LeaderboardEntry, LiveState, ParticipantSlide, Poll, Slide } from '@pollkit/contracts';
+import type { LeaderboardEntry, LiveState, ParticipantSlide, Poll, Slide, SlideResult } from '@pollkit/contracts';
 import type { z } from 'zod';
+import { type HeldScopes, holdsScope } from '../credentials/credential-scopes.js';
 import type { SessionSnapshot } from '../sessions/index.js';
 
 type Entry = z.output<typeof LeaderboardEntry>;
@@ -9,6 +10,22 @@ export function participantSlide(slide: Slide): ParticipantSlide {
   if (slide.kind !== 'quiz') return slide;
   const { correctOptionIds: _hidden, ...rest } = slide;
   return rest;
+}
+
+/**
+ * What a presenter stream carries, by the scopes of its caller (a workspace credential's, or those
+ * its host token carries):
+ * - `full`: everything (`responses:read` and `polls:read`, as every stream before scopes mattered);
+ * - `unkeyed`: counts, progress, results and the summary, quiz results without their answer key
+ *   (`responses:read` without `polls:read`);
+ * - `moves`: the `session` events alone — status, slide, results shown, locks (no `responses:read`:
+ *   counts, results and Q&A are the audience's answers).
+ */
+export type PresenterView = 'full' | 'unkeyed' | 'moves';
+
+export function presenterView(scopes: HeldScopes): PresenterView {
+  if (!holdsScope(scopes, 'responses:read')) return 'moves';
+  return holdsScope(scopes, 'polls:read') ? 'full' : 'unkeyed';
 }
 
 /** Whether "already answered" applies: Q&A takes many questions, content takes none. */

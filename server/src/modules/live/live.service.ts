@@ -36,7 +36,7 @@ import { reachedAt, scoresShown, slideOf, walkState } from './walk-state.js';
 export interface LiveDeps extends AnswersDeps {
   liveHub: LiveHub;
   rateLimits: RateLimitStore;
-  config: Pick<Config, 'LIVE_QA_QUESTIONS_PER_PARTICIPANT_PER_MINUTE'>;
+  config: Pick<Config, 'LIVE_QA_QUESTIONS_PER_PARTICIPANT_PER_MINUTE' | 'LIVE_QA_QUESTIONS_PER_IP_PER_MINUTE'>;
   /** Times quiz answers against the slide's start, which session control stamps by the same clock. */
   clock: Clock;
 }
@@ -280,6 +280,16 @@ export async function answerLive(
       throw new ApiError('rate_limited', `At most ${limit} questions a minute; ask again shortly`, {
         limit,
         resetAt: new Date(hit.resetAt).toISOString(),
+      });
+    }
+    // And all the participants behind one address together: else joining anew (LIVE_JOINS_PER_IP_PER_MINUTE)
+    // would buy an address a participant's questions each, a flood in an unmoderated room.
+    const perAddress = deps.config.LIVE_QA_QUESTIONS_PER_IP_PER_MINUTE;
+    const fromAddress = await deps.rateLimits.hit(`qa-ip:${caller.address}`);
+    if (fromAddress.count > perAddress) {
+      throw new ApiError('rate_limited', `At most ${perAddress} questions a minute from one address; try shortly`, {
+        limit: perAddress,
+        resetAt: new Date(fromAddress.resetAt).toISOString(),
       });
     }
   }

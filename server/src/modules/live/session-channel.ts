@@ -21,9 +21,11 @@ import {
   type Fanout,
   type HistoryEvent,
   type LiveFigures,
+  narrowedFor,
   type PersonalisedJson,
   type Projection,
   participantSnapshot,
+  presenterSessionEvent,
   presenterSnapshot,
   progressJson,
   projectEnd,
@@ -436,15 +438,22 @@ export class SessionChannel {
   ): Promise<StreamEvent[]> {
     const { db, joinUrl } = this.host.deps;
     const slide = currentSlide(poll, snapshotOfRow(row));
+    const view = subscriber.kind === 'presenter' ? (subscriber.view ?? 'full') : 'full';
+    if (view === 'moves') {
+      // A presenter whose caller may not read the audience's answers: the session alone, ended or not.
+      const counts = await countSessionParticipants(db, this.sessionId);
+      return [presenterSessionEvent(row, { poll, counts, joinUrl: joinUrl(joinCodeOf(row)) })];
+    }
     if (row.status === 'ended') {
       const summary = await this.#summary(poll, (await countSessionParticipants(db, this.sessionId)).joined);
-      return endedSnapshot(row, subscriber, summary);
+      return narrowedFor(view, endedSnapshot(row, subscriber, summary));
     }
     if (subscriber.kind === 'presenter') {
       const counts = await countSessionParticipants(db, this.sessionId);
       const live = await this.#liveFigures(row, poll, slide, counts);
       const results = slide && row.results_visible ? (await this.#slideResults(poll, slide)).forPresenter : undefined;
-      return presenterSnapshot(row, { poll, counts, joinUrl: joinUrl(joinCodeOf(row)), live, results });
+      const events = presenterSnapshot(row, { poll, counts, joinUrl: joinUrl(joinCodeOf(row)), live, results });
+      return narrowedFor(view, events);
     }
     if (row.pace === 'audience') {
       // An anonymous viewer of a self-paced session is shown where a walk starts.

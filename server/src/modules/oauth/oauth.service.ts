@@ -7,6 +7,7 @@ import { newId } from '../../db/ids.js';
 import type { Database, OAuthClientRow } from '../../db/schema.js';
 import type { InvalidationBus } from '../../infra/invalidation.js';
 import type { RateLimitStore } from '../../infra/rate-limit.js';
+import { revokeKeysOfOAuthClient } from '../api-keys/api-keys.service.js';
 import { countAuthFailure } from '../credentials/auth-failures.js';
 import { parseScopes } from '../credentials/credential-scopes.js';
 import { CREDENTIALS_TOPIC } from '../credentials/credentials-topic.js';
@@ -138,22 +139,28 @@ export async function listClients(db: Db, workspaceId: string): Promise<OAuthCli
 }
 
 /**
- * Revoking twice changes nothing; `alreadyRevoked` says so. Its tokens stop working with it: every
- * process is told on the credentials topic, so none keeps serving a cached token of the client.
+ * Revoking twice changes nothing; `alreadyRevoked` says so. Its tokens stop working with it, and so
+ * do the API keys its tokens created (and the keys those created), in the same transaction:
+ * `revokedKeys` counts them. Every process is told on the credentials topic, so none keeps serving
+ * a cached token or key of the client.
  */
 export async function revokeClient(
   deps: { db: Db; invalidation: Pick<InvalidationBus, 'publish'> },
   clientId: string,
-): Promise<{ client: OAuthClientRow; alreadyRevoked: boolean }> {
-  const { db } = deps;
-  const revoked = await repo.revokeClient(db, clientId, new Date());
-  if (revoked) {
+): Promise<{ client: OAuthClientRow; alreadyRevoked: boolean; revokedKeys: number }> {
+  const at = new Date();
+  const outcome = await deps.db.transaction().execute(async (trx) => {
+    const revoked = await repo.revokeClient(trx, clientId, at);
+    const client = revoked ?? (await repo.findClient(trx, clientId));
+    if (!client) throw new ApiError('not_found', `OAuth client ${clientId} not found`);
+    // Run on an already revoked client too: a key left active there (none should be) goes now.
+    const revokedKeys = await revokeKeysOfOAuthClient(trx, clientId, at);
+    return { client, alreadyRevoked: !revoked, revokedKeys };
+  });
+  if (!outcome.alreadyRevoked || outcome.revokedKeys > 0) {
     await deps.invalidation.publish(CREDENTIALS_TOPIC, clientId);
-    return { client: revoked, alreadyRevoked: false };
   }
-  const existing = await repo.findClient(db, clientId);
-  if (!existing) throw new ApiError('not_found', `OAuth client ${clientId} not found`);
-  return { client: existing, alreadyRevoked: true };
+  return outcome;
 }
 
 export interface TokenRequest {

@@ -46,12 +46,16 @@ export function scopeTableMarkdown(): string {
   ].join('\n');
 }
 
-/** `` `sessions:read` `` or, for a route that requires more, `` `sessions:read` + `polls:read` ``. */
+/**
+ * `` `sessions:read` `` or, for a route that requires more, `` `sessions:read` + `polls:read` ``; a
+ * host route adds the host token, with the scopes it must carry (`hostTokenScopes`).
+ */
 export function scopesCell(route: RouteDefinition): string {
-  const cell = requiredScopes(route)
-    .map((scope) => `\`${scope}\``)
-    .join(' + ');
-  return route.auth === 'host' ? `${cell} (or the session's host token)` : cell;
+  const code = (scopes: readonly string[]) => scopes.map((scope) => `\`${scope}\``).join(' + ');
+  const cell = code(requiredScopes(route));
+  if (route.auth !== 'host') return cell;
+  const carrying = route.hostTokenScopes?.length ? ` carrying ${code(route.hostTokenScopes)}` : '';
+  return `${cell} (or the session's host token${carrying})`;
 }
 
 /** The document with its table block replaced by the generated one. */

@@ -15,11 +15,15 @@ export const erasedColumns = {
   'session_voters.voter_id':
     'A participant: removed once they have no answer left in the session (session_stats.voters and its poll’s decremented).',
   'session_participants.respondent_id': 'Blanked, with the name; the participant is marked removed (token revoked).',
-  'webhook_event_batches.payloads': 'Rewritten: their ids, names and texts become "[erased]".',
-  'webhook_deliveries.payload': 'Rewritten likewise (a respondent.erased event’s own id is purged once delivered).',
-  'webhook_attempts.response_excerpt': 'Rewritten likewise (a receiver may echo the payload).',
-  'webhook_attempts.error': 'Rewritten likewise.',
-  'idempotency_keys.response_body': 'Rewritten likewise: a retry still replays, without the respondent.',
+  'webhook_event_batches.payloads':
+    'Their events (voter or participant theirs) rewritten: their ids, names and texts become "[erased]".',
+  'webhook_deliveries.payload':
+    'Their deliveries rewritten likewise (a respondent.erased event’s own id is purged once delivered).',
+  'webhook_attempts.response_excerpt': 'Rewritten likewise for their deliveries (a receiver may echo the payload).',
+  'webhook_attempts.error': 'Rewritten likewise for their deliveries.',
+  'idempotency_keys.response_body':
+    'The replies of requests by or about them rewritten likewise: a retry still replays, without the respondent.',
+  'idempotency_keys.voter_id': 'Cleared with the reply it marked as theirs.',
 } as const;
 
 /** Columns the catalog search finds that hold nothing about a respondent, and why. */
@@ -40,7 +44,7 @@ export const impersonalColumns = {
   'webhook_attempts.endpoint_id': 'Our id.',
   'webhook_attempts.outcome': 'A state.',
   'idempotency_keys.workspace_id': 'Our id.',
-  'idempotency_keys.key': 'The client’s key for a request (an opaque token it chose).',
+  'idempotency_keys.key': 'The caller’s namespace (a credential, session or participant id) and the key it chose.',
   'idempotency_keys.fingerprint': 'A SHA-256 of the request: it cannot be read back.',
   'idempotency_keys.state': 'A state.',
   'idempotency_keys.claim_token': 'Our token.',

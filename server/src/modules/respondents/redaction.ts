@@ -4,47 +4,119 @@ import type { Redaction } from '../webhooks/index.js';
 export const ERASED = '[erased]';
 
 /**
- * How stored text is rewritten without one respondent (docs/privacy.md, "What erasure reaches").
- * A stored text is about them when it holds one of their identifiers (voter ids, participant ids,
- * respondentIds) as JSON writes it; in such a text, every JSON string value equal to an identifier, a
- * name they joined with or a text they answered becomes "[erased]". Free text (a receiver's answer
- * kept in the delivery log) has the identifiers replaced wherever they occur, and the names and texts
- * where they occur as JSON strings.
+ * The fields of a stored record that hold a person: whose record it is (`voterId`, `participantId`,
+ * `respondentId`), the name they joined with, the text they wrote. Only these are ever rewritten: an
+ * option id, a poll id or a question's text that happens to equal the respondent's id stays as it is.
  */
-export function respondentRedaction(identifiers: string[], personalValues: string[]): Redaction {
-  const ids = [...new Set(identifiers.filter((value) => value.length > 0))];
-  const values = new Set([...ids, ...personalValues.filter((value) => value.length > 0)]);
-  const needles = [...new Set(ids.flatMap((id) => [jsonEscaped(id)]))];
+const PERSON_FIELDS: ReadonlySet<string> = new Set(['voterId', 'participantId', 'respondentId', 'name', 'text']);
+
+/** The fields that say whose record a stored event is (`data.voterId`, `data.participantId`). */
+const OWNER_FIELDS = ['voterId', 'participantId'] as const;
+
+/**
+ * How stored copies are found and rewritten without one respondent (docs/privacy.md, "What erasure
+ * reaches").
+ *
+ * - **Whose record.** `voterIds` are the respondent's server-side ids: the id the operator named and
+ *   the participant ids (`prt_…`) it found. A stored event is theirs when its `data.voterId` or
+ *   `data.participantId` is one of them. A participant's own `respondentId` (typed at join,
+ *   unverified) is never a needle of its own: it finds nothing unless it is the id the operator named.
+ * - **What is rewritten, in their records only.** A person field (`PERSON_FIELDS`) whose value is one
+ *   of theirs — an id, a `respondentId` they joined with, a name they gave, a text they wrote —
+ *   becomes `"[erased]"`, as a whole value. Free text of their records (a receiver's answer to their
+ *   delivery) has those values replaced where they stand as JSON strings, and their ids where they
+ *   stand as whole tokens, in one pass: the marker is never matched again.
+ */
+export function respondentRedaction(
+  voterIds: string[],
+  personal: { respondentIds: string[]; names: string[]; texts: string[] },
+): Redaction {
+  const ids = [...new Set(voterIds.filter((value) => value.length > 0))];
+  const idSet = new Set(ids);
+  const values = new Set(
+    [...ids, ...personal.respondentIds, ...personal.names, ...personal.texts].filter((value) => value.length > 0),
+  );
+  const needles = ids.map((id) => JSON.stringify(id));
+
+  const isAbout = (payload: string): boolean => {
+    if (!needles.some((needle) => payload.includes(needle))) return false;
+    const data = parseObject(payload)?.data;
+    if (data === null || typeof data !== 'object') return false;
+    return OWNER_FIELDS.some((field) => {
+      const owner = (data as Record<string, unknown>)[field];
+      return typeof owner === 'string' && idSet.has(owner);
+    });
+  };
+
   const json = (text: string): string => {
-    if (!needles.some((needle) => text.includes(needle))) return text;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      return plain(text);
+      // Not JSON after all: rewritten as no one's (left as it is) rather than guessed at.
+      return text;
     }
-    return JSON.stringify(redactValue(parsed, values));
+    const redacted = redactPersonFields(parsed, values);
+    return redacted.changed ? JSON.stringify(redacted.value) : text;
   };
-  const plain = (text: string): string => {
-    let result = text;
-    for (const value of values) result = result.replaceAll(JSON.stringify(value), JSON.stringify(ERASED));
-    for (const id of ids) result = result.replaceAll(jsonEscaped(id), ERASED).replaceAll(id, ERASED);
-    return result;
+
+  // One alternation, longest first, so that one value inside another is not half-replaced, and one
+  // pass, so that "[erased]" is never searched again: JSON string literals of every value, and the
+  // bare ids as whole tokens (not inside a longer word, address or id; a full stop may end them).
+  const literals = [...values].map((value) => JSON.stringify(value));
+  const alternatives = [
+    ...literals.map((literal) => ({ source: escapeRegExp(literal), replacement: JSON.stringify(ERASED) })),
+    ...ids.map((id) => ({ source: `(?<![\\w@+-]|\\w\\.)${escapeRegExp(id)}(?![\\w@+-]|\\.\\w)`, replacement: ERASED })),
+  ].sort((a, b) => b.source.length - a.source.length);
+  const pattern = alternatives.length > 0 ? new RegExp(alternatives.map((a) => `(${a.source})`).join('|'), 'gu') : null;
+  const text = (value: string): string => {
+    if (pattern === null) return value;
+    return value.replace(pattern, (...match: unknown[]) => {
+      const groups = match.slice(1, alternatives.length + 1);
+      const index = groups.findIndex((group) => group !== undefined);
+      return alternatives[index]?.replacement ?? ERASED;
+    });
   };
-  return { needles, json, text: plain };
+
+  return { needles, isAbout, json, text };
 }
 
-/** The value with every string equal to one of `values` replaced, at any depth. */
-function redactValue(value: unknown, values: Set<string>): unknown {
-  if (typeof value === 'string') return values.has(value) ? ERASED : value;
-  if (Array.isArray(value)) return value.map((item) => redactValue(item, values));
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactValue(item, values)]));
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
   }
-  return value;
 }
 
-/** A string as it appears inside a JSON string literal (without the quotes). */
-function jsonEscaped(value: string): string {
-  return JSON.stringify(value).slice(1, -1);
+/** The value with every person field whose string is one of `values` replaced, at any depth. */
+function redactPersonFields(value: unknown, values: ReadonlySet<string>): { value: unknown; changed: boolean } {
+  if (Array.isArray(value)) {
+    let changed = false;
+    const items = value.map((item) => {
+      const redacted = redactPersonFields(item, values);
+      changed ||= redacted.changed;
+      return redacted.value;
+    });
+    return { value: items, changed };
+  }
+  if (value !== null && typeof value === 'object') {
+    let changed = false;
+    const entries = Object.entries(value).map(([key, item]): [string, unknown] => {
+      if (PERSON_FIELDS.has(key) && typeof item === 'string' && values.has(item)) {
+        changed = true;
+        return [key, ERASED];
+      }
+      const redacted = redactPersonFields(item, values);
+      changed ||= redacted.changed;
+      return [key, redacted.value];
+    });
+    return { value: Object.fromEntries(entries), changed };
+  }
+  return { value, changed: false };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -13,7 +13,7 @@ import { ApiError } from '../../core/api-error.js';
 import type { Database, ParticipantRow } from '../../db/schema.js';
 import { removeAnswers } from '../answers/index.js';
 import type { DomainEvents } from '../events/domain-events.js';
-import { redactResponseBodies } from '../idempotency/index.js';
+import { redactRepliesAbout } from '../idempotency/index.js';
 import { outboxEvent, recordWebhookEvent, redactWebhookData } from '../webhooks/index.js';
 import { respondentRedaction } from './redaction.js';
 import * as respondents from './respondents.repository.js';
@@ -194,8 +194,9 @@ async function readSort(
  *    question's count decremented.
  * 3. Their participants are blanked (name, respondentId) and marked removed: the tokens name nobody;
  *    after commit every process drops them from its cache (the live hub's bus; its cache bound otherwise).
- * 4. Stored webhook payloads, delivery-log excerpts and idempotent replies that name them are rewritten
- *    (redaction.ts).
+ * 4. Stored copies that are their records are rewritten (redaction.ts): webhook payloads whose voter
+ *    or participant is theirs, those deliveries' log excerpts, and the idempotent replies of requests
+ *    by or about them. Nobody else's record is read, whatever text it holds.
  * 5. A `respondent.erased` event, when anything was erased (a second call erases nothing and sends none).
  */
 export async function eraseRespondent(
@@ -230,18 +231,18 @@ export async function eraseRespondent(
       participants.map((participant) => participant.id),
     );
 
-    const identifiers = [
-      ...voterIds,
-      ...participants.flatMap((participant) => (participant.respondent_id ? [participant.respondent_id] : [])),
-    ];
-    const personal = [
-      ...participants.flatMap((participant) => (participant.name ? [participant.name] : [])),
-      ...answers.flatMap((answer) => (answer.value.text ? [answer.value.text] : [])),
-    ];
-    const redaction = respondentRedaction(identifiers, personal);
+    // Needles are the id the operator named and the server's ids it found (docs/privacy.md): a
+    // participant's free `respondentId` finds nothing unless it is the id named (it is then `key`).
+    const redaction = respondentRedaction(voterIds, {
+      respondentIds: participants.flatMap((participant) =>
+        participant.respondent_id ? [participant.respondent_id] : [],
+      ),
+      names: participants.flatMap((participant) => (participant.name ? [participant.name] : [])),
+      texts: answers.flatMap((answer) => (answer.value.text ? [answer.value.text] : [])),
+    });
     const redacted =
       (await redactWebhookData(trx, workspaceId, redaction)) +
-      (await redactResponseBodies(trx, workspaceId, redaction.needles, redaction.json));
+      (await redactRepliesAbout(trx, workspaceId, voterIds, redaction.json));
 
     const erased = {
       votes: removed.votes,

@@ -1,5 +1,6 @@
 import type { Poll, PollResults, Slide, SlideResult } from '@pollkit/contracts';
 import { tallyKey } from '../answers/tallies.js';
+import { type HeldScopes, holdsScope } from '../credentials/credential-scopes.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { csvChunks } from './csv-export.js';
 import * as results from './results.repository.js';
@@ -12,9 +13,31 @@ export const resultLimits = { recentAnswers: 20, cloudWords: 50, topQuestions: 5
  * `GET /polls/{id}/results`. A fixed number of indexed reads whatever the number of answers: poll_stats,
  * the poll's slide_tallies, and per open-ended and Q&A slide one or two bounded top-N lists.
  */
-export async function getResults(deps: PollsDeps, workspaceId: string, pollId: string): Promise<PollResults> {
+export async function getResults(
+  deps: PollsDeps,
+  workspaceId: string,
+  scopes: HeldScopes,
+  pollId: string,
+): Promise<PollResults> {
   // Resolving the poll first keeps workspaces apart: another workspace's poll id is a 404.
-  return resultsOf(deps, await getPoll(deps, workspaceId, pollId));
+  return resultsReadableWith(scopes, await resultsOf(deps, await getPoll(deps, workspaceId, pollId)));
+}
+
+/**
+ * The results as a caller holding `scopes` reads them. The quiz answer key (`correct`,
+ * `correctAnswers`, `correctRate`) is the poll's (`polls:read`): a credential or a host token with
+ * `responses:read` alone reads the counts without it, as its event stream does.
+ */
+export function resultsReadableWith(scopes: HeldScopes, results: PollResults): PollResults {
+  if (holdsScope(scopes, 'polls:read')) return results;
+  return { ...results, slides: results.slides.map(resultWithoutKey) };
+}
+
+/** A quiz's results without the answer key; other kinds as they are. */
+export function resultWithoutKey(result: SlideResult): SlideResult {
+  if (result.kind !== 'quiz') return result;
+  const { correctAnswers: _count, correctRate: _rate, options, ...rest } = result;
+  return { ...rest, options: options.map(({ correct: _correct, ...option }) => option) };
 }
 
 /**

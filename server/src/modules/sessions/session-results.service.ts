@@ -1,8 +1,9 @@
 import type { PollResults, SessionAnswersReset } from '@pollkit/contracts';
 import { ApiError } from '../../core/api-error.js';
 import { resetAnswersOfSession } from '../answers/answers.service.js';
+import type { HeldScopes } from '../credentials/credential-scopes.js';
 import { getPoll } from '../polls/polls.service.js';
-import { exportOf, resultsOf } from '../results/results.service.js';
+import { exportOf, resultsOf, resultsReadableWith } from '../results/results.service.js';
 import * as sessions from './sessions.repository.js';
 import type { SessionsDeps } from './sessions.service.js';
 
@@ -19,9 +20,17 @@ async function findSessionOrThrow(deps: SessionsDeps, workspaceId: string, id: s
 }
 
 /** `GET /sessions/{id}/results`: the session's own aggregates (migration 0012), never a scan of answers. */
-export async function getSessionResults(deps: SessionsDeps, workspaceId: string, id: string): Promise<PollResults> {
+export async function getSessionResults(
+  deps: SessionsDeps,
+  workspaceId: string,
+  scopes: HeldScopes,
+  id: string,
+): Promise<PollResults> {
   const session = await findSessionOrThrow(deps, workspaceId, id);
-  return resultsOf(deps, await getPoll(deps, workspaceId, session.poll_id), session.id);
+  return resultsReadableWith(
+    scopes,
+    await resultsOf(deps, await getPoll(deps, workspaceId, session.poll_id), session.id),
+  );
 }
 
 /** `GET /sessions/{id}/export`: the poll export's columns and rows, of this session alone. */

@@ -12,6 +12,8 @@ export function insertSession(
     poll_id: string;
     pin: string | null;
     host_token_hash: string;
+    /** JSON; null or absent: every scope. */
+    host_token_scopes?: string | null;
     max_participants: number;
     pace?: SessionRow['pace'];
     link_id?: string | null;
@@ -214,16 +216,17 @@ export function updateSessionLimits(
     .executeTakeFirst();
 }
 
-/** A new host token hash; undefined when no session of the workspace has the id. */
+/** A new host token hash and its scopes (JSON, null: every scope); undefined when no session of the workspace has the id. */
 export function replaceHostToken(
   db: Kysely<Database>,
   workspaceId: string,
   id: string,
   hostTokenHash: string,
+  hostTokenScopes: string | null,
 ): Promise<SessionRow | undefined> {
   return db
     .updateTable('sessions')
-    .set({ host_token_hash: hostTokenHash })
+    .set({ host_token_hash: hostTokenHash, host_token_scopes: hostTokenScopes })
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
     .returningAll()

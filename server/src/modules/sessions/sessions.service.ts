@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import type {
   CreatedSession,
   CreateSessionInput,
+  DeckSlide,
   ListSessionQuestionsInput,
   ListSessionsInput,
   ModerateSessionQuestionInput,
@@ -26,6 +27,7 @@ import { keysetPage } from '../../core/paging.js';
 import { hashSecret, newSecret } from '../../core/secrets.js';
 import { newId } from '../../db/ids.js';
 import type { ParticipantRow, SessionRow } from '../../db/schema.js';
+import { type HeldScopes, holdsScope, scopeList } from '../credentials/credential-scopes.js';
 import type { DomainEvents } from '../events/domain-events.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { listQuestions, moderateQuestion } from '../questions/questions.service.js';
@@ -41,8 +43,11 @@ import * as sessions from './sessions.repository.js';
 export interface LiveSide {
   /** Keeps a session row just written, for the answer path and the streams of this process. */
   remember(row: SessionRow): void;
-  /** The presenter's event stream; undefined when the client has seen all of an ended session. */
-  presenterFeed(row: SessionRow, lastEventId?: string): EventFeed | undefined;
+  /**
+   * The presenter's event stream, carrying what `scopes` (the caller's) may read; undefined when the
+   * client has seen all of an ended session.
+   */
+  presenterFeed(row: SessionRow, scopes: HeldScopes, lastEventId?: string): EventFeed | undefined;
   /** Every process forgets the removed participant's token and closes its streams. */
   participantRemoved(row: ParticipantRow): Promise<void>;
 }
@@ -89,6 +94,14 @@ async function present(deps: SessionsDeps, row: SessionRow, slideCount?: number)
   return toSession(row, { slideCount: count, counts, joinUrl: deps.joinUrl(joinCodeOf(row)) });
 }
 
+/**
+ * The scopes a new host token carries: those of the credential that asked for it (`null`, every
+ * scope, for a credential holding every scope), so the token reads no more than its creator could.
+ */
+function hostTokenScopes(creator: HeldScopes): string | null {
+  return creator === 'all' ? null : JSON.stringify(scopeList(creator));
+}
+
 /** A closing time must be ahead of now (by the deps clock, which also decides when it has come). */
 function checkedClosesAt(deps: Pick<SessionsDeps, 'clock'>, closesAt: string): Date {
   const at = new Date(closesAt);
@@ -98,11 +111,13 @@ function checkedClosesAt(deps: Pick<SessionsDeps, 'clock'>, closesAt: string): D
 
 /**
  * `POST /sessions`: a pending session of a published poll, with a PIN no open session has (a
- * random PIN is retried on the rare collision) and a host token shown this once.
+ * random PIN is retried on the rare collision) and a host token shown this once, carrying the
+ * scopes of the credential that created it (`creatorScopes`).
  */
 export async function createSession(
   deps: SessionsDeps,
   workspaceId: string,
+  creatorScopes: HeldScopes,
   input: z.output<typeof CreateSessionInput>,
 ): Promise<CreatedSession> {
   const poll = await getPoll(deps, workspaceId, input.pollId);
@@ -123,6 +138,7 @@ export async function createSession(
           poll_id: poll.id,
           pin: input.pin ? newPin() : null,
           host_token_hash: hashSecret(hostToken),
+          host_token_scopes: hostTokenScopes(creatorScopes),
           max_participants: maxParticipants,
           pace: input.pace,
           link_id: selfPaced ? newSecret(LINK_ID_PREFIX) : null,
@@ -300,16 +316,20 @@ export async function sessionQrCode(deps: SessionsDeps, workspaceId: string, id:
   return renderSVG(deps.joinUrl(joinCodeOf(row)), { ecc: 'M', border: 2 });
 }
 
-/** `GET /sessions/{id}/events`: the presenter's stream. */
+/**
+ * `GET /sessions/{id}/events`: the presenter's stream, carrying what the caller's `scopes` (a
+ * credential's, or those a host token carries) may read: modules/live/live-views.ts `presenterView`.
+ */
 export async function sessionEvents(
   deps: SessionsDeps,
   workspaceId: string,
+  scopes: HeldScopes,
   id: string,
   lastEventId: string | undefined,
 ): Promise<EventFeed | undefined> {
   const row = await sessions.findSession(deps.db, workspaceId, id);
   if (!row) throw notFound();
-  return deps.liveHub.presenterFeed(row, lastEventId);
+  return deps.liveHub.presenterFeed(row, scopes, lastEventId);
 }
 
 async function findPollOfSession(deps: SessionsDeps, workspaceId: string, id: string): Promise<string> {
@@ -320,11 +340,26 @@ async function findPollOfSession(deps: SessionsDeps, workspaceId: string, id: st
 
 /**
  * `GET /sessions/{id}/deck`: the poll's slides as they are now, for a presenter device that holds
- * only the host token (the poll's own routes need a workspace credential).
+ * only the host token (the poll's own routes need a workspace credential). The answer key is the
+ * poll's: a reader without `polls:read` (a host token created without it; a workspace credential
+ * needs it for the route) gets the quiz slides without `correctOptionIds`.
  */
-export async function sessionDeck(deps: SessionsDeps, workspaceId: string, id: string): Promise<SessionDeck> {
+export async function sessionDeck(
+  deps: SessionsDeps,
+  workspaceId: string,
+  scopes: HeldScopes,
+  id: string,
+): Promise<SessionDeck> {
   const poll = await getPoll(deps, workspaceId, await findPollOfSession(deps, workspaceId, id));
-  return { sessionId: id, pollId: poll.id, title: poll.title, slides: poll.content.questions };
+  const slides = holdsScope(scopes, 'polls:read') ? poll.content.questions : poll.content.questions.map(withoutKey);
+  return { sessionId: id, pollId: poll.id, title: poll.title, slides };
+}
+
+/** A slide without its answer key: a quiz's `correctOptionIds` left out. */
+function withoutKey(slide: DeckSlide): DeckSlide {
+  if (slide.kind !== 'quiz') return slide;
+  const { correctOptionIds: _key, ...rest } = slide;
+  return rest;
 }
 
 /**
@@ -416,9 +451,15 @@ export async function removeParticipant(
 
 /**
  * `POST /sessions/{id}/host-token`: a new host token, shown this once; the old one stops working at
- * once (every host request reads the session's token hash: nothing caches it).
+ * once (every host request reads the session's token hash: nothing caches it). The new token carries
+ * the scopes of whoever asked for it (`creatorScopes`: a credential's, or the current host token's).
  */
-export async function rotateHostToken(deps: SessionsDeps, workspaceId: string, id: string): Promise<RotatedHostToken> {
+export async function rotateHostToken(
+  deps: SessionsDeps,
+  workspaceId: string,
+  creatorScopes: HeldScopes,
+  id: string,
+): Promise<RotatedHostToken> {
   const existing = await sessions.findSession(deps.db, workspaceId, id);
   if (!existing) throw notFound();
   if (existing.status === 'ended') {
@@ -427,21 +468,33 @@ export async function rotateHostToken(deps: SessionsDeps, workspaceId: string, i
     });
   }
   const hostToken = newSecret(HOST_TOKEN_PREFIX);
-  const row = await sessions.replaceHostToken(deps.db, workspaceId, id, hashSecret(hostToken));
+  const row = await sessions.replaceHostToken(
+    deps.db,
+    workspaceId,
+    id,
+    hashSecret(hostToken),
+    hostTokenScopes(creatorScopes),
+  );
   if (!row) throw notFound();
   return { sessionId: row.id, hostToken };
 }
 
 /**
  * `X-Host-Token`: whether it is the token of session `id` (by SHA-256, as every secret). Answers
- * the session's workspace, or undefined for an unknown session or a wrong token.
+ * the session's workspace and the scopes the token carries, or undefined for an unknown session or
+ * a wrong token.
  */
 export async function authenticateHost(
   deps: Pick<SessionsDeps, 'db'>,
   id: string,
   token: string,
-): Promise<{ sessionId: string; workspaceId: string; endedAt: Date | null } | undefined> {
+): Promise<{ sessionId: string; workspaceId: string; endedAt: Date | null; scopes: HeldScopes } | undefined> {
   const row = await sessions.findSessionById(deps.db, id);
   if (!row || row.host_token_hash !== hashSecret(token)) return undefined;
-  return { sessionId: row.id, workspaceId: row.workspace_id, endedAt: row.status === 'ended' ? row.ended_at : null };
+  return {
+    sessionId: row.id,
+    workspaceId: row.workspace_id,
+    endedAt: row.status === 'ended' ? row.ended_at : null,
+    scopes: row.host_token_scopes === null ? 'all' : new Set(row.host_token_scopes),
+  };
 }

@@ -1,13 +1,15 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 
-/** How a stored text is found and rewritten without one respondent (modules/respondents/redaction.ts). */
+/** How stored copies are found and rewritten without one respondent (modules/respondents/redaction.ts). */
 export interface Redaction {
-  /** Strings whose presence marks a stored text as about the respondent (their ids, as JSON writes them). */
+  /** The respondent's ids as JSON strings: a stored payload without one of them is nobody's concern here. */
   needles: string[];
-  /** The JSON text rewritten without the respondent's values (unchanged when none is in it). */
+  /** Whether a stored event payload is the respondent's record (its voter or participant is theirs). */
+  isAbout: (payload: string) => boolean;
+  /** A JSON record of theirs rewritten without the respondent's values (unchanged when none is in it). */
   json: (text: string) => string;
-  /** Free text (a receiver's answer, an error) rewritten without the respondent's values. */
+  /** Free text of their records (a receiver's answer, an error) rewritten without the respondent's values. */
   text: (text: string) => string;
 }
 
@@ -19,11 +21,13 @@ function containsAny(column: RawBuilder<unknown>, needles: string[]): RawBuilder
 }
 
 /**
- * Rewrites the workspace's stored webhook data that names the respondent: the payloads of event
- * batches not yet fanned out, of deliveries (pending or done), and the delivery log's excerpts and
- * errors. `respondent.erased` deliveries are left alone: their id is what the customer's systems need
- * (it is purged once delivered: delivery.repository.ts). Answers the rows rewritten. Finding them
- * scans the workspace's webhook rows (an erasure is rare; nothing indexes payload text).
+ * Rewrites the workspace's stored webhook data about the respondent: the payloads of event batches
+ * not yet fanned out and of deliveries (pending or done) whose voter or participant is theirs, and the
+ * delivery log's excerpts and errors of those deliveries. Nothing about anyone else is rewritten,
+ * whatever it contains. `respondent.erased` deliveries are left alone: their id is what the
+ * customer's systems need (it is purged once delivered: delivery.repository.ts). Answers the rows
+ * rewritten. Finding them scans the workspace's webhook rows that hold one of the respondent's ids
+ * (an erasure is rare; nothing indexes payload text).
  */
 export async function redactWebhookData(
   trx: Kysely<Database>,
@@ -41,31 +45,37 @@ export async function redactWebhookData(
     .where(containsAny(sql`array_to_string(payloads, ' ')`, redaction.needles))
     .execute();
   for (const batch of batches) {
-    const payloads = batch.payloads.map(redaction.json);
+    const payloads = batch.payloads.map((payload) => (redaction.isAbout(payload) ? redaction.json(payload) : payload));
     if (payloads.every((payload, index) => payload === batch.payloads[index])) continue;
     await trx.updateTable('webhook_event_batches').set({ payloads }).where('id', '=', batch.id).execute();
     rewritten++;
   }
 
-  const deliveries = await trx
-    .selectFrom('webhook_deliveries')
-    .select(['id', 'payload'])
-    .where('endpoint_id', 'in', endpoints)
-    .where('event_type', '<>', 'respondent.erased')
-    .where(containsAny(sql.ref('payload'), redaction.needles))
-    .execute();
+  const deliveries = (
+    await trx
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'payload'])
+      .where('endpoint_id', 'in', endpoints)
+      .where('event_type', '<>', 'respondent.erased')
+      .where(containsAny(sql.ref('payload'), redaction.needles))
+      .execute()
+  ).filter((delivery) => redaction.isAbout(delivery.payload));
   for (const delivery of deliveries) {
     const payload = redaction.json(delivery.payload);
     if (payload === delivery.payload) continue;
     await trx.updateTable('webhook_deliveries').set({ payload }).where('id', '=', delivery.id).execute();
     rewritten++;
   }
+  if (deliveries.length === 0) return rewritten;
 
   const attempts = await trx
     .selectFrom('webhook_attempts')
     .select(['id', 'response_excerpt', 'error'])
-    .where('endpoint_id', 'in', endpoints)
-    .where(containsAny(sql`coalesce(response_excerpt, '') || ' ' || coalesce(error, '')`, redaction.needles))
+    .where(
+      'delivery_id',
+      'in',
+      deliveries.map((delivery) => delivery.id),
+    )
     .execute();
   for (const attempt of attempts) {
     const excerpt = attempt.response_excerpt === null ? null : redaction.text(attempt.response_excerpt);

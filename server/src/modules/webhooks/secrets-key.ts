@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { keyIdOf, newSealingKey, SecretSealer, sealingKeyIdOf } from '../../core/sealed-secrets.js';
 import type { Database } from '../../db/schema.js';
+import { resealReplies } from '../idempotency/index.js';
 
 const KEY_NAME = 'webhook_secrets';
 
@@ -83,6 +84,8 @@ export interface ResealOutcome {
   resealed: number;
   /** Secrets already sealed under it, left as they were. */
   alreadySealed: number;
+  /** Stored idempotent replies carrying a secret (docs/idempotency.md), re-sealed with them. */
+  idempotentReplies: number;
   /** Whether the key kept in the database existed, and so was deleted. */
   storedKeyDeleted: boolean;
 }
@@ -121,6 +124,7 @@ export async function resealWebhookSecrets(db: Kysely<Database>, configuredKey: 
       endpoints: endpoints.length,
       resealed: 0,
       alreadySealed: 0,
+      idempotentReplies: 0,
       storedKeyDeleted: storedRow !== undefined,
     };
     const unopenable: string[] = [];
@@ -145,6 +149,17 @@ export async function resealWebhookSecrets(db: Kysely<Database>, configuredKey: 
         await trx.updateTable('webhook_endpoints').set(changes).where('id', '=', endpoint.id).execute();
       }
     }
+    // The replies that carry a secret (a key's, a host token, a signing secret) are sealed by the
+    // same sealer: they move with the secrets, or the stored key's deletion would make them unreadable.
+    outcome.idempotentReplies = await resealReplies(trx, (sealed, where) => {
+      if (sealingKeyIdOf(sealed) === sealer.keyId) return undefined;
+      try {
+        return sealer.seal(sealer.open(sealed));
+      } catch {
+        unopenable.push(`${where} (key id ${sealingKeyIdOf(sealed) ?? 'unknown'})`);
+        return undefined;
+      }
+    });
     if (unopenable.length > 0) {
       // Thrown inside the transaction: it rolls back, the stored key included.
       throw new UnopenableSecretsError(
