@@ -80,6 +80,7 @@ export const TEST_PROJECTS = {
     'server/test/webhooks-event-batches.test.ts',
     'server/test/webhooks-give-way.test.ts',
     'server/test/webhooks.test.ts',
+    'server/test/webhook-write-scopes.test.ts',
     'server/test/workspace.test.ts',
     'sdk/test/answers.test.ts',
     'sdk/test/client.test.ts',

@@ -76,6 +76,22 @@ describe('the access log', () => {
     expect(log).not.toContain(encodeURIComponent(email));
     expect(log).not.toContain('ada.query');
   });
+
+  it('writes a join link’s rid as a hash, and no secret sent in a query string', async () => {
+    const email = 'rid.link@example.com';
+    const page = await fetch(`${t.url}/join/123456?rid=${encodeURIComponent(email)}`);
+    await page.text();
+    expect(page.status).toBe(200);
+    await call('GET', `${t.api}/workspace?key=${apiKey}`, { apiKey });
+    await waitFor(() => requestLines().some((line) => line.url.startsWith('/api/v1/workspace?key=')));
+    const urls = requestLines().map((line) => line.url);
+    expect(urls).toEqual(
+      expect.arrayContaining([`/join/123456?rid=${hashed(email)}`, '/api/v1/workspace?key=[secret]']),
+    );
+    expect(log).not.toContain(email);
+    expect(log).not.toContain('rid.link');
+    expect(log).not.toContain(apiKey);
+  });
 });
 
 async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> {

@@ -248,6 +248,26 @@ describe('erasure leaves every other respondent’s stored copies as they were',
     expect([...before.replies.keys()].some((key) => key.startsWith(`participant:${carol}/`))).toBe(true);
     expect([...before.replies.keys()].filter((key) => key.startsWith('api_key:'))).toHaveLength(3);
 
+    // The respondent.erased events reach the echoing receiver; its echo, kept in the delivery log,
+    // keeps no erased id (the stored payload is purged once delivered, the log excerpt from the start).
+    const erasedEvents = async () =>
+      (
+        await sql<{ payload: string; excerpt: string | null; outcome: string }>`
+          select d.payload, a.response_excerpt as excerpt, a.outcome from webhook_deliveries d
+          join webhook_attempts a on a.delivery_id = d.id
+          where d.event_type = 'respondent.erased'`.execute(t.server.deps.db)
+      ).rows;
+    const delivered = async () => (await erasedEvents()).filter((attempt) => attempt.outcome === 'succeeded');
+    await waitFor(async () => (await delivered()).length === 3, 'three respondent.erased events delivered');
+    for (const { payload } of await delivered()) expect(JSON.parse(payload).data.id).toBe('[erased]');
+    // Both receivers echo: the one that answers 503 leaves failed attempts with the same excerpt.
+    expect((await erasedEvents()).length).toBeGreaterThan(3);
+    for (const { excerpt } of await erasedEvents()) {
+      expect(excerpt).toContain('"type":"respondent.erased"');
+      expect(JSON.parse(excerpt as string).data.id).toBe('[erased]');
+      for (const id of [poll.id, asLetter]) expect(excerpt).not.toContain(id);
+    }
+
     // The honest participant's records and Bob's are still readable, unchanged.
     const bob = await call('GET', `${t.api}/respondents/bob`, { apiKey });
     expect(bob.body.data.map((record: { type: string }) => record.type)).toEqual(['vote', 'response', 'response']);

@@ -115,6 +115,28 @@ describe('Idempotency-Key per credential', () => {
     expect(other.text).not.toContain(first.body.secret);
   });
 
+  it('keeps a host token’s keys to that token: the next token of the session replays nothing of the one before', async () => {
+    const poll = await publishedPoll();
+    const session = await post('/sessions', apiKey, 'host-session', { pollId: poll.id });
+    expect(session.status, session.text).toBe(201);
+    const rotate = (hostToken: string) =>
+      call('POST', `${t.api}/sessions/${session.body.id}/host-token`, {
+        body: {},
+        headers: { 'x-host-token': hostToken, 'idempotency-key': 'rotate-me' },
+      });
+    const first = await rotate(session.body.hostToken);
+    expect(first.status, first.text).toBe(200);
+    const next = first.body.hostToken as string;
+    // The new token, with the same key: a request of its own (a third token), never the reply that
+    // made it.
+    const second = await rotate(next);
+    expect(second.status, second.text).toBe(200);
+    expect(second.headers.get('idempotent-replayed')).toBeNull();
+    expect(second.body.hostToken).not.toBe(next);
+    // The retired token cannot retry its own rotation: it is refused, as docs/idempotency.md says.
+    expectError(await rotate(session.body.hostToken), 401, 'invalid_host_token');
+  });
+
   it('stores no secret in clear anywhere, after every secret-bearing request sent with a key, and replays each whole', async () => {
     const poll = await publishedPoll();
     const secrets: string[] = [];

@@ -430,6 +430,34 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     expectNoPageErrors();
   });
 
+  it('tells a presenter whose host token reads no answers so, instead of showing empty counts, and lets it run the session', async () => {
+    const full = await createLiveSession(t, everyKindDeck(images.url));
+    const key = await call('POST', `${t.api}/keys`, {
+      apiKey: full.apiKey,
+      body: { name: 'presenter only', scopes: ['sessions:write'] },
+    });
+    expect(key.status, key.text).toBe(201);
+    const session = await call('POST', `${t.api}/sessions`, {
+      apiKey: key.body.secret,
+      body: { pollId: full.pollId },
+    });
+    expect(session.status, session.text).toBe(201);
+    const presenter = await open('presenter-no-answers', LAPTOP);
+    await presenter.page.goto(`${t.url}/present/${session.body.id}#hostToken=${session.body.hostToken}`);
+    await presenter.page.getByRole('button', { name: /Start/ }).click();
+    // The first slide is a content slide (no answers anyway); the next one takes votes. It still runs
+    // the session.
+    await presenter.page.getByRole('button', { name: /Next/ }).click();
+    await presenter.waitFor(presenter.page.getByTestId('answers-hidden'));
+    expect(await presenter.page.getByTestId('answer-count').count()).toBe(0);
+    await presenter.screenshot('17-presenter-without-answers');
+    await poll(
+      async () =>
+        (await call('GET', `${t.api}/sessions/${session.body.id}`, { apiKey: full.apiKey })).body.currentSlideIndex,
+    ).toBe(1);
+    expectNoPageErrors();
+  });
+
   it('closes a quiz slide when its time runs out, on the server’s clock', async () => {
     const session = await createLiveSession(t, {
       questions: [

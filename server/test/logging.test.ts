@@ -85,12 +85,27 @@ describe('the access log’s URL', () => {
     );
   });
 
+  it('hashes a join link’s rid, a list-shaped name and a misspelt respondents path; hides any secret in a query', () => {
+    const email = 'rid@example.com';
+    expect(accessLogUrl(`/join/123456?rid=${encodeURIComponent(email)}`)).toBe(`/join/123456?rid=${hashed(email)}`);
+    expect(accessLogUrl(`/api/v1/polls/p/votes?voterId[]=${email}`)).toBe(
+      `/api/v1/polls/p/votes?voterId[]=${hashed(email)}`,
+    );
+    expect(accessLogUrl(`/api/v1//respondents/${email}`)).toBe(`/api/v1//respondents/${hashed(email)}`);
+    expect(accessLogUrl(`/api/v1/Respondents/${email}`)).toBe(`/api/v1/Respondents/${hashed(email)}`);
+    expect(accessLogUrl('/api/v1/workspace?key=pk_live_abc&t=pht_x&w=whsec_y&o=oat_z&pht_bare&limit=5')).toBe(
+      '/api/v1/workspace?key=[secret]&t=[secret]&w=[secret]&o=[secret]&[secret]&limit=5',
+    );
+    expect(accessLogUrl('/api/v1/polls?q=ptk%5Fabc')).toBe('/api/v1/polls?q=[secret]');
+  });
+
   it('leaves every other URL as it came', () => {
     for (const url of [
       '/api/v1/polls?status=draft&limit=5',
       '/healthz',
       '/api/v1/polls/p/votes?slideId=a',
       '/a?%41=b&c',
+      '/api/v1/polls?grid=1&ride=pht',
     ]) {
       expect(accessLogUrl(url)).toBe(url);
     }

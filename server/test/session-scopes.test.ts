@@ -230,6 +230,8 @@ describe('a host token carries the scopes of the credential that created it', ()
     expect(quiz).not.toHaveProperty('correctOptionIds');
     expect(deck.text).not.toContain('correctOptionIds');
     expect(deck.body.slides.map((slide: Json) => slide.id)).toEqual(poll.slides.map((slide) => slide.id));
+    // The presenter screen is told it may not show answers (rather than show empty counts).
+    expect(deck.body.answersVisible).toBe(false);
 
     const stream = await presenterStream(session.id, host);
     expect((await stream.next('session')).data.status).toBe('pending');
@@ -282,6 +284,7 @@ describe('a host token carries the scopes of the credential that created it', ()
       const id = hostToken === session.hostToken ? session.id : narrowSession.id;
       const deck = await get(`/sessions/${id}/deck`, { hostToken });
       expect(deck.status, deck.text).toBe(200);
+      expect(deck.body.answersVisible).toBe(true);
       expect(deck.body.slides.find((slide: Json) => slide.id === 'capital').correctOptionIds).toEqual(['paris']);
       expect((await get(`/sessions/${id}/results`, { hostToken })).status).toBe(200);
       expect((await get(`/sessions/${id}/questions`, { hostToken })).status).toBe(200);

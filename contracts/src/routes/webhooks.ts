@@ -69,13 +69,16 @@ export const updateWebhookEndpoint = defineRoute({
   summary: 'Update a webhook endpoint',
   description:
     'Changes the URL, the event types, the description, or enables / disables the endpoint. Enabling it resets ' +
-    'its failure count. A new URL is checked like a new endpoint’s.',
+    'its failure count. A new URL is checked like a new endpoint’s. New `events` need the scopes guarding their ' +
+    'data; a new `url` needs those of the events the endpoint has subscribed to, of the new `events` and of its ' +
+    'deliveries still waiting to go out, since all of them then go to that URL (403 `insufficient_scope` ' +
+    'otherwise, with `details.missingScopes`).',
   auth: 'workspace',
   scope: 'webhooks:write',
   successStatus: 200,
   input: UpdateWebhookEndpointInput,
   output: WebhookEndpoint,
-  errors: ['not_found', 'validation_failed', 'webhook_url_not_allowed'],
+  errors: ['not_found', 'validation_failed', 'webhook_url_not_allowed', 'insufficient_scope'],
 });
 
 export const deleteWebhookEndpoint = defineRoute({
@@ -100,13 +103,15 @@ export const rotateWebhookSecret = defineRoute({
   description:
     'Answers a new `secret` (shown this once). For the next 24 hours every delivery carries two signatures in ' +
     '`webhook-signature`, one with each secret, so receivers can switch secrets without missing an event. ' +
-    'Rotating again within those hours retires the older secret at once.',
+    'Rotating again within those hours retires the older secret at once. The secret lets its holder sign events ' +
+    'the receiver accepts as Pollkit’s, so the credential needs the scopes guarding the data of the endpoint’s ' +
+    'events (all three for `*`; 403 `insufficient_scope` otherwise, with `details.missingScopes`).',
   auth: 'workspace',
   scope: 'webhooks:write',
   successStatus: 200,
   input: WebhookEndpointIdInput,
   output: CreatedWebhookEndpoint,
-  errors: ['not_found', 'validation_failed'],
+  errors: ['not_found', 'validation_failed', 'insufficient_scope'],
 });
 
 export const sendTestWebhook = defineRoute({
@@ -160,13 +165,15 @@ export const redeliverWebhook = defineRoute({
   summary: 'Redeliver an event',
   description:
     'Sends the delivery again as soon as possible — the same event, `webhook-id` and body, a new attempt — ' +
-    'whether it succeeded, failed or is waiting for a retry. Its retry schedule starts over.',
+    'whether it succeeded, failed or is waiting for a retry. Its retry schedule starts over. It sends the ' +
+    'event’s data to the endpoint’s URL, so the credential needs the delivery’s `payloadScope` too (none for ' +
+    '`webhook.test`; 403 `insufficient_scope` otherwise).',
   auth: 'workspace',
   scope: 'webhooks:write',
   successStatus: 202,
   input: WebhookDeliveryInput,
   output: WebhookDelivery,
-  errors: ['not_found', 'validation_failed', 'webhook_endpoint_disabled'],
+  errors: ['not_found', 'validation_failed', 'webhook_endpoint_disabled', 'insufficient_scope'],
 });
 
 export const listWebhookAttempts = defineRoute({

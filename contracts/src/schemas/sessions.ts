@@ -305,6 +305,13 @@ export const SessionDeck = z
     pollId: PollId,
     title: z.string(),
     slides: z.array(DeckSlide).describe('In deck order: `currentSlideIndex` indexes it.'),
+    answersVisible: z
+      .boolean()
+      .describe(
+        'Whether this reader sees the audience’s answers: counts, results and Q&A questions (`responses:read`). ' +
+          'False for a host token created by a credential without it, which controls the session without them: a ' +
+          'presenter screen says so rather than show empty counts.',
+      ),
   })
   .meta({ id: 'SessionDeck' });
 export type SessionDeck = z.output<typeof SessionDeck>;

@@ -3,6 +3,7 @@ import { contract, errorCodes, type RouteDefinition } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import { ApiError, toApiError } from '../core/api-error.js';
 import type { SecretSealer } from '../core/sealed-secrets.js';
+import { hashSecret } from '../core/secrets.js';
 import type { Database } from '../db/schema.js';
 import {
   completeIdempotentRequest,
@@ -117,7 +118,7 @@ export function idempotencyStep(deps: { db: Kysely<Database>; secretSealer: Secr
  * - an OAuth token: `oauth:<client id>:<its scopes>` — every token of one client with the same
  *   scopes shares the keys (a retry with a fresh token still replays), but a narrower token of the
  *   same client cannot replay what a wider one made;
- * - a host token: `host:<session id>`, the one session it acts for;
+ * - a host token: `host:<session id>:<its hash's first 16 hex digits>`, that token alone;
  * - a participant: `participant:<participant id>`, which is also the respondent it is about.
  */
 function keyOwner(call: ApiCall): { workspaceId: string; namespace: string; voterId?: string } | undefined {
@@ -129,7 +130,15 @@ function keyOwner(call: ApiCall): { workspaceId: string; namespace: string; vote
         : `oauth:${credential.id}:${credential.scopes === 'all' ? '*' : [...credential.scopes].sort().join(' ')}`;
     return { workspaceId: credential.workspaceId, namespace };
   }
-  if (call.host) return { workspaceId: call.host.workspaceId, namespace: `host:${call.host.sessionId}` };
+  if (call.host) {
+    // One host token, by a prefix of its hash: a session's next token (perhaps made by a narrower
+    // credential, with narrower scopes) replays nothing the previous one was answered.
+    const token = typeof call.request.hostToken === 'string' ? call.request.hostToken : '';
+    return {
+      workspaceId: call.host.workspaceId,
+      namespace: `host:${call.host.sessionId}:${hashSecret(token).slice(0, 16)}`,
+    };
+  }
   const participant = call.live?.participant;
   if (participant && call.live) {
     return {

@@ -147,6 +147,19 @@ function Screen({ view, controller }: { view: PresenterView; controller: Present
   );
 }
 
+/**
+ * In place of counts and results when the host token's creator could not read answers
+ * (`responses:read`): the stream carries none, and empty counts would read as a broken screen.
+ */
+function AnswersHidden() {
+  return (
+    <p class="status status-warn" data-testid="answers-hidden">
+      Answers are not shown on this screen: its host token was created by a credential without the{' '}
+      <code>responses:read</code> scope. The session can still be controlled from here.
+    </p>
+  );
+}
+
 /** What the room sees as answers come in: live for every kind but quiz, whose answers wait for "show results". */
 function LiveResults({
   view,
@@ -157,6 +170,8 @@ function LiveResults({
   slide: DeckSlide;
   controller: PresenterController;
 }) {
+  if (slide.kind === 'content') return null;
+  if (view.deck?.answersVisible === false) return <AnswersHidden />;
   const counts = view.counts?.slideId === slide.id ? view.counts : undefined;
   const answerCount = counts?.answerCount ?? 0;
   const answers = (
@@ -164,7 +179,6 @@ function LiveResults({
       {slide.kind === 'qa' ? plural(answerCount, 'question') : plural(answerCount, 'answer')}
     </p>
   );
-  if (slide.kind === 'content') return null;
   if (slide.kind === 'quiz') {
     const shown = view.results?.slideId === slide.id ? view.results.results : undefined;
     return (
@@ -349,6 +363,8 @@ function SelfPaced({ view, controller }: { view: PresenterView; controller: Pres
               </p>
               <p class="muted">Press → or Start to open the session.</p>
             </div>
+          ) : deck.answersVisible === false ? (
+            <AnswersHidden />
           ) : (
             <SelfPacedProgress view={view} participantCount={participantCount} completedCount={completedCount} />
           )}

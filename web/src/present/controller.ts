@@ -99,7 +99,13 @@ export class PresenterController extends ViewStore<PresenterView> {
       if (session.status === 'ended') {
         // An ended session's host token reads the session and its stream only (no deck, no QR code:
         // docs/live-sessions.md): the summary arrives on the stream.
-        const deck = { sessionId: session.id, pollId: session.pollId, title: 'Session ended', slides: [] };
+        const deck = {
+          sessionId: session.id,
+          pollId: session.pollId,
+          title: 'Session ended',
+          slides: [],
+          answersVisible: true,
+        };
         this.set({ phase: 'ready', session, deck });
         void this.#follow(undefined);
         return;

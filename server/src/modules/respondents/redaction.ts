@@ -1,7 +1,5 @@
+import { ERASED, eraserOfText } from '../../core/erase-in-text.js';
 import type { Redaction } from '../webhooks/index.js';
-
-/** What a respondent's value is replaced by wherever it sits in stored text. */
-export const ERASED = '[erased]';
 
 /**
  * The fields of a stored record that hold a person: whose record it is (`voterId`, `participantId`,
@@ -60,23 +58,7 @@ export function respondentRedaction(
     return redacted.changed ? JSON.stringify(redacted.value) : text;
   };
 
-  // One alternation, longest first, so that one value inside another is not half-replaced, and one
-  // pass, so that "[erased]" is never searched again: JSON string literals of every value, and the
-  // bare ids as whole tokens (not inside a longer word, address or id; a full stop may end them).
-  const literals = [...values].map((value) => JSON.stringify(value));
-  const alternatives = [
-    ...literals.map((literal) => ({ source: escapeRegExp(literal), replacement: JSON.stringify(ERASED) })),
-    ...ids.map((id) => ({ source: `(?<![\\w@+-]|\\w\\.)${escapeRegExp(id)}(?![\\w@+-]|\\.\\w)`, replacement: ERASED })),
-  ].sort((a, b) => b.source.length - a.source.length);
-  const pattern = alternatives.length > 0 ? new RegExp(alternatives.map((a) => `(${a.source})`).join('|'), 'gu') : null;
-  const text = (value: string): string => {
-    if (pattern === null) return value;
-    return value.replace(pattern, (...match: unknown[]) => {
-      const groups = match.slice(1, alternatives.length + 1);
-      const index = groups.findIndex((group) => group !== undefined);
-      return alternatives[index]?.replacement ?? ERASED;
-    });
-  };
+  const text = eraserOfText(values, ids);
 
   return { needles, isAbout, json, text };
 }
@@ -115,8 +97,4 @@ function redactPersonFields(value: unknown, values: ReadonlySet<string>): { valu
     return { value: Object.fromEntries(entries), changed };
   }
   return { value, changed: false };
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -352,7 +352,13 @@ export async function sessionDeck(
 ): Promise<SessionDeck> {
   const poll = await getPoll(deps, workspaceId, await findPollOfSession(deps, workspaceId, id));
   const slides = holdsScope(scopes, 'polls:read') ? poll.content.questions : poll.content.questions.map(withoutKey);
-  return { sessionId: id, pollId: poll.id, title: poll.title, slides };
+  return {
+    sessionId: id,
+    pollId: poll.id,
+    title: poll.title,
+    slides,
+    answersVisible: holdsScope(scopes, 'responses:read'),
+  };
 }
 
 /** A slide without its answer key: a quiz's `correctOptionIds` left out. */

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { ERASED, eraserOfText } from '../../core/erase-in-text.js';
 import type { SecretSealer } from '../../core/sealed-secrets.js';
 import { type DependencyUnavailableError, isDependencyUnavailable } from '../../core/unavailable.js';
 import { newId } from '../../db/ids.js';
@@ -291,6 +292,7 @@ export class WebhookDeliveryWorker {
     this.deps.onAttempt?.(
       succeeded ? 'succeeded' : response.status === 410 ? 'gone' : interrupted ? 'interrupted' : 'failed',
     );
+    const logged = deliveryLogText(delivery);
     await this.#recorder.submit({
       deliveryId: delivery.id,
       endpointId: delivery.endpoint_id,
@@ -299,8 +301,8 @@ export class WebhookDeliveryWorker {
       succeeded,
       responseStatus: response.status,
       latencyMs: response.latencyMs,
-      responseExcerpt: response.excerpt,
-      error: response.error,
+      responseExcerpt: response.excerpt === null ? null : logged(response.excerpt),
+      error: response.error === null ? null : logged(response.error),
       nextAttemptAt:
         succeeded || response.status === 410
           ? null
@@ -342,4 +344,21 @@ export class WebhookDeliveryWorker {
     );
     if (pruned > 0) this.deps.log.info({ pruned }, 'old webhook deliveries deleted');
   }
+}
+
+/**
+ * How a receiver's answer to this delivery is kept in the delivery log. A `respondent.erased` event
+ * carries the id erased until it is delivered (then its stored copy is purged: delivery.repository.ts);
+ * a receiver that echoes it must not keep it in the log for the retention period, so the id is
+ * erased from the excerpt and the error of each of its attempts, as erasure rewrites their records.
+ */
+function deliveryLogText(delivery: ClaimedDelivery): (text: string) => string {
+  if (delivery.event_type !== 'respondent.erased') return (text) => text;
+  let id: unknown;
+  try {
+    id = (JSON.parse(delivery.payload) as { data?: { id?: unknown } }).data?.id;
+  } catch {
+    id = undefined;
+  }
+  return typeof id === 'string' && id !== ERASED ? eraserOfText([id], [id]) : (text) => text;
 }

@@ -96,6 +96,23 @@ export async function countPending(db: Db, endpointIds: string[]): Promise<Map<s
 }
 
 /**
+ * The event types of the endpoint's deliveries still waiting to go out (its answers' batches fanned
+ * out first): what a new URL would receive besides the events of its filter, which may since have
+ * been narrowed.
+ */
+export async function pendingEventTypes(db: Db, endpointId: string): Promise<string[]> {
+  await fanOutEventBatches(db, { endpointIds: [endpointId], skipLocked: false });
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select('event_type')
+    .distinct()
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .execute();
+  return rows.map((row) => row.event_type);
+}
+
+/**
  * Disables an endpoint, saying why, and gives up its pending deliveries: they count as failed, and
  * redeliver sends them again once it is enabled. Nothing happens to an endpoint already disabled.
  */

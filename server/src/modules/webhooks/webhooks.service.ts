@@ -116,14 +116,12 @@ function subscriptionScopes(events: readonly string[]): Scope[] {
   return [...needed];
 }
 
-function assertMaySubscribe(held: HeldScopes, events: readonly string[]): void {
+const SUBSCRIBE_WHY =
+  'an endpoint sends its events’ data to its URL, so it may send only events whose data the credential may read';
+
+function assertMaySubscribe(held: HeldScopes, events: readonly string[], why = SUBSCRIBE_WHY): void {
   const missing = missingScopes(held, subscriptionScopes(events));
-  if (missing.length > 0) {
-    throw scopesNotHeld(
-      missing,
-      'an endpoint sends its events’ data to its URL, so it may send only events whose data the credential may read',
-    );
-  }
+  if (missing.length > 0) throw scopesNotHeld(missing, why);
 }
 
 function toAttempt(
@@ -272,7 +270,11 @@ export async function getEndpoint(deps: WebhooksDeps, workspaceId: string, id: s
 
 /**
  * A new URL or event filter is checked as a new endpoint's are: the URL's addresses, and the scopes
- * of the events the endpoint will then send there (the new filter, or the one it has).
+ * of the events the endpoint will then send there. A new filter needs its events' scopes. A new URL
+ * needs those of every event the endpoint has subscribed to, of the new filter, and of the
+ * deliveries still waiting to go out (retries and queued events, which a filter narrowed earlier
+ * left in place): all of them would go to the new URL. Redeliveries of past events are checked by
+ * redeliver itself.
  */
 export async function updateEndpoint(
   deps: WebhooksDeps,
@@ -285,7 +287,15 @@ export async function updateEndpoint(
   const row = await deps.db.transaction().execute(async (trx) => {
     const current = await webhooks.findEndpointForUpdate(trx, workspaceId, input.id);
     if (!current) throw notFound();
-    if (url !== undefined && input.events === undefined) assertMaySubscribe(caller.scopes, current.events);
+    if (url !== undefined && url !== current.url) {
+      const queued = await webhooks.pendingEventTypes(trx, current.id);
+      assertMaySubscribe(
+        caller.scopes,
+        [...current.events, ...(input.events ?? []), ...queued],
+        'a new URL receives the events the endpoint has subscribed to, the new `events` and the deliveries ' +
+          'still waiting to go out, so the credential must be able to read all of their data',
+      );
+    }
     const changes: Parameters<typeof webhooks.updateEndpoint>[2] = {};
     if (url !== undefined) changes.url = url;
     if (input.events !== undefined) changes.events = JSON.stringify(normaliseFilter(input.events));
@@ -311,17 +321,25 @@ export async function deleteEndpoint(deps: WebhooksDeps, workspaceId: string, id
 /**
  * A new secret, shown this once; the replaced one keeps signing, alongside it, for 24 hours, so
  * receivers can switch without missing a delivery. A second rotation within those hours retires
- * the older secret at once (two signatures at most).
+ * the older secret at once (two signatures at most). The secret lets its holder sign events the
+ * receiver then takes for Pollkit's, so it is given only to a credential holding the scopes of the
+ * endpoint's events, as creating the endpoint needed.
  */
 export async function rotateSecret(
   deps: WebhooksDeps,
-  workspaceId: string,
+  caller: WebhookCaller,
   id: string,
 ): Promise<CreatedWebhookEndpoint> {
   const secret = newSigningSecret();
   const row = await deps.db.transaction().execute(async (trx) => {
-    const current = await webhooks.findEndpointForUpdate(trx, workspaceId, id);
+    const current = await webhooks.findEndpointForUpdate(trx, caller.workspaceId, id);
     if (!current) throw notFound();
+    assertMaySubscribe(
+      caller.scopes,
+      current.events,
+      'the signing secret lets its holder forge the endpoint’s events to its receiver, so the credential must ' +
+        'be able to read those events’ data',
+    );
     return webhooks.updateEndpoint(trx, current.id, {
       secret_sealed: deps.secretSealer.seal(secret),
       previous_secret_sealed: current.secret_sealed,
@@ -404,12 +422,23 @@ export async function getDelivery(
   };
 }
 
+/**
+ * Sends a delivery again. Its payload goes to the endpoint's URL as it is now, which may not be the
+ * one it first went to: like reading the payload, this needs the delivery's `payloadScope`.
+ */
 export async function redeliver(
   deps: WebhooksDeps,
   caller: WebhookCaller,
   input: { id: string; deliveryId: string },
 ): Promise<WebhookDelivery> {
   const { endpoint, delivery } = await deliveryOrThrow(deps, caller.workspaceId, input.id, input.deliveryId);
+  const scope = payloadScopeOf(delivery.event_type);
+  if (scope !== null && !holdsScope(caller.scopes, scope)) {
+    throw scopesNotHeld(
+      [scope],
+      'redelivering sends the delivery’s data to the endpoint’s URL, so the credential must be able to read it',
+    );
+  }
   assertEnabled(endpoint);
   const requeued = await webhooks.requeueDelivery(deps.db, delivery.id);
   deps.webhookWorker?.nudge();
