@@ -129,7 +129,13 @@ describe('GET /sessions/{id}/deck', () => {
     const { poll, session } = await pollAndSession();
     const byHost = await deck(session.id, host(session));
     expect(byHost.status, byHost.text).toBe(200);
-    expect(byHost.body).toEqual({ sessionId: session.id, pollId: poll.id, title: 'Presented', slides: poll.slides });
+    expect(byHost.body).toEqual({
+      sessionId: session.id,
+      pollId: poll.id,
+      title: 'Presented',
+      slides: poll.slides,
+      answersVisible: true,
+    });
     // What a participant never sees before the results, the presenter has from the start.
     const quiz = byHost.body.slides.find((slide: Json) => slide.id === 'capital');
     expect(quiz).toMatchObject({ kind: 'quiz', correctOptionIds: ['paris'], points: 500 });
