@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/db/ids.js';
 import { expectError } from './support/assertions.js';
 import { call, type JsonResponse } from './support/http.js';
+import { type CreatedSession, createdSession } from './support/live-deck.js';
 import { issuedToken, oauthClient } from './support/oauth.js';
 import { type ContentInput, pollPublisher, sampleContent } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
@@ -47,17 +48,7 @@ const OPEN_INDEX = 7;
 
 const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Presented', content: presenterContent() }));
 
-interface CreatedSession extends Json {
-  id: string;
-  pin: string;
-  hostToken: string;
-}
-
-async function newSession(pollId: string, key = apiKey): Promise<CreatedSession> {
-  const res = await call('POST', `${t.api}/sessions`, { apiKey: key, body: { pollId } });
-  expect(res.status, res.text).toBe(201);
-  return res.body;
-}
+const newSession = (pollId: string, key = apiKey) => createdSession(t, key, pollId);
 
 /** A published poll and a session of it. */
 async function pollAndSession() {

@@ -3,6 +3,7 @@ import { revokeClient } from '../src/modules/oauth/oauth.service.js';
 import { expectError } from './support/assertions.js';
 import { runCliInProcess } from './support/cli.js';
 import { call, type JsonResponse } from './support/http.js';
+import { type CreatedSession, createdSession } from './support/live-deck.js';
 import { issuedToken, oauthClient } from './support/oauth.js';
 import { pollPublisher, sampleContent } from './support/polls.js';
 import { startTestServer, type TestServer, usingPostgres } from './support/server.js';
@@ -67,17 +68,7 @@ async function keyWith(scopes: string[], creator = apiKey): Promise<{ id: string
   return { id: res.body.id, secret: res.body.secret };
 }
 
-interface CreatedSession extends Json {
-  id: string;
-  pin: string;
-  hostToken: string;
-}
-
-async function newSession(pollId: string, key = apiKey): Promise<CreatedSession> {
-  const res = await call('POST', `${t.api}/sessions`, { apiKey: key, body: { pollId } });
-  expect(res.status, res.text).toBe(201);
-  return res.body;
-}
+const newSession = (pollId: string, key = apiKey) => createdSession(t, key, pollId);
 
 /** A workspace credential (`apiKey`) or a host token (`hostToken`). */
 type Credential = { apiKey: string } | { hostToken: string };

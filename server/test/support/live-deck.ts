@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
+import { expect } from 'vitest';
 import { call } from './http.js';
 import type { ContentInput } from './polls.js';
 import type { TestServer } from './server.js';
@@ -142,4 +143,18 @@ export async function createLiveSession(t: TestServer, content: ContentInput): P
     presenterUrl: `${t.url}/present/${id}#hostToken=${hostToken}`,
     joinUrl,
   };
+}
+
+/** A session as `POST /sessions` answers it: the fields the tests use, and the rest. */
+export interface CreatedSession extends Record<string, any> {
+  id: string;
+  pin: string;
+  hostToken: string;
+}
+
+/** A session of the poll, created with `apiKey` (whose scopes its host token carries), asserting the 201. */
+export async function createdSession(server: { api: string }, apiKey: string, pollId: string): Promise<CreatedSession> {
+  const res = await call('POST', `${server.api}/sessions`, { apiKey, body: { pollId } });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
 }

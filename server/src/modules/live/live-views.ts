@@ -1,4 +1,4 @@
-import type { LeaderboardEntry, LiveState, ParticipantSlide, Poll, Slide, SlideResult } from '@pollkit/contracts';
+import type { LeaderboardEntry, LiveState, ParticipantSlide, Poll, Slide } from '@pollkit/contracts';
 import type { z } from 'zod';
 import { type HeldScopes, holdsScope } from '../credentials/credential-scopes.js';
 import type { SessionSnapshot } from '../sessions/index.js';
