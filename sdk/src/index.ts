@@ -165,6 +165,7 @@ export {
   PollkitError,
   type PollkitErrorCode,
   type PollkitErrorDetails,
+  type PollkitErrorJson,
   RateLimitError,
   type ServerErrorCode,
   TimeoutError,

@@ -63,15 +63,18 @@ export type {
   SlideResults,
   WalkProgress,
 } from '@pollkit/contracts';
+export type { PollkitErrorJson } from './core/errors.js';
 export {
   AuthenticationError,
   ConflictError,
   ConnectionError,
+  InternalServerError,
   NotFoundError,
   PermissionDeniedError,
   PollkitError,
   RateLimitError,
   TimeoutError,
+  UpgradeRequiredError,
   ValidationError,
 } from './core/errors.js';
 export type { EventStream, EventStreamOptions } from './core/event-stream.js';

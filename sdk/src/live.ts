@@ -56,7 +56,8 @@ export interface PresenterSession {
   /** The poll's title and slides, quiz answers included (`GET /sessions/{id}/deck`). */
   deck(options?: RequestOptions): Promise<SessionDeck>;
   /**
-   * One page of the Q&A questions of the session's poll, newest first (`GET /sessions/{id}/questions`);
+   * One page of the Q&A questions asked in this session, newest first (`GET /sessions/{id}/questions`;
+   * not those of the poll's other sessions or of the API);
    * `{ status: 'pending' }` is the moderation queue. Pass `cursor: page.nextCursor` for the next page.
    */
   questions(input?: Omit<ListSessionQuestionsInput, 'id'>, options?: RequestOptions): Promise<QuestionList>;

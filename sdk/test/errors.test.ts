@@ -53,6 +53,27 @@ describe('error classes, one per family, from real answers', () => {
     expect(JSON.parse(auth.response?.text ?? '')).toEqual(auth.body);
   });
 
+  it('serializes what a log needs: JSON.stringify keeps code, message, status and requestId', async () => {
+    const error = (await rejectionOf(client.polls.get(missingPoll))) as NotFoundError;
+    const logged = JSON.parse(JSON.stringify({ err: error })).err;
+    expect(logged).toEqual({
+      name: 'NotFoundError',
+      code: 'not_found',
+      message: 'Poll not found',
+      status: 404,
+      requestId: error.requestId,
+    });
+    expect(logged.requestId).toMatch(/\S/);
+    // No answer at all: the same fields, without a status or request id.
+    const offline = createClient({ apiKey: 'pk_live_x', baseUrl: 'http://127.0.0.1:9', maxRetries: 0 });
+    const refused = await rejectionOf(offline.polls.list());
+    expect(JSON.parse(JSON.stringify(refused))).toEqual({
+      name: 'ConnectionError',
+      code: 'connection_error',
+      message: expect.any(String),
+    });
+  });
+
   it('402: UpgradeRequiredError for a workspace whose plan has no API access', async () => {
     const { apiKey } = await t.workspace('free');
     const free = createClient({ apiKey, baseUrl: t.url, maxRetries: 0 });

@@ -163,8 +163,16 @@ describe('@pollkit/sdk/live against a real server', () => {
       RateLimitError: [live.RateLimitError, sdk.RateLimitError],
       TimeoutError: [live.TimeoutError, sdk.TimeoutError],
       ValidationError: [live.ValidationError, sdk.ValidationError],
+      InternalServerError: [live.InternalServerError, sdk.InternalServerError],
+      UpgradeRequiredError: [live.UpgradeRequiredError, sdk.UpgradeRequiredError],
     };
     for (const [name, [ofLive, ofMain]] of Object.entries(pairs)) expect(ofLive, name).toBe(ofMain);
+    // Every error class of the main entry is one of these: the live entry lacks none.
+    const errorClasses = Object.entries(sdk).filter(
+      ([, value]) =>
+        typeof value === 'function' && (value === sdk.PollkitError || value.prototype instanceof sdk.PollkitError),
+    );
+    expect(errorClasses.map(([name]) => name).sort()).toEqual(Object.keys(pairs).sort());
     const missing = await rejectionOf(live.joinSession({ baseUrl: t.url, pin: '000000' }));
     expect(missing).toBeInstanceOf(sdk.NotFoundError);
     expect(missing).toMatchObject({ status: 404, code: 'not_found' });

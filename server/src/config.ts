@@ -437,6 +437,25 @@ export const ConfigSchema = z.object({
 });
 
 export type Config = z.output<typeof ConfigSchema>;
+
+/**
+ * Settings that loosen a guard for local development and tests, and must never be on in production:
+ * the server logs a warning for each one in effect when it starts (server.ts), or nothing would tell
+ * an operator who copied a development `.env` that webhooks may reach `http://` or loopback addresses.
+ */
+export const developmentOnlySettings = {
+  WEBHOOK_ALLOW_HTTP: 'webhook endpoints may be http:// (deliveries unencrypted)',
+  WEBHOOK_ALLOW_LOOPBACK: 'webhook endpoints may be on 127.0.0.0/8 and ::1 (this machine)',
+  MEDIA_ALLOW_LOOPBACK: 'media fetches may reach 127.0.0.0/8 and ::1 (this machine)',
+  RESPONSE_VALIDATION: 'every response is checked against its schema (half the throughput; a mismatch is a 500)',
+} as const satisfies Partial<Record<keyof Config, string>>;
+
+/** The development-only settings in effect, each with what it allows. */
+export function developmentSettingsInEffect(config: Config): Array<{ setting: string; allows: string }> {
+  return Object.entries(developmentOnlySettings).flatMap(([setting, allows]) =>
+    config[setting as keyof typeof developmentOnlySettings] === true ? [{ setting, allows }] : [],
+  );
+}
 export type ConfigInput = z.input<typeof ConfigSchema>;
 
 export class ConfigError extends Error {

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { type Config, publicBaseUrl } from './config.js';
+import { type Config, developmentSettingsInEffect, publicBaseUrl } from './config.js';
 import { type AppDeps, closeDeps, createDeps, type DepsOptions } from './deps.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
@@ -38,6 +38,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     format: config.LOG_FORMAT,
     ...(options.logOut ? { out: options.logOut } : {}),
   });
+  for (const { setting, allows } of developmentSettingsInEffect(config)) {
+    log.warn({ setting }, `${setting}=true: ${allows}. For local development and tests only, never in production.`);
+  }
   const deps = await createDeps(config, log, options);
   let app: FastifyInstance;
   // The document is built on its first request, by when the port is known (PORT=0 picks one).

@@ -101,3 +101,33 @@ async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> 
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+describe('start-up', () => {
+  it('warns once for each development-only setting in effect, naming it, and for no other', async () => {
+    const out = new PassThrough();
+    let lines = '';
+    out.on('data', (chunk: Buffer) => {
+      lines += chunk.toString('utf8');
+    });
+    const loose = await startTestServer(
+      { LOG_LEVEL: 'info', LOG_FORMAT: 'json', WEBHOOK_ALLOW_HTTP: 'true', MEDIA_ALLOW_LOOPBACK: 'true' },
+      { logOut: out },
+    );
+    try {
+      const warnings = lines
+        .split('\n')
+        .filter((line) => line.includes('"level":40') && line.includes('"setting"'))
+        .map((line) => JSON.parse(line) as { setting: string; msg: string });
+      // The test servers always validate responses (RESPONSE_VALIDATION=true); WEBHOOK_ALLOW_HTTP and
+      // MEDIA_ALLOW_LOOPBACK were asked for here; WEBHOOK_ALLOW_LOOPBACK is off, and not named.
+      const settings = warnings.map((warning) => warning.setting).sort();
+      expect(settings).toEqual(['MEDIA_ALLOW_LOOPBACK', 'RESPONSE_VALIDATION', 'WEBHOOK_ALLOW_HTTP']);
+      for (const warning of warnings) {
+        expect(warning.msg).toContain(`${warning.setting}=true`);
+        expect(warning.msg).toContain('never in production');
+      }
+    } finally {
+      await loose.close();
+    }
+  });
+});

@@ -378,6 +378,8 @@ describe('POST /media: hostile input is refused and nothing is stored', () => {
       for (const url of [`http://localhost:${port}/photo.png`, `${host.url}/photo.png`, `http://[::1]:${port}/x`]) {
         const res = await call('POST', `${strict.api}/media`, { apiKey, body: { url } });
         expectError(res, 422, 'media_not_allowed');
+        // The refusal names the setting that allows it, for a developer trying it locally.
+        expect(res.body.error.message).toContain('only with MEDIA_ALLOW_LOOPBACK=true');
       }
       expect(host.requests.length).toBe(seen);
     } finally {

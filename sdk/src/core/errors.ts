@@ -83,6 +83,16 @@ function parseJson(text: string): unknown {
  *
  * `code` is the stable field to branch on; `message` is for people.
  */
+/** A {@link PollkitError} as `JSON.stringify` writes it ({@link PollkitError.toJSON}). */
+export interface PollkitErrorJson {
+  name: string;
+  code: PollkitErrorCode;
+  message: string;
+  status: number | undefined;
+  requestId: string | undefined;
+  details: PollkitErrorDetails | undefined;
+}
+
 export class PollkitError extends Error {
   /** HTTP status; `undefined` when no response arrived. */
   readonly status: number | undefined;
@@ -109,6 +119,23 @@ export class PollkitError extends Error {
   /** The server's `x-request-id`, worth quoting in a support request. */
   get requestId(): string | undefined {
     return this.headers.get('x-request-id') ?? undefined;
+  }
+
+  /**
+   * What `JSON.stringify(error)` writes, as logging libraries serialize errors: `message` is an
+   * Error's own non-enumerable property and `requestId` a getter, and `headers` would be `{}`, so
+   * without this the log would keep none of what matters. No header, body or cause is written: a
+   * log line is no place for them (and a body may hold what a request sent).
+   */
+  toJSON(): PollkitErrorJson {
+    return {
+      name: this.name,
+      code: this.code,
+      message: this.message,
+      status: this.status,
+      requestId: this.requestId,
+      details: this.details,
+    };
   }
 
   /**

@@ -20,6 +20,8 @@ export interface SafeFetchOptions {
   maxRedirects: number;
   /** Tests only: allow 127.0.0.0/8 and ::1. */
   allowLoopback: boolean;
+  /** The setting that allows loopback (`MEDIA_ALLOW_LOOPBACK`): a loopback refusal names it. */
+  loopbackSetting?: string;
   /**
    * Called with the response headers before the body is read: return false to skip the body (the
    * response is then returned with `body: undefined`).
@@ -74,17 +76,19 @@ export function forbiddenAddressReason(rawAddress: string, allowLoopback: boolea
     : ipv6Reason(address as ipaddr.IPv6, allowLoopback);
 }
 
+const LOOPBACK_REASON = 'a loopback address';
+
 function ipv4Reason(address: ipaddr.IPv4, allowLoopback: boolean): string | undefined {
   const range = address.range();
   if (range === 'unicast') return undefined;
-  if (range === 'loopback') return allowLoopback ? undefined : 'a loopback address';
+  if (range === 'loopback') return allowLoopback ? undefined : LOOPBACK_REASON;
   return NOT_PUBLIC;
 }
 
 function ipv6Reason(address: ipaddr.IPv6, allowLoopback: boolean): string | undefined {
   const range = address.range();
   if (range === 'ipv4Mapped') return ipv4Reason(address.toIPv4Address(), allowLoopback);
-  if (range === 'loopback') return allowLoopback ? undefined : 'a loopback address';
+  if (range === 'loopback') return allowLoopback ? undefined : LOOPBACK_REASON;
   const embedded = embeddedIpv4(address, range);
   if (embedded) {
     const reason = ipv4Reason(embedded, false);
@@ -118,8 +122,16 @@ export class AddressRefusedError extends Error {
   constructor(
     readonly reason: 'unresolved' | 'forbidden',
     message: string,
+    /** Refused only for being a loopback address, which a setting allows (for development and tests). */
+    readonly loopback = false,
   ) {
     super(message);
+  }
+
+  /** The message, and for a loopback refusal the setting that would allow it. */
+  messageNaming(setting: string | undefined): string {
+    if (!this.loopback || setting === undefined) return this.message;
+    return `${this.message}; the server allows loopback addresses only with ${setting}=true, for local development and tests, never in production`;
   }
 }
 
@@ -143,18 +155,25 @@ export async function publicAddresses(rawHostname: string, allowLoopback: boolea
   if (addresses.length === 0) throw new AddressRefusedError('unresolved', `The host ${hostname} could not be resolved`);
   for (const { address } of addresses) {
     const reason = forbiddenAddressReason(address, allowLoopback);
-    if (reason) throw new AddressRefusedError('forbidden', `The host ${hostname} resolves to ${reason}`);
+    if (reason) {
+      throw new AddressRefusedError(
+        'forbidden',
+        `The host ${hostname} resolves to ${reason}`,
+        reason === LOOPBACK_REASON,
+      );
+    }
   }
   return addresses;
 }
 
 /** Resolves `hostname` and returns the addresses to connect to, or throws `media_not_allowed`. */
-async function checkedAddresses(url: URL, allowLoopback: boolean): Promise<Address[]> {
+async function checkedAddresses(url: URL, options: SafeFetchOptions): Promise<Address[]> {
   try {
-    return await publicAddresses(url.hostname, allowLoopback);
+    return await publicAddresses(url.hostname, options.allowLoopback);
   } catch (error) {
     if (!(error instanceof AddressRefusedError)) throw error;
-    throw error.reason === 'unresolved' ? fetchFailed(error.message, url.href) : notAllowed(error.message, url.href);
+    if (error.reason === 'unresolved') throw fetchFailed(error.message, url.href);
+    throw notAllowed(error.messageNaming(options.loopbackSetting), url.href);
   }
 }
 
@@ -178,7 +197,7 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Prom
       throw notAllowed(`Only http and https URLs can be fetched, not ${url.protocol}`, url.href);
     }
     if (url.username || url.password) throw notAllowed('URLs with credentials are not fetched', url.href);
-    const targets = await withDeadline(checkedAddresses(url, options.allowLoopback), deadline, url.href, options);
+    const targets = await withDeadline(checkedAddresses(url, options), deadline, url.href, options);
     const hop = await request(url, targets, deadline, options);
     if (hop.status >= 300 && hop.status < 400 && hop.location !== undefined) {
       if (redirects >= options.maxRedirects) {

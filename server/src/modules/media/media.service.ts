@@ -43,6 +43,7 @@ export async function ingestMedia(deps: MediaDeps, input: { url: string; type?: 
     maxBytes: config.MEDIA_MAX_BYTES,
     maxRedirects: MEDIA_MAX_REDIRECTS,
     allowLoopback: config.MEDIA_ALLOW_LOOPBACK,
+    loopbackSetting: 'MEDIA_ALLOW_LOOPBACK',
     // A web page is a link: its body is not needed.
     wantBody: (contentType) => forcedImage || !isHtml(contentType),
   });

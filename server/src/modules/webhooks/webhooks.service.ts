@@ -182,7 +182,7 @@ export async function checkEndpointUrl(config: WebhooksDeps['config'], raw: stri
   try {
     await publicAddresses(url.hostname, config.WEBHOOK_ALLOW_LOOPBACK);
   } catch (error) {
-    if (error instanceof AddressRefusedError) throw refuse(error.message);
+    if (error instanceof AddressRefusedError) throw refuse(error.messageNaming('WEBHOOK_ALLOW_LOOPBACK'));
     throw error;
   }
   return url.href;
