@@ -29,7 +29,7 @@ export interface ApiKeyAuth {
    * A workspace API key (`pk_live_…`). Sent only in the `Authorization: Bearer` header. When absent
    * (and no OAuth client is given), the `POLLKIT_API_KEY` environment variable.
    */
-  apiKey?: string;
+  apiKey?: string | undefined;
   clientId?: never;
   clientSecret?: never;
   scope?: never;
@@ -50,7 +50,7 @@ export interface OAuthClientAuth {
    * The scopes to ask for (`'polls:read polls:write'` or `['polls:read', 'polls:write']`), narrowed
    * from the ones the client is allowed; all of those when absent.
    */
-  scope?: string | readonly string[];
+  scope?: string | readonly string[] | undefined;
 }
 
 /** Options of every client, whichever way it authenticates. */
@@ -61,27 +61,27 @@ export interface CommonClientOptions extends Partial<BackoffOptions> {
    * (`https://example.com/pollkit`) is taken as a prefix the API is mounted under, and `/api/v1` is
    * appended to it. When absent, the `POLLKIT_BASE_URL` environment variable.
    */
-  baseUrl?: string | URL;
+  baseUrl?: string | URL | undefined;
   /** A `fetch` implementation; the global one by default. */
-  fetch?: FetchLike;
+  fetch?: FetchLike | undefined;
   /** Headers sent with every call. `Authorization` is always the API key's. */
-  headers?: HeadersLike;
+  headers?: HeadersLike | undefined;
   /** Milliseconds each attempt of a call may take, response body included; 60 000 by default. */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Retries after a 429, a 5xx or a connection failure (timeouts included); 2 by default, 0 for none. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Where to report each request, response and retry (`console` fits). The API key is never reported. */
-  logger?: PollkitLogger;
+  logger?: PollkitLogger | undefined;
   /**
    * Check every response against its route's output schema, throwing `invalid_response` on a
    * mismatch. Off by default, so that fields a newer server adds cannot break an older client.
    */
-  validateResponses?: boolean;
+  validateResponses?: boolean | undefined;
   /**
    * The clock OAuth token expiry is measured with, in milliseconds since the epoch; `Date.now` by
    * default. Tests pass their own to expire tokens without waiting.
    */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** Exactly one credential: `apiKey`, or `clientId` with `clientSecret`. */
@@ -319,7 +319,9 @@ export function resolveTokenConfig(
 function mergeOptions(base: ClientOptions, overrides: ClientOverrides): ClientOptions {
   const headers = new Headers(base.headers);
   for (const [name, value] of new Headers(overrides.headers)) headers.set(name, value);
-  const merged: Record<string, unknown> = { ...base, ...overrides, headers };
+  // An option given as `undefined` (allowed, for `exactOptionalPropertyTypes`) keeps the base's value.
+  const given = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+  const merged: Record<string, unknown> = { ...base, ...given, headers };
   // A credential of the other kind replaces the current one instead of clashing with it.
   if (overrides.apiKey !== undefined) {
     delete merged.clientId;

@@ -128,20 +128,20 @@ export interface JoinSessionOptions extends Omit<CommonClientOptions, 'now'> {
   /** The session's six-digit PIN, or a self-paced session's link id (`lnk_…`, the end of its `joinUrl`). */
   pin: string;
   /** Shown on the leaderboard; ignored when `participantToken` resumes a participant. */
-  name?: string;
+  name?: string | undefined;
   /**
    * The `participantToken` of an earlier join (kept in local storage, say): resumes that participant,
    * with its name, answers and score, instead of joining as a new one.
    */
-  participantToken?: string;
+  participantToken?: string | undefined;
   /**
    * Your own id for this person (a join link's `?rid=`), to find and erase their records later
    * (`client.respondents.get/erase`). Unverified: anyone with the link can send any value. Ignored when
    * `participantToken` resumes a participant.
    */
-  respondentId?: string;
+  respondentId?: string | undefined;
   /** Aborts the join. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** An answer to the current slide: {@link LiveAnswerInput} without the PIN, which the participant knows. */

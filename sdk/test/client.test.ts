@@ -321,6 +321,24 @@ describe('requests', () => {
     expect(perCall.requestId).toBe('from-call');
   });
 
+  it('takes an option given as undefined as not given (exactOptionalPropertyTypes passes them on)', async () => {
+    const defaults = resolveConfig({ apiKey: 'pk_x', baseUrl: 'https://polls.test' });
+    const given = resolveConfig({
+      apiKey: 'pk_x',
+      baseUrl: 'https://polls.test',
+      timeout: undefined,
+      maxRetries: undefined,
+      headers: undefined,
+    });
+    expect(defaults.timeout).toBeGreaterThan(0);
+    expect(defaults.maxRetries).toBeGreaterThan(0);
+    expect([given.timeout, given.maxRetries]).toEqual([defaults.timeout, defaults.maxRetries]);
+    const client = createClient({ apiKey, baseUrl: t.url, timeout: 5_000, maxRetries: 0 });
+    const same = client.withOptions({ timeout: undefined, maxRetries: undefined });
+    const page = await same.polls.list({ limit: 1, cursor: undefined });
+    expect(Array.isArray(page.data)).toBe(true);
+  });
+
   it('splits input into path, query string and JSON body the way the server reads it', () => {
     const config = resolveConfig({ apiKey: 'pk_x', baseUrl: 'https://polls.test' });
     const search = defineRoute({

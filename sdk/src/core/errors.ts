@@ -25,9 +25,9 @@ export type ServerErrorCode = {
 /** `error.details`: field and form errors on `validation_failed`, free-form on other codes. */
 export interface PollkitErrorDetails {
   /** Messages per field; nested fields use dotted paths such as `content.questions.0.options`. */
-  fieldErrors?: Record<string, string[]>;
+  fieldErrors?: Record<string, string[]> | undefined;
   /** Messages about the request as a whole. */
-  formErrors?: string[];
+  formErrors?: string[] | undefined;
   readonly [key: string]: unknown;
 }
 
@@ -45,10 +45,10 @@ export interface PollkitErrorInit {
   message: string;
   details?: PollkitErrorDetails | undefined;
   headers?: Headers | undefined;
-  body?: unknown;
+  body?: unknown | undefined;
   /** The response as it arrived; absent when none did. */
   response?: ErrorResponse | undefined;
-  cause?: unknown;
+  cause?: unknown | undefined;
 }
 
 /**

@@ -30,28 +30,28 @@ export interface EventStreamOptions extends Omit<RequestOptions, 'idempotencyKey
    * Milliseconds each connection may take to answer (the status and headers, or a whole error
    * answer); overrides the client's `timeout`. The stream itself has no end in time: see `idleTimeout`.
    */
-  timeout?: number;
+  timeout?: number | undefined;
   /**
    * Resume after this event id (sent as `Last-Event-ID` on the first connection): the events of the
    * session's history after it are replayed first. `stream.lastEventId` of an earlier stream fits.
    */
-  lastEventId?: string;
+  lastEventId?: string | undefined;
   /**
    * Reconnections in a row, after the stream was open, that may fail before the stream gives up and
    * throws the last failure; a connection that delivered an event or a heartbeat starts the count
    * again. 10 by default.
    */
-  maxReconnects?: number;
+  maxReconnects?: number | undefined;
   /**
    * The ceiling of the wait between reconnections, in milliseconds; 30 000 by default. The wait starts
    * at the server's SSE `retry:` value (else the client's `retryBaseDelayMs`) and doubles.
    */
-  reconnectMaxDelayMs?: number;
+  reconnectMaxDelayMs?: number | undefined;
   /**
    * Milliseconds without a byte from the server (an event or a heartbeat) after which the connection
    * is taken for dropped and reopened; 45 000 by default. The server sends a heartbeat well within it.
    */
-  idleTimeout?: number;
+  idleTimeout?: number | undefined;
 }
 
 /**
@@ -90,7 +90,7 @@ const MAX_EVENT_SIZE = 16 * 1024 * 1024;
 /** An SSE event as the stream yields it (the route's output union, when the server keeps its contract). */
 interface StreamEvent {
   type: string;
-  id?: string;
+  id?: string | undefined;
   data: unknown;
 }
 

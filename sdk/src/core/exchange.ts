@@ -57,7 +57,7 @@ export async function sendOnce(
     const response = await fetchImpl(prepared.url, {
       method: prepared.method,
       headers: prepared.headers,
-      body: prepared.body,
+      ...(prepared.body === undefined ? {} : { body: prepared.body }),
       signal: controller.signal,
     });
     const text = await response.text();

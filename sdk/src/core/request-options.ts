@@ -23,17 +23,17 @@ export interface RequestOptions {
    * Aborts the call, in flight or between retries; the promise then rejects with the signal's reason
    * (an `AbortError` by default). An aborted call is never retried.
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Extra headers for this call; they override the client's `headers`. `Authorization` cannot be overridden. */
-  headers?: HeadersLike;
+  headers?: HeadersLike | undefined;
   /** Milliseconds each attempt may take, response body included; overrides the client's `timeout`. */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Retries after a 429, a 5xx or a connection failure; overrides the client's `maxRetries`. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** The `Idempotency-Key` of a POST; by default a random UUID per call, the same across its retries. */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
   /** Check the response against the route's output schema; overrides the client's `validateResponses`. */
-  validateResponse?: boolean;
+  validateResponse?: boolean | undefined;
 }
 
 /** What the SDK reports of one exchange to a {@link PollkitLogger}. Never the API key. */
@@ -43,17 +43,17 @@ export interface RequestLogRecord {
   /** 1 for the first try, 2 for the first retry… */
   attempt: number;
   /** Request headers, with `Authorization` redacted. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** The HTTP status; absent when no response arrived. */
-  status?: number;
+  status?: number | undefined;
   /** Milliseconds from sending to the end of the response body (or the failure). */
-  durationMs?: number;
+  durationMs?: number | undefined;
   /** The server's `x-request-id`. */
-  requestId?: string;
+  requestId?: string | undefined;
   /** Why the attempt failed, when it did. */
-  error?: string;
+  error?: string | undefined;
   /** On a retry: how long the SDK waits before it. */
-  retryInMs?: number;
+  retryInMs?: number | undefined;
 }
 
 /**

@@ -41,9 +41,9 @@ export type WebhookHeaders = Headers | Readonly<Record<string, string | readonly
 
 export interface VerifyWebhookOptions {
   /** How far `webhook-timestamp` may be from now, either way, in seconds: 300 by default. */
-  toleranceSeconds?: number;
+  toleranceSeconds?: number | undefined;
   /** The clock the timestamp is checked against; the current time by default. */
-  now?: Date;
+  now?: Date | undefined;
 }
 
 /** The three Standard Webhooks headers of a delivery, as {@link signWebhook} makes them. */
@@ -53,9 +53,9 @@ export interface SignWebhookInput {
   /** The endpoint's secret (`whsec_…`); several sign it as during a rotation, one `v1,` signature each. */
   secret: string | readonly string[];
   /** `webhook-id`: by default the payload's own `id` (the event id, as Pollkit sends it), else a new `evt_…`. */
-  id?: string;
+  id?: string | undefined;
   /** `webhook-timestamp`; now by default. */
-  timestamp?: Date;
+  timestamp?: Date | undefined;
   /** The event: an object is sent as its `JSON.stringify`, a string as it is. */
   payload: unknown;
 }
