@@ -55,7 +55,9 @@ function runExample(name: string, env: Record<string, string>): Promise<number> 
 const names = await exampleNames();
 if (names.length === 0) throw new Error(`no examples found in ${examplesDir}`);
 
-const server = await startTestServer();
+// The webhook receivers (examples/webhooks-*) listen on 127.0.0.1 over http: settings for local
+// development only, which a production server never has (docs/self-hosting.md, Configuration).
+const server = await startTestServer({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_LOOPBACK: 'true' });
 const failed: string[] = [];
 try {
   const { apiKey } = await server.workspace('pro');
