@@ -1,16 +1,12 @@
 import type { LeaderboardEntry, LiveState, ParticipantSlide, Poll, Slide } from '@pollkit/contracts';
 import type { z } from 'zod';
 import { type HeldScopes, holdsScope } from '../credentials/credential-scopes.js';
-import type { SessionSnapshot } from '../sessions/index.js';
+import { type SessionSnapshot, withoutAnswerKey } from '../sessions/index.js';
 
 type Entry = z.output<typeof LeaderboardEntry>;
 
 /** Removes from a slide what would give its answer away: a quiz's `correctOptionIds`. */
-export function participantSlide(slide: Slide): ParticipantSlide {
-  if (slide.kind !== 'quiz') return slide;
-  const { correctOptionIds: _hidden, ...rest } = slide;
-  return rest;
-}
+export const participantSlide: (slide: Slide) => ParticipantSlide = withoutAnswerKey;
 
 /**
  * What a presenter stream carries, by the scopes of its caller (a workspace credential's, or those

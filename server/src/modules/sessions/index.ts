@@ -6,7 +6,14 @@
 
 export { SessionCloser } from './session-closer.js';
 export type { SessionSnapshot } from './session-control.js';
-export { isPastClosing, joinCodeOf, type ParticipantCounts, snapshotOf, toSession } from './session-view.js';
+export {
+  isPastClosing,
+  joinCodeOf,
+  type ParticipantCounts,
+  snapshotOf,
+  toSession,
+  withoutAnswerKey,
+} from './session-view.js';
 export {
   countSessionParticipants,
   findOpenSessionByCode,

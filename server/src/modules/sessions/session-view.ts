@@ -1,4 +1,4 @@
-import type { Session } from '@pollkit/contracts';
+import type { ParticipantSlide, Session, Slide } from '@pollkit/contracts';
 import type { SessionRow } from '../../db/schema.js';
 
 /** Participants of a session: who joined (removed ones included), and who completed a self-paced walk. */
@@ -62,4 +62,14 @@ export function snapshotOf(row: SessionRow) {
     locked: row.locked,
     slideStartedAt: row.slide_started_at?.toISOString() ?? null,
   };
+}
+
+/**
+ * A slide without what would give its answer away: a quiz's `correctOptionIds`. What a participant
+ * is shown (live/live-views.ts), and a deck read without `polls:read` (sessions.service.ts).
+ */
+export function withoutAnswerKey(slide: Slide): ParticipantSlide {
+  if (slide.kind !== 'quiz') return slide;
+  const { correctOptionIds: _hidden, ...rest } = slide;
+  return rest;
 }

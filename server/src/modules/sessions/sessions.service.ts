@@ -2,7 +2,6 @@ import { randomInt } from 'node:crypto';
 import type {
   CreatedSession,
   CreateSessionInput,
-  DeckSlide,
   ListSessionQuestionsInput,
   ListSessionsInput,
   ModerateSessionQuestionInput,
@@ -33,7 +32,7 @@ import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { listQuestions, moderateQuestion } from '../questions/questions.service.js';
 import { outboxEvent, recordWebhookEvent } from '../webhooks/index.js';
 import { decideControl } from './session-control.js';
-import { isPastClosing, joinCodeOf, toSession } from './session-view.js';
+import { isPastClosing, joinCodeOf, toSession, withoutAnswerKey } from './session-view.js';
 import * as sessions from './sessions.repository.js';
 
 /**
@@ -351,7 +350,9 @@ export async function sessionDeck(
   id: string,
 ): Promise<SessionDeck> {
   const poll = await getPoll(deps, workspaceId, await findPollOfSession(deps, workspaceId, id));
-  const slides = holdsScope(scopes, 'polls:read') ? poll.content.questions : poll.content.questions.map(withoutKey);
+  const slides = holdsScope(scopes, 'polls:read')
+    ? poll.content.questions
+    : poll.content.questions.map(withoutAnswerKey);
   return {
     sessionId: id,
     pollId: poll.id,
@@ -359,13 +360,6 @@ export async function sessionDeck(
     slides,
     answersVisible: holdsScope(scopes, 'responses:read'),
   };
-}
-
-/** A slide without its answer key: a quiz's `correctOptionIds` left out. */
-function withoutKey(slide: DeckSlide): DeckSlide {
-  if (slide.kind !== 'quiz') return slide;
-  const { correctOptionIds: _key, ...rest } = slide;
-  return rest;
 }
 
 /**
