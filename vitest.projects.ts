@@ -57,6 +57,7 @@ export const TEST_PROJECTS = {
     'server/test/live-abuse.test.ts',
     'server/test/live-sessions.test.ts',
     'server/test/self-paced.test.ts',
+    'server/test/session-outcome.test.ts',
     'server/test/session-rooms.test.ts',
     'server/test/session-scopes.test.ts',
     'server/test/media.test.ts',

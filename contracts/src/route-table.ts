@@ -49,6 +49,7 @@ export const routeTable = {
     get: { method: 'GET', path: '/sessions/{id}', successStatus: 200, auth: 'host' },
     update: { method: 'PATCH', path: '/sessions/{id}', successStatus: 200, auth: 'host' },
     control: { method: 'POST', path: '/sessions/{id}/control', successStatus: 200, auth: 'host' },
+    participants: { method: 'GET', path: '/sessions/{id}/participants', successStatus: 200, auth: 'host' },
     removeParticipant: { method: 'DELETE', path: '/sessions/{id}/participants/{participantId}', successStatus: 200, auth: 'host' },
     rotateHostToken: { method: 'POST', path: '/sessions/{id}/host-token', successStatus: 200, auth: 'host' },
     qrCode: { method: 'GET', path: '/sessions/{id}/qr.svg', successStatus: 200, auth: 'host', format: 'svg' },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PollResponse, Question, Vote } from './schemas/answers.js';
 import { Timestamp } from './schemas/common.js';
+import { EndedSession } from './schemas/live.js';
 import { DeletedPoll, Poll, PollId } from './schemas/polls.js';
 import { RespondentErased } from './schemas/respondents.js';
 import { Session, SessionId } from './schemas/sessions.js';
@@ -90,7 +91,13 @@ export const SessionSlideChangedEvent = webhookEvent(
   'SessionSlideChangedEvent',
   'The presenter moved to another slide (`next`, `prev` or `goto`); `currentSlideIndex` is the new one.',
 );
-export const SessionEndedEvent = webhookEvent('session.ended', Session, 'SessionEndedEvent', 'A live session ended.');
+export const SessionEndedEvent = webhookEvent(
+  'session.ended',
+  EndedSession,
+  'SessionEndedEvent',
+  'A live session ended: the session as it ended (`participantCount`) and its `leaderboard`, the ten highest ' +
+    'scores (null without quiz slides). `GET /sessions/{id}/participants` lists everyone.',
+);
 export const ParticipantCompleted = z
   .object({
     sessionId: SessionId,

@@ -100,3 +100,8 @@ const mood = results.slides[0];
 if (mood?.kind === 'multiple_choice') {
   console.log(`mood: ${mood.options.map((option) => `${option.label} ${option.count}`).join(', ')}`);
 }
+
+// 5. The outcome, for as long as the session is kept: everyone by rank, page after page.
+for await (const player of pollkit.sessions.participants({ id: session.id })) {
+  console.log(`${player.rank}. ${player.name ?? 'anonymous'}: ${player.score} points, ${player.answerCount} answers`);
+}

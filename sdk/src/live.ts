@@ -1,6 +1,7 @@
 import {
   contract,
   type JoinedSession,
+  type ListSessionParticipantsInput,
   type ListSessionQuestionsInput,
   type LiveAnswerInput,
   type LiveAnswerReceipt,
@@ -16,6 +17,8 @@ import {
   type Session,
   type SessionAction,
   type SessionDeck,
+  type SessionParticipantList,
+  type SessionResults,
 } from '@pollkit/contracts';
 import { type CommonClientOptions, resolveTokenConfig } from './client.js';
 import { type EventStream, type EventStreamOptions, openEventStream } from './core/event-stream.js';
@@ -63,6 +66,20 @@ export interface PresenterSession {
   questions(input?: Omit<ListSessionQuestionsInput, 'id'>, options?: RequestOptions): Promise<QuestionList>;
   /** Approves or dismisses a question (`PATCH /sessions/{id}/questions/{questionId}`). */
   moderate(questionId: string, status: QuestionStatus, options?: RequestOptions): Promise<Question>;
+  /**
+   * The session's results, participant count and leaderboard (`GET /sessions/{id}/results`); the host
+   * token must carry `responses:read`.
+   */
+  results(options?: RequestOptions): Promise<SessionResults>;
+  /**
+   * One page of the session's participants by rank, with score, slides answered, completion and removal
+   * (`GET /sessions/{id}/participants`); the host token must carry `responses:read`. Pass
+   * `cursor: page.nextCursor` for the next page.
+   */
+  participants(
+    input?: Omit<ListSessionParticipantsInput, 'id'>,
+    options?: RequestOptions,
+  ): Promise<SessionParticipantList>;
 }
 
 /** What the live helpers call: `contract`'s routes (with schemas), or the schema-free `routeTable`'s. */
@@ -120,6 +137,10 @@ export function presenterSessionOver(routeSet: LiveRoutes, options: PresenterSes
       request(config, routes.questions, { ...input, ...id }, callOptions) as Promise<QuestionList>,
     moderate: (questionId: string, status: QuestionStatus, callOptions?: RequestOptions) =>
       request(config, routes.moderateQuestion, { ...id, questionId, status }, callOptions) as Promise<Question>,
+    results: (callOptions?: RequestOptions) =>
+      request(config, routes.results, id, callOptions) as Promise<SessionResults>,
+    participants: (input?: Omit<ListSessionParticipantsInput, 'id'>, callOptions?: RequestOptions) =>
+      request(config, routes.participants, { ...input, ...id }, callOptions) as Promise<SessionParticipantList>,
   });
 }
 

@@ -18,6 +18,8 @@ import {
   type PollResults,
   presenterSession,
   type SessionAnswersReset,
+  type SessionParticipant,
+  type SessionResults,
 } from '../src/index.js';
 import { type FaultProxy, startFaultProxy } from './support/fault-proxy.js';
 import { rejectionOf } from './support/rejection.js';
@@ -351,9 +353,22 @@ describe('participants', () => {
       return lunch?.kind === 'multiple_choice' ? lunch.options.map((option) => option.count) : [];
     };
     const results = await client.sessions.results({ id: session.id });
-    expectTypeOf(results).toEqualTypeOf<PollResults>();
+    expectTypeOf(results).toEqualTypeOf<SessionResults>();
     expect([results.totalVoters, ...counts(results)]).toEqual([1, 1, 0]);
+    expect(results.participantCount).toBe(1);
+    expect(results.leaderboard?.map((entry) => [entry.rank, entry.name])).toEqual([[1, 'Ada']]);
     expect(counts(await client.results.get({ id: pollId }))).toEqual([1, 1]);
+    // Everyone by rank: a page promise, iterable across pages; the presenter's host token reads the same.
+    const everyone: SessionParticipant[] = [];
+    for await (const participant of client.sessions.participants({ id: session.id, limit: 1 })) {
+      everyone.push(participant);
+    }
+    expect(everyone.map((participant) => [participant.rank, participant.name, participant.answerCount])).toEqual([
+      [1, 'Ada', 1],
+    ]);
+    const presenter = presenterSession({ baseUrl: t.url, sessionId: session.id, hostToken: session.hostToken });
+    expect((await presenter.participants()).data).toEqual(everyone);
+    expect((await presenter.results()).leaderboard).toEqual(results.leaderboard);
     const csv = await client.sessions.export({ id: session.id });
     expect(csv).toContain('"Where shall we eat?",multiple_choice,Pizza,1');
     expect(csv).toContain('"Where shall we eat?",multiple_choice,Sushi,0');

@@ -112,7 +112,12 @@ const samples: { [T in WebhookEvent['type']]: WebhookEventOf<T> } = {
   }),
   'session.started': event('session.started', 19, session),
   'session.slide_changed': event('session.slide_changed', 20, { ...session, currentSlideIndex: 1 }),
-  'session.ended': event('session.ended', 21, { ...session, status: 'ended', endedAt: at }),
+  'session.ended': event('session.ended', 21, {
+    ...session,
+    status: 'ended',
+    endedAt: at,
+    leaderboard: [{ rank: 1, participantId: 'prt_01JF3Z8Q6M4W9Y2K7T5R0B1C3K', name: 'Ada', score: 1000 }],
+  }),
   'session.participant_completed': event('session.participant_completed', 23, {
     sessionId,
     pollId,

@@ -85,6 +85,10 @@ describe('docs/live-sessions.md', () => {
     expect(out).toContain('{"status":"ended"}');
     expect(out).toContain('{"rank":1,"name":"Ada"}');
     expect(out).toContain('{"status":"ended","participantCount":2}');
+    // The outcome, after the end, with the API key.
+    expect(out).toContain('{"participantCount":2,"leaderboard":[{"rank":1,"name":"Ada"},{"rank":2,"name":"Grace"}]}');
+    expect(out).toContain('{"rank":1,"name":"Ada","answerCount":3,"removedAt":null}');
+    expect(out).toContain('{"rank":2,"name":"Grace","answerCount":2,"removedAt":null}');
   });
 
   it('prints what its self-paced section says it prints', () => {

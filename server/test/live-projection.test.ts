@@ -20,8 +20,7 @@ import {
   snapshotOfEvent,
   summaryJson,
 } from '../src/modules/live/live-projection.js';
-import { Standings } from '../src/modules/live/live-views.js';
-import type { SessionSnapshot } from '../src/modules/sessions/index.js';
+import { type SessionSnapshot, Standings } from '../src/modules/sessions/index.js';
 
 /**
  * What live streams are sent (modules/live/live-projection.ts), as plain functions: inputs in,

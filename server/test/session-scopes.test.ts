@@ -237,7 +237,7 @@ describe('a host token carries the scopes of the credential that created it', ()
     await answer(session, ada, { slideId: 'open', text: SECRET_QUESTION });
     expect((await get(`/sessions/${session.id}`, host)).body).toMatchObject({ status: 'active', participantCount: 1 });
 
-    for (const path of ['results', 'questions']) {
+    for (const path of ['results', 'questions', 'participants']) {
       const refused = await get(`/sessions/${session.id}/${path}`, host);
       expectError(refused, 403, 'insufficient_scope');
       expect(refused.body.error.details).toEqual({ requiredScope: 'responses:read' });

@@ -3,7 +3,7 @@ import { PresenterEvent } from '../events.js';
 import { defineRoute } from '../route.js';
 import { Question, QuestionList } from '../schemas/answers.js';
 import { SvgDocument } from '../schemas/common.js';
-import { PollResults } from '../schemas/results.js';
+import { ListSessionParticipantsInput, SessionParticipantList, SessionResults } from '../schemas/live.js';
 import {
   CreatedSession,
   CreateSessionInput,
@@ -247,13 +247,37 @@ export const getSessionResults = defineRoute({
     'The `PollResults` of this session alone: the answers given in it, its Q&A questions, its voters ' +
     '(`totalVoters`). Maintained as answers arrive, like the poll’s: reading never scans the answers. ' +
     '`GET /polls/{id}/results` stays the sum of every session and every answer sent through the API. Authorised ' +
-    'by the session’s `X-Host-Token` (carrying `responses:read`), or by a workspace credential holding `responses:read`.',
+    'by the session’s `X-Host-Token` (carrying `responses:read`), or by a workspace credential holding `responses:read`. ' +
+    'Also the session’s outcome: `participantCount` and the `leaderboard` (the ten highest scores; null without ' +
+    'quiz slides), as the `ended` stream event and the `session.ended` webhook carry them, for as long as the ' +
+    'session is kept.',
   auth: 'host',
   scope: 'responses:read',
   hostTokenScopes: ['responses:read'],
   successStatus: 200,
   input: SessionAnswersInput,
-  output: PollResults,
+  output: SessionResults,
+  errors: ['not_found', 'validation_failed', 'invalid_host_token'],
+});
+
+export const listSessionParticipants = defineRoute({
+  method: 'GET',
+  path: '/sessions/{id}/participants',
+  tags: ['sessions'],
+  summary: 'Participants of a live session, by rank',
+  description:
+    'Everyone who joined, removed participants included (`removedAt`), ordered by rank (highest score first; equal ' +
+    'scores by join order), cursor-paginated: each with its score, rank, slides answered and, self-paced, when it ' +
+    'completed. For prizes, grades and syncing scores after the session; scores are those of every answer, ' +
+    'whatever the audience was shown. While the session runs, scores move between pages: read the list once it ' +
+    'has ended for a stable one. Authorised by the session’s `X-Host-Token` (carrying `responses:read`), or by a ' +
+    'workspace credential holding `responses:read`.',
+  auth: 'host',
+  scope: 'responses:read',
+  hostTokenScopes: ['responses:read'],
+  successStatus: 200,
+  input: ListSessionParticipantsInput,
+  output: SessionParticipantList,
   errors: ['not_found', 'validation_failed', 'invalid_host_token'],
 });
 

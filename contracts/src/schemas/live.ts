@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { answerFieldShape, checkOneAnswerField, ResponseId, SlideId } from './answers.js';
-import { Timestamp } from './common.js';
+import { ListCursor, ListLimit, pageOf, Timestamp } from './common.js';
 import {
   ContentSlide,
   MultipleChoiceSlide,
@@ -11,8 +11,8 @@ import {
   ScaleSlide,
 } from './polls.js';
 import { RespondentId } from './respondents.js';
-import { SlideResult } from './results.js';
-import { JoinCode, SessionId, SessionPace, SessionStatus } from './sessions.js';
+import { PollResults, SlideResult } from './results.js';
+import { JoinCode, Session, SessionId, SessionPace, SessionStatus } from './sessions.js';
 import { displayText } from './text.js';
 
 export const ParticipantId = z.string().describe('Participant id (`prt_…`): the `voterId` of its answers.');
@@ -117,6 +117,57 @@ export const Leaderboard = z
   })
   .meta({ id: 'Leaderboard' });
 export type Leaderboard = z.output<typeof Leaderboard>;
+export type LeaderboardEntry = z.output<typeof LeaderboardEntry>;
+
+/** The ten highest scores of a session, or null when its poll has no quiz slide. */
+const SessionLeaderboard = z
+  .array(LeaderboardEntry)
+  .nullable()
+  .describe(
+    'The ten highest scores, highest first (equal scores share a rank, listed by join order); null when the ' +
+      'poll has no quiz slide. Every participant counts, removed ones included; the whole list is ' +
+      '`GET /sessions/{id}/participants`.',
+  );
+
+/**
+ * `GET /sessions/{id}/results`: the session's own results, and its outcome — how many joined and who
+ * leads — readable long after the `ended` stream event is gone.
+ */
+export const SessionResults = PollResults.extend({
+  participantCount: z.number().int().describe('Participants who joined the session, removed ones included.'),
+  leaderboard: SessionLeaderboard,
+}).meta({ id: 'SessionResults' });
+export type SessionResults = z.output<typeof SessionResults>;
+
+/** The data of the `session.ended` webhook: the session as it ended, and its leaderboard. */
+export const EndedSession = Session.extend({ leaderboard: SessionLeaderboard }).meta({ id: 'EndedSession' });
+export type EndedSession = z.output<typeof EndedSession>;
+
+/** A participant as the owner reads them after the fact: `GET /sessions/{id}/participants`. */
+export const SessionParticipant = Participant.extend({
+  score: z
+    .number()
+    .int()
+    .describe(
+      'Quiz points of all its answers, results shown or not (what participants see follows the session: ' +
+        '`showScores`, `showResults`); 0 without quiz slides.',
+    ),
+  rank: z.number().int().describe('1 for the highest score; equal scores share a rank (1, 2, 2, 4).'),
+  answerCount: z.number().int().describe('Slides the participant answered (several Q&A questions count once).'),
+  completedAt: Timestamp.nullable().describe('Self-paced: when the participant walked to the end; null otherwise.'),
+  removedAt: Timestamp.nullable().describe(
+    'When the host removed the participant (`DELETE /sessions/{id}/participants/{participantId}`); null otherwise.',
+  ),
+}).meta({ id: 'SessionParticipant' });
+export type SessionParticipant = z.output<typeof SessionParticipant>;
+
+export const ListSessionParticipantsInput = z
+  .strictObject({ id: SessionId, limit: ListLimit, cursor: ListCursor })
+  .meta({ id: 'ListSessionParticipantsInput' });
+export type ListSessionParticipantsInput = z.input<typeof ListSessionParticipantsInput>;
+
+export const SessionParticipantList = pageOf(SessionParticipant, 'SessionParticipantList');
+export type SessionParticipantList = z.output<typeof SessionParticipantList>;
 
 export const SessionSummary = z
   .object({

@@ -2,8 +2,14 @@ import type { Poll, SessionSummary, Slide, SlideResult, SlideResults } from '@po
 import type { StreamEvent } from '../../core/event-stream.js';
 import type { SessionEventRow, SessionRow } from '../../db/schema.js';
 import { answerCountOf, resultWithoutKey } from '../results/results.service.js';
-import { type ParticipantCounts, type SessionSnapshot, snapshotOf, toSession } from '../sessions/index.js';
-import { currentSlide, liveState, type PresenterView, type Standings } from './live-views.js';
+import {
+  type ParticipantCounts,
+  type SessionSnapshot,
+  type Standings,
+  snapshotOf,
+  toSession,
+} from '../sessions/index.js';
+import { currentSlide, liveState, type PresenterView } from './live-views.js';
 import { newcomerRow, walkState } from './walk-state.js';
 
 /**

@@ -1,9 +1,6 @@
-import type { LeaderboardEntry, LiveState, ParticipantSlide, Poll, Slide } from '@pollkit/contracts';
-import type { z } from 'zod';
+import type { LiveState, ParticipantSlide, Poll, Slide } from '@pollkit/contracts';
 import { type HeldScopes, holdsScope } from '../credentials/credential-scopes.js';
 import { type SessionSnapshot, withoutAnswerKey } from '../sessions/index.js';
-
-type Entry = z.output<typeof LeaderboardEntry>;
 
 /** Removes from a slide what would give its answer away: a quiz's `correctOptionIds`. */
 export const participantSlide: (slide: Slide) => ParticipantSlide = withoutAnswerKey;
@@ -61,34 +58,4 @@ export function quizPoints(slide: Extract<Slide, { kind: 'quiz' }>, optionIds: r
   if (!slide.speedBonus) return slide.points;
   const fraction = Math.min(1, Math.max(0, elapsedMs / (slide.timeLimitSec * 1000)));
   return Math.round(slide.points * (1 - fraction / 2));
-}
-
-/**
- * Ranks of every participant, highest score first; equal scores share a rank ("1, 2, 2, 4"). Ties
- * are listed by join order (ids sort by creation time).
- */
-export class Standings {
-  readonly top: Entry[];
-  readonly #byId = new Map<string, Entry>();
-
-  constructor(scores: ReadonlyArray<{ id: string; name: string | null; score: number }>, topSize = 10) {
-    const sorted = [...scores].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-    let rank = 0;
-    let previous: number | undefined;
-    sorted.forEach((participant, index) => {
-      if (participant.score !== previous) rank = index + 1;
-      previous = participant.score;
-      this.#byId.set(participant.id, {
-        rank,
-        participantId: participant.id,
-        name: participant.name,
-        score: participant.score,
-      });
-    });
-    this.top = sorted.slice(0, topSize).map((participant) => this.#byId.get(participant.id) as Entry);
-  }
-
-  of(participantId: string | undefined): Entry | null {
-    return participantId === undefined ? null : (this.#byId.get(participantId) ?? null);
-  }
 }

@@ -52,23 +52,6 @@ export function findParticipantsByTokenHashes(
     .execute();
 }
 
-/** Every participant of the session with the quiz points its answers earned. */
-export async function listScores(
-  db: Kysely<Database>,
-  sessionId: string,
-): Promise<Array<{ id: string; name: string | null; score: number }>> {
-  const rows = await db
-    .selectFrom('session_participants as p')
-    .leftJoin('answers as a', (join) =>
-      join.onRef('a.session_id', '=', 'p.session_id').onRef('a.voter_id', '=', 'p.id'),
-    )
-    .select(['p.id', 'p.name', (eb) => eb.fn.coalesce(eb.fn.sum<number | string>('a.points'), eb.lit(0)).as('score')])
-    .where('p.session_id', '=', sessionId)
-    .groupBy(['p.id', 'p.name'])
-    .execute();
-  return rows.map((row) => ({ id: row.id, name: row.name, score: toNumber(row.score) }));
-}
-
 /**
  * One participant's quiz points, leaving out those of `hiddenSlideId` — the slide on screen whose
  * results the host has not shown: its points would tell whether the answer was right.

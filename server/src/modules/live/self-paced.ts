@@ -4,8 +4,9 @@ import type { Clock } from '../../core/clock.js';
 import type { AnswerValue, Database, ParticipantRow, SessionRow } from '../../db/schema.js';
 import type { DomainEvents } from '../events/domain-events.js';
 import { type Outcome, outcomeOfAnswer, slideAfter } from '../polls/branching-rules.js';
+import { standingsOf } from '../sessions/index.js';
 import { outboxEvent, recordWebhookEvent } from '../webhooks/index.js';
-import { answersOnce, Standings } from './live-views.js';
+import { answersOnce } from './live-views.js';
 import * as participants from './participants.repository.js';
 import { scoresShown, walkState } from './walk-state.js';
 
@@ -125,7 +126,7 @@ export async function completionOf(
   let quiz: ParticipantCompletion['quiz'] = null;
   if (reveal) {
     score = answers.reduce((sum, answer) => sum + (answer.points ?? 0), 0);
-    rank = new Standings(await participants.listScores(deps.db, session.id)).of(row.id)?.rank ?? null;
+    rank = (await standingsOf(deps.db, session.id)).of(row.id)?.rank ?? null;
     quiz = answers.flatMap((answer) => {
       const slide = quizSlides.get(answer.slide_id);
       if (!slide) return [];

@@ -10,9 +10,11 @@ import { resultsOf, slideResultOf } from '../results/results.service.js';
 import {
   countSessionParticipants,
   findSessionById,
+  hasQuiz,
   joinCodeOf,
   listEventsAfter,
   type ParticipantCounts,
+  standingsOf,
 } from '../sessions/index.js';
 import {
   countsJson,
@@ -40,7 +42,7 @@ import {
   snapshotOfRow,
   summaryJson,
 } from './live-projection.js';
-import { answersOnce, currentSlide, Standings } from './live-views.js';
+import { answersOnce, currentSlide } from './live-views.js';
 import * as participants from './participants.repository.js';
 import { completionOf } from './self-paced.js';
 import { newcomerRow, slideOf, walkState } from './walk-state.js';
@@ -413,19 +415,13 @@ export class SessionChannel {
   /** The results of a slide, with the leaderboard on quiz slides (each participant's own rank spliced in). */
   async #slideResults(poll: Poll, slide: Slide): Promise<PersonalisedJson> {
     const result = await slideResultOf(this.host.deps, poll, slide, this.sessionId);
-    const standings =
-      slide.kind === 'quiz'
-        ? new Standings(await participants.listScores(this.host.deps.db, this.sessionId))
-        : undefined;
+    const standings = slide.kind === 'quiz' ? await standingsOf(this.host.deps.db, this.sessionId) : undefined;
     return slideResultsJson(slide, result, standings);
   }
 
   async #summary(poll: Poll, participantCount: number): Promise<PersonalisedJson> {
     const results = await resultsOf(this.host.deps, poll, this.sessionId);
-    const hasQuiz = poll.content.questions.some((slide) => slide.kind === 'quiz');
-    const standings = hasQuiz
-      ? new Standings(await participants.listScores(this.host.deps.db, this.sessionId))
-      : undefined;
+    const standings = hasQuiz(poll) ? await standingsOf(this.host.deps.db, this.sessionId) : undefined;
     return summaryJson(this.sessionId, participantCount, results.slides, standings);
   }
 

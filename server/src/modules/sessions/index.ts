@@ -22,3 +22,4 @@ export {
   isLinkId,
   listEventsAfter,
 } from './sessions.repository.js';
+export { hasQuiz, Standings, standingsOf } from './standings.js';

@@ -19,6 +19,7 @@ export const sessionsHandlers = defineHandlers(contract.sessions, {
   events: ({ ctx, input }) =>
     service.sessionEvents(ctx.deps, hostWorkspaceId(ctx), hostScopes(ctx), input.id, ctx.lastEventId),
   results: ({ ctx, input }) => rooms.getSessionResults(ctx.deps, hostWorkspaceId(ctx), hostScopes(ctx), input.id),
+  participants: ({ ctx, input }) => rooms.listSessionParticipants(ctx.deps, hostWorkspaceId(ctx), input),
   export: ({ ctx, input }) => rooms.exportSessionResults(ctx.deps, ctx.credential.workspaceId, input.id),
   resetAnswers: ({ ctx, input }) => rooms.resetSessionAnswers(ctx.deps, ctx.credential.workspaceId, input.id),
 });

@@ -247,3 +247,84 @@ export function removeParticipant(
     .returningAll()
     .executeTakeFirst();
 }
+
+/** Every participant of the session with the quiz points its answers earned (removed ones included). */
+export async function listParticipantScores(
+  db: Kysely<Database>,
+  sessionId: string,
+): Promise<Array<{ id: string; name: string | null; score: number }>> {
+  const rows = await db
+    .selectFrom('session_participants as p')
+    .leftJoin('answers as a', (join) =>
+      join.onRef('a.session_id', '=', 'p.session_id').onRef('a.voter_id', '=', 'p.id'),
+    )
+    .select(['p.id', 'p.name', (eb) => eb.fn.coalesce(eb.fn.sum<number | string>('a.points'), eb.lit(0)).as('score')])
+    .where('p.session_id', '=', sessionId)
+    .groupBy(['p.id', 'p.name'])
+    .execute();
+  return rows.map((row) => ({ id: row.id, name: row.name, score: toNumber(row.score) }));
+}
+
+/** A participant on the ranked list, and where a page of it stops (`GET /sessions/{id}/participants`). */
+export interface RankedParticipantRow {
+  id: string;
+  name: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+  removed_at: Date | null;
+  score: number;
+  rank: number;
+  answer_count: number;
+}
+
+/**
+ * One page of the session's participants by rank: highest score first, equal scores by id (join
+ * order), after the participant `after` (its score and id: the keyset). Ranks are computed over the
+ * whole session before the page is cut, so page two's first rank is right.
+ */
+export async function listRankedParticipants(
+  db: Kysely<Database>,
+  sessionId: string,
+  options: { limit: number; after?: { score: number; id: string } | undefined },
+): Promise<RankedParticipantRow[]> {
+  const ranked = db
+    .with('scored', (qb) =>
+      qb
+        .selectFrom('session_participants as p')
+        .leftJoin('answers as a', (join) =>
+          join.onRef('a.session_id', '=', 'p.session_id').onRef('a.voter_id', '=', 'p.id'),
+        )
+        .select((eb) => [
+          'p.id',
+          'p.name',
+          'p.created_at',
+          'p.completed_at',
+          'p.removed_at',
+          eb.fn.coalesce(eb.fn.sum<number | string>('a.points'), eb.lit(0)).as('score'),
+          eb.fn.count<number | string>('a.slide_id').distinct().as('answer_count'),
+        ])
+        .where('p.session_id', '=', sessionId)
+        .groupBy(['p.id', 'p.name', 'p.created_at', 'p.completed_at', 'p.removed_at']),
+    )
+    .with('ranked', (qb) =>
+      qb.selectFrom('scored').selectAll().select(sql<number | string>`rank() over (order by score desc)`.as('rank')),
+    );
+  let query = ranked.selectFrom('ranked').selectAll();
+  const after = options.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([eb('score', '<', after.score), eb.and([eb('score', '=', after.score), eb('id', '>', after.id)])]),
+    );
+  }
+  const rows = await query.orderBy('score', 'desc').orderBy('id').limit(options.limit).execute();
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    created_at: row.created_at,
+    completed_at: row.completed_at,
+    removed_at: row.removed_at,
+    score: toNumber(row.score),
+    rank: toNumber(row.rank),
+    answer_count: toNumber(row.answer_count),
+  }));
+}

@@ -34,6 +34,7 @@ import { outboxEvent, recordWebhookEvent } from '../webhooks/index.js';
 import { decideControl } from './session-control.js';
 import { isPastClosing, joinCodeOf, toSession, withoutAnswerKey } from './session-view.js';
 import * as sessions from './sessions.repository.js';
+import { leaderboardOf } from './standings.js';
 
 /**
  * What sessions asks of the live side of this process: modules/live/live-hub.ts implements it, and
@@ -249,7 +250,13 @@ async function applyControl(
       const type = sessionEventType(before, after);
       if (!type) return;
       const session = await present({ ...deps, db: trx }, after, slideCount);
-      await recordWebhookEvent(trx, workspaceId, outboxEvent(type, session));
+      // `session.ended` carries the outcome, read in the transaction that ends the session: no
+      // answer lands after it (the session refuses them once ended).
+      const event =
+        type === 'session.ended'
+          ? outboxEvent(type, { ...session, leaderboard: await leaderboardOf(trx, poll, after.id) })
+          : outboxEvent(type, session);
+      await recordWebhookEvent(trx, workspaceId, event);
     },
   );
   if (!applied) throw notFound();
