@@ -88,6 +88,7 @@ export const TEST_PROJECTS = {
     'sdk/test/env.test.ts',
     'sdk/test/errors.test.ts',
     'sdk/test/event-stream.test.ts',
+    'sdk/test/export-stream.test.ts',
     'sdk/test/live-entry.test.ts',
     'sdk/test/live.test.ts',
     'sdk/test/oauth.test.ts',

@@ -14,6 +14,7 @@ import {
   type Credential,
   checkCount,
   checkTimeout,
+  type DownloadOptions,
   type FetchLike,
   type HeadersLike,
   type PollkitLogger,
@@ -111,10 +112,21 @@ export type RouteOptions<R extends RouteDefinition> = R extends { format: 'sse' 
  * route takes none (`client.workspace.get()`: an empty strict object, whose input type is an index
  * signature of `never` that `Partial` would not match).
  */
-export type RouteMethod<R extends RouteDefinition> =
-  Record<never, never> extends RouteInput<R>
+export type RouteMethod<R extends RouteDefinition> = R extends { format: 'csv' }
+  ? DownloadMethod<RouteInput<R>>
+  : Record<never, never> extends RouteInput<R>
     ? (input?: RouteInput<R>, options?: RouteOptions<R>) => RouteResult<R>
     : (input: RouteInput<R>, options?: RouteOptions<R>) => RouteResult<R>;
+
+/**
+ * The method of a CSV download (`client.results.export()`): the document as a string, or, with
+ * `{ stream: true }`, as a web `ReadableStream` of its bytes as they arrive.
+ */
+export interface DownloadMethod<Input> {
+  (input: Input, options: DownloadOptions & { stream: true }): Promise<ReadableStream<Uint8Array>>;
+  (input: Input, options?: DownloadOptions & { stream?: false | undefined }): Promise<string>;
+  (input: Input, options?: DownloadOptions): Promise<string | ReadableStream<Uint8Array>>;
+}
 
 /**
  * Options `withOptions()` can change: any of the client's. `headers` are merged into the current ones;

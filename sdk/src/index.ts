@@ -151,6 +151,7 @@ export {
   type ClientOverrides,
   type CommonClientOptions,
   createClient,
+  type DownloadMethod,
   type OAuthClientAuth,
   type PageItemOf,
   type PollkitClient,
@@ -182,6 +183,7 @@ export type { EventStream, EventStreamOptions } from './core/event-stream.js';
 export type { OAuthErrorCode } from './core/oauth.js';
 export { Page, type PageData, PagePromise } from './core/pagination.js';
 export type {
+  DownloadOptions,
   FetchLike,
   HeadersLike,
   PollkitLogger,

@@ -32,3 +32,12 @@ void presenter.events({ lastEventId: maybe, maxReconnects: maybeNumber });
 
 // The routes' inputs come from the contract's zod schemas: their optional fields accept `undefined` too.
 void client.polls.list({ limit: maybeNumber, cursor: maybe });
+
+// A CSV download's `stream` may be a value that might be undefined: the answer is then either form.
+declare const maybeStream: boolean | undefined;
+const download: Promise<string | ReadableStream<Uint8Array>> = client.results.export(
+  { id: 'poll_1' },
+  { stream: maybeStream, timeout: maybeNumber },
+);
+void download;
+void presenter.participants({ limit: maybeNumber, cursor: maybe });

@@ -16,14 +16,18 @@ interface Attempt {
   number: number;
   timeout: number;
   signal: AbortSignal | undefined;
+  /** Hand a 2xx body over as a stream instead of reading it (a CSV download's `stream: true`). */
+  stream?: boolean | undefined;
 }
 
-/** A response read to its end within the attempt's timeout. */
+/** A response read to its end within the attempt's timeout, or, streamed, a 2xx whose body is `body`. */
 interface ReadResponse {
   status: number;
   ok: boolean;
   headers: Headers;
+  /** The whole body; empty when `body` streams it. */
   text: string;
+  body?: ReadableStream<Uint8Array> | undefined;
 }
 
 /**
@@ -51,6 +55,20 @@ export async function sendOnce(
   const started = performance.now();
   const record: RequestLogRecord = { method: prepared.method, url: prepared.url, attempt: attempt.number };
   log(config, 'debug', 'pollkit request', { ...record, headers: redactedHeaders(prepared.headers) });
+  const release = () => {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  };
+  const failureOf = (error: unknown, waitingFor: string) => {
+    if (signal?.aborted) return signal.reason;
+    if (timedOut) {
+      return new TimeoutError(
+        `No ${waitingFor} from the Pollkit API within ${attempt.timeout} ms (${prepared.method} ${prepared.url})`,
+      );
+    }
+    return new ConnectionError(`Could not reach the Pollkit API at ${config.apiUrl}: ${rootCause(error)}`, error);
+  };
+  let handedOver = false;
   // Called detached, so a user's fetch is not invoked with `this` set to the config.
   const fetchImpl = config.fetch;
   try {
@@ -60,26 +78,76 @@ export async function sendOnce(
       ...(prepared.body === undefined ? {} : { body: prepared.body }),
       signal: controller.signal,
     });
+    const logResponse = () =>
+      log(config, 'info', 'pollkit response', {
+        ...record,
+        status: response.status,
+        durationMs: Math.round(performance.now() - started),
+        requestId: response.headers.get('x-request-id') ?? undefined,
+      });
+    if (attempt.stream && response.ok && response.body) {
+      logResponse();
+      clearTimeout(timer);
+      handedOver = true;
+      const body = watchedBody(response.body, {
+        idleMs: attempt.timeout,
+        onIdle: () => {
+          timedOut = true;
+          controller.abort();
+        },
+        failureOf: (error) => failureOf(error, 'further data'),
+        release,
+      });
+      return { status: response.status, ok: true, headers: response.headers, text: '', body };
+    }
     const text = await response.text();
-    log(config, 'info', 'pollkit response', {
-      ...record,
-      status: response.status,
-      durationMs: Math.round(performance.now() - started),
-      requestId: response.headers.get('x-request-id') ?? undefined,
-    });
+    logResponse();
     return { status: response.status, ok: response.ok, headers: response.headers, text };
   } catch (error) {
-    if (signal?.aborted) throw signal.reason;
-    if (timedOut) {
-      throw new TimeoutError(
-        `No complete answer from the Pollkit API within ${attempt.timeout} ms (${prepared.method} ${prepared.url})`,
-      );
-    }
-    throw new ConnectionError(`Could not reach the Pollkit API at ${config.apiUrl}: ${rootCause(error)}`, error);
+    throw failureOf(error, 'complete answer');
   } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
+    if (!handedOver) release();
   }
+}
+
+/**
+ * A streamed body as the caller reads it: each wait for the next chunk is bounded by `idleMs` (a
+ * reader that stops asking is not timed), a failure errors the stream with the SDK's error of it,
+ * and the end, an error or a cancel releases the exchange's timer and abort listener.
+ */
+function watchedBody(
+  body: ReadableStream<Uint8Array>,
+  watch: { idleMs: number; onIdle: () => void; failureOf: (error: unknown) => unknown; release: () => void },
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        idle = setTimeout(watch.onIdle, watch.idleMs);
+        try {
+          const { done, value } = await reader.read();
+          clearTimeout(idle);
+          if (done) {
+            watch.release();
+            controller.close();
+          } else {
+            controller.enqueue(value);
+          }
+        } catch (error) {
+          clearTimeout(idle);
+          watch.release();
+          controller.error(watch.failureOf(error));
+        }
+      },
+      async cancel(reason) {
+        clearTimeout(idle);
+        watch.release();
+        await reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /** The value of a 2xx response; any other status becomes the {@link PollkitError} of its family. */
@@ -97,6 +165,8 @@ export function interpretResponse(route: CallableRoute, response: ReadResponse, 
       response: { status: response.status, headers: response.headers, text: response.text },
       cause,
     });
+  // A streamed download (`stream: true`) is the body itself: nothing to parse or validate.
+  if (response.body) return response.body;
   let value: unknown;
   // A CSV download (`client.results.export()`) and an SVG image (`client.sessions.qrCode()`) are
   // returned as the document's text.

@@ -36,6 +36,20 @@ export interface RequestOptions {
   validateResponse?: boolean | undefined;
 }
 
+/**
+ * Options of a CSV download (`client.results.export()`, `client.sessions.export()`): those of any call,
+ * and `stream`.
+ */
+export interface DownloadOptions extends RequestOptions {
+  /**
+   * `true`: answer the body as a web `ReadableStream` of bytes as it arrives, never held whole in
+   * memory (`Readable.fromWeb()` makes it a Node stream). Retries and `timeout` then cover the wait
+   * for the response to begin; after that, `timeout` bounds each wait for the next chunk, and a
+   * failure errors the stream. Default: the whole document as a string.
+   */
+  stream?: boolean | undefined;
+}
+
 /** What the SDK reports of one exchange to a {@link PollkitLogger}. Never the API key. */
 export interface RequestLogRecord {
   method: string;

@@ -9,6 +9,7 @@ import {
   type CallableRoute,
   checkCount,
   checkTimeout,
+  type DownloadOptions,
   type RequestConfig,
   type RequestOptions,
 } from './request-options.js';
@@ -25,6 +26,10 @@ export async function request(
   input: unknown,
   options: RequestOptions = {},
 ): Promise<unknown> {
+  const stream = (options as DownloadOptions).stream === true;
+  if (stream && route.format !== 'csv') {
+    throw new TypeError(`stream: true applies to CSV downloads only, not to ${route.method} ${route.path}`);
+  }
   const prepared = prepareRequest(config, route, input, options);
   const maxRetries = checkCount('maxRetries', options.maxRetries ?? config.maxRetries);
   const timeout = checkTimeout(options.timeout ?? config.timeout);
@@ -41,7 +46,7 @@ export async function request(
         headers.set('authorization', `Bearer ${accessToken}`);
         attempt = { ...prepared, headers };
       }
-      const response = await sendOnce(config, attempt, { number, timeout, signal: options.signal });
+      const response = await sendOnce(config, attempt, { number, timeout, signal: options.signal, stream });
       return interpretResponse(route, response, validate);
     } catch (error) {
       // A token the API no longer takes (revoked, or expired early): one new token, one new attempt,
