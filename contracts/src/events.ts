@@ -45,6 +45,14 @@ export const LiveCounts = z
     answerCount: z.number().int().describe('Answers to the current slide (questions, on a Q&A slide).'),
     participantCount: z.number().int(),
     results: SlideResult.nullable().describe('The current slide’s live results.'),
+    pendingQuestions: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        'On a moderated Q&A slide: the questions of this session waiting for approval (it changes with every ' +
+          'decision, from any screen or the API: re-read the queue then). Null on any other slide.',
+      ),
   })
   .meta({ id: 'LiveCounts' });
 export type LiveCounts = z.output<typeof LiveCounts>;

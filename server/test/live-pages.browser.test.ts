@@ -132,6 +132,10 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
       expect(naturalWidth).toBeGreaterThan(0);
     }
     await phone.screenshot('03-content');
+    // A content slide takes no answers: no results to show, nothing to lock.
+    const toolbar = p.getByRole('toolbar', { name: 'Session controls' });
+    expect(await toolbar.getByRole('button', { name: /Show results|Lock/ }).count()).toBe(0);
+    await toolbar.getByRole('button', { name: /Next/ }).waitFor();
 
     // Multiple choice, single: answers by click, by tap and by keyboard.
     await p.keyboard.press('ArrowRight');
@@ -182,6 +186,15 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     await choose(phone, ['Canberra']);
     await expectCount(p.getByTestId('answer-count'), 3);
     expect(await p.locator('.tag-correct').count()).toBe(0);
+    // Hidden results read as hidden: the count and the choices, no bars at 0.
+    expect(await p.getByTestId('answer-count').textContent()).toBe('3 answers · results hidden');
+    expect(await p.getByTestId('quiz-options').locator('li').allTextContents()).toEqual([
+      'Sydney',
+      'Canberra',
+      'Melbourne',
+    ]);
+    expect(await p.locator('.bar').count()).toBe(0);
+    await presenter.screenshot('06-quiz-hidden');
     await p.keyboard.press('r');
     for (const participant of all) await participant.page.getByTestId('quiz-outcome').waitFor();
     expect(await ada.page.getByTestId('quiz-outcome').textContent()).toBe('Correct!');
@@ -234,6 +247,8 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     await say(phone, 'Focus');
     await expectCount(p.getByTestId('answer-count'), 3);
     await poll(() => p.locator('.cloud li').allTextContents()).toEqual(['growth', 'focus']);
+    // A cloud is a cloud: the answers are not listed beside it as well.
+    expect(await p.locator('.screen .recent').count()).toBe(0);
     await presenter.screenshot('11-word-cloud', { docs: 'presenter-word-cloud.png' });
 
     // Q&A, moderated: two questions asked, one approved, one dismissed, then upvoted. Another
@@ -264,6 +279,16 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     await phone.page.locator('.questions li', { hasText: 'bonuses' }).getByText('▲ 1', { exact: true }).waitFor();
     await phone.screenshot('13-qa', { docs: 'audience-qa.png' });
 
+    // "Go to" back to a slide answered earlier, then "show results": the presenter counts what the
+    // audience is shown at once, without waiting for another answer.
+    await p.getByRole('combobox').selectOption({ index: 1 });
+    await onSlide(all, 'lunch');
+    await expectCount(p.getByTestId('answer-count'), 3);
+    await p.keyboard.press('r');
+    for (const participant of all) await participant.page.getByTestId('results').waitFor();
+    await poll(() => phone.page.locator('.total').getAttribute('data-total')).toBe('3');
+    expect(await p.getByTestId('answer-count').getAttribute('data-count')).toBe('3');
+
     // "Go to" jumps back to the first slide.
     await p.getByRole('combobox').selectOption({ index: 0 });
     await onSlide(all, 'welcome');
@@ -275,6 +300,11 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     expect(await phone.page.getByTestId('final-score').textContent()).toBe('Your score: 1000 · rank #1');
     expect(await grace.page.getByTestId('final-score').textContent()).toBe('Your score: 0 · rank #3');
     await p.getByTestId('ended').waitFor();
+    // The PIN is released: no PIN, no QR code; and no slide controls left to press.
+    await p.getByTestId('ended-controls').waitFor();
+    expect(await p.getByTestId('pin').count()).toBe(0);
+    expect(await p.getByTestId('qr').count()).toBe(0);
+    expect(await p.locator('footer button:enabled, footer select:enabled').count()).toBe(0);
     await presenter.screenshot('14-ended');
     // After `ended`, every page has closed its event stream.
     for (const [screen, open] of openStreams) await poll(() => open.size, screen.name).toBe(0);
@@ -298,6 +328,81 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     // The host token of an ended session reads the session and its stream only: the summary, no deck.
     await p.getByText('3 participants took part').waitFor();
     await presenter.screenshot('14-ended-reloaded');
+    expectNoPageErrors();
+  });
+
+  it('shows every moderation decision on every presenter tab: made on a screen, in another tab or through the API', async () => {
+    const session = await createLiveSession(t, {
+      questions: [{ id: 'ask', kind: 'qa', text: 'Questions for the panel?', moderated: true, allowUpvotes: true }],
+    });
+    const tabs = [await open('presenter-a', LAPTOP), await open('presenter-b', LAPTOP)];
+    for (const tab of tabs) {
+      await tab.page.goto(session.presenterUrl);
+      await tab.page.getByTestId('waiting').waitFor();
+    }
+    const host = { 'x-host-token': session.hostToken };
+    expect(
+      (
+        await call('POST', `${t.api}/sessions/${session.sessionId}/control`, {
+          headers: host,
+          body: { action: 'start' },
+        })
+      ).status,
+    ).toBe(200);
+    const joined = await call('POST', `${t.api}/live/${session.pin}/join`, { body: { name: 'Asker' } });
+    const asked: Record<string, string> = {};
+    for (const text of ['Who wrote the roadmap?', 'Is there a budget?', 'When do we ship?']) {
+      const sent = await call('POST', `${t.api}/live/${session.pin}/answers`, {
+        body: { slideId: 'ask', text },
+        headers: { 'x-participant-token': joined.body.participantToken },
+      });
+      expect(sent.status, sent.text).toBe(201);
+      asked[text] = sent.body.id;
+    }
+    const queueOf = (tab: WatchedPage) => tab.page.locator('.moderation li');
+    const boardOf = (tab: WatchedPage) => tab.page.locator('.screen > .slide > .questions li .question-text');
+    const expectEveryTab = async (pending: string[], approved: string[]) => {
+      for (const tab of tabs) {
+        await poll(() => queueOf(tab).locator('.question-text').allTextContents(), tab.name).toEqual(pending);
+        await poll(() => tab.page.getByRole('heading', { name: /Waiting for approval/ }).textContent(), tab.name).toBe(
+          `Waiting for approval (${pending.length})`,
+        );
+        await poll(async () => (await boardOf(tab).allTextContents()).sort(), tab.name).toEqual([...approved].sort());
+      }
+    };
+    await expectEveryTab(['When do we ship?', 'Is there a budget?', 'Who wrote the roadmap?'], []);
+
+    // Approved on the first tab: the second follows without a reload.
+    const [first, second] = tabs as [WatchedPage, WatchedPage];
+    await queueOf(first).filter({ hasText: 'roadmap' }).getByRole('button', { name: 'Approve' }).click();
+    await expectEveryTab(['When do we ship?', 'Is there a budget?'], ['Who wrote the roadmap?']);
+    await second.screenshot('moderation-second-tab');
+
+    // Dismissed with the host token through the API, approved with the API key: both tabs follow.
+    const dismissed = await call(
+      'PATCH',
+      `${t.api}/sessions/${session.sessionId}/questions/${asked['Is there a budget?']}`,
+      {
+        headers: host,
+        body: { status: 'dismissed' },
+      },
+    );
+    expect(dismissed.status, dismissed.text).toBe(200);
+    await expectEveryTab(['When do we ship?'], ['Who wrote the roadmap?']);
+    const approved = await call('PATCH', `${t.api}/polls/${session.pollId}/questions/${asked['When do we ship?']}`, {
+      apiKey: session.apiKey,
+      body: { status: 'approved' },
+    });
+    expect(approved.status, approved.text).toBe(200);
+    await expectEveryTab([], ['Who wrote the roadmap?', 'When do we ship?']);
+    // Sent back to the queue through the API: it is waiting again on both.
+    const requeued = await call('PATCH', `${t.api}/polls/${session.pollId}/questions/${asked['When do we ship?']}`, {
+      apiKey: session.apiKey,
+      body: { status: 'pending' },
+    });
+    expect(requeued.status, requeued.text).toBe(200);
+    await expectEveryTab(['When do we ship?'], ['Who wrote the roadmap?']);
+    await first.screenshot('moderation-first-tab');
     expectNoPageErrors();
   });
 

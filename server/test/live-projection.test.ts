@@ -164,6 +164,19 @@ describe('a slide move', () => {
     ]);
     expect(data(events[1])).toEqual({ slideId: 'ask', questions: [{ id: 'q1', text: 'Why?' }] });
   });
+
+  it('brings the presenter the new slide’s counts when read, and participants nothing more', () => {
+    const counts = countsJson(slides[1], 3, null);
+    const projection = projectSlideMove(history(9, { action: 'goto', slideIndex: 1 }), () => false, undefined, counts);
+    expect(eventsFor(presenter, projection).map((event) => [event.type, event.id])).toEqual([
+      ['session', '9'],
+      ['counts', '9'],
+    ]);
+    expect(data(eventsFor(presenter, projection)[1])).toMatchObject({ slideId: slides[1]?.id, participantCount: 3 });
+    expect(eventsFor(alice, projection).map((event) => event.type)).toEqual(['slide']);
+    // A presenter that may not read answers gets the move alone.
+    expect(eventsFor({ ...presenter, view: 'moves' }, projection).map((event) => event.type)).toEqual(['session']);
+  });
 });
 
 describe('results shown', () => {
@@ -247,7 +260,13 @@ describe('streams connecting without Last-Event-ID', () => {
       ['counts', '5'],
       ['results', '5'],
     ]);
-    expect(data(events[1])).toEqual({ slideId: 'ask', answerCount: 0, participantCount: 3, results: null });
+    expect(data(events[1])).toEqual({
+      slideId: 'ask',
+      answerCount: 0,
+      participantCount: 3,
+      results: null,
+      pendingQuestions: null,
+    });
   });
 
   it('gives a participant its slide and what every stream shares', () => {
@@ -279,11 +298,13 @@ describe('refreshes and payload pieces', () => {
       answerCount: 4,
       participantCount: 7,
     });
+    expect(JSON.parse(countsJson(slides[2], 7, qa, 2))).toMatchObject({ answerCount: 4, pendingQuestions: 2 });
     expect(JSON.parse(countsJson(undefined, 7, null))).toEqual({
       slideId: null,
       answerCount: 0,
       participantCount: 7,
       results: null,
+      pendingQuestions: null,
     });
   });
 

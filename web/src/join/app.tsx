@@ -402,7 +402,11 @@ function Results({ view }: { view: View }) {
   return (
     <div data-testid="results">
       {quizOutcome}
-      <ResultView result={results.results} mine={mine?.optionIds} />
+      <ResultView
+        result={results.results}
+        mine={mine?.optionIds}
+        render={view.state?.slide?.kind === 'open_ended' ? view.state.slide.render : undefined}
+      />
       {you ? (
         <p class="your-rank" data-testid="rank">
           You are <strong>#{you.rank}</strong> with {you.score} points

@@ -1,6 +1,6 @@
 import type { DeckSlide, Session, SessionAction } from '@pollkit/sdk/live';
 import { useEffect } from 'preact/hooks';
-import { ChoiceBars, LeaderboardView, plural, QuestionList, ResultView } from '../shared/results.js';
+import { LeaderboardView, plural, QuestionList, ResultView } from '../shared/results.js';
 import { useView } from '../shared/store.js';
 import { Countdown, kindLabel, MediaView } from '../shared/widgets.js';
 import type { PresenterController, PresenterView } from './controller.js';
@@ -12,7 +12,7 @@ function useShortcuts(controller: PresenterController, session: Session | undefi
       if (!session || event.altKey || event.ctrlKey || event.metaKey) return;
       const target = event.target as HTMLElement | null;
       if (target?.closest('input, textarea, select, [contenteditable]')) return;
-      const action = shortcutAction(event.key, session);
+      const action = shortcutAction(event.key, session, controller.currentSlide()?.kind === 'content');
       if (!action) return;
       event.preventDefault();
       void controller.control(action);
@@ -22,7 +22,8 @@ function useShortcuts(controller: PresenterController, session: Session | undefi
   }, [controller, session]);
 }
 
-function shortcutAction(key: string, session: Session): SessionAction | undefined {
+/** `onContent`: the slide on screen is a content slide, which takes no answers to show or lock. */
+function shortcutAction(key: string, session: Session, onContent: boolean): SessionAction | undefined {
   if (session.status === 'ended') return undefined;
   // A self-paced session has no slide to move: its one key starts it.
   if (session.pace === 'audience') {
@@ -37,10 +38,12 @@ function shortcutAction(key: string, session: Session): SessionAction | undefine
       return session.status === 'active' ? 'prev' : undefined;
     case 'r':
     case 'R':
-      return session.status === 'active' ? (session.resultsVisible ? 'hideResults' : 'showResults') : undefined;
+      if (session.status !== 'active' || onContent) return undefined;
+      return session.resultsVisible ? 'hideResults' : 'showResults';
     case 'l':
     case 'L':
-      return session.status === 'active' ? (session.locked ? 'unlock' : 'lock') : undefined;
+      if (session.status !== 'active' || onContent) return undefined;
+      return session.locked ? 'unlock' : 'lock';
     default:
       return undefined;
   }
@@ -71,16 +74,20 @@ export function PresentApp({ controller }: { controller: PresenterController }) 
   const joinHost = new URL(session.joinUrl).host;
   // Joins move the throttled counts; the session event carries the count of its own moment.
   const participantCount = Math.max(view.counts?.participantCount ?? 0, session.participantCount);
+  // Once ended, the PIN is released (another session may get it): no PIN, no QR code on screen.
+  const ended = view.summary !== undefined || session.status === 'ended';
   return (
     <div class="presenter">
       <header class="topbar">
         <span class="brand">{deck.title}</span>
-        <span class="join-hint">
-          Join at <strong>{joinHost}/join</strong> with PIN{' '}
-          <strong class="pin" data-testid="pin">
-            {formatPin(session.pin)}
-          </strong>
-        </span>
+        {ended ? null : (
+          <span class="join-hint">
+            Join at <strong>{joinHost}/join</strong> with PIN{' '}
+            <strong class="pin" data-testid="pin">
+              {formatPin(session.pin)}
+            </strong>
+          </span>
+        )}
         <span class="participants" data-testid="participant-count" data-count={participantCount}>
           {plural(participantCount, 'participant')}
         </span>
@@ -94,10 +101,12 @@ export function PresentApp({ controller }: { controller: PresenterController }) 
         <section class="screen" aria-live="polite">
           <Screen view={view} controller={controller} />
         </section>
-        <aside class={`qr${session.status === 'pending' ? ' qr-large' : ''}`}>
-          {view.qrCode ? <img src={view.qrCode} alt={`QR code for ${session.joinUrl}`} data-testid="qr" /> : null}
-          <p class="pin-large">{formatPin(session.pin)}</p>
-        </aside>
+        {ended ? null : (
+          <aside class={`qr${session.status === 'pending' ? ' qr-large' : ''}`}>
+            {view.qrCode ? <img src={view.qrCode} alt={`QR code for ${session.joinUrl}`} data-testid="qr" /> : null}
+            <p class="pin-large">{formatPin(session.pin)}</p>
+          </aside>
+        )}
       </main>
       <Controls view={view} controller={controller} />
     </div>
@@ -181,17 +190,27 @@ function LiveResults({
   );
   if (slide.kind === 'quiz') {
     const shown = view.results?.slideId === slide.id ? view.results.results : undefined;
+    if (!shown) {
+      // Before "show results" the room sees the choices and how many answered, never how they split.
+      return (
+        <>
+          <p class="answer-count" data-testid="answer-count" data-count={answerCount}>
+            {plural(answerCount, 'answer')} · results hidden
+          </p>
+          <ol class="quiz-options" data-testid="quiz-options">
+            {slide.options.map((option) => (
+              <li key={option.id} data-option-id={option.id}>
+                {option.label}
+              </li>
+            ))}
+          </ol>
+        </>
+      );
+    }
     return (
       <>
         {answers}
-        {shown ? (
-          <ResultView result={shown} />
-        ) : (
-          <ChoiceBars
-            options={slide.options.map((option) => ({ id: option.id, label: option.label, count: 0, percentage: 0 }))}
-            total={answerCount}
-          />
-        )}
+        <ResultView result={shown} />
         {view.results?.leaderboard ? <LeaderboardView leaderboard={view.results.leaderboard} /> : null}
       </>
     );
@@ -234,17 +253,33 @@ function LiveResults({
   return (
     <>
       {answers}
-      {counts?.results ? <ResultView result={counts.results} /> : null}
+      {counts?.results ? <ResultView result={counts.results} render={renderOf(slide)} /> : null}
     </>
   );
+}
+
+/** How an open-ended slide's answers are drawn: a word cloud, or the answers themselves. */
+function renderOf(slide: DeckSlide | undefined): 'cloud' | 'list' | undefined {
+  return slide?.kind === 'open_ended' ? slide.render : undefined;
 }
 
 function Controls({ view, controller }: { view: PresenterView; controller: PresenterController }) {
   const session = view.session!;
   const active = session.status === 'active';
-  const ended = session.status === 'ended';
   const act = (action: SessionAction, slideIndex?: number) => () => void controller.control(action, slideIndex);
   const disabled = view.busy;
+  if (view.summary !== undefined || session.status === 'ended') {
+    // Nothing left to move, show or lock: no controls that would look as if they did something.
+    return (
+      <footer class="controls">
+        <p class="muted" role="status" data-testid="ended-controls">
+          The session has ended: its results stay readable through the API.
+        </p>
+      </footer>
+    );
+  }
+  // A content slide takes no answers: nothing to show or lock.
+  const answerable = controller.currentSlide()?.kind !== 'content';
   return (
     <footer class="controls">
       {view.actionError ? (
@@ -285,23 +320,27 @@ function Controls({ view, controller }: { view: PresenterView; controller: Prese
             ))}
           </select>
         </label>
-        <button
-          type="button"
-          onClick={act(session.resultsVisible ? 'hideResults' : 'showResults')}
-          disabled={disabled || !active}
-          aria-pressed={session.resultsVisible}
-        >
-          {session.resultsVisible ? 'Hide results' : 'Show results'} <kbd>r</kbd>
-        </button>
-        <button
-          type="button"
-          onClick={act(session.locked ? 'unlock' : 'lock')}
-          disabled={disabled || !active}
-          aria-pressed={session.locked}
-        >
-          {session.locked ? 'Unlock' : 'Lock'} <kbd>l</kbd>
-        </button>
-        <button type="button" class="danger" onClick={act('end')} disabled={disabled || ended}>
+        {answerable ? (
+          <>
+            <button
+              type="button"
+              onClick={act(session.resultsVisible ? 'hideResults' : 'showResults')}
+              disabled={disabled || !active}
+              aria-pressed={session.resultsVisible}
+            >
+              {session.resultsVisible ? 'Hide results' : 'Show results'} <kbd>r</kbd>
+            </button>
+            <button
+              type="button"
+              onClick={act(session.locked ? 'unlock' : 'lock')}
+              disabled={disabled || !active}
+              aria-pressed={session.locked}
+            >
+              {session.locked ? 'Unlock' : 'Lock'} <kbd>l</kbd>
+            </button>
+          </>
+        ) : null}
+        <button type="button" class="danger" onClick={act('end')} disabled={disabled}>
           End
         </button>
       </div>
@@ -431,7 +470,7 @@ function SummaryResults({ view }: { view: PresenterView }) {
                   {known.index + 1}. {known.slide.text}
                 </h3>
               ) : null}
-              <ResultView result={result} />
+              <ResultView result={result} render={renderOf(known?.slide)} />
             </article>
           );
         })}
@@ -508,7 +547,7 @@ function SelfPacedProgress({
                   {plural(figures.get(slide.id)?.answerCount ?? 0, 'answer')}: shown when the session ends.
                 </p>
               ) : result && (figures.get(slide.id)?.answerCount ?? 0) > 0 ? (
-                <ResultView result={result} />
+                <ResultView result={result} render={renderOf(slide)} />
               ) : (
                 <p class="muted">No answers yet.</p>
               )}

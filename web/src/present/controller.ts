@@ -68,7 +68,9 @@ export class PresenterController extends ViewStore<PresenterView> {
   readonly #presenter: PresenterSession | undefined;
   readonly #sessionId: string;
   #stream: EventStream<PresenterEvent> | undefined;
-  #questionsAt = -1;
+  /** The counts the moderation queue was last read at (questions asked, questions pending): a change re-reads it. */
+  #queueReadAt = '';
+  #queueReads = 0;
 
   constructor(sessionId: string, hostToken: string | undefined) {
     super(
@@ -157,13 +159,17 @@ export class PresenterController extends ViewStore<PresenterView> {
           results: event.data.resultsVisible && !slideChanged ? this.view.results : undefined,
           ...(slideChanged ? { pending: [], counts: undefined } : {}),
         });
-        if (slideChanged) this.#questionsAt = -1;
+        if (slideChanged) this.#queueReadAt = '';
         break;
       }
-      case 'counts':
+      case 'counts': {
         this.set({ counts: event.data });
-        if (event.data.answerCount !== this.#questionsAt) void this.#refreshQueue(event.data.answerCount);
+        // A new question, or a decision made anywhere (this screen, another tab, the API), moves the
+        // counts: every presenter screen re-reads its queue.
+        const readAt = `${event.data.answerCount}:${event.data.pendingQuestions}`;
+        if (readAt !== this.#queueReadAt) void this.#refreshQueue(readAt);
         break;
+      }
       case 'progress':
         this.set({ progress: event.data });
         break;
@@ -181,14 +187,16 @@ export class PresenterController extends ViewStore<PresenterView> {
     return session?.status === 'active' ? deck?.slides[session.currentSlideIndex] : undefined;
   }
 
-  /** The moderation queue of a moderated Q&A slide, read again whenever its question count moves. */
-  async #refreshQueue(answerCount: number): Promise<void> {
+  /** The moderation queue of a moderated Q&A slide, read again whenever its counts move. */
+  async #refreshQueue(readAt: string): Promise<void> {
     const slide = this.currentSlide();
     if (slide?.kind !== 'qa' || !slide.moderated) return;
-    this.#questionsAt = answerCount;
+    this.#queueReadAt = readAt;
+    // Reads may overlap when decisions come fast: only the latest one's answer is shown.
+    const read = ++this.#queueReads;
     try {
       const page = await this.#presenter!.questions({ slideId: slide.id, status: 'pending', limit: 50 });
-      if (this.currentSlide()?.id === slide.id) this.set({ pending: page.data });
+      if (read === this.#queueReads && this.currentSlide()?.id === slide.id) this.set({ pending: page.data });
     } catch (error) {
       this.set({ actionError: loadErrorMessage(error) });
     }
@@ -202,7 +210,7 @@ export class PresenterController extends ViewStore<PresenterView> {
       // The stream sends the same; taking it from the response too keeps the buttons right at once.
       if (this.view.session?.currentSlideIndex !== session.currentSlideIndex) {
         this.set({ counts: undefined, results: undefined, pending: [] });
-        this.#questionsAt = -1;
+        this.#queueReadAt = '';
       }
       this.set({ session, results: session.resultsVisible ? this.view.results : undefined });
     } catch (error) {

@@ -7,7 +7,16 @@ import type { ComponentChildren } from 'preact';
  * questions of a Q&A board. Plain HTML and CSS widths: no chart library, and screen readers read
  * the numbers as text.
  */
-export function ResultView({ result, mine }: { result: SlideResult; mine?: readonly string[] | undefined }) {
+export function ResultView({
+  result,
+  mine,
+  render,
+}: {
+  result: SlideResult;
+  mine?: readonly string[] | undefined;
+  /** An open-ended slide's `render`: `cloud` draws its words, `list` its newest answers; unknown: both. */
+  render?: 'cloud' | 'list' | undefined;
+}) {
   switch (result.kind) {
     case 'multiple_choice':
     case 'quiz':
@@ -26,7 +35,7 @@ export function ResultView({ result, mine }: { result: SlideResult; mine?: reado
     case 'ranking':
       return <RankingView result={result} />;
     case 'open_ended':
-      return <OpenEndedView result={result} />;
+      return <OpenEndedView result={result} render={render} />;
     case 'qa':
       return <QuestionList questions={result.questions} />;
     case 'content':
@@ -156,11 +165,17 @@ function RankingView({ result }: { result: Extract<SlideResult, { kind: 'ranking
   );
 }
 
-function OpenEndedView({ result }: { result: Extract<SlideResult, { kind: 'open_ended' }> }) {
+function OpenEndedView({
+  result,
+  render,
+}: {
+  result: Extract<SlideResult, { kind: 'open_ended' }>;
+  render: 'cloud' | 'list' | undefined;
+}) {
   const most = Math.max(1, ...result.words.map((word) => word.count));
   return (
-    <div class="results">
-      {result.words.length > 0 ? (
+    <div class="results" data-render={render ?? 'both'}>
+      {render !== 'list' && result.words.length > 0 ? (
         <ul class="cloud" aria-label="Most frequent words">
           {result.words.map((word) => (
             <li key={word.word} style={{ fontSize: `${1 + (word.count / most) * 1.8}em` }} data-count={word.count}>
@@ -169,11 +184,13 @@ function OpenEndedView({ result }: { result: Extract<SlideResult, { kind: 'open_
           ))}
         </ul>
       ) : null}
-      <ul class="recent">
-        {result.recent.slice(0, 8).map((answer) => (
-          <li key={`${answer.createdAt}${answer.text}`}>{answer.text}</li>
-        ))}
-      </ul>
+      {render !== 'cloud' ? (
+        <ul class="recent">
+          {result.recent.slice(0, 8).map((answer) => (
+            <li key={`${answer.createdAt}${answer.text}`}>{answer.text}</li>
+          ))}
+        </ul>
+      ) : null}
       <p class="muted total" data-total={result.totalAnswers}>
         {plural(result.totalAnswers, 'answer')}
       </p>

@@ -127,13 +127,15 @@ export function sessionFields(snapshot: SessionSnapshot): Partial<SessionRow> {
 }
 
 /**
- * `start`, `next`, `prev`, `goto`: the presenter gets the session; each participant the slide, marked
- * answered when it has answered it (`hasAnswered`), and the Q&A board (`board`) on a Q&A slide.
+ * `start`, `next`, `prev`, `goto`: the presenter gets the session and the new slide's counts
+ * (`presenterCounts`, LiveCounts JSON, when read); each participant the slide, marked answered when it
+ * has answered it (`hasAnswered`), and the Q&A board (`board`) on a Q&A slide.
  */
 export function projectSlideMove(
   event: HistoryEvent,
   hasAnswered: (participantId: string) => boolean,
   board: string | undefined,
+  presenterCounts?: string | undefined,
 ): Projection {
   const id = String(event.seq);
   const { poll, row, snapshot } = event;
@@ -151,10 +153,12 @@ export function projectSlideMove(
   }
   const unanswered = JSON.stringify(liveState(row.id, poll, snapshot, false));
   const answered = JSON.stringify(liveState(row.id, poll, snapshot, true));
+  const presenter = [sessionEvent(event)];
+  if (presenterCounts !== undefined) presenter.push({ type: 'counts', id, data: presenterCounts });
   return {
     seq: event.seq,
     ended: false,
-    presenter: [sessionEvent(event)],
+    presenter,
     participant: (audience) => [
       {
         type: 'slide',
@@ -285,13 +289,19 @@ export function progressJson(
   });
 }
 
-/** The `counts` event's data (LiveCounts). */
-export function countsJson(slide: Slide | undefined, participantCount: number, result: SlideResult | null): string {
+/** The `counts` event's data (LiveCounts); `pendingQuestions` only on a moderated Q&A slide. */
+export function countsJson(
+  slide: Slide | undefined,
+  participantCount: number,
+  result: SlideResult | null,
+  pendingQuestions: number | null = null,
+): string {
   return JSON.stringify({
     slideId: slide?.id ?? null,
     answerCount: result ? answerCountOf(result) : 0,
     participantCount,
     results: result,
+    pendingQuestions,
   });
 }
 

@@ -6,6 +6,7 @@ import { isDependencyUnavailable } from '../../core/unavailable.js';
 import type { Database, SessionEventRow, SessionRow } from '../../db/schema.js';
 import { turnLoader } from '../../infra/turn-loader.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
+import { pendingQuestionCount } from '../questions/questions.service.js';
 import { resultsOf, slideResultOf } from '../results/results.service.js';
 import {
   countSessionParticipants,
@@ -250,6 +251,8 @@ export class SessionChannel {
         }
         subscriber.lastSeq = event.seq;
       }
+      // A presenter back from a break gets the current slide's counts soon, not at the next answer.
+      if (subscriber.kind === 'presenter' && missed.length > 0) this.scheduleRefresh();
     } else {
       // A stream's first events cover the history up to the row it was built from.
       subscriber.lastSeq = row.seq;
@@ -399,7 +402,14 @@ export class SessionChannel {
           slide !== undefined && (answered ? answered.has(slide.id) : (respondents?.has(participantId) ?? false));
         // A Q&A slide comes with its board: the questions already approved.
         const board = slide?.kind === 'qa' ? await this.#questionBoard(poll, slide) : undefined;
-        return projectSlideMove(history, hasAnswered, board);
+        // The presenter's counts of the new slide come with the move: a slide gone back to has its
+        // answers already, and the next join or answer may be a while (issue 36: "0 answers" shown
+        // beside an audience's "1 answer"). Read once per move, for live delivery to a presenter.
+        const presenterCounts =
+          answered === undefined && row.pace !== 'audience' && slide && this.#hasPresenter()
+            ? (await this.#liveFigures(row, poll, slide, counts)).data
+            : undefined;
+        return projectSlideMove(history, hasAnswered, board, presenterCounts);
       }
       case 'showResults':
         return projectResultsShown(history, slide ? await this.#slideResults(poll, slide) : undefined);
@@ -410,6 +420,11 @@ export class SessionChannel {
       case 'end':
         return projectEnd(history, await this.#summary(poll, counts.joined));
     }
+  }
+
+  #hasPresenter(): boolean {
+    for (const subscriber of this.#subscribers) if (subscriber.kind === 'presenter') return true;
+    return false;
   }
 
   /** The results of a slide, with the leaderboard on quiz slides (each participant's own rank spliced in). */
@@ -502,7 +517,11 @@ export class SessionChannel {
     }
     const current =
       result !== undefined ? result : slide ? await slideResultOf(this.host.deps, poll, slide, this.sessionId) : null;
-    return { type: 'counts', data: countsJson(slide, counts.joined, current) };
+    const pending =
+      slide?.kind === 'qa' && slide.moderated
+        ? await pendingQuestionCount(this.host.deps, this.sessionId, slide.id)
+        : null;
+    return { type: 'counts', data: countsJson(slide, counts.joined, current, pending) };
   }
 
   /**

@@ -36,6 +36,20 @@ export function listQuestions(
   return query.orderBy('id', 'desc').limit(filter.limit).execute();
 }
 
+/** The questions of one session's Q&A slide that wait for the host's decision (the moderation queue's length). */
+export async function countPendingQuestions(db: Db, sessionId: string, slideId: string): Promise<number> {
+  // Served by answers_session_questions (session_id, id) where slide_kind = 'qa', as the room's list is.
+  const row = await db
+    .selectFrom('answers')
+    .select((eb) => eb.fn.countAll<number | string>().as('pending'))
+    .where('session_id', '=', sessionId)
+    .where(sql<boolean>`slide_kind = ${sql.lit('qa')}`)
+    .where('slide_id', '=', slideId)
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return Number(row.pending);
+}
+
 /** A question of the poll; with `sessionId`, only one asked in that session. */
 export function findQuestion(
   db: Db,

@@ -6,10 +6,11 @@ import type {
   Slide,
   UpvoteQuestionInput,
 } from '@pollkit/contracts';
+import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import { ApiError } from '../../core/api-error.js';
 import { keysetPage } from '../../core/paging.js';
-import type { AnswerRow } from '../../db/schema.js';
+import type { AnswerRow, Database } from '../../db/schema.js';
 import { assertTakesAnswers } from '../answers/answer-rules.js';
 import type { DomainEvents } from '../events/domain-events.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
@@ -69,6 +70,14 @@ export async function listQuestions(
  * questions through a partial index on `status`, so they follow without further bookkeeping. With
  * `sessionId` (a presenter's moderation), only a question asked in that session: another room's is a 404.
  */
+/**
+ * How many questions of a session's moderated Q&A slide wait for approval: what the presenter's
+ * `counts` carry, so that every presenter screen re-reads its queue when a decision is made anywhere.
+ */
+export function pendingQuestionCount(deps: { db: Kysely<Database> }, sessionId: string, slideId: string) {
+  return questions.countPendingQuestions(deps.db, sessionId, slideId);
+}
+
 export async function moderateQuestion(
   deps: PollsDeps & { events: DomainEvents },
   workspaceId: string,
