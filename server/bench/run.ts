@@ -14,6 +14,7 @@
  *   (BENCH_LIVE_CPU_PROF=<dir> writes the server's V8 CPU profile per N there; BENCH_LIVE_SERVERS=2 with
  *   BENCH_DATABASE_URL and BENCH_REDIS_URL: two server processes share the session, scale-out)
  *   BENCH_SCENARIOS=page-load BENCH_PAGE_LOADS=20 npx -y pnpm@10 bench   # the audience page in Chromium
+ *   BENCH_SCENARIOS=session-outcome BENCH_OUTCOME_PARTICIPANTS=10000 npx -y pnpm@10 bench   # participants list, results
  *   BENCH_SCENARIOS=webhooks BENCH_WEBHOOK_CONFIGS=off,outbox,none,endpoint BENCH_WEBHOOK_EVENTS=20000 \
  *     BENCH_WEBHOOK_DRAINS=1 npx -y pnpm@10 bench   # votes/s with and without an endpoint; events/s delivered
  *   (WEBHOOK_CONCURRENCY, WEBHOOK_POLL_INTERVAL_MS, … set on the command reach the servers;
@@ -28,6 +29,7 @@ import { pipelineStepsScenario } from './pipeline-steps.js';
 import { type PoisonConfig, poisonConfigs, poisonedVotesScenario } from './poisoned-votes.js';
 import { resultsAndExportScenario } from './results-and-export.js';
 import { sdkOverheadScenario } from './sdk-overhead.js';
+import { sessionOutcomeScenario } from './session-outcome.js';
 import { machine } from './support.js';
 import { voteIngestionScenario } from './vote-ingestion.js';
 import { type WebhookConfig, webhookConfigs, webhooksScenario } from './webhooks.js';
@@ -53,6 +55,7 @@ if (liveServers > 1 && !(process.env.BENCH_DATABASE_URL && process.env.BENCH_RED
   throw new Error('BENCH_LIVE_SERVERS > 1 needs BENCH_DATABASE_URL and BENCH_REDIS_URL');
 }
 const pageLoads = Number(process.env.BENCH_PAGE_LOADS ?? 20);
+const outcomeParticipants = Number(process.env.BENCH_OUTCOME_PARTICIPANTS ?? 10_000);
 const webhookSelected = (process.env.BENCH_WEBHOOK_CONFIGS ?? webhookConfigs.join(','))
   .split(',')
   .filter(Boolean) as WebhookConfig[];
@@ -73,6 +76,21 @@ const print = (...more: string[]) => {
 };
 
 print(`### ${new Date().toISOString().slice(0, 10)} — ${machine()}`, '');
+
+if (selected.has('session-outcome')) {
+  const r = await sessionOutcomeScenario({ durationSec, connections, participants: outcomeParticipants });
+  print(
+    `#### A finished session's outcome: ${fmt(r.participants)} participants, two quiz slides (${r.database}; seeded through the API in ${r.seedSeconds.toFixed(0)} s)`,
+    '',
+    `| read | 1 connection: p50 ms | p99 ms | ${connections} connections: reads/s | p99 ms | non-2xx |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...r.reads.map(
+      (read) =>
+        `| ${read.name} | ${read.latency.p50Ms} | ${read.latency.p99Ms} | ${fmt(read.throughput.requestsPerSec)} | ${read.throughput.p99Ms} | ${read.latency.non2xx + read.throughput.non2xx} |`,
+    ),
+    '',
+  );
+}
 
 if (selected.has('get-poll')) {
   const r = await getPollScenario({ durationSec, connections, rounds });

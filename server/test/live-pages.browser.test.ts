@@ -2,6 +2,7 @@ import type { Browser, Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   chromiumAvailable,
+  expectAccessible,
   LAPTOP,
   launchChromium,
   PagePool,
@@ -88,6 +89,7 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     const qr = await p.getByTestId('qr').getAttribute('src');
     expect(decodeURIComponent(qr ?? '')).toContain('<svg');
     await presenter.screenshot('01-pending', { docs: 'presenter-pending.png' });
+    await expectAccessible(p, 'the presenter screen before the start');
 
     // Ada types the PIN at /join; Grace and the phone come from the QR code's address.
     await ada.page.goto(`${t.url}/join`);
@@ -132,6 +134,7 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
       expect(naturalWidth).toBeGreaterThan(0);
     }
     await phone.screenshot('03-content');
+    await expectAccessible(p, 'the presenter screen on a content slide');
     // A content slide takes no answers: no results to show, nothing to lock.
     const toolbar = p.getByRole('toolbar', { name: 'Session controls' });
     expect(await toolbar.getByRole('button', { name: /Show results|Lock/ }).count()).toBe(0);
@@ -195,6 +198,8 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     ]);
     expect(await p.locator('.bar').count()).toBe(0);
     await presenter.screenshot('06-quiz-hidden');
+    await expectAccessible(p, 'the presenter screen on a quiz before its results');
+    await expectAccessible(phone.page, 'the audience page on a quiz');
     await p.keyboard.press('r');
     for (const participant of all) await participant.page.getByTestId('quiz-outcome').waitFor();
     expect(await ada.page.getByTestId('quiz-outcome').textContent()).toBe('Correct!');
@@ -205,6 +210,7 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     await expectBar(p, 'canberra', 2);
     expect(await p.locator('[data-option-id=canberra].bar-correct').count()).toBe(1);
     await presenter.screenshot('07-quiz-results', { docs: 'presenter-quiz-results.png' });
+    await expectAccessible(p, 'the presenter screen with quiz results and the leaderboard');
     await phone.screenshot('07-quiz-results');
 
     // Scale per statement; the phone meets a locked slide first.
@@ -250,6 +256,7 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     // A cloud is a cloud: the answers are not listed beside it as well.
     expect(await p.locator('.screen .recent').count()).toBe(0);
     await presenter.screenshot('11-word-cloud', { docs: 'presenter-word-cloud.png' });
+    await expectAccessible(p, 'the presenter screen with a word cloud');
 
     // Q&A, moderated: two questions asked, one approved, one dismissed, then upvoted. Another
     // session of the same poll and the API ask theirs too, approved there: this room never shows them.
@@ -260,10 +267,18 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     await ask(phone, 'When is the next offsite?');
     await expectCount(p.getByTestId('answer-count'), 2);
     const queue = p.locator('.moderation li');
+    // The queue is closed: the room sees how many wait, not what they say, until the presenter opens it.
+    await poll(() => p.getByTestId('moderation').locator('summary').textContent()).toContain(
+      'Waiting for approval (2)',
+    );
+    expect(await queue.first().isVisible()).toBe(false);
+    await presenter.screenshot('12-moderation-closed');
+    await p.getByTestId('moderation').locator('summary').click();
     await poll(() => queue.count()).toBe(2);
     expect(await queue.filter({ hasText: /other room|API/ }).count()).toBe(0);
     await elsewhere.approve();
     await presenter.screenshot('12-moderation');
+    await expectAccessible(p, 'the presenter screen with the moderation queue open');
     await queue.filter({ hasText: 'bonuses' }).getByRole('button', { name: 'Approve' }).click();
     await queue.filter({ hasText: 'offsite' }).getByRole('button', { name: 'Dismiss' }).click();
     await poll(() => queue.count()).toBe(0);
@@ -294,7 +309,12 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     await onSlide(all, 'welcome');
 
     // The end: a summary with each participant's score and rank (equal scores share one).
-    await p.getByRole('button', { name: 'End' }).click();
+    // End asks first: "Keep going" leaves the session as it was.
+    await p.getByRole('button', { name: 'End…' }).click();
+    await p.getByRole('button', { name: 'Keep going' }).click();
+    await p.getByRole('button', { name: 'End…' }).click();
+    await expectAccessible(p, 'the presenter screen asking to confirm the end');
+    await p.getByRole('button', { name: 'End now' }).click();
     for (const participant of all) await participant.page.getByTestId('ended').waitFor();
     expect(await ada.page.getByTestId('final-score').textContent()).toBe('Your score: 1000 · rank #1');
     expect(await phone.page.getByTestId('final-score').textContent()).toBe('Your score: 1000 · rank #1');
@@ -306,6 +326,7 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     expect(await p.getByTestId('qr').count()).toBe(0);
     expect(await p.locator('footer button:enabled, footer select:enabled').count()).toBe(0);
     await presenter.screenshot('14-ended');
+    await expectAccessible(p, 'the presenter screen after the end');
     // After `ended`, every page has closed its event stream.
     for (const [screen, open] of openStreams) await poll(() => open.size, screen.name).toBe(0);
     await phone.screenshot('14-ended', { docs: 'audience-ended.png' });
@@ -359,12 +380,13 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
       expect(sent.status, sent.text).toBe(201);
       asked[text] = sent.body.id;
     }
+    for (const tab of tabs) await tab.page.getByTestId('moderation').locator('summary').click();
     const queueOf = (tab: WatchedPage) => tab.page.locator('.moderation li');
     const boardOf = (tab: WatchedPage) => tab.page.locator('.screen > .slide > .questions li .question-text');
     const expectEveryTab = async (pending: string[], approved: string[]) => {
       for (const tab of tabs) {
         await poll(() => queueOf(tab).locator('.question-text').allTextContents(), tab.name).toEqual(pending);
-        await poll(() => tab.page.getByRole('heading', { name: /Waiting for approval/ }).textContent(), tab.name).toBe(
+        await poll(() => tab.page.getByTestId('moderation').locator('summary').textContent(), tab.name).toContain(
           `Waiting for approval (${pending.length})`,
         );
         await poll(async () => (await boardOf(tab).allTextContents()).sort(), tab.name).toEqual([...approved].sort());

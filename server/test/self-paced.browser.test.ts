@@ -154,7 +154,7 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
     expect(await p.getByTestId('join-link').textContent()).toBe(session.joinUrl.replace(/^https?:\/\//, ''));
     expect(await p.getByTestId('pin').textContent()).toBe(`${session.pin!.slice(0, 3)} ${session.pin!.slice(3)}`);
     expect(decodeURIComponent((await p.getByTestId('qr').getAttribute('src')) ?? '')).toContain('<svg');
-    expect(await p.getByRole('toolbar').getByRole('button').allTextContents()).toEqual(['Start →', 'End']);
+    expect(await p.getByRole('toolbar').getByRole('button').allTextContents()).toEqual(['Start →', 'End…']);
     await shot(p, 'self-paced-presenter-pending');
 
     // Both open the link: a name to give, no PIN to type.
@@ -259,7 +259,8 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
     await shot(p, 'self-paced-presenter-completed');
 
     // The end: both see the summary with their score and rank, and which quiz answer was right.
-    await p.getByRole('button', { name: 'End' }).click();
+    await p.getByRole('button', { name: 'End…' }).click();
+    await p.getByRole('button', { name: 'End now' }).click();
     for (const participant of [ada, grace]) await participant.page.getByTestId('ended').waitFor();
     expect(await ada.page.getByTestId('final-score').textContent()).toBe('Your score: 1000 · rank #1');
     expect(await grace.page.getByTestId('final-score').textContent()).toBe('Your score: 0 · rank #2');

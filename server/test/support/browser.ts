@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -205,4 +206,33 @@ export class PagePool {
  */
 export function poll<T>(read: () => Promise<T> | T, message?: string): ReturnType<typeof expect.poll<T>> {
   return expect.poll(read, { timeout: 30_000, interval: 50, message });
+}
+
+/** axe-core's browser build, injected into a page to check it. */
+const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+let axeText: Promise<string> | undefined;
+const axeSource = () => {
+  axeText ??= readFile(AXE_SCRIPT, 'utf8');
+  return axeText;
+};
+/** The WCAG 2.0, 2.1 and 2.2 level A and AA rules: what the pages promise (docs/architecture.md). */
+const WCAG_AA_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa'];
+
+/**
+ * Fails when axe-core finds a WCAG 2.2 A or AA violation on the page as it is now; `state` names the
+ * screen in the message. Each violation is listed with the elements it was found on.
+ */
+export async function expectAccessible(page: Page, state: string): Promise<void> {
+  // Evaluated through the DevTools protocol, which the pages' Content-Security-Policy (no inline
+  // scripts) does not apply to: a <script> tag would be refused.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(await axeSource());
+  const violations = await page.evaluate(async (tags) => {
+    const axe = (globalThis as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<any> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: tags } });
+    return (result.violations as Array<{ id: string; help: string; nodes: Array<{ target: unknown[] }> }>).map(
+      (violation) =>
+        `${violation.id} (${violation.help}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+    );
+  }, WCAG_AA_TAGS);
+  expect(violations, `axe-core on ${state}`).toEqual([]);
 }

@@ -1,5 +1,5 @@
-import type { DeckSlide, Session, SessionAction } from '@pollkit/sdk/live';
-import { useEffect } from 'preact/hooks';
+import type { DeckSlide, Leaderboard, Session, SessionAction } from '@pollkit/sdk/live';
+import { useEffect, useState } from 'preact/hooks';
 import { LeaderboardView, plural, QuestionList, ResultView } from '../shared/results.js';
 import { useView } from '../shared/store.js';
 import { Countdown, kindLabel, MediaView } from '../shared/widgets.js';
@@ -122,7 +122,9 @@ function Screen({ view, controller }: { view: PresenterView; controller: Present
         <p class="lead">
           {plural(view.summary?.participantCount ?? session.participantCount, 'participant')} took part.
         </p>
-        {view.summary?.leaderboard ? <LeaderboardView leaderboard={view.summary.leaderboard} /> : null}
+        {view.summary?.leaderboard ? (
+          <ScreenLeaderboard leaderboard={view.summary.leaderboard} participantCount={view.summary.participantCount} />
+        ) : null}
       </div>
     );
   }
@@ -153,6 +155,24 @@ function Screen({ view, controller }: { view: PresenterView; controller: Present
       ) : null}
       <LiveResults view={view} slide={slide} controller={controller} />
     </div>
+  );
+}
+
+/** The leaderboard on the big screen: headed, and saying when it shows only the top of a larger room. */
+function ScreenLeaderboard({ leaderboard, participantCount }: { leaderboard: Leaderboard; participantCount: number }) {
+  return (
+    <section class="screen-leaderboard" aria-labelledby="leaderboard-heading">
+      <h2 id="leaderboard-heading">
+        Leaderboard
+        {participantCount > leaderboard.top.length ? (
+          <span class="muted" data-testid="leaderboard-of">
+            {' '}
+            · top {leaderboard.top.length} of {participantCount}
+          </span>
+        ) : null}
+      </h2>
+      <LeaderboardView leaderboard={leaderboard} />
+    </section>
   );
 }
 
@@ -211,7 +231,12 @@ function LiveResults({
       <>
         {answers}
         <ResultView result={shown} />
-        {view.results?.leaderboard ? <LeaderboardView leaderboard={view.results.leaderboard} /> : null}
+        {view.results?.leaderboard ? (
+          <ScreenLeaderboard
+            leaderboard={view.results.leaderboard}
+            participantCount={Math.max(view.counts?.participantCount ?? 0, view.session?.participantCount ?? 0)}
+          />
+        ) : null}
       </>
     );
   }
@@ -219,11 +244,21 @@ function LiveResults({
     const board = counts?.results?.kind === 'qa' ? counts.results.questions : [];
     return (
       <>
-        {answers}
+        {slide.moderated ? (
+          <p class="answer-count" data-testid="answer-count" data-count={answerCount}>
+            {plural(answerCount, 'question')} asked · {board.length} approved
+          </p>
+        ) : (
+          answers
+        )}
         <QuestionList questions={board} empty={slide.moderated ? 'No approved questions yet.' : undefined} />
         {slide.moderated ? (
-          <section class="moderation" aria-label="Questions waiting for approval">
-            <h2>Waiting for approval ({view.pending.length})</h2>
+          // Closed by default: this screen is the room's, and a question is not for the room until approved.
+          <details class="moderation" data-testid="moderation">
+            <summary>
+              Waiting for approval ({view.pending.length}){' '}
+              <span class="muted">· open to review, not shown to the room</span>
+            </summary>
             <ul class="questions">
               {view.pending.map((question) => (
                 <li key={question.id} data-question-id={question.id}>
@@ -245,7 +280,7 @@ function LiveResults({
                 </li>
               ))}
             </ul>
-          </section>
+          </details>
         ) : null}
       </>
     );
@@ -268,6 +303,7 @@ function Controls({ view, controller }: { view: PresenterView; controller: Prese
   const active = session.status === 'active';
   const act = (action: SessionAction, slideIndex?: number) => () => void controller.control(action, slideIndex);
   const disabled = view.busy;
+  const [confirmingEnd, setConfirmingEnd] = useState(false);
   if (view.summary !== undefined || session.status === 'ended') {
     // Nothing left to move, show or lock: no controls that would look as if they did something.
     return (
@@ -340,11 +376,57 @@ function Controls({ view, controller }: { view: PresenterView; controller: Prese
             </button>
           </>
         ) : null}
-        <button type="button" class="danger" onClick={act('end')} disabled={disabled}>
-          End
-        </button>
+        <EndButton
+          busy={disabled}
+          confirming={confirmingEnd}
+          setConfirming={setConfirmingEnd}
+          controller={controller}
+        />
       </div>
     </footer>
+  );
+}
+
+/**
+ * End, asked twice: ending is final (the PIN is released, the room sees the summary), and the button
+ * sits beside Next on a laptop someone is presenting from.
+ */
+function EndButton({
+  busy,
+  confirming,
+  setConfirming,
+  controller,
+}: {
+  busy: boolean;
+  confirming: boolean;
+  setConfirming: (confirming: boolean) => void;
+  controller: PresenterController;
+}) {
+  if (!confirming) {
+    return (
+      <button type="button" class="danger" onClick={() => setConfirming(true)} disabled={busy}>
+        End…
+      </button>
+    );
+  }
+  return (
+    <span class="confirm-end" role="group" aria-label="End the session?">
+      <span>End the session for everyone?</span>
+      <button
+        type="button"
+        class="danger"
+        disabled={busy}
+        onClick={() => {
+          setConfirming(false);
+          void controller.control('end');
+        }}
+      >
+        End now
+      </button>
+      <button type="button" onClick={() => setConfirming(false)}>
+        Keep going
+      </button>
+    </span>
   );
 }
 
@@ -363,6 +445,7 @@ function SelfPaced({ view, controller }: { view: PresenterView; controller: Pres
   const completedCount = Math.max(progress?.completedCount ?? 0, session.completedCount);
   const link = session.joinUrl.replace(/^https?:\/\//, '');
   const ended = view.summary !== undefined || session.status === 'ended';
+  const [confirmingEnd, setConfirmingEnd] = useState(false);
   return (
     <div class="presenter self-paced">
       <header class="topbar">
@@ -390,7 +473,12 @@ function SelfPaced({ view, controller }: { view: PresenterView; controller: Pres
                 {plural(view.summary?.participantCount ?? session.participantCount, 'participant')} took part,{' '}
                 {completedCount} to the end.
               </p>
-              {view.summary?.leaderboard ? <LeaderboardView leaderboard={view.summary.leaderboard} /> : null}
+              {view.summary?.leaderboard ? (
+                <ScreenLeaderboard
+                  leaderboard={view.summary.leaderboard}
+                  participantCount={view.summary.participantCount}
+                />
+              ) : null}
               {view.summary ? <SummaryResults view={view} /> : null}
             </div>
           ) : session.status === 'pending' ? (
@@ -438,14 +526,14 @@ function SelfPaced({ view, controller }: { view: PresenterView; controller: Pres
               Start <kbd>→</kbd>
             </button>
           ) : null}
-          <button
-            type="button"
-            class="danger"
-            onClick={() => void controller.control('end')}
-            disabled={view.busy || session.status === 'ended'}
-          >
-            End
-          </button>
+          {session.status === 'ended' ? null : (
+            <EndButton
+              busy={view.busy}
+              confirming={confirmingEnd}
+              setConfirming={setConfirmingEnd}
+              controller={controller}
+            />
+          )}
         </div>
       </footer>
     </div>
