@@ -227,8 +227,8 @@ export async function expectAccessible(page: Page, state: string): Promise<void>
   // scripts) does not apply to: a <script> tag would be refused.
   if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(await axeSource());
   const violations = await page.evaluate(async (tags) => {
-    const axe = (globalThis as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<any> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: tags } });
+    const axe = (globalThis as unknown as { axe: { run: (options: unknown) => Promise<any> } }).axe;
+    const result = await axe.run({ runOnly: { type: 'tag', values: tags } });
     return (result.violations as Array<{ id: string; help: string; nodes: Array<{ target: unknown[] }> }>).map(
       (violation) =>
         `${violation.id} (${violation.help}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,

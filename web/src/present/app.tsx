@@ -410,8 +410,8 @@ function EndButton({
     );
   }
   return (
-    <span class="confirm-end" role="group" aria-label="End the session?">
-      <span>End the session for everyone?</span>
+    <span class="confirm-end">
+      <span role="status">End the session for everyone?</span>
       <button
         type="button"
         class="danger"
