@@ -177,6 +177,31 @@ describe('PIN lookups', () => {
     expect((await s.join(otherPin(session.pin, 99), classroom)).status).toBe(429);
   });
 
+  it('know the tokens they issued: a room answering its first question at once, long after joining, is not budgeted', async () => {
+    const session = await s.session();
+    expect((await s.control(session, 'start')).status).toBe(200);
+    const room = randomLoopback();
+    const tokens: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      const joined = await s.join(session.pin, room);
+      expect(joined.status, JSON.stringify(joined.body)).toBe(200);
+      tokens.push(joined.body.participantToken);
+    }
+    // Past the hub's ten seconds of holding a participant row (PARTICIPANT_CACHE_TTL_MS): what a room
+    // does between joining and the first question. No participant opened a stream.
+    await new Promise((resolve) => setTimeout(resolve, 10_500));
+    // The address's ten lookups are in flight (held, as a burst of its first answers would hold
+    // them): an answer budgeted as a stranger's token would be refused now.
+    const budgetKey = `pin-lookup:${addressKey(room)}`;
+    const rateLimits = s.t.server.deps.rateLimits;
+    for (let i = 0; i < 10; i++) await rateLimits.hit(budgetKey);
+    const answered = await Promise.all(
+      tokens.map((token) => s.answer(session.pin, token, { slideId: 'lunch', optionIds: ['pizza'] }, room)),
+    );
+    expect(answered.map((res) => res.status)).toEqual(Array(25).fill(201));
+    for (let i = 0; i < 10; i++) await rateLimits.release(budgetKey);
+  }, 30_000);
+
   it('over budget, answer a real PIN exactly as a wrong one: the same 429, nothing to tell them apart', async () => {
     const session = await s.session();
     const address = randomLoopback();

@@ -93,8 +93,8 @@ function endedHostTokenMayOnlyRead(deps: LiveGateDeps, route: RouteDefinition, e
  *   no more lookups than the budget allows. Over budget every PIN and every token gets the same 429
  *   (no answer tells a real PIN from a wrong one). Only misses keep their reservation.
  * - **A token** is looked up before anything else (its participant, then its session: never the PIN).
- *   One this process knows — the hub holds its participant, or it named one here in the last hour
- *   (`knownTokens`) — costs no budget, so a participant is not refused for its neighbours' misses. Any
+ *   One this process knows — the hub holds its participant, or it issued it at a join or named one
+ *   here in the last hour (`knownTokens`) — costs no budget, so a participant is not refused for its neighbours' misses. Any
  *   other token (a random one costs a database read) reserves a lookup first, and gives it back when
  *   it names a participant; one that names nobody is a miss, and its reservation stands for the PIN
  *   lookup that follows (one per request). Refused over budget, it gives its reservation back too:
@@ -188,7 +188,15 @@ export function participantGateStep(deps: LiveGateDeps): Step {
       }
     }
     call.live = { ...(caller as LiveCaller), address };
-    return next(call);
+    if (call.route !== contract.live.join) return next(call);
+    // A token this process just issued is known from the start: its participant's first answer may
+    // come minutes later, when the hub has long forgotten the row, and must not be budgeted as a
+    // stranger's guess (a room answering its first question at once would be refused while in flight).
+    const outcome = await next(call);
+    const issued =
+      outcome.kind === 'json' ? (outcome.body as { participantToken?: unknown }).participantToken : undefined;
+    if (typeof issued === 'string') known.set(hashSecret(issued), true);
+    return outcome;
   };
 }
 
@@ -199,7 +207,7 @@ const KNOWN_TOKEN_COUNT = 100_000;
 const knownTokensByHub = new WeakMap<LiveHub, TtlCache<true>>();
 
 /**
- * The hashes of the tokens that named a participant in this process lately (one set per server, by its
+ * The hashes of the tokens this process issued or that named a participant in it lately (one set per server, by its
  * hub). The hub trusts a participant row for ten seconds only, and a participant who answers once a
  * minute must not be budgeted like a stranger each time: a known token skips the lookup budget. It is
  * still looked up — who may do what never rests on this set — and is forgotten when it names nobody.
