@@ -33,6 +33,18 @@ afterAll(async () => {
   await receiver?.close();
 });
 
+/** A vote: it scores nothing. */
+const SNACK = {
+  id: 'snack',
+  kind: 'multiple_choice' as const,
+  text: 'Snack?',
+  type: 'single' as const,
+  options: [
+    { id: 'crisps', label: 'Crisps' },
+    { id: 'fruit', label: 'Fruit' },
+  ],
+};
+
 /** Two quiz slides without a speed bonus (points are exact), and a vote that scores nothing. */
 function quizNight(): ContentInput {
   const quiz = (id: string, points: number) => ({
@@ -49,20 +61,7 @@ function quizNight(): ContentInput {
     speedBonus: false,
   });
   return {
-    questions: [
-      quiz('q1', 1000),
-      quiz('q2', 500),
-      {
-        id: 'snack',
-        kind: 'multiple_choice',
-        text: 'Snack?',
-        type: 'single',
-        options: [
-          { id: 'crisps', label: 'Crisps' },
-          { id: 'fruit', label: 'Fruit' },
-        ],
-      },
-    ],
+    questions: [quiz('q1', 1000), quiz('q2', 500), SNACK],
   };
 }
 
@@ -213,18 +212,7 @@ describe('a finished session’s outcome', () => {
   it('has no leaderboard without a quiz slide, and a self-paced walk’s completion', async () => {
     const poll = await publish({
       content: {
-        questions: [
-          {
-            id: 'snack',
-            kind: 'multiple_choice',
-            text: 'Snack?',
-            type: 'single',
-            options: [
-              { id: 'crisps', label: 'Crisps' },
-              { id: 'fruit', label: 'Fruit' },
-            ],
-          },
-        ],
+        questions: [SNACK],
       },
     });
     const created = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.id, pace: 'audience' } });
