@@ -9,14 +9,17 @@ export function encodeCursor(lastId: string): string {
   return Buffer.from(lastId, 'utf8').toString('base64url');
 }
 
+/** The answer to a cursor no list of ours made: every list's, whatever its keyset. */
+export function invalidCursor(): ApiError {
+  return new ApiError('validation_failed', 'Invalid cursor', {
+    fieldErrors: { cursor: ['Not a cursor this list returned'] },
+    formErrors: [],
+  } satisfies ValidationErrorDetails);
+}
+
 export function decodeCursor(cursor: string, idPrefix: string): string {
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!new RegExp(`^${idPrefix}_[0-9A-HJKMNP-TV-Z]{26}$`).test(id)) {
-    throw new ApiError('validation_failed', 'Invalid cursor', {
-      fieldErrors: { cursor: ['Not a cursor this list returned'] },
-      formErrors: [],
-    } satisfies ValidationErrorDetails);
-  }
+  if (!new RegExp(`^${idPrefix}_[0-9A-HJKMNP-TV-Z]{26}$`).test(id)) throw invalidCursor();
   return id;
 }
 

@@ -5,11 +5,10 @@ import type {
   RespondentRecord,
   RespondentRecords,
   Slide,
-  ValidationErrorDetails,
 } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
-import { ApiError } from '../../core/api-error.js';
+import { invalidCursor } from '../../core/paging.js';
 import type { Database, ParticipantRow } from '../../db/schema.js';
 import { removeAnswers } from '../answers/index.js';
 import type { DomainEvents } from '../events/domain-events.js';
@@ -50,10 +49,7 @@ function decodePosition(cursor: string): Position {
   } catch {
     // Not a cursor of ours: answered below.
   }
-  throw new ApiError('validation_failed', 'Invalid cursor', {
-    fieldErrors: { cursor: ['Not a cursor this list returned'] },
-    formErrors: [],
-  } satisfies ValidationErrorDetails);
+  throw invalidCursor();
 }
 
 /** The voter ids a key stands for: itself (a voter id or participant id) and the participants it names. */

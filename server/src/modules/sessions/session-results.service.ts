@@ -3,10 +3,10 @@ import type {
   SessionAnswersReset,
   SessionParticipantList,
   SessionResults,
-  ValidationErrorDetails,
 } from '@pollkit/contracts';
 import type { z } from 'zod';
 import { ApiError } from '../../core/api-error.js';
+import { invalidCursor } from '../../core/paging.js';
 import { resetAnswersOfSession } from '../answers/answers.service.js';
 import type { HeldScopes } from '../credentials/credential-scopes.js';
 import { getPoll } from '../polls/polls.service.js';
@@ -84,12 +84,7 @@ function encodeRankCursor(row: { score: number; id: string }): string {
 
 function decodeRankCursor(cursor: string): { score: number; id: string } {
   const match = RANK_CURSOR.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) {
-    throw new ApiError('validation_failed', 'Invalid cursor', {
-      fieldErrors: { cursor: ['Not a cursor this list returned'] },
-      formErrors: [],
-    } satisfies ValidationErrorDetails);
-  }
+  if (!match) throw invalidCursor();
   return { score: Number(match[1]), id: match[2] as string };
 }
 
