@@ -26,6 +26,9 @@ export const TEST_PROJECTS = {
     'server/test/logging.test.ts',
     'server/test/test-projects.test.ts',
     'web/test/contrast.test.ts',
+    'web/test/catalogs.test.ts',
+    'web/test/i18n.test.ts',
+    'server/test/theme-palette.test.ts',
   ],
   api: [
     'server/test/lazy-schema-compilers.test.ts',
@@ -58,6 +61,7 @@ export const TEST_PROJECTS = {
     'server/test/live-sessions.test.ts',
     'server/test/self-paced.test.ts',
     'server/test/session-outcome.test.ts',
+    'server/test/page-settings.test.ts',
     'server/test/session-rooms.test.ts',
     'server/test/session-scopes.test.ts',
     'server/test/media.test.ts',
@@ -101,6 +105,8 @@ export const TEST_PROJECTS = {
     'server/test/api-reference.browser.test.ts',
     'server/test/docs-site.browser.test.ts',
     'server/test/live-pages.browser.test.ts',
+    'server/test/pages-i18n.browser.test.ts',
+    'server/test/embedding.browser.test.ts',
     'server/test/self-paced.browser.test.ts',
     // Child processes: the entry point, the CLI, several server processes, the docs' shell samples.
     'server/test/cli.test.ts',

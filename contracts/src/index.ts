@@ -26,6 +26,7 @@ import {
   sessionQrCode,
   updateSession,
 } from './routes/sessions.js';
+import { createTheme, deleteTheme, getTheme, listThemes, updateTheme } from './routes/themes.js';
 import { castVote, deleteVote, listVotes } from './routes/votes.js';
 import {
   createWebhookEndpoint,
@@ -40,16 +41,18 @@ import {
   sendTestWebhook,
   updateWebhookEndpoint,
 } from './routes/webhooks.js';
-import { getWorkspace } from './routes/workspace.js';
+import { getWorkspace, updateWorkspace } from './routes/workspace.js';
 
 export * from './errors.js';
 export * from './events.js';
+export * from './languages.js';
 export * from './route.js';
 export { MEDIA_INGEST_REQUESTS_PER_MINUTE } from './routes/media.js';
 export * from './schemas/answers.js';
 export * from './schemas/branching.js';
 export * from './schemas/common.js';
 export * from './schemas/keys.js';
+export * from './schemas/language.js';
 export * from './schemas/live.js';
 export * from './schemas/media.js';
 export * from './schemas/polls.js';
@@ -57,6 +60,7 @@ export * from './schemas/respondents.js';
 export * from './schemas/results.js';
 export * from './schemas/sessions.js';
 export * from './schemas/text.js';
+export * from './schemas/themes.js';
 export * from './schemas/webhooks.js';
 export * from './schemas/workspace.js';
 export * from './scopes.js';
@@ -156,10 +160,18 @@ export const contract = {
     redeliver: redeliverWebhook,
     attempts: listWebhookAttempts,
   },
+  themes: {
+    list: listThemes,
+    create: createTheme,
+    get: getTheme,
+    update: updateTheme,
+    delete: deleteTheme,
+  },
   workspace: {
     get: getWorkspace,
+    update: updateWorkspace,
   },
 } as const;
 
 export type PollkitContract = typeof contract;
-export { routeTable } from './route-table.js';
+export { errorStatuses, routeTable } from './route-table.js';

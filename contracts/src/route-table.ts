@@ -1,5 +1,6 @@
 // Generated from `contract` (index.ts) by server/src/openapi/route-table.ts: do not edit.
 // `npx -y pnpm@10 generate` rewrites it; `pnpm check` fails when it is stale.
+import type { ErrorCode } from './errors.js';
 import type { RouteHead } from './route.js';
 
 /** Each operation of `contract` as its HTTP shape alone (see {@link RouteHead}): no zod in it. */
@@ -87,7 +88,64 @@ export const routeTable = {
     redeliver: { method: 'POST', path: '/webhooks/{id}/deliveries/{deliveryId}/redeliver', successStatus: 202, auth: 'workspace' },
     attempts: { method: 'GET', path: '/webhooks/{id}/attempts', successStatus: 200, auth: 'workspace' },
   },
+  themes: {
+    list: { method: 'GET', path: '/themes', successStatus: 200, auth: 'workspace' },
+    create: { method: 'POST', path: '/themes', successStatus: 201, auth: 'workspace' },
+    get: { method: 'GET', path: '/themes/{id}', successStatus: 200, auth: 'workspace' },
+    update: { method: 'PATCH', path: '/themes/{id}', successStatus: 200, auth: 'workspace' },
+    delete: { method: 'DELETE', path: '/themes/{id}', successStatus: 200, auth: 'workspace' },
+  },
   workspace: {
     get: { method: 'GET', path: '/workspace', successStatus: 200, auth: 'workspace' },
+    update: { method: 'PATCH', path: '/workspace', successStatus: 200, auth: 'workspace' },
   },
 } as const satisfies Record<string, Record<string, RouteHead>>;
+
+/** Each error code of the registry (errors.ts) and its HTTP status, without the descriptions. */
+export const errorStatuses = {
+  invalid_json: 400,
+  bad_request: 400,
+  missing_authorization: 401,
+  invalid_api_key: 401,
+  revoked_api_key: 401,
+  expired_api_key: 401,
+  invalid_oauth_token: 401,
+  invalid_host_token: 401,
+  invalid_participant_token: 401,
+  invalid_metrics_token: 401,
+  upgrade_required: 402,
+  insufficient_scope: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  request_timeout: 408,
+  already_responded: 409,
+  already_upvoted: 409,
+  upvotes_disabled: 409,
+  poll_not_published: 409,
+  poll_closed: 409,
+  poll_has_responses: 409,
+  invalid_session_state: 409,
+  session_full: 409,
+  joins_locked: 409,
+  session_not_active: 409,
+  slide_not_active: 409,
+  slide_locked: 409,
+  time_up: 409,
+  idempotency_key_in_use: 409,
+  webhook_endpoint_limit: 409,
+  webhook_endpoint_disabled: 409,
+  key_not_active: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  request_header_fields_too_large: 431,
+  validation_failed: 422,
+  media_not_allowed: 422,
+  media_fetch_failed: 422,
+  media_too_large: 422,
+  unsupported_media: 422,
+  webhook_url_not_allowed: 422,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const satisfies Record<ErrorCode, number>;

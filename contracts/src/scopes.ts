@@ -18,6 +18,7 @@ export const scopes = [
   'export:read',
   'branching:write',
   'keys:manage',
+  'workspace:write',
 ] as const;
 
 export type Scope = (typeof scopes)[number];

@@ -285,7 +285,11 @@ async function changelogPage(): Promise<string> {
 async function writeSdkReference(root: string): Promise<void> {
   const out = join(root, 'sdk', 'reference');
   const app = await Application.bootstrapWithPlugins({
-    entryPoints: [join(repoRoot, 'sdk/src/index.ts'), join(repoRoot, 'sdk/src/live-entry.ts')],
+    entryPoints: [
+      join(repoRoot, 'sdk/src/index.ts'),
+      join(repoRoot, 'sdk/src/live-entry.ts'),
+      join(repoRoot, 'sdk/src/embed.ts'),
+    ],
     tsconfig: join(repoRoot, 'sdk/tsconfig.json'),
     plugin: ['typedoc-plugin-markdown', 'typedoc-vitepress-theme'],
     out,

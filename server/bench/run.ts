@@ -13,7 +13,7 @@
  *     npx -y pnpm@10 bench   # N participants on one session: join, SSE fan-out of `next`, answers, memory
  *   (BENCH_LIVE_CPU_PROF=<dir> writes the server's V8 CPU profile per N there; BENCH_LIVE_SERVERS=2 with
  *   BENCH_DATABASE_URL and BENCH_REDIS_URL: two server processes share the session, scale-out)
- *   BENCH_SCENARIOS=page-load BENCH_PAGE_LOADS=20 npx -y pnpm@10 bench   # the audience page in Chromium
+ *   BENCH_SCENARIOS=page-load BENCH_PAGE_LOADS=20 [BENCH_PAGE_LANGUAGE=ar] npx -y pnpm@10 bench   # the audience page in Chromium
  *   BENCH_SCENARIOS=session-outcome BENCH_OUTCOME_PARTICIPANTS=10000 npx -y pnpm@10 bench   # participants list, results
  *   BENCH_SCENARIOS=webhooks BENCH_WEBHOOK_CONFIGS=off,outbox,none,endpoint BENCH_WEBHOOK_EVENTS=20000 \
  *     BENCH_WEBHOOK_DRAINS=1 npx -y pnpm@10 bench   # votes/s with and without an endpoint; events/s delivered
@@ -356,9 +356,9 @@ if (selected.has('live-sessions')) {
 }
 
 if (selected.has('page-load')) {
-  const r = await pageLoadScenario({ loads: pageLoads });
+  const r = await pageLoadScenario({ loads: pageLoads, language: process.env.BENCH_PAGE_LANGUAGE ?? 'en' });
   print(
-    `#### The audience page in Chromium at phone size (${pageLoads} loads per row)`,
+    `#### The audience page in Chromium at phone size, language ${process.env.BENCH_PAGE_LANGUAGE ?? 'en'} (${pageLoads} loads per row)`,
     '',
     'First visit: open the join URL, type a name, Join, until the page shows the participant waiting. Reload: the',
     'same page reloaded, rejoining with the stored token. Bytes: everything the page transferred (headers included).',

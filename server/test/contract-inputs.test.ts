@@ -47,6 +47,8 @@ const EXACT_FREE_FORM: [RegExp, string, RegExp?][] = [
   [/(^|\.)cursor$/, 'an opaque cursor the server made'],
   [/^url$/, 'a webhook URL, checked as a URL'],
   [/\.if\.value(\.\*)?$/, 'option ids (or a rating) a branching condition tests'],
+  [/^language$/, 'a BCP 47 tag, read as the supported language it names'],
+  [/^embedOrigins\.\*$/, 'an origin, checked and canonicalised as a URL'],
 ];
 
 describe('every human-readable string a client can send', () => {

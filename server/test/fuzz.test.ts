@@ -80,6 +80,23 @@ const seeds: Record<string, (world: World) => Record<string, unknown>[]> = {
   // One answer of the world's poll each: a vote, and its Q&A question (deleted with its upvotes).
   votesDelete: (world) => [{ id: world.pollId, voteId: world.voteId }],
   responsesDelete: (world) => [{ id: world.pollId, responseId: world.questionId }],
+  // A theme's colours must pass the contrast rules, and its logo comes from the image host.
+  themesCreate: () => [
+    {
+      name: 'Fuzzed theme',
+      colors: { primary: '#1d4ed8', background: '#ffffff', text: '#111827' },
+      logo: { url: imageUrl, alt: 'Fuzz' },
+      font: 'serif',
+    },
+  ],
+  themesGet: (world) => [{ id: world.themeId }],
+  themesUpdate: (world) => [
+    { id: world.themeId, name: 'Renamed', colors: { primary: '#60a5fa', background: '#101418', text: '#f0f0f0' } },
+  ],
+  themesDelete: (world) => [{ id: world.themeId }],
+  workspaceUpdate: (world) => [
+    { language: 'de-AT', embedOrigins: ['https://events.example.com'], themeId: world.themeId },
+  ],
   sessionsUpdate: (world) => [
     { id: world.sessionId, joinsLocked: false },
     { id: world.sessionId, closesAt: '2999-01-01T00:00:00.000Z' },
@@ -105,6 +122,8 @@ interface World {
   /** A webhook endpoint (at the image host) and a delivery of a test event to it. */
   webhookId: string;
   deliveryId: string;
+  /** A theme of the workspace. */
+  themeId: string;
 }
 
 let t: TestServer;
@@ -197,6 +216,12 @@ async function newWorld(apiKey?: string): Promise<World> {
   }
   const endpoint = await ok(call('POST', `${t.api}/webhooks`, { apiKey: key, body: { url: imageUrl } }));
   const delivery = await ok(call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey: key }));
+  const theme = await ok(
+    call('POST', `${t.api}/themes`, {
+      apiKey: key,
+      body: { name: 'Fuzz', colors: { primary: '#1d4ed8', background: '#ffffff', text: '#111827' } },
+    }),
+  );
   return {
     apiKey: key,
     pollId: poll.id,
@@ -211,6 +236,7 @@ async function newWorld(apiKey?: string): Promise<World> {
     walkToken: walker.participantToken,
     webhookId: endpoint.id,
     deliveryId: delivery.id,
+    themeId: theme.id,
   };
 }
 
@@ -225,6 +251,7 @@ function sampleStrings(current: World): string[] {
     current.participantId,
     current.webhookId,
     current.deliveryId,
+    current.themeId,
     'a',
     imageUrl,
     'Sample text',
@@ -244,7 +271,8 @@ function bind(value: unknown): unknown {
       .replaceAll(firstWorld.walkLink, world.walkLink)
       .replaceAll(firstWorld.participantId, world.participantId)
       .replaceAll(firstWorld.webhookId, world.webhookId)
-      .replaceAll(firstWorld.deliveryId, world.deliveryId);
+      .replaceAll(firstWorld.deliveryId, world.deliveryId)
+      .replaceAll(firstWorld.themeId, world.themeId);
   }
   if (Array.isArray(value)) return value.map(bind);
   if (value !== null && typeof value === 'object') {

@@ -59,6 +59,8 @@ const poll: Poll = {
   status: 'published',
   content: { questions: slides },
   branching: null,
+  language: 'en',
+  themeId: null,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
   publishedAt: '2026-01-01T00:00:00.000Z',
@@ -88,6 +90,8 @@ const row: SessionRow = {
   max_participants: 100,
   participant_count: 3,
   joins_locked: false,
+  language: null,
+  theme_id: null,
 };
 
 function snapshot(changes: Partial<SessionSnapshot>): SessionSnapshot {

@@ -46,10 +46,13 @@ describe('the pages', () => {
       expect(response.headers.get('referrer-policy')).toBe('no-referrer');
       const page = path.startsWith('/present') ? 'present' : 'join';
       const urls = assetUrls(text);
+      // Its stylesheet, the catalog of its language (English: no session names another), its script.
       expect(urls).toEqual([
         expect.stringMatching(new RegExp(`^/assets/${page}\\.css\\?v=[0-9a-f]{16}$`)),
+        expect.stringMatching(new RegExp(`^/assets/messages-${page}-en\\.js\\?v=[0-9a-f]{16}$`)),
         expect.stringMatching(new RegExp(`^/assets/${page}\\.js\\?v=[0-9a-f]{16}$`)),
       ]);
+      expect(text).toContain('<html lang="en" dir="ltr">');
       // No address outside this server anywhere in the page: it works on a LAN without internet.
       expect(text).not.toMatch(/https?:\/\//);
     },
@@ -89,11 +92,29 @@ describe('the pages', () => {
 
   it('keeps the script free of zod: the pages call the API through @pollkit/sdk/live', async () => {
     const { text } = await get('/join');
-    const script = assetUrls(text).find((url) => url.includes('.js'))!;
+    const script = assetUrls(text).find((url) => url.startsWith('/assets/join.js'))!;
     const body = await (await fetch(`${t.url}${script}`)).text();
     expect(body).toContain('/live/{pin}/join');
     // zod's error map names its issue codes; the route table does not.
     expect(body).not.toContain('invalid_union');
+  });
+
+  it('serves the pages and their files Brotli-compressed to a browser that takes it, the same bytes', async () => {
+    const { text } = await get('/join');
+    const page = await fetch(`${t.url}/join`, { headers: { 'accept-encoding': 'br' } });
+    expect(page.headers.get('content-encoding')).toBe('br');
+    expect(await page.text()).toBe(text);
+    const script = assetUrls(text).find((url) => url.startsWith('/assets/join.js'))!;
+    const plain = await (await fetch(`${t.url}${script}`, { headers: { 'accept-encoding': 'identity' } })).text();
+    // The file's Brotli copy is made in the background on first use: gzip until then.
+    await expect
+      .poll(async () =>
+        (await fetch(`${t.url}${script}`, { headers: { 'accept-encoding': 'br' } })).headers.get('content-encoding'),
+      )
+      .toBe('br');
+    const compressed = await fetch(`${t.url}${script}`, { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(compressed.headers.get('content-encoding')).toBe('br');
+    expect(await compressed.text()).toBe(plain);
   });
 
   it.each(['/assets/nope.js', '/assets/..%2Fpackage.json', '/assets/join.exe', '/assets/.sources'])(

@@ -28,6 +28,9 @@ describe('GET /workspace', () => {
       plan: 'pro',
       rateLimitPerMinute: 120,
       credential: { kind: 'api_key', id: keyId, scopes: [...scopes], expiresAt: null },
+      language: 'en',
+      themeId: null,
+      embedOrigins: [],
     });
     // The limit it reports is the one the same response's headers count against.
     expect(res.headers.get('x-ratelimit-limit')).toBe('120');

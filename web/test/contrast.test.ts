@@ -34,11 +34,12 @@ const textPairs: [string, string][] = [
   ['muted', 'paper'],
   ['accent', 'card'],
   ['accent', 'accent-soft'],
-  ['#ffffff', 'accent'],
+  ['on-accent', 'accent'],
+  ['on-accent', 'accent-hover'],
   ['ok', 'ok-soft'],
   ['warn', 'warn-soft'],
   ['bad', 'bad-soft'],
-  ['#ffffff', 'bad'],
+  ['on-bad', 'bad'],
 ];
 
 describe('the pages’ colours', () => {

@@ -1,5 +1,5 @@
 import { defineRoute } from '../route.js';
-import { GetWorkspaceInput, Workspace } from '../schemas/workspace.js';
+import { GetWorkspaceInput, UpdateWorkspaceInput, Workspace } from '../schemas/workspace.js';
 
 export const getWorkspace = defineRoute({
   method: 'GET',
@@ -16,4 +16,22 @@ export const getWorkspace = defineRoute({
   input: GetWorkspaceInput,
   output: Workspace,
   errors: [],
+});
+
+export const updateWorkspace = defineRoute({
+  method: 'PATCH',
+  path: '/workspace',
+  tags: ['workspace'],
+  summary: 'Change the workspace’s page settings',
+  description:
+    'The defaults of the pages the audience and the presenter see: `language` for new polls, `themeId` where a ' +
+    'poll and its session name none, and `embedOrigins`, the exact origins whose pages may frame them ' +
+    '(docs/embedding.md). A field left out is unchanged; `embedOrigins` replaces the whole list. A `themeId` of ' +
+    'another workspace is refused as unknown (422).',
+  auth: 'workspace',
+  scope: 'workspace:write',
+  successStatus: 200,
+  input: UpdateWorkspaceInput,
+  output: Workspace,
+  errors: ['validation_failed'],
 });

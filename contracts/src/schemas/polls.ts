@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.js';
+import { Language, LanguageInput } from './language.js';
 import { Media } from './media.js';
 import { displayText, text } from './text.js';
+import { ThemeId } from './themes.js';
 
 /** Size limits on poll content (docs/polls.md lists them). */
 export const pollLimits = {
@@ -284,6 +286,12 @@ export const Poll = z
     status: PollStatus,
     content: PollContent,
     branching: Branching.nullable().describe('Skip logic between slides (see docs/branching.md); `null` when none.'),
+    language: Language.describe(
+      'The language of its sessions’ audience page and presenter screen (docs/languages.md); a session may set another.',
+    ),
+    themeId: ThemeId.nullable().describe(
+      'The theme of its sessions’ pages (docs/themes.md); `null`: the workspace’s theme, if it has one.',
+    ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     publishedAt: Timestamp.nullable(),
@@ -299,6 +307,8 @@ export const CreatePollInput = z
   .strictObject({
     title: Title,
     content: PollContent.default({ questions: [] }),
+    language: LanguageInput.optional().describe('Default: the workspace’s `language`, else `en`.'),
+    themeId: ThemeId.nullable().optional().describe('A theme of this workspace; default: none (the workspace’s).'),
   })
   .meta({ id: 'CreatePollInput' });
 
@@ -326,6 +336,8 @@ export const UpdatePollInput = z
         '`true` publishes (or reopens a closed poll), if it has at least one slide; `false` returns the poll to draft.',
       ),
     closed: z.boolean().optional().describe('`true` closes a published poll; `false` reopens a closed one.'),
+    language: LanguageInput.optional(),
+    themeId: ThemeId.nullable().optional().describe('A theme of this workspace; `null`: the workspace’s.'),
     branching: Branching.nullable()
       .optional()
       .describe(
@@ -342,7 +354,9 @@ export const UpdatePollInput = z
       input.content === undefined &&
       input.publish === undefined &&
       input.closed === undefined &&
-      input.branching === undefined
+      input.branching === undefined &&
+      input.language === undefined &&
+      input.themeId === undefined
     ) {
       ctx.addIssue({ code: 'custom', path: [], message: 'Send at least one field to change' });
     }

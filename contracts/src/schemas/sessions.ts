@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { QuestionStatus, ResponseId, SlideId } from './answers.js';
 import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.js';
+import { Language, LanguageInput } from './language.js';
 import {
   ContentSlide,
   MultipleChoiceSlide,
@@ -12,6 +13,7 @@ import {
   ScaleSlide,
 } from './polls.js';
 import { storableText, text } from './text.js';
+import { ThemeId } from './themes.js';
 
 export const SessionId = resourceId('ses', 'Session id.');
 
@@ -109,6 +111,10 @@ export const Session = z
     joinsLocked: z
       .boolean()
       .describe('No new participants: a join answers 409 `joins_locked`; those who joined carry on.'),
+    language: Language.nullable().describe(
+      'The language of its audience page and presenter screen; `null`: the poll’s (docs/languages.md).',
+    ),
+    themeId: ThemeId.nullable().describe('The theme of its pages; `null`: the poll’s, else the workspace’s.'),
     createdAt: Timestamp,
     startedAt: Timestamp.nullable(),
     endedAt: Timestamp.nullable(),
@@ -145,6 +151,11 @@ const ClosesAt = z.iso
       '`session.ended` webhook follow as for `end`. In the future.',
   );
 
+const SessionLanguage = LanguageInput.nullable().describe('Another language than the poll’s; `null`: the poll’s.');
+const SessionThemeId = ThemeId.nullable().describe(
+  'A theme of this workspace other than the poll’s; `null`: the poll’s, else the workspace’s.',
+);
+
 export const CreateSessionInput = z
   .strictObject({
     pollId: PollId.describe('A published poll: its slides are the session’s deck.'),
@@ -158,6 +169,8 @@ export const CreateSessionInput = z
       'Self-paced sessions only (default `at_end`): when participants see scores and correct answers.',
     ),
     closesAt: ClosesAt.optional(),
+    language: SessionLanguage.optional(),
+    themeId: SessionThemeId.optional(),
   })
   .superRefine((input, ctx) => {
     if (input.pace !== 'audience' && input.pin === false) {
@@ -218,10 +231,19 @@ export const UpdateSessionInput = z
     joinsLocked: z.boolean().optional().describe('`true`: no new participants; those who joined carry on.'),
     maxParticipants: MaxParticipants.optional().describe('A new cap, not below the participants who already joined.'),
     closesAt: ClosesAt.nullable().optional().describe('A new time for the session to end itself; `null`: none.'),
+    language: SessionLanguage.optional().describe(
+      'The pages’ language from their next load (a participant’s `?lang=` still wins); `null`: the poll’s.',
+    ),
+    themeId: SessionThemeId.optional(),
   })
   .refine(
-    (input) => input.joinsLocked !== undefined || input.maxParticipants !== undefined || input.closesAt !== undefined,
-    { message: 'Send `joinsLocked`, `maxParticipants`, `closesAt`, or several' },
+    (input) =>
+      input.joinsLocked !== undefined ||
+      input.maxParticipants !== undefined ||
+      input.closesAt !== undefined ||
+      input.language !== undefined ||
+      input.themeId !== undefined,
+    { message: 'Send `joinsLocked`, `maxParticipants`, `closesAt`, `language`, `themeId`, or several' },
   )
   .meta({ id: 'UpdateSessionInput' });
 export type UpdateSessionInput = z.input<typeof UpdateSessionInput>;

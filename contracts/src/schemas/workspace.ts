@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { plans, scopes } from '../scopes.js';
 import { resourceId, Timestamp } from './common.js';
+import { Language, LanguageInput } from './language.js';
+import { storableText } from './text.js';
+import { ThemeId } from './themes.js';
 
 export const WorkspaceId = resourceId('ws', 'Workspace id.');
 
@@ -42,14 +45,90 @@ export const Workspace = z
           "server's default.",
       ),
     credential: CallerCredential,
+    language: Language.describe(
+      "The default language of the workspace's new polls (`en` until set with `PATCH /workspace`).",
+    ),
+    themeId: ThemeId.nullable().describe(
+      "The theme of the pages whose poll and session name none; `null`: Pollkit's own colours.",
+    ),
+    embedOrigins: z
+      .array(z.string())
+      .describe(
+        'Origins whose pages may show the audience page and presenter screen in a frame (docs/embedding.md); ' +
+          'empty: no framing at all.',
+      ),
   })
   .meta({ id: 'Workspace' });
 
 export const GetWorkspaceInput = z.strictObject({});
 
+/** At most this many embedding origins per workspace. */
+export const EMBED_ORIGINS_MAX = 50;
+
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1']);
+
+/**
+ * An origin allowed to frame the pages: `https://host[:port]`, or for development
+ * `http://localhost[:port]` and `http://127.0.0.1[:port]`. Exact (no wildcard, no path); read in
+ * URL-canonical form, so `HTTPS://Example.com:443/` is `https://example.com`.
+ */
+export const EmbedOrigin = z
+  .string()
+  .max(300)
+  .check(storableText)
+  .transform((text, ctx) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(text);
+    } catch {
+      // Refused below.
+    }
+    const exact =
+      url !== undefined &&
+      url.username === '' &&
+      url.password === '' &&
+      url.pathname === '/' &&
+      url.search === '' &&
+      url.hash === '' &&
+      !text.includes('*') &&
+      /^[a-z][a-z0-9+.-]*:\/\/[^/?#]+\/?$/i.test(text);
+    const allowedScheme =
+      url !== undefined &&
+      (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)));
+    if (!url || !exact || !allowedScheme) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'An exact origin: `https://host[:port]`, or `http://localhost[:port]` / `http://127.0.0.1[:port]`, ' +
+          'with no path, wildcard or credentials',
+      });
+      return z.NEVER;
+    }
+    return url.origin;
+  });
+
+export const UpdateWorkspaceInput = z
+  .strictObject({
+    embedOrigins: z
+      .array(EmbedOrigin)
+      .max(EMBED_ORIGINS_MAX)
+      .optional()
+      .describe(
+        'Replaces the list of origins that may frame the pages that belong to this workspace (`/join/{pin}`, ' +
+          '`/join/{linkId}`, `/present/{sessionId}`); `[]` forbids framing again.',
+      ),
+    language: LanguageInput.optional().describe('The default language of new polls.'),
+    themeId: ThemeId.nullable().optional().describe("The default theme; `null`: Pollkit's own colours."),
+  })
+  .refine((input) => input.embedOrigins !== undefined || input.language !== undefined || input.themeId !== undefined, {
+    message: 'Send `embedOrigins`, `language`, `themeId`, or several',
+  })
+  .meta({ id: 'UpdateWorkspaceInput' });
+
 // Types of the same names: a request body or query as a client writes it (`z.input`) for `*Input`
 // schemas, the value as the API answers it (`z.output`) for the rest.
 export type CallerCredential = z.output<typeof CallerCredential>;
 export type GetWorkspaceInput = z.input<typeof GetWorkspaceInput>;
+export type UpdateWorkspaceInput = z.input<typeof UpdateWorkspaceInput>;
 export type Workspace = z.output<typeof Workspace>;
 export type WorkspaceId = z.output<typeof WorkspaceId>;

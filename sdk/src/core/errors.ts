@@ -1,4 +1,10 @@
-import { type ErrorCode, errorCodeList, errorCodes, isErrorCode } from '@pollkit/contracts';
+import { type ErrorCode, errorStatuses } from '@pollkit/contracts';
+
+// The statuses alone (the generated route table's `errorStatuses`), not the registry with its
+// descriptions: this file is in the audience page's bundle, through `@pollkit/sdk/live`.
+const errorCodeList = Object.keys(errorStatuses) as ErrorCode[];
+const isErrorCode = (value: unknown): value is ErrorCode =>
+  typeof value === 'string' && Object.hasOwn(errorStatuses, value);
 
 /**
  * Codes the SDK itself reports when there is no usable server answer. They never collide with the
@@ -14,12 +20,12 @@ export type PollkitErrorCode = ErrorCode | ClientErrorCode | (string & {});
 
 /** The registry's codes answered with HTTP status `S`: `CodeOfStatus<409>` is `'already_responded' | 'poll_closed' | …`. */
 export type CodeOfStatus<S extends number> = {
-  [K in ErrorCode]: (typeof errorCodes)[K]['status'] extends S ? K : never;
+  [K in ErrorCode]: (typeof errorStatuses)[K] extends S ? K : never;
 }[ErrorCode];
 
 /** The registry's codes answered with a 5xx status. */
 export type ServerErrorCode = {
-  [K in ErrorCode]: `${(typeof errorCodes)[K]['status']}` extends `5${string}` ? K : never;
+  [K in ErrorCode]: `${(typeof errorStatuses)[K]}` extends `5${string}` ? K : never;
 }[ErrorCode];
 
 /** `error.details`: field and form errors on `validation_failed`, free-form on other codes. */
@@ -56,7 +62,7 @@ export interface PollkitErrorInit {
  * read off the registry: the one code answered with that status, else the generic code of its class.
  */
 function fallbackCode(status: number): ErrorCode {
-  const candidates = errorCodeList.filter((code) => errorCodes[code].status === status);
+  const candidates = errorCodeList.filter((code) => errorStatuses[code] === status);
   if (candidates.length === 1) return candidates[0] as ErrorCode;
   return status >= 500 ? 'internal_error' : 'bad_request';
 }
@@ -265,7 +271,7 @@ const familyByStatus: Readonly<Record<number, ErrorClass>> = {
  * status without a family (400, 405, 413, 415) is a plain {@link PollkitError}.
  */
 export function errorClassFor(status: number, code?: string): ErrorClass {
-  const familyStatus = isErrorCode(code) ? errorCodes[code].status : status;
+  const familyStatus = isErrorCode(code) ? errorStatuses[code] : status;
   if (familyStatus >= 500) return InternalServerError;
   return familyByStatus[familyStatus] ?? PollkitError;
 }

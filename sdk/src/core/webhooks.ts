@@ -322,8 +322,16 @@ async function hmacSha256(key: Uint8Array, message: Uint8Array): Promise<Uint8Ar
       'Web Crypto (crypto.subtle) is not available here; in a browser it needs a secure context (https or localhost).',
     );
   }
-  const cryptoKey = await subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  return new Uint8Array(await subtle.sign('HMAC', cryptoKey, message));
+  // Never a SharedArrayBuffer here (the bytes come from TextEncoder and base64 decoding): the DOM
+  // library's BufferSource, which the browser entry compiles against, takes only ArrayBuffer views.
+  const cryptoKey = await subtle.importKey(
+    'raw',
+    key as Uint8Array<ArrayBuffer>,
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
+  return new Uint8Array(await subtle.sign('HMAC', cryptoKey, message as Uint8Array<ArrayBuffer>));
 }
 
 function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {

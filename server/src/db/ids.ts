@@ -30,6 +30,7 @@ export const idPrefixes = {
   apiKey: 'key',
   poll: 'poll',
   session: 'ses',
+  theme: 'thm',
   response: 'rsp',
   vote: 'vote',
   media: 'med',

@@ -9,6 +9,10 @@ import type {
   SessionStatus,
   ShowScores,
   SlideKind,
+  SupportedLanguage,
+  ThemeColors,
+  ThemeFont,
+  ThemeLogo,
 } from '@pollkit/contracts';
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
 
@@ -25,7 +29,24 @@ export interface WorkspacesTable {
   rate_limit_per_minute: number | null;
   /** OAuth 2.0 client credentials are switched on per (enterprise) workspace. */
   oauth_enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  /** New polls' default language (a supported tag, `@pollkit/contracts` languages.ts). */
+  language: ColumnType<SupportedLanguage, SupportedLanguage | undefined, SupportedLanguage>;
+  /** The pages' theme where neither the poll nor the session names one. */
+  theme_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Exact origins allowed to frame the workspace's pages (`frame-ancestors`). */
+  embed_origins: ColumnType<string[], string | undefined, string>;
   created_at: CreatedAt;
+}
+
+export interface ThemesTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  colors: ColumnType<ThemeColors, string, string>;
+  logo: ColumnType<ThemeLogo | null, string | null, string | null>;
+  font: ThemeFont;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
 }
 
 export interface ApiKeysTable {
@@ -56,6 +77,8 @@ export interface PollsTable {
   status: PollStatus;
   content: ColumnType<PollContent, string, string>;
   branching: ColumnType<Branching | null, string | null, string | null>;
+  language: ColumnType<SupportedLanguage, SupportedLanguage | undefined, SupportedLanguage>;
+  theme_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
   published_at: NullableTimestamp;
@@ -241,6 +264,10 @@ export interface SessionsTable {
   ended_at: NullableTimestamp;
   /** Participants the session takes at most; a join past it is 409 `session_full`. */
   max_participants: number;
+  /** Overrides the poll's language; null inherits it. */
+  language: ColumnType<SupportedLanguage | null, SupportedLanguage | null | undefined, SupportedLanguage | null>;
+  /** Overrides the poll's theme; null inherits it. */
+  theme_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** Participants who joined (removed ones included: a seat is not given back). */
   participant_count: ColumnType<number, number | undefined, number>;
   /** No new participants (those who joined carry on): 409 `joins_locked`. */
@@ -362,6 +389,7 @@ export interface ServerKeysTable {
 
 export interface Database {
   workspaces: WorkspacesTable;
+  themes: ThemesTable;
   api_keys: ApiKeysTable;
   polls: PollsTable;
   answers: AnswersTable;
@@ -392,6 +420,7 @@ export interface Database {
 export type AnswerRow = Selectable<AnswersTable>;
 export type NewAnswer = Insertable<AnswersTable>;
 
+export type ThemeRow = Selectable<ThemesTable>;
 export type WorkspaceRow = Selectable<WorkspacesTable>;
 export type NewWorkspace = Insertable<WorkspacesTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;

@@ -123,6 +123,39 @@ class ScalarBundle {
 }
 
 /**
+ * Scalar's default theme, made to meet WCAG 2.2 AA (api-reference.browser.test.ts runs axe-core on
+ * the page). Unlayered, so it wins over the theme, which Scalar puts in `@layer scalar-theme`; the
+ * theme's display-p3 colours are replaced too (axe-core, like an sRGB screen, sees them clipped).
+ * - Secondary and muted text (`--scalar-color-2/3`, the sidebar's, the search box's placeholder)
+ *   and the method colours (GET blue, POST green, PATCH yellow, DELETE red, and orange for
+ *   "required" and numbers in examples) were 1.6:1 to 4.3:1 on the page's greys: each is darkened
+ *   in light mode to 4.5:1 or more on every background it sits on (down to `--scalar-background-3`,
+ *   #e7e7e7). Dark mode (the sidebar's toggle) only needed its muted text and its red lightened,
+ *   and the red of errors no longer mixed with the background (which took it below 4.5:1 again).
+ * - The sidebar's expand/collapse buttons are 22×22 px: one pixel more padding makes them the 24×24
+ *   of WCAG 2.5.8, still centred on the same line.
+ * - The footers' links to scalar.com are hidden: they are there whatever the configuration says.
+ */
+const CUSTOM_CSS = `a[href*="scalar.com"] { display: none !important; }
+.light-mode {
+  --scalar-color-2: #575757;
+  --scalar-color-3: #666666;
+  --scalar-color-blue: #0068a8;
+  --scalar-color-green: #007350;
+  --scalar-color-yellow: #806000;
+  --scalar-color-red: #c80006;
+  --scalar-color-orange: #b04000;
+  --scalar-color-query: #007479;
+}
+.dark-mode {
+  --scalar-color-3: #8f8f8f;
+  --scalar-color-red: #ff5c5c;
+  --scalar-color-danger: var(--scalar-color-red);
+}
+li[data-sidebar-id] > div > button[aria-expanded] { padding: 4px; }
+`;
+
+/**
  * Runs in the browser. It loads the document itself (rather than handing Scalar its URL) to point
  * every server URL at this page's origin, whatever the document lists (PUBLIC_BASE_URL may name a
  * proxy in front of this process): "try it" calls the server that serves the page. Then it mounts
@@ -165,10 +198,90 @@ async function mount(target) {
     // Every operation on the page from the start, so a reader can find one with the browser's own search.
     defaultOpenAllTags: true,
     metaData: { title: 'API reference · Pollkit' },
-    // The sidebar's and the request client's footers link to scalar.com whatever the configuration says.
-    customCss: 'a[href*="scalar.com"] { display: none !important; }',
+    customCss: ${JSON.stringify(CUSTOM_CSS)},
   });
 }
+
+// What Scalar's markup lacks for WCAG 2.2 AA and no option or stylesheet can add: names, focus, ARIA
+// states. Scalar renders sections as they scroll into view and the request client (a dialog outside
+// the target) on demand, so every element it adds is checked, once a frame: a scan of the whole page
+// (~50,000 elements once all is rendered) would take tens of milliseconds each time. Each repair only
+// adds what is missing: its own mutations leave nothing more to do.
+const REPAIRS = [
+  // Most copy buttons of code blocks have their label hidden (display: none) until the block is hovered
+  // or focused: to a screen reader reading the page each is a button without a name. All get one, the
+  // same; it contains the "Copy" they show.
+  ['button[class*="group/copy-button"]:not([aria-label])', (button) => button.setAttribute('aria-label', 'Copy code')],
+  // Each tag's list of endpoints scrolls (paths do not wrap, the card is at most 60vh tall) but holds
+  // links without an href, which the keyboard cannot reach: the list itself takes focus, so that it
+  // can be scrolled with the arrow keys. Every list: whether one overflows changes with the window.
+  ['ul.endpoints:not([tabindex])', (list) => {
+    if (!list.querySelector('a[href], button, input, select, textarea, [tabindex]')) list.tabIndex = 0;
+  }],
+  // The request client's copy button for a response points aria-controls at an element never rendered.
+  ['button[class*="group/copy-button"][aria-controls]', (button) => {
+    if (!document.getElementById(button.getAttribute('aria-controls'))) button.removeAttribute('aria-controls');
+  }],
+  // The request client shows bodies in CodeMirror: a text box without a name (its section's title,
+  // "Body", is), and when read-only (a response) not focusable, so its scrolling area is out of the
+  // keyboard's reach. Focused, it scrolls with the arrow keys.
+  ['.cm-content[role="textbox"]:not([aria-label]):not([aria-labelledby])', (content) => {
+    const title = content.closest('section[aria-labelledby]')?.getAttribute('aria-labelledby');
+    if (title) content.setAttribute('aria-labelledby', title);
+    if (content.getAttribute('contenteditable') === 'false' && !content.hasAttribute('tabindex')) {
+      content.tabIndex = 0;
+      content.setAttribute('aria-readonly', 'true');
+    }
+  }],
+  // The request client's fields that offer variables are comboboxes, which drop aria-expanded when
+  // closed rather than set it to false (a combobox must say whether its list is open).
+  ['[role="combobox"]:not([aria-expanded])', (field) => field.setAttribute('aria-expanded', 'false')],
+  // role="none" is ignored on a focusable element: the button stays a button, and its aria-label is
+  // then refused for the role it claims. Without it, nothing changes for a screen reader.
+  ['button[role="none"]', (button) => button.removeAttribute('role')],
+  // Schema pickers are named "Schema" but show the variant picked ("object 1"): a voice user says what
+  // they see, so the name must contain it (WCAG 2.5.3). Updated when the pick changes.
+  ['button[aria-haspopup="listbox"][aria-label]', (picker) => {
+    picker.dataset.label ??= picker.getAttribute('aria-label');
+    const { label } = picker.dataset;
+    const shown = picker.textContent.trim();
+    const name = shown && !label.includes(shown) ? label + ': ' + shown : label;
+    if (picker.getAttribute('aria-label') !== name) picker.setAttribute('aria-label', name);
+  }],
+];
+
+const changed = new Set();
+let repairQueued = false;
+function repairChanged() {
+  repairQueued = false;
+  for (const root of changed) {
+    if (!root.isConnected) continue;
+    for (const [selector, repair] of REPAIRS) {
+      if (root.matches(selector)) repair(root);
+      for (const element of root.querySelectorAll(selector)) repair(element);
+    }
+  }
+  changed.clear();
+}
+new MutationObserver((records) => {
+  for (const record of records) {
+    for (const node of record.type === 'childList' ? record.addedNodes : [record.target]) {
+      const element = node.nodeType === Node.ELEMENT_NODE ? node : node.parentElement;
+      // Inside a button (a picker's text), the button is what to check.
+      if (element) changed.add(element.closest('button') ?? element);
+    }
+  }
+  if (!repairQueued && changed.size) {
+    repairQueued = true;
+    requestAnimationFrame(repairChanged);
+  }
+}).observe(document.body, {
+  subtree: true,
+  childList: true,
+  characterData: true,
+  attributes: true,
+  attributeFilter: ['aria-expanded', 'role'],
+});
 
 // Not #api-reference: Scalar's bundle mounts a reference of its own, with its defaults (hosted
 // fonts included), on an element of that id as soon as it loads.

@@ -7,6 +7,7 @@ import Fastify, {
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
+import { pageSettingsLookup } from '../api/page-settings.js';
 import { buildOperations } from '../api/pipeline.js';
 import { ApiError } from '../core/api-error.js';
 import type { ContractHandlers } from '../modules/handler.js';
@@ -59,7 +60,7 @@ export async function buildApp(deps: HttpDeps, parts: AppParts): Promise<Fastify
   });
   registerOAuthTokenRoute(app, deps);
   registerMediaFilesRoute(app, deps);
-  registerWebPages(app);
+  registerWebPages(app, { lookup: pageSettingsLookup(deps) });
   registerApiReferencePage(app, { openApiPath: `${API_BASE_PATH}/openapi.json` });
   return app;
 }

@@ -3,11 +3,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * A file the server serves as it is, to browsers (the audience and presenter pages' assets, the API
- * reference's bundle): its bytes, gzipped once, and a strong ETag of them.
+ * reference's bundle): its bytes, gzipped once, and a strong ETag of them. The pages' own files are
+ * also compressed with Brotli (about 15 % smaller than gzip for a phone on a venue's Wi-Fi); until
+ * that copy is made, gzip is sent.
  */
 export interface StaticAsset {
   body: Buffer;
   gzipped: Buffer;
+  brotli?: Buffer;
   etag: string;
   type: string;
 }
@@ -23,8 +26,10 @@ export function notModified(request: FastifyRequest, etag: string): boolean {
   return header?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag) ?? false;
 }
 
-function acceptsGzip(request: FastifyRequest): boolean {
-  return /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
+const ENCODINGS = { gzip: /\bgzip\b/, br: /\bbr\b/ } as const;
+
+function accepts(request: FastifyRequest, encoding: keyof typeof ENCODINGS): boolean {
+  return ENCODINGS[encoding].test(String(request.headers['accept-encoding'] ?? ''));
 }
 
 /** Sends `asset` with its caching headers: a 304 when the browser has it, gzipped when it may be. */
@@ -33,14 +38,17 @@ export function sendStaticAsset(
   reply: FastifyReply,
   asset: StaticAsset,
   cacheControl: string,
+  /** Another request header the response depends on (a page's `accept-language`). */
+  alsoVaryOn?: string,
 ) {
   reply
     .header('cache-control', cacheControl)
     .header('etag', asset.etag)
-    .header('vary', 'accept-encoding')
+    .header('vary', alsoVaryOn ? `accept-encoding, ${alsoVaryOn}` : 'accept-encoding')
     .header('x-content-type-options', 'nosniff');
   if (notModified(request, asset.etag)) return reply.code(304).send();
   reply.type(asset.type);
-  if (acceptsGzip(request)) return reply.header('content-encoding', 'gzip').send(asset.gzipped);
+  if (asset.brotli && accepts(request, 'br')) return reply.header('content-encoding', 'br').send(asset.brotli);
+  if (accepts(request, 'gzip')) return reply.header('content-encoding', 'gzip').send(asset.gzipped);
   return reply.send(asset.body);
 }

@@ -9,6 +9,7 @@ import { questionsHandlers } from './questions/questions.handlers.js';
 import { respondentsHandlers } from './respondents/respondents.handlers.js';
 import { resultsHandlers } from './results/results.handlers.js';
 import { sessionsHandlers } from './sessions/sessions.handlers.js';
+import { themesHandlers } from './themes/themes.handlers.js';
 import { webhooksHandlers } from './webhooks/webhooks.handlers.js';
 import { workspaceHandlers } from './workspaces/workspaces.handlers.js';
 
@@ -32,5 +33,6 @@ export const handlers: ContractHandlers = {
   live: liveHandlers,
   keys: keysHandlers,
   webhooks: webhooksHandlers,
+  themes: themesHandlers,
   workspace: workspaceHandlers,
 };

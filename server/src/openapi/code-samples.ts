@@ -60,6 +60,14 @@ const valuesByName: Record<string, string> = {
   status: 'approved',
   instruction: 'If they answer Yes, skip to the last slide',
   description: 'Production endpoint',
+  'themes.name': 'Acme',
+  'themes.url': 'https://images.example.com/acme-logo.png',
+  alt: 'Acme',
+  'themes.primary': '#1d4ed8',
+  'themes.background': '#ffffff',
+  'themes.text': '#111827',
+  language: 'de',
+  embedOrigins: 'https://events.example.com',
 };
 
 /** Where an example is made: the input's JSON Schema (for its `$defs`) and the route's group. */

@@ -5,7 +5,7 @@
  * writes it; `generated:check` (so CI) fails when it is stale.
  */
 import { fileURLToPath } from 'node:url';
-import { contract, type RouteHead } from '@pollkit/contracts';
+import { contract, errorCodes, type RouteHead } from '@pollkit/contracts';
 
 export const ROUTE_TABLE_PATH = fileURLToPath(new URL('../../../contracts/src/route-table.ts', import.meta.url));
 
@@ -18,6 +18,7 @@ export function routeTableSource(): string {
   const lines = [
     '// Generated from `contract` (index.ts) by server/src/openapi/route-table.ts: do not edit.',
     '// `npx -y pnpm@10 generate` rewrites it; `pnpm check` fails when it is stale.',
+    "import type { ErrorCode } from './errors.js';",
     "import type { RouteHead } from './route.js';",
     '',
     '/** Each operation of `contract` as its HTTP shape alone (see {@link RouteHead}): no zod in it. */',
@@ -34,5 +35,14 @@ export function routeTableSource(): string {
     lines.push('  },');
   }
   lines.push('} as const satisfies Record<string, Record<string, RouteHead>>;', '');
+  // The SDK's error classes need each code's status only: the registry's descriptions would reach
+  // the audience page's bundle (~3.5 KB gzipped) through `@pollkit/sdk/live`.
+  lines.push(
+    '/** Each error code of the registry (errors.ts) and its HTTP status, without the descriptions. */',
+    'export const errorStatuses = {',
+    ...Object.entries(errorCodes).map(([code, info]) => `  ${code}: ${info.status},`),
+    '} as const satisfies Record<ErrorCode, number>;',
+    '',
+  );
   return lines.join('\n');
 }

@@ -27,7 +27,12 @@ export const tagDescriptions: Record<string, string> = {
   webhooks:
     'Webhook endpoints and their deliveries; the `webhooks` section describes each event Pollkit sends. See ' +
     'docs/webhooks.md.',
-  workspace: 'The workspace and credential that make the call: plan, rate limit, scopes.',
+  themes:
+    'Themes: colours, a logo and a font for the audience page and the presenter screen, kept at WCAG 2.2 AA ' +
+    'contrast. See docs/themes.md.',
+  workspace:
+    'The workspace and credential that make the call (plan, rate limit, scopes), and the defaults of its pages: ' +
+    'language, theme, the origins that may embed them. See docs/embedding.md.',
   oauth: 'OAuth 2.0 client credentials: access tokens for Enterprise workspaces. See docs/authentication.md.',
   meta: 'This API’s own description.',
 };

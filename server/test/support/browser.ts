@@ -33,7 +33,8 @@ export const SCREENSHOT_DIR = join(repoRoot, 'test-artifacts', 'screenshots');
 /** Screenshots the docs show, rewritten when POLLKIT_DOCS_SCREENSHOTS=1. */
 const DOCS_IMAGE_DIR = join(repoRoot, 'docs', 'images');
 
-export function launchChromium(): Promise<Browser> {
+/** `extraArgs` come last, so a flag given twice takes their value (`--disable-features` does). */
+export function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     timeout: 30_000,
@@ -47,6 +48,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--disable-dev-shm-usage',
+      ...extraArgs,
     ],
   });
 }

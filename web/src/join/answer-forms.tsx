@@ -1,5 +1,6 @@
 import type { LiveAnswer, ParticipantSlide } from '@pollkit/sdk/live';
 import { useRef, useState } from 'preact/hooks';
+import { formatNumber, t } from '../shared/i18n.js';
 import { MediaView } from '../shared/widgets.js';
 
 /**
@@ -46,7 +47,7 @@ export function ChoiceForm({ slide, disabled, onAnswer, sent }: FormProps<'multi
           ))}
         </div>
         <button type="submit" class="primary" disabled={chosen.length === 0}>
-          Send
+          {t('join.answer.send')}
         </button>
       </fieldset>
     </form>
@@ -74,7 +75,7 @@ function Ratings({
       {values.map((rating) => (
         <label key={rating} class={`rating${value === rating ? ' chosen' : ''}`}>
           <input type="radio" name={name} value={rating} checked={value === rating} onChange={() => onChange(rating)} />
-          <span>{rating}</span>
+          <span>{formatNumber(rating)}</span>
         </label>
       ))}
     </div>
@@ -91,12 +92,8 @@ export function ScaleForm({ slide, disabled, onAnswer, sent }: FormProps<'scale'
   const labels =
     slide.minLabel || slide.maxLabel ? (
       <p class="scale-labels muted">
-        <span>
-          {slide.min} = {slide.minLabel ?? ''}
-        </span>
-        <span>
-          {slide.max} = {slide.maxLabel ?? ''}
-        </span>
+        <span>{t('join.scale.endLabel', { value: slide.min, label: slide.minLabel ?? '' })}</span>
+        <span>{t('join.scale.endLabel', { value: slide.max, label: slide.maxLabel ?? '' })}</span>
       </p>
     ) : null;
   return (
@@ -140,7 +137,7 @@ export function ScaleForm({ slide, disabled, onAnswer, sent }: FormProps<'scale'
           />
         )}
         <button type="submit" class="primary" disabled={!complete}>
-          Send
+          {t('join.answer.send')}
         </button>
       </fieldset>
     </form>
@@ -184,7 +181,7 @@ export function RankingForm({ slide, disabled, onAnswer, sent }: FormProps<'rank
     >
       <fieldset disabled={disabled}>
         <legend class="visually-hidden">{slide.text}</legend>
-        <p class="muted">Most preferred first. Drag by the handle, or use the arrows.</p>
+        <p class="muted">{t('join.ranking.hint')}</p>
         <ol class="ranking" ref={list} onPointerMove={onPointerMove}>
           {order.map((id, index) => (
             <li key={id} class={dragging === id ? 'dragging' : ''} data-option-id={id}>
@@ -206,12 +203,12 @@ export function RankingForm({ slide, disabled, onAnswer, sent }: FormProps<'rank
               >
                 ⠿
               </span>
-              <span class="place">{index + 1}</span>
+              <span class="place">{formatNumber(index + 1)}</span>
               <span class="ranking-label">{labelOf(id)}</span>
               <button
                 type="button"
                 class="icon"
-                aria-label={`Move ${labelOf(id)} up`}
+                aria-label={t('join.ranking.moveUp', { label: labelOf(id) })}
                 disabled={index === 0}
                 onClick={() => move(id, index - 1)}
               >
@@ -220,7 +217,7 @@ export function RankingForm({ slide, disabled, onAnswer, sent }: FormProps<'rank
               <button
                 type="button"
                 class="icon"
-                aria-label={`Move ${labelOf(id)} down`}
+                aria-label={t('join.ranking.moveDown', { label: labelOf(id) })}
                 disabled={index === order.length - 1}
                 onClick={() => move(id, index + 1)}
               >
@@ -230,7 +227,7 @@ export function RankingForm({ slide, disabled, onAnswer, sent }: FormProps<'rank
           ))}
         </ol>
         <button type="submit" class="primary">
-          Send
+          {t('join.answer.send')}
         </button>
       </fieldset>
     </form>
@@ -265,7 +262,7 @@ export function TextForm({
           />
         </label>
         <p class="muted counter" aria-live="off">
-          {text.length} / {maxLength}
+          {t('join.text.counter', { length: text.length, max: maxLength })}
         </p>
         <button type="submit" class="primary" disabled={text.trim() === ''}>
           {submitLabel}

@@ -1,8 +1,10 @@
 import type { LiveAnswer, ParticipantSlide } from '@pollkit/sdk/live';
 import { useEffect, useState } from 'preact/hooks';
-import { LeaderboardView, plural, QuestionList, ResultView } from '../shared/results.js';
+import { formatList, formatNumber, formatScore, t, tx } from '../shared/i18n.js';
+import { LanguagePicker } from '../shared/language-picker.js';
+import { LeaderboardView, QuestionList, ResultView } from '../shared/results.js';
 import { useView } from '../shared/store.js';
-import { Countdown, kindLabel, MediaView } from '../shared/widgets.js';
+import { Brand, Countdown, kindLabel, MediaView } from '../shared/widgets.js';
 import { ChoiceForm, RankingForm, ScaleForm, TextForm } from './answer-forms.js';
 import { type Completion, isLinkCode, type JoinController, type SeenQuiz, type View } from './controller.js';
 
@@ -11,13 +13,15 @@ export function JoinApp({ controller }: { controller: JoinController }) {
   return (
     <>
       <header class="topbar">
-        <span class="brand">Pollkit</span>
+        <Brand name="Pollkit" />
         {view.phase === 'live' ? (
           <span class="me">
-            <span data-testid="me-name">{view.name ?? 'You'}</span>
+            <span class="me-name" data-testid="me-name">
+              {view.name ?? t('join.me.defaultName')}
+            </span>
             {scoreShown(view) ? (
               <span class="score" data-testid="score" data-score={view.score}>
-                {view.score} pts
+                {t('join.me.score', { score: view.score })}
               </span>
             ) : null}
             <ConnectionBadge connected={view.connected || view.summary !== undefined} />
@@ -31,6 +35,7 @@ export function JoinApp({ controller }: { controller: JoinController }) {
           <JoinForm view={view} controller={controller} />
         )}
       </main>
+      <LanguagePicker />
     </>
   );
 }
@@ -55,7 +60,7 @@ function ConnectionBadge({ connected }: { connected: boolean }) {
   if (connected || !shown) return null;
   return (
     <span class="badge badge-warn" role="status" data-testid="reconnecting">
-      Reconnecting…
+      {t('common.reconnecting')}
     </span>
   );
 }
@@ -71,20 +76,20 @@ function JoinForm({ view, controller }: { view: View; controller: JoinController
       class="card join"
       onSubmit={(event) => {
         event.preventDefault();
-        void controller.join(pin.replace(/\s/g, ''), name.trim() || undefined);
+        void controller.join(asciiDigits(pin).replace(/\s/g, ''), name.trim() || undefined);
       }}
     >
-      <h1>Join a session</h1>
+      <h1>{t('join.form.heading')}</h1>
       {byLink ? null : (
         <label class="field">
-          <span>PIN</span>
+          <span>{t('join.form.pinLabel')}</span>
           <input
             name="pin"
             inputMode="numeric"
             autoComplete="off"
-            pattern="[0-9 ]*"
+            pattern={PIN_PATTERN}
             maxLength={7}
-            placeholder="123456"
+            placeholder={t('join.form.pinPlaceholder')}
             value={pin}
             required
             onInput={(event) => setPin((event.currentTarget as HTMLInputElement).value)}
@@ -93,7 +98,7 @@ function JoinForm({ view, controller }: { view: View; controller: JoinController
       )}
       <label class="field">
         <span>
-          Your name <span class="muted">(optional, shown on the leaderboard)</span>
+          {t('join.form.nameLabel')} <span class="muted">{t('join.form.nameHint')}</span>
         </span>
         <input
           name="name"
@@ -109,7 +114,7 @@ function JoinForm({ view, controller }: { view: View; controller: JoinController
         </p>
       ) : null}
       <button type="submit" class="primary" disabled={joining}>
-        {joining ? 'Joining…' : 'Join'}
+        {t(joining ? 'join.form.joining' : 'join.form.join')}
       </button>
     </form>
   );
@@ -131,19 +136,15 @@ function Live({ view, controller }: { view: View; controller: JoinController }) 
   if (!state || !slide) {
     return (
       <section class="card waiting" data-testid="waiting">
-        <h1>You’re in!</h1>
-        <p>Waiting for the presenter to start. Keep this page open.</p>
+        <h1>{t('join.waiting.heading')}</h1>
+        <p>{t('join.waiting.text')}</p>
       </section>
     );
   }
   return (
     <section class="card slide" data-slide-id={slide.id} data-kind={slide.kind}>
       {selfPaced && state.progress ? <WalkProgressBar step={state.progress.step} of={state.progress.of} /> : null}
-      <p class="eyebrow">
-        {[kindLabel(slide), selfPaced ? '' : `${state.slideIndex + 1} / ${state.slideCount}`]
-          .filter(Boolean)
-          .join(' · ')}
-      </p>
+      <p class="eyebrow">{eyebrow(kindLabel(slide), selfPaced ? undefined : state)}</p>
       <h1>{slide.text}</h1>
       <MediaView media={slide.media} alt="" />
       <SlideBody view={view} slide={slide} controller={controller} />
@@ -193,15 +194,15 @@ function SlideBody({ view, slide, controller }: { view: View; slide: Participant
           slide={slide}
           disabled={disabled}
           onAnswer={onAnswer}
-          label="Your answer"
-          submitLabel="Send"
+          label={t('join.answer.label')}
+          submitLabel={t('join.answer.send')}
         />
       );
       break;
     case 'qa':
       return <QaBody view={view} slide={slide} controller={controller} />;
     case 'content':
-      return selfPaced ? <WalkNav view={view} controller={controller} label="Next" /> : null;
+      return selfPaced ? <WalkNav view={view} controller={controller} step="next" /> : null;
   }
 
   return (
@@ -217,7 +218,7 @@ function SlideBody({ view, slide, controller }: { view: View; slide: Participant
       )}
       {selfPaced && !answered ? (
         // Time up on a quiz, there is nothing left to do here but move on.
-        <WalkNav view={view} controller={controller} label={timeUp ? 'Next' : 'Skip'} />
+        <WalkNav view={view} controller={controller} step={timeUp ? 'next' : 'skip'} />
       ) : null}
     </>
   );
@@ -227,9 +228,7 @@ function SlideBody({ view, slide, controller }: { view: View; slide: Participant
 function WalkProgressBar({ step, of }: { step: number; of: number }) {
   return (
     <div class="walk-progress" data-testid="progress" data-step={step} data-of={of}>
-      <span class="walk-count">
-        {step} of {of}
-      </span>
+      <span class="walk-count">{t('join.walk.progress', { step, total: of })}</span>
       <span class="walk-track" aria-hidden="true">
         <span class="walk-fill" style={{ width: `${Math.min(100, (step / Math.max(1, of)) * 100)}%` }} />
       </span>
@@ -241,24 +240,24 @@ function WalkProgressBar({ step, of }: { step: number; of: number }) {
  * Self-paced: the button that moves on without an answer: Next past a content slide (or a Q&A slide
  * after asking), Skip past an answerable one. Like an answer, it waits for the network when offline.
  */
-function WalkNav({ view, controller, label }: { view: View; controller: JoinController; label: 'Next' | 'Skip' }) {
+function WalkNav({ view, controller, step }: { view: View; controller: JoinController; step: 'next' | 'skip' }) {
   const status = view.advance;
   const answering = view.answer.kind === 'sending' || view.answer.kind === 'queued';
   const moving = status.kind === 'sending' || status.kind === 'queued';
   return (
-    <div class={`walk-nav walk-nav-${label.toLowerCase()}`}>
+    <div class={`walk-nav walk-nav-${step}`}>
       <button
         type="button"
-        class={label === 'Next' ? 'primary' : 'secondary'}
+        class={step === 'next' ? 'primary' : 'secondary'}
         disabled={answering || moving}
         onClick={() => controller.advance()}
       >
-        {label}
+        {t(step === 'next' ? 'join.walk.next' : 'join.walk.skip')}
       </button>
       <div aria-live="polite" class="status-line">
         {status.kind === 'queued' ? (
           <p class="status status-warn" data-testid="advance-queued">
-            Not sent yet: the connection is down. You will move on as soon as it is back.
+            {t('join.walk.queued')}
           </p>
         ) : status.kind === 'refused' ? (
           <p class="status status-error">{status.message}</p>
@@ -277,38 +276,30 @@ function Completed({ view }: { view: View }) {
   const sawQuiz = Object.keys(view.quizzes).length > 0;
   return (
     <section class="card completed" data-testid="completed">
-      <h1>You’re done. Thank you!</h1>
+      <h1>{t('join.completed.heading')}</h1>
       {completion ? (
         <dl class="tally" data-testid="tally">
           <div>
-            <dt>Answered</dt>
-            <dd data-testid="answered-count">{completion.answerCount}</dd>
+            <dt>{t('join.completed.answered')}</dt>
+            <dd data-testid="answered-count">{formatNumber(completion.answerCount)}</dd>
           </div>
           <div>
-            <dt>Skipped</dt>
-            <dd data-testid="skipped-count">{completion.skippedCount}</dd>
+            <dt>{t('join.completed.skipped')}</dt>
+            <dd data-testid="skipped-count">{formatNumber(completion.skippedCount)}</dd>
           </div>
         </dl>
       ) : null}
       {completion && completion.score !== null ? (
         <>
-          <p class="final-score" data-testid="final-score">
-            Your score: <strong>{completion.score}</strong>
-            {completion.rank !== null ? (
-              <>
-                {' '}
-                · rank <strong>#{completion.rank}</strong>
-              </>
-            ) : null}
-          </p>
+          <FinalScore score={completion.score} rank={completion.rank} />
           <QuizOutcomes outcomes={completion.quiz ?? []} quizzes={view.quizzes} />
         </>
       ) : sawQuiz ? (
         <p class="status" data-testid="scores-later">
-          Scores appear when the session ends.
+          {t('join.completed.scoresLater')}
         </p>
       ) : null}
-      <p class="muted">Keep this page open: the results appear here when the session ends.</p>
+      <p class="muted">{t('join.completed.keepOpen')}</p>
     </section>
   );
 }
@@ -330,10 +321,15 @@ function QuizOutcomes({ outcomes, quizzes }: { outcomes: readonly QuizOutcome[];
           <li key={outcome.slideId} class={right ? 'right' : 'wrong'} data-slide-id={outcome.slideId}>
             <span class="quiz-question">{quiz?.text ?? outcome.slideId}</span>
             <span class={`status ${right ? 'status-ok' : 'status-error'}`} data-testid="quiz-verdict">
-              {right ? '✓ Right' : '✗ Not this time'}
-              {outcome.points !== undefined ? ` · ${plural(outcome.points, 'point')}` : ''}
+              {outcome.points === undefined
+                ? t(right ? 'join.outcome.right' : 'join.outcome.wrong')
+                : t(right ? 'join.outcome.rightPoints' : 'join.outcome.wrongPoints', { points: outcome.points })}
             </span>
-            {right ? null : <span class="muted">The answer: {outcome.correctOptionIds.map(label).join(', ')}</span>}
+            {right ? null : (
+              <span class="muted">
+                {tx('join.outcome.answer', { answers: <bdi>{formatList(outcome.correctOptionIds.map(label))}</bdi> })}
+              </span>
+            )}
           </li>
         );
       })}
@@ -347,15 +343,15 @@ function AnswerStatusLine({ view, closed, timeUp }: { view: View; closed: boolea
   if (status.kind === 'received') {
     line = (
       <p class="status status-ok" data-testid="answer-received">
-        ✓ Answer received
+        {t('join.answer.received')}
       </p>
     );
   } else if (status.kind === 'sending') {
-    line = <p class="status">Sending…</p>;
+    line = <p class="status">{t('join.answer.sending')}</p>;
   } else if (status.kind === 'queued') {
     line = (
       <p class="status status-warn" data-testid="answer-queued">
-        Not sent yet: the connection is down. Your answer will be sent as soon as it is back.
+        {t('join.answer.queued')}
       </p>
     );
   } else if (status.kind === 'refused') {
@@ -363,13 +359,13 @@ function AnswerStatusLine({ view, closed, timeUp }: { view: View; closed: boolea
   } else if (timeUp) {
     line = (
       <p class="status status-warn" data-testid="time-up">
-        Time’s up!
+        {t('join.answer.timeUp')}
       </p>
     );
   } else if (closed) {
     line = (
       <p class="status status-warn" data-testid="locked">
-        Answers are closed for this slide.
+        {t('join.answer.closed')}
       </p>
     );
   }
@@ -391,11 +387,11 @@ function Results({ view }: { view: View }) {
         results.results.options.filter((option) => option.correct).map((option) => option.id),
       ) ? (
         <p class="status status-ok" data-testid="quiz-outcome">
-          Correct!
+          {t('join.quiz.correct')}
         </p>
       ) : (
         <p class="status status-error" data-testid="quiz-outcome">
-          Not this time.
+          {t('join.quiz.wrong')}
         </p>
       )
     ) : null;
@@ -409,7 +405,7 @@ function Results({ view }: { view: View }) {
       />
       {you ? (
         <p class="your-rank" data-testid="rank">
-          You are <strong>#{you.rank}</strong> with {you.score} points
+          {tx('join.results.rank', { rank: <strong>{t('common.rank', { rank: you.rank })}</strong>, score: you.score })}
         </p>
       ) : null}
     </div>
@@ -433,10 +429,10 @@ function QaBody({
       {status.kind === 'received' ? (
         <div class="status-line" aria-live="polite">
           <p class="status status-ok" data-testid="answer-received">
-            ✓ Question sent{slide.moderated ? ': the presenter will review it' : ''}.
+            {t(slide.moderated ? 'join.qa.sentModerated' : 'join.qa.sent')}
           </p>
           <button type="button" class="secondary" onClick={() => controller.askAnother()}>
-            Ask another question
+            {t('join.qa.askAnother')}
           </button>
         </div>
       ) : (
@@ -446,14 +442,14 @@ function QaBody({
             slide={slide}
             disabled={closed || status.kind === 'sending' || status.kind === 'queued'}
             onAnswer={(answer) => controller.submit(answer)}
-            label="Your question"
-            submitLabel="Ask"
+            label={t('join.qa.label')}
+            submitLabel={t('join.qa.ask')}
           />
           <AnswerStatusLine view={view} closed={closed} timeUp={false} />
         </>
       )}
-      {selfPaced ? <WalkNav view={view} controller={controller} label={view.asked > 0 ? 'Next' : 'Skip'} /> : null}
-      <h2>Questions</h2>
+      {selfPaced ? <WalkNav view={view} controller={controller} step={view.asked > 0 ? 'next' : 'skip'} /> : null}
+      <h2>{t('join.qa.heading')}</h2>
       <QuestionList
         questions={view.board ?? []}
         action={
@@ -468,7 +464,7 @@ function QaBody({
                     disabled={done}
                     onClick={() => void controller.upvote(question.id)}
                   >
-                    {done ? 'Upvoted' : 'Upvote'}
+                    {t(done ? 'join.qa.upvoted' : 'join.qa.upvote')}
                   </button>
                 );
               }
@@ -484,13 +480,9 @@ function Ended({ view }: { view: View }) {
   const you = summary.leaderboard?.you;
   return (
     <section class="card ended" data-testid="ended">
-      <h1>That’s the end. Thank you!</h1>
-      <p class="muted">{plural(summary.participantCount, 'participant')} took part.</p>
-      {you ? (
-        <p class="final-score" data-testid="final-score">
-          Your score: <strong>{you.score}</strong> · rank <strong>#{you.rank}</strong>
-        </p>
-      ) : null}
+      <h1>{t('join.ended.heading')}</h1>
+      <p class="muted">{t('common.participantsTookPart', { count: summary.participantCount })}</p>
+      {you ? <FinalScore score={you.score} rank={you.rank} /> : null}
       {summary.leaderboard ? <LeaderboardView leaderboard={summary.leaderboard} /> : null}
       {view.state?.pace === 'audience' ? (
         <QuizOutcomes outcomes={endedQuizOutcomes(view)} quizzes={view.quizzes} />
@@ -511,6 +503,31 @@ function endedQuizOutcomes(view: View): QuizOutcome[] {
     const correct = result.options.filter((option) => option.correct).map((option) => option.id);
     return correct.length > 0 ? [{ slideId: result.slideId, optionIds: chosen, correctOptionIds: correct }] : [];
   });
+}
+
+/** "Your score: 1000 · rank #1", the numbers in bold. */
+function FinalScore({ score, rank }: { score: number; rank: number | null }) {
+  const strongScore = <strong>{formatScore(score)}</strong>;
+  return (
+    <p class="final-score" data-testid="final-score">
+      {rank === null
+        ? tx('join.score.final', { score: strongScore })
+        : tx('join.score.finalRanked', { score: strongScore, rank: <strong>{t('common.rank', { rank })}</strong> })}
+    </p>
+  );
+}
+
+/** The slide's kind and, live, its place in the deck: "Quiz · 3 / 7". */
+function eyebrow(kind: string, place: { slideIndex: number; slideCount: number } | undefined): string {
+  if (!place) return kind;
+  const position = { number: place.slideIndex + 1, count: place.slideCount };
+  return kind ? t('join.slide.eyebrow', { kind, ...position }) : t('join.slide.position', position);
+}
+
+/** A PIN's digits as typed on any keyboard (Arabic-Indic, Persian, full-width), as the ASCII ones the API takes. */
+const PIN_PATTERN = '[0-9\u0660-\u0669\u06F0-\u06F9\uFF10-\uFF19 \u3000]*';
+function asciiDigits(text: string): string {
+  return text.replace(/[\u0660-\u0669\u06F0-\u06F9\uFF10-\uFF19]/g, (digit) => String(digit.charCodeAt(0) & 0xf));
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {

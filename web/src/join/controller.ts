@@ -16,8 +16,8 @@ import {
   type SessionSummary,
   type SlideResults,
   TimeoutError,
-  ValidationError,
 } from '@pollkit/sdk/live';
+import { errorMessage, t } from '../shared/i18n.js';
 import { pageFetch, ServerClock, streamLastHeardAt } from '../shared/net.js';
 import type { BoardQuestion } from '../shared/results.js';
 import { readStored, removeStored, writeStored } from '../shared/storage.js';
@@ -54,6 +54,8 @@ export type AnswerStatus =
 
 export interface View {
   phase: 'form' | 'joining' | 'live';
+  /** This participant's id once joined (the embedding parent hears it: shared/embed.ts). */
+  participantId?: string;
   /** The code the page was opened with: a six-digit PIN, or a self-paced session's link id (`lnk_…`). */
   pin: string;
   /** Why the form is shown again (a wrong PIN…). */
@@ -140,8 +142,8 @@ export class JoinController extends ViewStore<View> {
         pinFromUrl === '' || pin !== ''
           ? undefined
           : isLinkCode(pinFromUrl)
-            ? 'This join link is not complete: open the whole link again.'
-            : `“${pinFromUrl}” is not a PIN: a PIN is six digits.`,
+            ? t('join.error.badLink')
+            : t('join.error.notAPin', { pin: pinFromUrl }),
       name: null,
       score: 0,
       connected: false,
@@ -159,7 +161,7 @@ export class JoinController extends ViewStore<View> {
 
   async join(pin: string, name: string | undefined): Promise<void> {
     if (!JOIN_CODE.test(pin)) {
-      this.set({ formError: 'A PIN is six digits.' });
+      this.set({ formError: t('join.error.pinFormat') });
       return;
     }
     this.set({ phase: 'joining', pin, formError: undefined });
@@ -173,12 +175,16 @@ export class JoinController extends ViewStore<View> {
       this.set({ phase: 'form', formError: joinErrorMessage(error, pin) });
       return;
     }
-    if (history.replaceState && location.pathname !== `/join/${pin}`) history.replaceState(null, '', `/join/${pin}`);
+    // The address a reload rejoins at, in the language chosen (`?lang=`) if any.
+    if (history.replaceState && location.pathname !== `/join/${pin}`) {
+      history.replaceState(null, '', `/join/${pin}${languageQuery()}`);
+    }
     writeStored('local', tokenKey(pin), { token: me.participantToken } satisfies Saved);
     this.#me = me;
     this.#pending = readStored<PendingAnswer>('session', pendingKey(pin));
     this.set({
       phase: 'live',
+      participantId: me.participant.id,
       name: me.participant.name,
       score: me.participant.score,
       mine: readStored<Record<string, LiveAnswer>>('local', mineKey(pin)) ?? {},
@@ -225,10 +231,10 @@ export class JoinController extends ViewStore<View> {
         connected: false,
         lost:
           error instanceof NotFoundError
-            ? 'This session is over.'
+            ? t('join.lost.ended')
             : error instanceof PollkitError && error.code === 'invalid_participant_token'
-              ? 'The presenter has removed you from this session.'
-              : 'The connection to the session was lost. It will be tried again when this page is back online.',
+              ? t('error.invalid_participant_token')
+              : t('join.lost.connection'),
       });
     }
   }
@@ -372,7 +378,7 @@ export class JoinController extends ViewStore<View> {
         this.#answered(pending.answer);
       } else {
         this.#dropPending();
-        this.set({ answer: { kind: 'refused', message: answerErrorMessage(error) } });
+        this.set({ answer: { kind: 'refused', message: errorMessage(error) } });
       }
     } finally {
       this.#sending = false;
@@ -462,7 +468,7 @@ export class JoinController extends ViewStore<View> {
         this.#advanceTimer = setTimeout(() => void this.#sendAdvance(), RETRY_QUEUED_MS);
       } else {
         this.#dropAdvance();
-        this.set({ advance: { kind: 'refused', message: answerErrorMessage(error) } });
+        this.set({ advance: { kind: 'refused', message: errorMessage(error) } });
       }
     } finally {
       this.#advancing = false;
@@ -517,7 +523,7 @@ export class JoinController extends ViewStore<View> {
       mark();
     } catch (error) {
       if (error instanceof ConflictError && error.code === 'already_upvoted') mark();
-      else this.set({ answer: { kind: 'refused', message: answerErrorMessage(error) } });
+      else this.set({ answer: { kind: 'refused', message: errorMessage(error) } });
     }
   }
 }
@@ -538,36 +544,18 @@ function isTransient(error: unknown): boolean {
 
 function joinErrorMessage(error: unknown, pin: string): string {
   if (error instanceof NotFoundError) {
-    return isLinkCode(pin)
-      ? 'This link names no running session: it may have ended.'
-      : `No session is running with PIN ${pin}. Check the number on the screen.`;
+    return isLinkCode(pin) ? t('join.error.noSessionAtLink') : t('join.error.noSessionWithPin', { pin });
   }
-  if (error instanceof RateLimitError) return 'Too many attempts from this network. Wait a minute, then try again.';
-  if (error instanceof ValidationError) return error.message;
-  if (error instanceof PollkitError && error.code === 'session_not_active') return 'This session has ended.';
-  if (error instanceof PollkitError && error.code === 'session_full') return 'This session is full.';
-  if (error instanceof PollkitError && error.code === 'joins_locked') {
-    return 'The presenter is not letting anyone else join right now.';
-  }
-  if (error instanceof ConnectionError || error instanceof TimeoutError) {
-    return 'The server cannot be reached. Check your connection and try again.';
-  }
-  return error instanceof Error ? error.message : String(error);
+  if (error instanceof RateLimitError) return t('error.rate_limited');
+  if (error instanceof PollkitError && error.code === 'session_not_active') return t('join.error.sessionEnded');
+  if (error instanceof ConnectionError) return t('error.connection_error');
+  return errorMessage(error);
 }
 
-const refusals: Record<string, string> = {
-  slide_locked: 'Answers are closed for this slide.',
-  time_up: 'Time is up for this question.',
-  slide_not_active: 'The presenter has moved on to another slide.',
-  session_not_active: 'The session is not running.',
-  already_responded: 'You have already answered this slide.',
-  already_upvoted: 'You have already upvoted this question.',
-  upvotes_disabled: 'This slide does not take upvotes.',
-};
-
-function answerErrorMessage(error: unknown): string {
-  if (error instanceof PollkitError) return refusals[error.code] ?? error.message;
-  return error instanceof Error ? error.message : String(error);
+/** `?lang=…` when the address has one (the participant chose a language), else nothing. */
+function languageQuery(): string {
+  const lang = new URLSearchParams(location.search).get('lang');
+  return lang ? `?${new URLSearchParams({ lang })}` : '';
 }
 
 /** The join link's `?rid=`, if it has one the server would take (1–200 characters); else none. */

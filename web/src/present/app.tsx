@@ -1,18 +1,35 @@
 import type { DeckSlide, Leaderboard, Session, SessionAction } from '@pollkit/sdk/live';
 import { useEffect, useState } from 'preact/hooks';
-import { LeaderboardView, plural, QuestionList, ResultView } from '../shared/results.js';
+import { direction, formatNumber, t, tx } from '../shared/i18n.js';
+import { LeaderboardView, QuestionList, ResultView } from '../shared/results.js';
 import { useView } from '../shared/store.js';
-import { Countdown, kindLabel, MediaView } from '../shared/widgets.js';
+import { Brand, Countdown, kindLabel, MediaView } from '../shared/widgets.js';
 import type { PresenterController, PresenterView } from './controller.js';
 
-/** The keys a presenter (or a presentation clicker, which sends PageUp/PageDown) drives the session with. */
+/**
+ * The arrow keys in the reading direction, as slide tools have them: forward is → left to right and
+ * ← right to left (Arabic, Hebrew), where the next slide lies; the glyphs on the buttons follow.
+ */
+const rtl = () => direction === 'rtl';
+const forwardKey = () => (rtl() ? 'ArrowLeft' : 'ArrowRight');
+const backKey = () => (rtl() ? 'ArrowRight' : 'ArrowLeft');
+const forwardGlyph = () => (rtl() ? '←' : '→');
+const backGlyph = () => (rtl() ? '→' : '←');
+
+/**
+ * The keys a presenter (or a presentation clicker, which sends PageUp/PageDown) drives the session
+ * with: forward (→, ← right to left), PageDown or Space; back, PageUp; `r`, `l` (also by their place
+ * on a keyboard that types no Latin letters).
+ */
 function useShortcuts(controller: PresenterController, session: Session | undefined) {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (!session || event.altKey || event.ctrlKey || event.metaKey) return;
       const target = event.target as HTMLElement | null;
       if (target?.closest('input, textarea, select, [contenteditable]')) return;
-      const action = shortcutAction(event.key, session, controller.currentSlide()?.kind === 'content');
+      // Space on a button or a link presses it, as everywhere.
+      if (event.key === ' ' && target?.closest('button, a, summary')) return;
+      const action = shortcutAction(shortcutKey(event), session, controller.currentSlide()?.kind === 'content');
       if (!action) return;
       event.preventDefault();
       void controller.control(action);
@@ -22,19 +39,27 @@ function useShortcuts(controller: PresenterController, session: Session | undefi
   }, [controller, session]);
 }
 
+/** What a key means: `forward`, `back`, or the letter (`r`, `l`) of a Latin layout at that place. */
+function shortcutKey(event: KeyboardEvent): string {
+  const key = event.key;
+  if (key === forwardKey() || key === 'PageDown' || key === ' ') return 'forward';
+  if (key === backKey() || key === 'PageUp') return 'back';
+  // Arabic, Hebrew, Cyrillic… layouts: the key where R is on a Latin keyboard.
+  if (key.length === 1 && !/[a-z]/i.test(key) && /^Key[A-Z]$/.test(event.code)) return event.code.slice(3);
+  return key;
+}
+
 /** `onContent`: the slide on screen is a content slide, which takes no answers to show or lock. */
 function shortcutAction(key: string, session: Session, onContent: boolean): SessionAction | undefined {
   if (session.status === 'ended') return undefined;
   // A self-paced session has no slide to move: its one key starts it.
   if (session.pace === 'audience') {
-    return (key === 'ArrowRight' || key === 'PageDown') && session.status === 'pending' ? 'start' : undefined;
+    return key === 'forward' && session.status === 'pending' ? 'start' : undefined;
   }
   switch (key) {
-    case 'ArrowRight':
-    case 'PageDown':
+    case 'forward':
       return session.status === 'pending' ? 'start' : 'next';
-    case 'ArrowLeft':
-    case 'PageUp':
+    case 'back':
       return session.status === 'active' ? 'prev' : undefined;
     case 'r':
     case 'R':
@@ -56,7 +81,7 @@ export function PresentApp({ controller }: { controller: PresenterController }) 
     return (
       <main class="page narrow">
         <section class="card" role="alert">
-          <h1>Cannot present this session</h1>
+          <h1>{t('present.error.heading')}</h1>
           <p>{view.error}</p>
         </section>
       </main>
@@ -66,7 +91,7 @@ export function PresentApp({ controller }: { controller: PresenterController }) 
   if (view.phase === 'loading' || !session || !deck) {
     return (
       <main class="page narrow">
-        <p class="muted">Loading the session…</p>
+        <p class="muted">{t('present.loading')}</p>
       </main>
     );
   }
@@ -79,21 +104,25 @@ export function PresentApp({ controller }: { controller: PresenterController }) 
   return (
     <div class="presenter">
       <header class="topbar">
-        <span class="brand">{deck.title}</span>
+        <Brand title={deck.title} />
         {ended ? null : (
           <span class="join-hint">
-            Join at <strong>{joinHost}/join</strong> with PIN{' '}
-            <strong class="pin" data-testid="pin">
-              {formatPin(session.pin)}
-            </strong>
+            {tx('present.joinHint', {
+              address: <strong class="address">{joinHost}/join</strong>,
+              pin: (
+                <strong class="pin" data-testid="pin">
+                  {formatPin(session.pin)}
+                </strong>
+              ),
+            })}
           </span>
         )}
         <span class="participants" data-testid="participant-count" data-count={participantCount}>
-          {plural(participantCount, 'participant')}
+          {t('present.participants', { count: participantCount })}
         </span>
         {!view.connected && session.status !== 'ended' ? (
           <span class="badge badge-warn" role="status">
-            Reconnecting…
+            {t('common.reconnecting')}
           </span>
         ) : null}
       </header>
@@ -103,7 +132,9 @@ export function PresentApp({ controller }: { controller: PresenterController }) 
         </section>
         {ended ? null : (
           <aside class={`qr${session.status === 'pending' ? ' qr-large' : ''}`}>
-            {view.qrCode ? <img src={view.qrCode} alt={`QR code for ${session.joinUrl}`} data-testid="qr" /> : null}
+            {view.qrCode ? (
+              <img src={view.qrCode} alt={t('present.qr.alt', { url: session.joinUrl })} data-testid="qr" />
+            ) : null}
             <p class="pin-large">{formatPin(session.pin)}</p>
           </aside>
         )}
@@ -118,9 +149,9 @@ function Screen({ view, controller }: { view: PresenterView; controller: Present
   if (view.summary || session.status === 'ended') {
     return (
       <div data-testid="ended">
-        <h1>Thank you!</h1>
+        <h1>{t('present.ended.heading')}</h1>
         <p class="lead">
-          {plural(view.summary?.participantCount ?? session.participantCount, 'participant')} took part.
+          {t('common.participantsTookPart', { count: view.summary?.participantCount ?? session.participantCount })}
         </p>
         {view.summary?.leaderboard ? (
           <ScreenLeaderboard leaderboard={view.summary.leaderboard} participantCount={view.summary.participantCount} />
@@ -132,8 +163,12 @@ function Screen({ view, controller }: { view: PresenterView; controller: Present
     return (
       <div data-testid="waiting">
         <h1>{view.deck!.title}</h1>
-        <p class="lead">Scan the code or go to {session.joinUrl.replace(/^https?:\/\//, '')} to join.</p>
-        <p class="muted">Press → or Start when everyone is in.</p>
+        <p class="lead">
+          {tx('present.waiting.join', {
+            address: <bdi class="address">{session.joinUrl.replace(/^https?:\/\//, '')}</bdi>,
+          })}
+        </p>
+        <p class="muted">{t('present.waiting.start', { key: forwardGlyph() })}</p>
       </div>
     );
   }
@@ -142,11 +177,9 @@ function Screen({ view, controller }: { view: PresenterView; controller: Present
   return (
     <div class="slide" data-slide-id={slide.id} data-kind={slide.kind}>
       <p class="eyebrow">
-        {[kindLabel(slide), `slide ${session.currentSlideIndex + 1} of ${session.slideCount}`]
-          .filter(Boolean)
-          .join(' · ')}
-        {session.locked ? <span class="badge">Locked</span> : null}
-        {session.resultsVisible ? <span class="badge">Results shown</span> : null}
+        {slidePlace(kindLabel(slide), session.currentSlideIndex + 1, session.slideCount)}
+        {session.locked ? <span class="badge">{t('present.slide.locked')}</span> : null}
+        {session.resultsVisible ? <span class="badge">{t('present.slide.resultsShown')}</span> : null}
       </p>
       <h1 class="slide-text">{slide.text}</h1>
       <MediaView media={slide.media} alt="" />
@@ -163,11 +196,11 @@ function ScreenLeaderboard({ leaderboard, participantCount }: { leaderboard: Lea
   return (
     <section class="screen-leaderboard" aria-labelledby="leaderboard-heading">
       <h2 id="leaderboard-heading">
-        Leaderboard
+        {t('present.leaderboard.heading')}
         {participantCount > leaderboard.top.length ? (
           <span class="muted" data-testid="leaderboard-of">
             {' '}
-            · top {leaderboard.top.length} of {participantCount}
+            {t('present.leaderboard.topOf', { shown: leaderboard.top.length, count: participantCount })}
           </span>
         ) : null}
       </h2>
@@ -183,8 +216,7 @@ function ScreenLeaderboard({ leaderboard, participantCount }: { leaderboard: Lea
 function AnswersHidden() {
   return (
     <p class="status status-warn" data-testid="answers-hidden">
-      Answers are not shown on this screen: its host token was created by a credential without the{' '}
-      <code>responses:read</code> scope. The session can still be controlled from here.
+      {tx('present.answersHidden', { scope: <code>responses:read</code> })}
     </p>
   );
 }
@@ -205,7 +237,7 @@ function LiveResults({
   const answerCount = counts?.answerCount ?? 0;
   const answers = (
     <p class="answer-count" data-testid="answer-count" data-count={answerCount}>
-      {slide.kind === 'qa' ? plural(answerCount, 'question') : plural(answerCount, 'answer')}
+      {t(slide.kind === 'qa' ? 'present.qa.questions' : 'results.answers', { count: answerCount })}
     </p>
   );
   if (slide.kind === 'quiz') {
@@ -215,7 +247,7 @@ function LiveResults({
       return (
         <>
           <p class="answer-count" data-testid="answer-count" data-count={answerCount}>
-            {plural(answerCount, 'answer')} · results hidden
+            {t('present.quiz.answersHidden', { count: answerCount })}
           </p>
           <ol class="quiz-options" data-testid="quiz-options">
             {slide.options.map((option) => (
@@ -246,18 +278,18 @@ function LiveResults({
       <>
         {slide.moderated ? (
           <p class="answer-count" data-testid="answer-count" data-count={answerCount}>
-            {plural(answerCount, 'question')} asked · {board.length} approved
+            {t('present.qa.askedApproved', { asked: answerCount, approved: board.length })}
           </p>
         ) : (
           answers
         )}
-        <QuestionList questions={board} empty={slide.moderated ? 'No approved questions yet.' : undefined} />
+        <QuestionList questions={board} empty={slide.moderated ? t('present.qa.noApproved') : undefined} />
         {slide.moderated ? (
           // Closed by default: this screen is the room's, and a question is not for the room until approved.
           <details class="moderation" data-testid="moderation">
             <summary>
-              Waiting for approval ({view.pending.length}){' '}
-              <span class="muted">· open to review, not shown to the room</span>
+              {t('present.moderation.waiting', { count: view.pending.length })}{' '}
+              <span class="muted">{t('present.moderation.hint')}</span>
             </summary>
             <ul class="questions">
               {view.pending.map((question) => (
@@ -268,14 +300,14 @@ function LiveResults({
                     class="secondary"
                     onClick={() => void controller.moderate(question.id, 'approved')}
                   >
-                    Approve
+                    {t('present.moderation.approve')}
                   </button>
                   <button
                     type="button"
                     class="secondary"
                     onClick={() => void controller.moderate(question.id, 'dismissed')}
                   >
-                    Dismiss
+                    {t('present.moderation.dismiss')}
                   </button>
                 </li>
               ))}
@@ -309,7 +341,7 @@ function Controls({ view, controller }: { view: PresenterView; controller: Prese
     return (
       <footer class="controls">
         <p class="muted" role="status" data-testid="ended-controls">
-          The session has ended: its results stay readable through the API.
+          {t('present.controls.ended')}
         </p>
       </footer>
     );
@@ -323,24 +355,24 @@ function Controls({ view, controller }: { view: PresenterView; controller: Prese
           {view.actionError}
         </p>
       ) : null}
-      <div class="buttons" role="toolbar" aria-label="Session controls">
+      <div class="buttons" role="toolbar" aria-label={t('present.controls.label')}>
         {session.status === 'pending' ? (
           <button type="button" class="primary" onClick={act('start')} disabled={disabled}>
-            Start <kbd>→</kbd>
+            {t('present.controls.start')} <kbd>{forwardGlyph()}</kbd>
           </button>
         ) : null}
         <button type="button" onClick={act('prev')} disabled={disabled || !active || session.currentSlideIndex === 0}>
-          <kbd>←</kbd> Previous
+          <kbd>{backGlyph()}</kbd> {t('present.controls.previous')}
         </button>
         <button
           type="button"
           onClick={act('next')}
           disabled={disabled || !active || session.currentSlideIndex >= session.slideCount - 1}
         >
-          Next <kbd>→</kbd>
+          {t('present.controls.next')} <kbd>{forwardGlyph()}</kbd>
         </button>
         <label class="goto">
-          <span>Go to</span>
+          <span>{t('present.controls.goto')}</span>
           <select
             disabled={disabled || !active}
             value={String(session.currentSlideIndex)}
@@ -351,7 +383,7 @@ function Controls({ view, controller }: { view: PresenterView; controller: Prese
           >
             {view.deck!.slides.map((slide, index) => (
               <option key={slide.id} value={String(index)}>
-                {index + 1}. {slide.text.slice(0, 40)}
+                {t('present.controls.gotoOption', { number: index + 1, title: isolate(slide.text.slice(0, 40)) })}
               </option>
             ))}
           </select>
@@ -364,7 +396,7 @@ function Controls({ view, controller }: { view: PresenterView; controller: Prese
               disabled={disabled || !active}
               aria-pressed={session.resultsVisible}
             >
-              {session.resultsVisible ? 'Hide results' : 'Show results'} <kbd>r</kbd>
+              {t(session.resultsVisible ? 'present.controls.hideResults' : 'present.controls.showResults')} <kbd>r</kbd>
             </button>
             <button
               type="button"
@@ -372,7 +404,7 @@ function Controls({ view, controller }: { view: PresenterView; controller: Prese
               disabled={disabled || !active}
               aria-pressed={session.locked}
             >
-              {session.locked ? 'Unlock' : 'Lock'} <kbd>l</kbd>
+              {t(session.locked ? 'present.controls.unlock' : 'present.controls.lock')} <kbd>l</kbd>
             </button>
           </>
         ) : null}
@@ -405,13 +437,13 @@ function EndButton({
   if (!confirming) {
     return (
       <button type="button" class="danger" onClick={() => setConfirming(true)} disabled={busy}>
-        End…
+        {t('present.controls.end')}
       </button>
     );
   }
   return (
     <span class="confirm-end">
-      <span role="status">End the session for everyone?</span>
+      <span role="status">{t('present.controls.endConfirm')}</span>
       <button
         type="button"
         class="danger"
@@ -421,10 +453,10 @@ function EndButton({
           void controller.control('end');
         }}
       >
-        End now
+        {t('present.controls.endNow')}
       </button>
       <button type="button" onClick={() => setConfirming(false)}>
-        Keep going
+        {t('present.controls.keepGoing')}
       </button>
     </span>
   );
@@ -449,18 +481,18 @@ function SelfPaced({ view, controller }: { view: PresenterView; controller: Pres
   return (
     <div class="presenter self-paced">
       <header class="topbar">
-        <span class="brand">
-          {deck.title} <span class="badge">Self-paced</span>
+        <span class="brand-group">
+          <Brand title={deck.title} /> <span class="badge">{t('present.selfPaced.badge')}</span>
         </span>
         <span class="participants" data-testid="participant-count" data-count={participantCount}>
-          {plural(participantCount, 'participant')}
+          {t('present.participants', { count: participantCount })}
         </span>
         <span class="participants" data-testid="completed-count" data-count={completedCount}>
-          {completedCount} completed
+          {t('present.selfPaced.completed', { count: completedCount })}
         </span>
         {!view.connected && session.status !== 'ended' ? (
           <span class="badge badge-warn" role="status">
-            Reconnecting…
+            {t('common.reconnecting')}
           </span>
         ) : null}
       </header>
@@ -468,10 +500,12 @@ function SelfPaced({ view, controller }: { view: PresenterView; controller: Pres
         <section class="screen" aria-live="polite">
           {ended ? (
             <div data-testid="ended">
-              <h1>Thank you!</h1>
+              <h1>{t('present.ended.heading')}</h1>
               <p class="lead">
-                {plural(view.summary?.participantCount ?? session.participantCount, 'participant')} took part,{' '}
-                {completedCount} to the end.
+                {t('present.selfPaced.tookPart', {
+                  count: view.summary?.participantCount ?? session.participantCount,
+                  completed: completedCount,
+                })}
               </p>
               {view.summary?.leaderboard ? (
                 <ScreenLeaderboard
@@ -484,11 +518,8 @@ function SelfPaced({ view, controller }: { view: PresenterView; controller: Pres
           ) : session.status === 'pending' ? (
             <div data-testid="waiting">
               <h1>{deck.title}</h1>
-              <p class="lead">
-                Everyone goes through the {plural(session.slideCount, 'slide')} at their own pace. Scan the code or open
-                the link to join.
-              </p>
-              <p class="muted">Press → or Start to open the session.</p>
+              <p class="lead">{t('present.selfPaced.intro', { count: session.slideCount })}</p>
+              <p class="muted">{t('present.selfPaced.start', { key: forwardGlyph() })}</p>
             </div>
           ) : deck.answersVisible === false ? (
             <AnswersHidden />
@@ -498,17 +529,22 @@ function SelfPaced({ view, controller }: { view: PresenterView; controller: Pres
         </section>
         {ended ? null : (
           <aside class="qr qr-large join-link">
-            {view.qrCode ? <img src={view.qrCode} alt={`QR code for ${session.joinUrl}`} data-testid="qr" /> : null}
-            <p class="link-large" data-testid="join-link">
+            {view.qrCode ? (
+              <img src={view.qrCode} alt={t('present.qr.alt', { url: session.joinUrl })} data-testid="qr" />
+            ) : null}
+            <p class="link-large address" data-testid="join-link">
               {link}
             </p>
             {session.pin ? (
               <p class="muted">
-                or the PIN{' '}
-                <strong class="pin" data-testid="pin">
-                  {formatPin(session.pin)}
-                </strong>{' '}
-                at {new URL(session.joinUrl).host}/join
+                {tx('present.selfPaced.orPin', {
+                  pin: (
+                    <strong class="pin" data-testid="pin">
+                      {formatPin(session.pin)}
+                    </strong>
+                  ),
+                  address: <bdi class="address">{new URL(session.joinUrl).host}/join</bdi>,
+                })}
               </p>
             ) : null}
           </aside>
@@ -520,10 +556,10 @@ function SelfPaced({ view, controller }: { view: PresenterView; controller: Pres
             {view.actionError}
           </p>
         ) : null}
-        <div class="buttons" role="toolbar" aria-label="Session controls">
+        <div class="buttons" role="toolbar" aria-label={t('present.controls.label')}>
           {session.status === 'pending' ? (
             <button type="button" class="primary" onClick={() => void controller.control('start')} disabled={view.busy}>
-              Start <kbd>→</kbd>
+              {t('present.controls.start')} <kbd>{forwardGlyph()}</kbd>
             </button>
           ) : null}
           {session.status === 'ended' ? null : (
@@ -547,17 +583,13 @@ function SummaryResults({ view }: { view: PresenterView }) {
   if (results.length === 0) return null;
   return (
     <>
-      <h2 class="progress-heading">Results</h2>
+      <h2 class="progress-heading">{t('present.selfPaced.results')}</h2>
       <div class="result-grid">
         {results.map((result) => {
           const known = slides.get(result.slideId);
           return (
             <article key={result.slideId} class="card result-card" data-slide-id={result.slideId}>
-              {known ? (
-                <h3>
-                  {known.index + 1}. {known.slide.text}
-                </h3>
-              ) : null}
+              {known ? <SlideTitle index={known.index} text={known.slide.text} /> : null}
               <ResultView result={result} render={renderOf(known?.slide)} />
             </article>
           );
@@ -583,27 +615,27 @@ function SelfPacedProgress({
   const most = Math.max(1, participantCount);
   return (
     <div data-testid="progress-view">
-      <h2 class="progress-heading">Where everyone is</h2>
+      <h2 class="progress-heading">{t('present.selfPaced.progressHeading')}</h2>
       <ol class="slide-progress" data-testid="slide-progress">
         {deck.slides.map((slide, index) => {
           const here = figures.get(slide.id)?.participants ?? 0;
           const answers = figures.get(slide.id)?.answerCount ?? 0;
           return (
             <li key={slide.id} data-slide-id={slide.id} data-participants={here} data-answers={answers}>
-              <span class="sp-index">{index + 1}</span>
+              <span class="sp-index">{formatNumber(index + 1)}</span>
               <span class="sp-text">
                 <span class="sp-title">{slide.text}</span>
                 <span class="muted sp-kind">
-                  {[kindLabel(slide) || 'Content', slide.kind === 'content' ? '' : plural(answers, 'answer')]
-                    .filter(Boolean)
-                    .join(' · ')}
+                  {slide.kind === 'content'
+                    ? t('common.kind.content')
+                    : t('present.selfPaced.kindAnswers', { kind: kindLabel(slide), count: answers })}
                 </span>
               </span>
               <span class="bar-track" aria-hidden="true">
                 <span class="bar-fill" style={{ width: `${(here / most) * 100}%` }} />
               </span>
               <span class="sp-here" data-testid="slide-participants">
-                {here} here
+                {t('present.selfPaced.here', { count: here })}
               </span>
             </li>
           );
@@ -611,33 +643,31 @@ function SelfPacedProgress({
         <li class="sp-done" data-testid="done-row" data-completed={completedCount}>
           <span class="sp-index">✓</span>
           <span class="sp-text">
-            <span class="sp-title">Completed</span>
+            <span class="sp-title">{t('present.selfPaced.completedRow')}</span>
           </span>
           <span class="bar-track" aria-hidden="true">
             <span class="bar-fill" style={{ width: `${(completedCount / most) * 100}%` }} />
           </span>
-          <span class="sp-here">{completedCount} done</span>
+          <span class="sp-here">{t('present.selfPaced.done', { count: completedCount })}</span>
         </li>
       </ol>
-      <h2 class="progress-heading">Results so far</h2>
+      <h2 class="progress-heading">{t('present.selfPaced.resultsSoFar')}</h2>
       <div class="result-grid">
         {deck.slides.map((slide, index) => {
           if (slide.kind === 'content') return null;
           const result = results.get(slide.id);
           return (
             <article key={slide.id} class="card result-card" data-slide-id={slide.id}>
-              <h3>
-                {index + 1}. {slide.text}
-              </h3>
+              <SlideTitle index={index} text={slide.text} />
               {slide.kind === 'quiz' ? (
                 // Quiz answers are not put on a screen the room may see before the session ends.
                 <p class="muted">
-                  {plural(figures.get(slide.id)?.answerCount ?? 0, 'answer')}: shown when the session ends.
+                  {t('present.selfPaced.quizHidden', { count: figures.get(slide.id)?.answerCount ?? 0 })}
                 </p>
               ) : result && (figures.get(slide.id)?.answerCount ?? 0) > 0 ? (
                 <ResultView result={result} render={renderOf(slide)} />
               ) : (
-                <p class="muted">No answers yet.</p>
+                <p class="muted">{t('present.selfPaced.noAnswers')}</p>
               )}
             </article>
           );
@@ -645,6 +675,21 @@ function SelfPacedProgress({
       </div>
     </div>
   );
+}
+
+/** A result card's heading: "3. Which coffee?", the slide's text isolated from the page's direction. */
+function SlideTitle({ index, text }: { index: number; text: string }) {
+  return <h3>{tx('present.slideTitle', { number: index + 1, title: <bdi>{text}</bdi> })}</h3>;
+}
+
+/** "Quiz · slide 3 of 7"; a content slide, only where it is. */
+function slidePlace(kind: string, number: number, count: number): string {
+  return kind ? t('present.slide.eyebrow', { kind, number, count }) : t('present.slide.position', { number, count });
+}
+
+/** Text in a direction of its own inside a message that cannot hold an element (an `<option>`): FSI … PDI. */
+function isolate(text: string): string {
+  return `\u2068${text}\u2069`;
 }
 
 /** "123 456"; a session without a PIN (joined by its link only) shows none. */

@@ -3,7 +3,6 @@ import {
   type EventStream,
   type LiveCounts,
   NotFoundError,
-  PollkitError,
   type PresenterEvent,
   type PresenterSession,
   presenterSession,
@@ -15,6 +14,7 @@ import {
   type SessionSummary,
   type SlideResults,
 } from '@pollkit/sdk/live';
+import { errorMessage, t } from '../shared/i18n.js';
 import { pageFetch, ServerClock, streamLastHeardAt } from '../shared/net.js';
 import { readStored, removeStored, writeStored } from '../shared/storage.js';
 import { onWake, ViewStore } from '../shared/store.js';
@@ -81,9 +81,7 @@ export class PresenterController extends ViewStore<PresenterView> {
             connected: false,
             pending: [],
             busy: false,
-            error:
-              'This page needs the session’s host token: open the address that ends in #hostToken=… ' +
-              '(made from the hostToken that POST /api/v1/sessions answered).',
+            error: t('present.error.noHostToken'),
           },
     );
     this.#sessionId = sessionId;
@@ -104,7 +102,7 @@ export class PresenterController extends ViewStore<PresenterView> {
         const deck = {
           sessionId: session.id,
           pollId: session.pollId,
-          title: 'Session ended',
+          title: t('present.ended.title'),
           slides: [],
           answersVisible: true,
         };
@@ -214,7 +212,7 @@ export class PresenterController extends ViewStore<PresenterView> {
       }
       this.set({ session, results: session.resultsVisible ? this.view.results : undefined });
     } catch (error) {
-      this.set({ actionError: error instanceof PollkitError ? error.message : String(error) });
+      this.set({ actionError: errorMessage(error) });
     } finally {
       this.set({ busy: false });
     }
@@ -225,15 +223,13 @@ export class PresenterController extends ViewStore<PresenterView> {
       await this.#presenter!.moderate(questionId, status);
       this.set({ pending: this.view.pending.filter((question) => question.id !== questionId) });
     } catch (error) {
-      this.set({ actionError: error instanceof PollkitError ? error.message : String(error) });
+      this.set({ actionError: errorMessage(error) });
     }
   }
 }
 
 function loadErrorMessage(error: unknown): string {
-  if (error instanceof AuthenticationError) {
-    return 'The host token in this address is not this session’s. Open the address the session was created with.';
-  }
-  if (error instanceof NotFoundError) return 'There is no such session.';
-  return error instanceof Error ? error.message : String(error);
+  if (error instanceof AuthenticationError) return t('present.error.wrongToken');
+  if (error instanceof NotFoundError) return t('present.error.notFound');
+  return errorMessage(error);
 }

@@ -1,5 +1,6 @@
 import type { Leaderboard, SlideResult } from '@pollkit/sdk/live';
 import type { ComponentChildren } from 'preact';
+import { formatNumber, formatScore, t, tx } from './i18n.js';
 
 /**
  * A slide's results as both pages draw them: bars for choices, averages and distributions for
@@ -64,20 +65,21 @@ export function ChoiceBars({ options, total }: { options: readonly ChoiceBar[]; 
           >
             <span class="bar-label">
               <span class="bar-text">{option.label}</span>
-              {option.correct ? <span class="tag tag-correct">correct</span> : null}
-              {option.mine ? <span class="tag">your answer</span> : null}
+              {option.correct ? <span class="tag tag-correct">{t('results.tag.correct')}</span> : null}
+              {option.mine ? <span class="tag">{t('results.tag.yours')}</span> : null}
             </span>
             <span class="bar-track" aria-hidden="true">
               <span class="bar-fill" style={{ width: `${option.percentage}%` }} />
             </span>
             <span class="bar-count" data-count={option.count}>
-              {option.count} <span class="muted">({Math.round(option.percentage)}%)</span>
+              {formatNumber(option.count)}{' '}
+              <span class="muted">{t('results.share', { share: Math.round(option.percentage) / 100 })}</span>
             </span>
           </li>
         ))}
       </ul>
       <p class="muted total" data-total={total}>
-        {plural(total, 'answer')}
+        {t('results.answers', { count: total })}
       </p>
     </div>
   );
@@ -88,14 +90,14 @@ type ScaleResult = Extract<SlideResult, { kind: 'scale' }>;
 function Distribution({ distribution }: { distribution: ScaleResult['distribution'] }) {
   const most = Math.max(1, ...distribution.map((entry) => entry.count));
   return (
-    <ol class="distribution" aria-label="How many gave each rating">
+    <ol class="distribution" aria-label={t('results.distribution.label')}>
       {distribution.map((entry) => (
-        <li key={entry.value} title={`${entry.value}: ${entry.count}`}>
+        <li key={entry.value} title={t('results.distribution.title', { value: entry.value, count: entry.count })}>
           <span class="track">
             <span class="column" style={{ height: `${(entry.count / most) * 100}%` }} />
           </span>
-          <span class="value">{entry.value}</span>
-          <span class="count">{entry.count}</span>
+          <span class="value">{formatNumber(entry.value)}</span>
+          <span class="count">{formatNumber(entry.count)}</span>
         </li>
       ))}
     </ol>
@@ -103,7 +105,9 @@ function Distribution({ distribution }: { distribution: ScaleResult['distributio
 }
 
 function average(value: number | null): string {
-  return value === null ? '–' : value.toFixed(1);
+  return value === null
+    ? t('results.none')
+    : formatNumber(value, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 }
 
 function ScaleView({ result }: { result: ScaleResult }) {
@@ -111,11 +115,13 @@ function ScaleView({ result }: { result: ScaleResult }) {
     return (
       <div class="results">
         <p class="average">
-          Average <strong data-average={result.average ?? ''}>{average(result.average)}</strong>
+          {tx('results.average', {
+            value: <strong data-average={result.average ?? ''}>{average(result.average)}</strong>,
+          })}
         </p>
         <Distribution distribution={result.distribution} />
         <p class="muted total" data-total={result.totalAnswers}>
-          {plural(result.totalAnswers, 'answer')}
+          {t('results.answers', { count: result.totalAnswers })}
         </p>
       </div>
     );
@@ -134,7 +140,7 @@ function ScaleView({ result }: { result: ScaleResult }) {
         ))}
       </ul>
       <p class="muted total" data-total={result.totalAnswers}>
-        {plural(result.totalAnswers, 'answer')}
+        {t('results.answers', { count: result.totalAnswers })}
       </p>
     </div>
   );
@@ -153,13 +159,15 @@ function RankingView({ result }: { result: Extract<SlideResult, { kind: 'ranking
               <span class="bar-fill" style={{ width: `${(option.score / top) * 100}%` }} />
             </span>
             <span class="bar-count">
-              {option.averageRank === null ? '–' : `average place ${option.averageRank.toFixed(1)}`}
+              {option.averageRank === null
+                ? t('results.none')
+                : t('results.ranking.averagePlace', { place: option.averageRank })}
             </span>
           </li>
         ))}
       </ol>
       <p class="muted total" data-total={result.totalAnswers}>
-        {plural(result.totalAnswers, 'answer')}
+        {t('results.answers', { count: result.totalAnswers })}
       </p>
     </div>
   );
@@ -176,7 +184,7 @@ function OpenEndedView({
   return (
     <div class="results" data-render={render ?? 'both'}>
       {render !== 'list' && result.words.length > 0 ? (
-        <ul class="cloud" aria-label="Most frequent words">
+        <ul class="cloud" aria-label={t('results.cloud.label')}>
           {result.words.map((word) => (
             <li key={word.word} style={{ fontSize: `${1 + (word.count / most) * 1.8}em` }} data-count={word.count}>
               {word.word}
@@ -192,7 +200,7 @@ function OpenEndedView({
         </ul>
       ) : null}
       <p class="muted total" data-total={result.totalAnswers}>
-        {plural(result.totalAnswers, 'answer')}
+        {t('results.answers', { count: result.totalAnswers })}
       </p>
     </div>
   );
@@ -208,7 +216,7 @@ export interface BoardQuestion {
 export function QuestionList({
   questions,
   action,
-  empty = 'No questions yet.',
+  empty = t('results.questions.empty'),
 }: {
   questions: readonly BoardQuestion[];
   action?: (question: BoardQuestion) => ComponentChildren;
@@ -221,8 +229,8 @@ export function QuestionList({
         <li key={question.id} data-question-id={question.id}>
           <span class="question-text">{question.text}</span>
           <span class="upvotes">
-            <span aria-hidden="true">▲ {question.upvotes}</span>
-            <span class="visually-hidden">{plural(question.upvotes, 'upvote')}</span>
+            <span aria-hidden="true">▲ {formatNumber(question.upvotes)}</span>
+            <span class="visually-hidden">{t('results.questions.upvotes', { count: question.upvotes })}</span>
           </span>
           {action?.(question)}
         </li>
@@ -236,15 +244,11 @@ export function LeaderboardView({ leaderboard }: { leaderboard: Leaderboard }) {
     <ol class="leaderboard">
       {leaderboard.top.map((entry) => (
         <li key={entry.participantId} class={entry.participantId === leaderboard.you?.participantId ? 'you' : ''}>
-          <span class="rank">{entry.rank}</span>
-          <span class="name">{entry.name ?? 'Anonymous'}</span>
-          <span class="score">{entry.score}</span>
+          <span class="rank">{formatNumber(entry.rank)}</span>
+          <span class="name">{entry.name ?? t('results.leaderboard.anonymous')}</span>
+          <span class="score">{formatScore(entry.score)}</span>
         </li>
       ))}
     </ol>
   );
-}
-
-export function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }

@@ -1,5 +1,6 @@
 import type { ParticipantSlide, Slide } from '@pollkit/sdk/live';
 import { useEffect, useState } from 'preact/hooks';
+import { formatNumber, t } from './i18n.js';
 import type { ServerClock } from './net.js';
 
 /**
@@ -25,8 +26,8 @@ export function Countdown({
     if (left === 0) onExpired?.();
   }, [left === 0]);
   return (
-    <div class={`countdown${left <= 5 ? ' countdown-low' : ''}`} role="timer" aria-label="Seconds left">
-      {left}
+    <div class={`countdown${left <= 5 ? ' countdown-low' : ''}`} role="timer" aria-label={t('common.countdown.label')}>
+      {formatNumber(left)}
     </div>
   );
 }
@@ -59,7 +60,7 @@ export function MediaView({ media, alt }: { media: Slide['media']; alt: string }
   }
   return (
     <a class="media-link" href={media.url} target="_blank" rel="noopener noreferrer">
-      {media.type === 'link' ? 'Open the link' : 'Watch the video'}
+      {t(media.type === 'link' ? 'common.media.openLink' : 'common.media.watchVideo')}
     </a>
   );
 }
@@ -67,18 +68,47 @@ export function MediaView({ media, alt }: { media: Slide['media']; alt: string }
 export function kindLabel(slide: Slide | ParticipantSlide): string {
   switch (slide.kind) {
     case 'multiple_choice':
-      return slide.type === 'multiple' ? 'Choose one or more' : 'Choose one';
+      return t(slide.type === 'multiple' ? 'common.kind.multipleChoiceMultiple' : 'common.kind.multipleChoice');
     case 'quiz':
-      return 'Quiz';
+      return t('common.kind.quiz');
     case 'scale':
-      return 'Rate';
+      return t('common.kind.scale');
     case 'ranking':
-      return 'Rank';
+      return t('common.kind.ranking');
     case 'open_ended':
-      return 'Open question';
+      return t('common.kind.openEnded');
     case 'qa':
-      return 'Q&A';
+      return t('common.kind.qa');
     case 'content':
       return '';
   }
+}
+
+/** The theme's logo, as the server wrote it into the page (docs/themes.md); null without one. */
+function themeLogo(): { url: string; alt: string; width: number; height: number } | null {
+  try {
+    const { logo } = JSON.parse(document.getElementById('pollkit-page')?.textContent ?? '') as { logo?: unknown };
+    if (typeof logo !== 'object' || logo === null) return null;
+    const { url, alt, width, height } = logo as Record<string, unknown>;
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url) || typeof alt !== 'string') return null;
+    if (typeof width !== 'number' || typeof height !== 'number') return null;
+    return { url, alt, width, height };
+  } catch {
+    return null;
+  }
+}
+const logo = themeLogo();
+
+/**
+ * The top bar's brand: the theme's logo where it has one, else `name` (Pollkit's, on the audience
+ * page: an integrator's audience sees its logo alone); `title` (the deck's) is shown either way.
+ */
+export function Brand({ name, title }: { name?: string; title?: string }) {
+  if (!logo) return <span class="brand">{title ?? name}</span>;
+  return (
+    <span class="brand">
+      <img class="brand-logo" src={logo.url} alt={logo.alt} width={logo.width} height={logo.height} />
+      {title === undefined ? null : <span class="brand-text">{title}</span>}
+    </span>
+  );
 }

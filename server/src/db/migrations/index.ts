@@ -13,6 +13,7 @@ import * as answersBySession from './0011_answers_by_session.js';
 import * as sessionRooms from './0012_session_rooms.js';
 import * as hostTokenScopes from './0013_host_token_scopes.js';
 import * as idempotencyOwners from './0014_idempotency_owners.js';
+import * as pages from './0015_pages.js';
 
 /**
  * Migrations are registered here, in code, rather than read from a folder at run time: the server
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '0012_session_rooms': sessionRooms,
   '0013_host_token_scopes': hostTokenScopes,
   '0014_idempotency_owners': idempotencyOwners,
+  '0015_pages': pages,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -70,3 +70,15 @@ export async function pollHasAnswers(db: Kysely<Database>, pollId: string): Prom
   const row = await db.selectFrom('answers').select('id').where('poll_id', '=', pollId).limit(1).executeTakeFirst();
   return row !== undefined;
 }
+
+/** Sets `theme_id` back to null on the workspace's polls that name this theme; their ids. */
+export async function clearTheme(db: Kysely<Database>, workspaceId: string, themeId: string): Promise<string[]> {
+  const rows = await db
+    .updateTable('polls')
+    .set({ theme_id: null })
+    .where('workspace_id', '=', workspaceId)
+    .where('theme_id', '=', themeId)
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id);
+}

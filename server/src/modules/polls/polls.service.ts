@@ -15,7 +15,9 @@ import type { JsonText } from '../../core/json-text.js';
 import { keysetPage } from '../../core/paging.js';
 import { newId } from '../../db/ids.js';
 import type { Database, PollRow, PollUpdate } from '../../db/schema.js';
+import { naming } from '../../db/theme-reference.js';
 import { outboxEvent, recordWebhookEvent } from '../webhooks/index.js';
+import { workspaceLanguage } from '../workspaces/workspaces.service.js';
 import { assertBranchingFits } from './branching-rules.js';
 import type { PollCache } from './poll-cache.js';
 import { type PollMediaDeps, resolveContentMedia } from './poll-media.js';
@@ -36,6 +38,8 @@ export function toPoll(row: PollRow): Poll {
     status: row.status,
     content: row.content,
     branching: row.branching,
+    language: row.language,
+    themeId: row.theme_id,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     publishedAt: row.published_at?.toISOString() ?? null,
@@ -62,23 +66,36 @@ export async function createPoll(
 ): Promise<Poll> {
   // Media first: a refused media URL fails the whole save and nothing is written.
   const content = await resolveContentMedia(deps, input.content);
+  const language = input.language ?? (await workspaceLanguage(deps, workspaceId));
   const now = new Date();
-  return deps.db.transaction().execute(async (trx) => {
-    const poll = toPoll(
-      await polls.insertPoll(trx, {
-        id: newId('poll'),
-        workspace_id: workspaceId,
-        title: input.title,
-        status: 'draft',
-        content: JSON.stringify(content),
-        branching: null,
-        created_at: now,
-        updated_at: now,
-      }),
-    );
-    await recordWebhookEvent(trx, workspaceId, outboxEvent('poll.created', poll, now));
-    return poll;
-  });
+  return naming(input.themeId, () =>
+    deps.db.transaction().execute(async (trx) => {
+      const poll = toPoll(
+        await polls.insertPoll(trx, {
+          id: newId('poll'),
+          workspace_id: workspaceId,
+          title: input.title,
+          status: 'draft',
+          content: JSON.stringify(content),
+          branching: null,
+          language,
+          theme_id: input.themeId ?? null,
+          created_at: now,
+          updated_at: now,
+        }),
+      );
+      await recordWebhookEvent(trx, workspaceId, outboxEvent('poll.created', poll, now));
+      return poll;
+    }),
+  );
+}
+
+/**
+ * A theme's deletion: the polls that name it go back to the default, in the caller's transaction.
+ * Answers their ids, whose cached copies the caller forgets once it commits.
+ */
+export function clearThemeFromPolls(trx: Kysely<Database>, workspaceId: string, themeId: string): Promise<string[]> {
+  return polls.clearTheme(trx, workspaceId, themeId);
 }
 
 /**
@@ -103,6 +120,8 @@ export async function duplicatePoll(
         status: 'draft',
         content: JSON.stringify(original.content),
         branching: original.branching ? JSON.stringify(original.branching) : null,
+        language: original.language,
+        theme_id: original.themeId,
         created_at: now,
         updated_at: now,
       }),
@@ -191,38 +210,42 @@ export async function updatePoll(
     if (await polls.pollHasAnswers(db, input.id)) throw hasAnswersError();
     content = await resolveContentMedia(deps, input.content);
   }
-  const updated = await db.transaction().execute(async (trx) => {
-    const current = await polls.findPollForUpdate(trx, workspaceId, input.id);
-    if (!current) throw ApiError.notFound('Poll');
-    const now = new Date();
-    const changes: PollUpdate = transition(current, input, now);
-    if (input.title !== undefined && input.title !== current.title) changes.title = input.title;
-    if (content !== undefined) {
-      // Answers refer to slides and options by id; changing the deck under them would corrupt results.
-      if (await polls.pollHasAnswers(trx, input.id)) throw hasAnswersError();
-      changes.content = JSON.stringify(content);
-    }
-    const slides = (content ?? current.content).questions;
-    if (input.branching !== undefined) {
-      if (input.branching !== null)
-        assertBranchingFits(input.branching, slides, 'The skip logic does not fit the poll');
-      changes.branching = input.branching === null ? null : JSON.stringify(input.branching);
-    } else if (content !== undefined && current.branching) {
-      assertBranchingFits(
-        current.branching,
-        slides,
-        'The new slides break the poll’s skip logic: send `branching` with them (or `null` to remove it)',
-      );
-    }
-    assertPublishable(current, changes, content);
-    if (Object.keys(changes).length === 0) return toPoll(current);
-    changes.updated_at = now;
-    const poll = toPoll(await polls.updatePoll(trx, workspaceId, input.id, changes));
-    for (const type of pollUpdateEvents(current, changes)) {
-      await recordWebhookEvent(trx, workspaceId, outboxEvent(type, poll, now));
-    }
-    return poll;
-  });
+  const updated = await naming(input.themeId, () =>
+    db.transaction().execute(async (trx) => {
+      const current = await polls.findPollForUpdate(trx, workspaceId, input.id);
+      if (!current) throw ApiError.notFound('Poll');
+      const now = new Date();
+      const changes: PollUpdate = transition(current, input, now);
+      if (input.title !== undefined && input.title !== current.title) changes.title = input.title;
+      if (input.language !== undefined && input.language !== current.language) changes.language = input.language;
+      if (input.themeId !== undefined && input.themeId !== current.theme_id) changes.theme_id = input.themeId;
+      if (content !== undefined) {
+        // Answers refer to slides and options by id; changing the deck under them would corrupt results.
+        if (await polls.pollHasAnswers(trx, input.id)) throw hasAnswersError();
+        changes.content = JSON.stringify(content);
+      }
+      const slides = (content ?? current.content).questions;
+      if (input.branching !== undefined) {
+        if (input.branching !== null)
+          assertBranchingFits(input.branching, slides, 'The skip logic does not fit the poll');
+        changes.branching = input.branching === null ? null : JSON.stringify(input.branching);
+      } else if (content !== undefined && current.branching) {
+        assertBranchingFits(
+          current.branching,
+          slides,
+          'The new slides break the poll’s skip logic: send `branching` with them (or `null` to remove it)',
+        );
+      }
+      assertPublishable(current, changes, content);
+      if (Object.keys(changes).length === 0) return toPoll(current);
+      changes.updated_at = now;
+      const poll = toPoll(await polls.updatePoll(trx, workspaceId, input.id, changes));
+      for (const type of pollUpdateEvents(current, changes)) {
+        await recordWebhookEvent(trx, workspaceId, outboxEvent(type, poll, now));
+      }
+      return poll;
+    }),
+  );
   await pollCache.invalidate(workspaceId, input.id);
   return updated;
 }
@@ -241,7 +264,14 @@ function pollUpdateEvents(
   if (statusChanged && changes.status === 'published') types.push('poll.published'); // published, or reopened
   if (statusChanged && changes.status === 'closed') types.push('poll.closed');
   const unpublished = statusChanged && changes.status === 'draft';
-  if (unpublished || changes.title !== undefined || changes.content !== undefined || changes.branching !== undefined) {
+  if (
+    unpublished ||
+    changes.title !== undefined ||
+    changes.content !== undefined ||
+    changes.branching !== undefined ||
+    changes.language !== undefined ||
+    changes.theme_id !== undefined
+  ) {
     types.push('poll.updated');
   }
   return types;

@@ -47,6 +47,8 @@ export function toSession(
     closesAt: row.closes_at?.toISOString() ?? null,
     maxParticipants: row.max_participants,
     joinsLocked: row.joins_locked,
+    language: row.language,
+    themeId: row.theme_id,
     createdAt: row.created_at.toISOString(),
     startedAt: row.started_at?.toISOString() ?? null,
     endedAt: row.ended_at?.toISOString() ?? null,

@@ -1,7 +1,7 @@
 import type { SessionStatus } from '@pollkit/contracts';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type Updateable } from 'kysely';
 import { toNumber } from '../../db/database.js';
-import type { Database, ParticipantRow, SessionEventRow, SessionRow } from '../../db/schema.js';
+import type { Database, ParticipantRow, SessionEventRow, SessionRow, SessionsTable } from '../../db/schema.js';
 import type { ParticipantCounts } from './session-view.js';
 
 export function insertSession(
@@ -19,6 +19,8 @@ export function insertSession(
     link_id?: string | null;
     show_scores?: SessionRow['show_scores'];
     closes_at?: Date | null;
+    language?: SessionRow['language'];
+    theme_id?: string | null;
   },
 ): Promise<SessionRow> {
   return db
@@ -201,11 +203,17 @@ export function listEventsAfter(db: Kysely<Database>, sessionId: string, afterSe
 }
 
 /** Locks or unlocks joins and changes the cap; undefined when no session of the workspace has the id. */
-export function updateSessionLimits(
+/** What `PATCH /sessions/{id}` changes. */
+export type SessionSettingsChange = Pick<
+  Updateable<SessionsTable>,
+  'joins_locked' | 'max_participants' | 'closes_at' | 'language' | 'theme_id'
+>;
+
+export function updateSessionSettings(
   db: Kysely<Database>,
   workspaceId: string,
   id: string,
-  changes: { joins_locked?: boolean; max_participants?: number; closes_at?: Date | null },
+  changes: SessionSettingsChange,
 ): Promise<SessionRow | undefined> {
   return db
     .updateTable('sessions')

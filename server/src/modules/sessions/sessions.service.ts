@@ -26,6 +26,7 @@ import { keysetPage } from '../../core/paging.js';
 import { hashSecret, newSecret } from '../../core/secrets.js';
 import { newId } from '../../db/ids.js';
 import type { ParticipantRow, SessionRow } from '../../db/schema.js';
+import { naming } from '../../db/theme-reference.js';
 import { type HeldScopes, holdsScope, scopeList } from '../credentials/credential-scopes.js';
 import type { DomainEvents } from '../events/domain-events.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
@@ -131,28 +132,32 @@ export async function createSession(
   const hostToken = newSecret(HOST_TOKEN_PREFIX);
   for (let attempt = 1; ; attempt++) {
     try {
-      const { row, session } = await deps.db.transaction().execute(async (trx) => {
-        const row = await sessions.insertSession(trx, {
-          id: newId('session'),
-          workspace_id: workspaceId,
-          poll_id: poll.id,
-          pin: input.pin ? newPin() : null,
-          host_token_hash: hashSecret(hostToken),
-          host_token_scopes: hostTokenScopes(creatorScopes),
-          max_participants: maxParticipants,
-          pace: input.pace,
-          link_id: selfPaced ? newSecret(LINK_ID_PREFIX) : null,
-          show_scores: selfPaced ? (input.showScores ?? 'at_end') : null,
-          closes_at: closesAt,
-        });
-        const session = toSession(row, {
-          slideCount: poll.content.questions.length,
-          counts: { joined: 0, completed: 0 },
-          joinUrl: deps.joinUrl(joinCodeOf(row)),
-        });
-        await recordWebhookEvent(trx, workspaceId, outboxEvent('session.created', session, row.created_at));
-        return { row, session };
-      });
+      const { row, session } = await naming(input.themeId, () =>
+        deps.db.transaction().execute(async (trx) => {
+          const row = await sessions.insertSession(trx, {
+            id: newId('session'),
+            workspace_id: workspaceId,
+            poll_id: poll.id,
+            pin: input.pin ? newPin() : null,
+            host_token_hash: hashSecret(hostToken),
+            host_token_scopes: hostTokenScopes(creatorScopes),
+            max_participants: maxParticipants,
+            pace: input.pace,
+            link_id: selfPaced ? newSecret(LINK_ID_PREFIX) : null,
+            show_scores: selfPaced ? (input.showScores ?? 'at_end') : null,
+            closes_at: closesAt,
+            language: input.language ?? null,
+            theme_id: input.themeId ?? null,
+          });
+          const session = toSession(row, {
+            slideCount: poll.content.questions.length,
+            counts: { joined: 0, completed: 0 },
+            joinUrl: deps.joinUrl(joinCodeOf(row)),
+          });
+          await recordWebhookEvent(trx, workspaceId, outboxEvent('session.created', session, row.created_at));
+          return { row, session };
+        }),
+      );
       deps.liveHub.remember(row);
       deps.events.publish({ type: 'session.created', workspaceId, session });
       return { ...session, hostToken };
@@ -399,8 +404,8 @@ export async function moderateSessionQuestion(
 
 /**
  * `PATCH /sessions/{id}`: lock or unlock joins, change the participant cap (never below the
- * participants who joined, whose seats are not given back) or the closing time. An ended session
- * takes none of them.
+ * participants who joined, whose seats are not given back), the closing time, the pages' language
+ * or theme. An ended session takes none of them.
  */
 export async function updateSession(
   deps: SessionsDeps,
@@ -419,8 +424,10 @@ export async function updateSession(
       closesAt: existing.closes_at.toISOString(),
     });
   }
-  const changes: { joins_locked?: boolean; max_participants?: number; closes_at?: Date | null } = {};
+  const changes: sessions.SessionSettingsChange = {};
   if (input.joinsLocked !== undefined) changes.joins_locked = input.joinsLocked;
+  if (input.language !== undefined) changes.language = input.language;
+  if (input.themeId !== undefined) changes.theme_id = input.themeId;
   if (input.closesAt !== undefined)
     changes.closes_at = input.closesAt === null ? null : checkedClosesAt(deps, input.closesAt);
   if (input.maxParticipants !== undefined) {
@@ -432,7 +439,9 @@ export async function updateSession(
       );
     }
   }
-  const row = await sessions.updateSessionLimits(deps.db, workspaceId, input.id, changes);
+  const row = await naming(input.themeId, () =>
+    sessions.updateSessionSettings(deps.db, workspaceId, input.id, changes),
+  );
   if (!row) throw notFound();
   deps.liveHub.remember(row);
   return present(deps, row);

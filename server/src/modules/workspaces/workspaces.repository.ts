@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database, NewWorkspace, WorkspaceRow } from '../../db/schema.js';
+import type { Kysely, Updateable } from 'kysely';
+import type { Database, NewWorkspace, WorkspaceRow, WorkspacesTable } from '../../db/schema.js';
 
 export function insertWorkspace(db: Kysely<Database>, workspace: NewWorkspace): Promise<WorkspaceRow> {
   return db.insertInto('workspaces').values(workspace).returningAll().executeTakeFirstOrThrow();
@@ -29,7 +29,7 @@ export async function countWorkspaces(db: Kysely<Database>): Promise<number> {
 export function updateWorkspace(
   db: Kysely<Database>,
   id: string,
-  changes: Partial<Pick<WorkspaceRow, 'name' | 'plan' | 'rate_limit_per_minute'>>,
+  changes: Updateable<WorkspacesTable>,
 ): Promise<WorkspaceRow | undefined> {
   return db.updateTable('workspaces').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
 }

@@ -1,9 +1,17 @@
-import { type Plan, scopes, type Workspace } from '@pollkit/contracts';
-import type { Kysely } from 'kysely';
+import {
+  type Plan,
+  type SupportedLanguage,
+  scopes,
+  type UpdateWorkspaceInput,
+  type Workspace,
+} from '@pollkit/contracts';
+import type { Kysely, Updateable } from 'kysely';
+import type { z } from 'zod';
 import type { Config } from '../../config.js';
 import { ApiError, invalidField } from '../../core/api-error.js';
 import { newId } from '../../db/ids.js';
-import type { Database, WorkspaceRow } from '../../db/schema.js';
+import type { Database, WorkspaceRow, WorkspacesTable } from '../../db/schema.js';
+import { naming } from '../../db/theme-reference.js';
 import type { WorkspaceCredential } from '../credentials/workspace-credential.js';
 import * as workspaces from './workspaces.repository.js';
 
@@ -42,7 +50,33 @@ export async function describeCaller(deps: WorkspacesDeps, credential: Workspace
       scopes: held === 'all' ? [...scopes] : scopes.filter((scope) => held.has(scope)),
       expiresAt: credential.expiresAt?.toISOString() ?? null,
     },
+    language: workspace.language,
+    themeId: workspace.theme_id,
+    embedOrigins: workspace.embed_origins,
   };
+}
+
+/**
+ * `PATCH /workspace`: the pages' defaults (language, theme) and the origins that may frame them.
+ * Answers as `GET /workspace` does, with the change.
+ */
+export async function updatePageSettings(
+  deps: WorkspacesDeps,
+  credential: WorkspaceCredential,
+  input: z.output<typeof UpdateWorkspaceInput>,
+): Promise<Workspace> {
+  const changes: Updateable<WorkspacesTable> = {};
+  if (input.language !== undefined) changes.language = input.language;
+  if (input.themeId !== undefined) changes.theme_id = input.themeId;
+  // Each origin once, in the order given.
+  if (input.embedOrigins !== undefined) changes.embed_origins = JSON.stringify([...new Set(input.embedOrigins)]);
+  await naming(input.themeId, () => workspaces.updateWorkspace(deps.db, credential.workspaceId, changes));
+  return describeCaller(deps, credential);
+}
+
+/** The language a new poll of the workspace gets when it names none. */
+export async function workspaceLanguage({ db }: { db: Db }, workspaceId: string): Promise<SupportedLanguage> {
+  return (await workspaces.findWorkspace(db, workspaceId))?.language ?? 'en';
 }
 
 const WORKSPACE_NAME_MAX_LENGTH = 200;
