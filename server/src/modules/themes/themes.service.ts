@@ -24,8 +24,15 @@ export function toTheme(row: ThemeRow): Theme {
   return {
     id: row.id,
     name: row.name,
-    colors: row.colors,
-    logo: row.logo,
+    // In the contract's order: jsonb keeps keys by length, not as written.
+    colors: { primary: row.colors.primary, background: row.colors.background, text: row.colors.text },
+    logo: row.logo && {
+      url: row.logo.url,
+      sourceUrl: row.logo.sourceUrl,
+      alt: row.logo.alt,
+      width: row.logo.width,
+      height: row.logo.height,
+    },
     font: row.font,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
