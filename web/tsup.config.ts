@@ -74,7 +74,15 @@ const messageCatalogs: NonNullable<Options['esbuildPlugins']>[number] = {
  * own (server/src/http/web-pages.ts), so a new build is never mixed with a cached old one.
  */
 export default defineConfig({
-  entry: { join: 'src/join/main.tsx', present: 'src/present/main.tsx', ...catalogs },
+  // `join-challenge`: the join challenge's solver, the Web Worker the audience page starts only for a session
+  // that asks for one (src/join/challenge.ts). No imports nor exports once bundled, so it loads as a classic
+  // worker script, which every browser the pages support runs (module workers came to Firefox in 114).
+  entry: {
+    join: 'src/join/main.tsx',
+    present: 'src/present/main.tsx',
+    'join-challenge': 'src/join/challenge-worker.ts',
+    ...catalogs,
+  },
   format: ['esm'],
   platform: 'browser',
   target: ['es2022', 'chrome100', 'firefox100', 'safari15.4'],

@@ -182,6 +182,21 @@ export const errorCodes = {
     action: 'Ask the presenter to raise the cap (`PATCH /sessions/{id}`), or to remove participants who left.',
     retry: 'no',
   },
+  content_rejected: {
+    status: 422,
+    description:
+      'The text (an answer, a Q&A question or a participant name, `details.field`) contains a word the poll’s text filter blocks (`textFilter: block`, or a name under `block` or `review`). The message never repeats the word. Nothing was stored.',
+    action:
+      'Rephrase without it. Workspace owners tune the filter with `blockedTerms` / `allowedTerms` (`PATCH /workspace`).',
+    retry: 'no',
+  },
+  poll_full: {
+    status: 409,
+    description:
+      'The poll has as many respondents as it takes (`details.maxRespondents`): a voter or participant who has not answered it yet cannot start.',
+    action: 'Raise `maxRespondents` (`PATCH /polls/{id}`) or remove it; respondents who already answered carry on.',
+    retry: 'no',
+  },
   joins_locked: {
     status: 409,
     description: 'The presenter has locked joins: the live session takes no new participants.',
@@ -296,6 +311,17 @@ export const errorCodes = {
       'The webhook URL is not one events may be sent to: not https (where the server requires it), with credentials, ' +
       'or its host resolves to a private, loopback, link-local or metadata address.',
     action: 'Use a public https URL without credentials.',
+    retry: 'no',
+  },
+  challenge_failed: {
+    status: 422,
+    description:
+      'The live session asks new participants to solve a proof-of-work challenge (`joinChallenge: "pow"`) and the ' +
+      'join carried no solution, or one that is wrong, forged, of another session, expired or already used ' +
+      '(`details.required: true`, `details.reason`: `missing`, `invalid`, `expired` or `used`).',
+    action:
+      'Get a challenge from `GET /live/{pin}/challenge`, solve it (the SDK’s `joinSession` does both) and join again ' +
+      'with the solution as `challenge`; each challenge joins once, within five minutes.',
     retry: 'no',
   },
   idempotency_key_reused: {

@@ -1,12 +1,12 @@
 import { resetAnswers } from './routes/answers.js';
 import { branchPoll, nextSlide } from './routes/branching.js';
 import { createKey, listKeys, revokeKey, rotateKey } from './routes/keys.js';
-import { advanceLive, answerLive, joinSession, liveEvents, upvoteLive } from './routes/live.js';
+import { advanceLive, answerLive, joinChallenge, joinSession, liveEvents, upvoteLive } from './routes/live.js';
 import { ingestMedia } from './routes/media.js';
 import { createPoll, deletePoll, duplicatePoll, getPoll, listPolls, updatePoll } from './routes/polls.js';
 import { listQuestions, moderateQuestion, upvoteQuestion } from './routes/questions.js';
 import { eraseRespondent, getRespondent } from './routes/respondents.js';
-import { createResponse, deleteResponse, listResponses } from './routes/responses.js';
+import { createResponse, deleteResponse, listResponses, moderateResponse } from './routes/responses.js';
 import { exportResults, getResults } from './routes/results.js';
 import {
   controlSession,
@@ -16,8 +16,10 @@ import {
   getSessionResults,
   listSessionParticipants,
   listSessionQuestions,
+  listSessionResponses,
   listSessions,
   moderateSessionQuestion,
+  moderateSessionResponse,
   removeParticipant,
   resetSessionAnswers,
   rotateHostToken,
@@ -95,6 +97,7 @@ export const contract = {
   responses: {
     create: createResponse,
     list: listResponses,
+    moderate: moderateResponse,
     delete: deleteResponse,
   },
   respondents: {
@@ -130,12 +133,15 @@ export const contract = {
     deck: sessionDeck,
     questions: listSessionQuestions,
     moderateQuestion: moderateSessionQuestion,
+    responses: listSessionResponses,
+    moderateResponse: moderateSessionResponse,
     results: getSessionResults,
     export: exportSessionResults,
     resetAnswers: resetSessionAnswers,
   },
   live: {
     join: joinSession,
+    challenge: joinChallenge,
     events: liveEvents,
     answer: answerLive,
     advance: advanceLive,

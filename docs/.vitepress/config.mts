@@ -28,6 +28,7 @@ const guides: DefaultTheme.SidebarItem[] = [
   { text: 'Embedding the pages', link: '/embedding' },
   { text: 'Accessibility', link: '/accessibility' },
   { text: 'Q&A', link: '/qa' },
+  { text: 'Moderation', link: '/moderation' },
   { text: 'Media', link: '/media' },
   { text: 'Branching', link: '/branching' },
   { text: 'Webhooks', link: '/webhooks' },

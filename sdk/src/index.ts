@@ -48,6 +48,9 @@ export type {
   ErrorEnvelope,
   GetPollInput,
   IngestMediaInput,
+  JoinChallenge,
+  JoinChallengeInput,
+  JoinChallengeMode,
   JoinedSession,
   JoinSessionInput,
   Leaderboard,
@@ -180,6 +183,7 @@ export {
   ValidationError,
 } from './core/errors.js';
 export type { EventStream, EventStreamOptions } from './core/event-stream.js';
+export { joinChallengeSolution, solveJoinChallenge } from './core/join-challenge.js';
 export type { OAuthErrorCode } from './core/oauth.js';
 export { Page, type PageData, PagePromise } from './core/pagination.js';
 export type {

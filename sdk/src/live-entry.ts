@@ -37,6 +37,7 @@ export function joinSession(options: LiveJoinOptions): Promise<LiveParticipant> 
 
 export type {
   DeckSlide,
+  JoinChallenge,
   JoinedSession,
   Leaderboard,
   LiveAnswerReceipt,
@@ -79,5 +80,6 @@ export {
 } from './core/errors.js';
 export type { EventStream, EventStreamOptions } from './core/event-stream.js';
 export { newIdempotencyKey } from './core/idempotency-key.js';
+export { joinChallengeSolution, solveJoinChallenge } from './core/join-challenge.js';
 export type { FetchLike, RequestOptions } from './core/request-options.js';
 export type { LiveAnswer, LiveParticipant, PresenterSession } from './live.js';

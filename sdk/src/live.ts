@@ -1,18 +1,22 @@
 import {
   contract,
+  type JoinChallenge,
   type JoinedSession,
   type ListSessionParticipantsInput,
   type ListSessionQuestionsInput,
+  type ListSessionResponsesInput,
   type LiveAnswerInput,
   type LiveAnswerReceipt,
   type LiveState,
   type Participant,
   type ParticipantEvent,
   type ParticipantProgress,
+  type PollResponse,
   type PresenterEvent,
   type Question,
   type QuestionList,
   type QuestionStatus,
+  type ResponseList,
   type routeTable,
   type Session,
   type SessionAction,
@@ -21,7 +25,9 @@ import {
   type SessionResults,
 } from '@pollkit/contracts';
 import { type CommonClientOptions, resolveTokenConfig } from './client.js';
+import { PollkitError } from './core/errors.js';
 import { type EventStream, type EventStreamOptions, openEventStream } from './core/event-stream.js';
+import { solveJoinChallenge } from './core/join-challenge.js';
 import type { CallableRoute, RequestOptions } from './core/request-options.js';
 import { request } from './core/send.js';
 
@@ -66,6 +72,20 @@ export interface PresenterSession {
   questions(input?: Omit<ListSessionQuestionsInput, 'id'>, options?: RequestOptions): Promise<QuestionList>;
   /** Approves or dismisses a question (`PATCH /sessions/{id}/questions/{questionId}`). */
   moderate(questionId: string, status: QuestionStatus, options?: RequestOptions): Promise<Question>;
+  /**
+   * One page of the open-ended answers given in this session, newest first, as the room is shown them
+   * (`GET /sessions/{id}/responses`); `{ status: 'pending' }` is the text filter's review queue.
+   */
+  responses(input?: Omit<ListSessionResponsesInput, 'id'>, options?: RequestOptions): Promise<ResponseList>;
+  /**
+   * Approves (counts and shows it) or dismisses an answer the text filter held for review
+   * (`PATCH /sessions/{id}/responses/{responseId}`).
+   */
+  moderateResponse(
+    responseId: string,
+    status: 'approved' | 'dismissed',
+    options?: RequestOptions,
+  ): Promise<PollResponse>;
   /**
    * The session's results, participant count and leaderboard (`GET /sessions/{id}/results`); the host
    * token must carry `responses:read`.
@@ -137,6 +157,10 @@ export function presenterSessionOver(routeSet: LiveRoutes, options: PresenterSes
       request(config, routes.questions, { ...input, ...id }, callOptions) as Promise<QuestionList>,
     moderate: (questionId: string, status: QuestionStatus, callOptions?: RequestOptions) =>
       request(config, routes.moderateQuestion, { ...id, questionId, status }, callOptions) as Promise<Question>,
+    responses: (input?: Omit<ListSessionResponsesInput, 'id'>, callOptions?: RequestOptions) =>
+      request(config, routes.responses, { ...input, ...id }, callOptions) as Promise<ResponseList>,
+    moderateResponse: (responseId: string, status: 'approved' | 'dismissed', callOptions?: RequestOptions) =>
+      request(config, routes.moderateResponse, { ...id, responseId, status }, callOptions) as Promise<PollResponse>,
     results: (callOptions?: RequestOptions) =>
       request(config, routes.results, id, callOptions) as Promise<SessionResults>,
     participants: (input?: Omit<ListSessionParticipantsInput, 'id'>, callOptions?: RequestOptions) =>
@@ -161,6 +185,25 @@ export interface JoinSessionOptions extends Omit<CommonClientOptions, 'now'> {
    * `participantToken` resumes a participant.
    */
   respondentId?: string | undefined;
+  /**
+   * Solves the join challenge of a session that asks for one (`joinChallenge: "pow"`), answering what
+   * the join sends as `challenge`. Default: {@link solveJoinChallenge}, with Web Crypto on the calling
+   * thread. A browser page may pass one that solves in a Web Worker (and shows that it is working).
+   */
+  solveChallenge?: ((challenge: JoinChallenge, signal?: AbortSignal) => Promise<string>) | undefined;
+  /**
+   * The session's `joinChallenge`, when the caller knows it (a page the server rendered for the
+   * session): `"pow"` gets and solves a challenge (`GET /live/{pin}/challenge`) before the first join,
+   * sparing a refused one. Unknown or out of date, nothing is lost: a join refused with 422
+   * `challenge_failed` is solved and sent again all the same.
+   */
+  joinChallenge?: 'pow' | null | undefined;
+  /**
+   * A solution solved beforehand (`GET /live/{pin}/challenge`, then {@link solveJoinChallenge}: a page
+   * that solves while its visitor types a name), sent with the first join. Refused (it expired, say),
+   * the join is solved and sent again as without it.
+   */
+  challenge?: string | undefined;
   /** Aborts the join. */
   signal?: AbortSignal | undefined;
 }
@@ -235,7 +278,34 @@ export async function joinSessionOver(routeSet: LiveRoutes, options: JoinSession
     ...(name === undefined ? {} : { name }),
     ...(respondentId === undefined ? {} : { respondentId }),
   };
-  const joined = (await request(joinConfig, routes.join, body, { signal })) as JoinedSession;
+  const join = (challenge?: string) =>
+    request(joinConfig, routes.join, challenge === undefined ? body : { ...body, challenge }, {
+      signal,
+    }) as Promise<JoinedSession>;
+  const solve = options.solveChallenge ?? solveJoinChallenge;
+  const getChallenge = async () => (await request(joinConfig, routes.challenge, { pin }, { signal })) as JoinChallenge;
+  // A newcomer to a session known to ask for the challenge solves one first; a token resumes without.
+  const first =
+    options.challenge ??
+    (options.joinChallenge === 'pow' && participantToken === undefined
+      ? await solve(await getChallenge(), signal)
+      : undefined);
+  const joined = await join(first).catch(async (refused: unknown) => {
+    // A session with the join challenge answers a join without a solution 422 `challenge_failed`,
+    // `details.required`, with a challenge to solve in `details.challenge`: solved, the join goes
+    // again. Once more if that one fails too (it expired while a slow device solved it).
+    let error = refused;
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      if (!challengeRequired(error)) throw error;
+      const solution = await solve(challengeOf(error) ?? (await getChallenge()), signal);
+      try {
+        return await join(solution);
+      } catch (again) {
+        error = again;
+      }
+    }
+    throw error;
+  });
   const config = resolveTokenConfig(options, { 'x-participant-token': joined.participantToken });
   return Object.freeze({
     pin,
@@ -252,4 +322,23 @@ export async function joinSessionOver(routeSet: LiveRoutes, options: JoinSession
     upvote: (questionId: string, callOptions?: RequestOptions) =>
       request(config, routes.upvote, { pin, questionId }, callOptions) as Promise<Question>,
   });
+}
+
+/** A join refused because the session asks new participants to solve its join challenge first. */
+function challengeRequired(error: unknown): error is PollkitError {
+  return error instanceof PollkitError && error.code === 'challenge_failed' && error.details?.required === true;
+}
+
+/** The challenge a `challenge_failed` answer carries in `details.challenge`, when it carries one. */
+function challengeOf(error: PollkitError): JoinChallenge | undefined {
+  const challenge = error.details?.challenge as Partial<JoinChallenge> | undefined;
+  const usable =
+    typeof challenge === 'object' &&
+    challenge !== null &&
+    typeof challenge.algorithm === 'string' &&
+    typeof challenge.challenge === 'string' &&
+    typeof challenge.salt === 'string' &&
+    typeof challenge.signature === 'string' &&
+    typeof challenge.maxnumber === 'number';
+  return usable ? (challenge as JoinChallenge) : undefined;
 }

@@ -14,6 +14,7 @@
  *   (BENCH_LIVE_CPU_PROF=<dir> writes the server's V8 CPU profile per N there; BENCH_LIVE_SERVERS=2 with
  *   BENCH_DATABASE_URL and BENCH_REDIS_URL: two server processes share the session, scale-out)
  *   BENCH_SCENARIOS=page-load BENCH_PAGE_LOADS=20 [BENCH_PAGE_LANGUAGE=ar] npx -y pnpm@10 bench   # the audience page in Chromium
+ *   BENCH_SCENARIOS=join-challenge BENCH_CHALLENGES=30 BENCH_PAGE_LOADS=10 npx -y pnpm@10 bench   # the join challenge: phone, server
  *   BENCH_SCENARIOS=session-outcome BENCH_OUTCOME_PARTICIPANTS=10000 npx -y pnpm@10 bench   # participants list, results
  *   BENCH_SCENARIOS=webhooks BENCH_WEBHOOK_CONFIGS=off,outbox,none,endpoint BENCH_WEBHOOK_EVENTS=20000 \
  *     BENCH_WEBHOOK_DRAINS=1 npx -y pnpm@10 bench   # votes/s with and without an endpoint; events/s delivered
@@ -21,6 +22,7 @@
  *   BENCH_WEBHOOK_EXPERIMENT, see bench/targets/webhooks.ts; BENCH_WEBHOOK_CPU_PROF=<dir> profiles the drain's server)
  */
 import { getPollScenario } from './get-poll.js';
+import { joinChallengeScenario } from './join-challenge.js';
 import { liveSessionsScenario } from './live-sessions.js';
 import { mediaIngestionScenario } from './media-ingestion.js';
 import { metricsOverheadScenario } from './metrics-overhead.js';
@@ -55,6 +57,7 @@ if (liveServers > 1 && !(process.env.BENCH_DATABASE_URL && process.env.BENCH_RED
   throw new Error('BENCH_LIVE_SERVERS > 1 needs BENCH_DATABASE_URL and BENCH_REDIS_URL');
 }
 const pageLoads = Number(process.env.BENCH_PAGE_LOADS ?? 20);
+const joinChallenges = Number(process.env.BENCH_CHALLENGES ?? 30);
 const outcomeParticipants = Number(process.env.BENCH_OUTCOME_PARTICIPANTS ?? 10_000);
 const webhookSelected = (process.env.BENCH_WEBHOOK_CONFIGS ?? webhookConfigs.join(','))
   .split(',')
@@ -369,6 +372,39 @@ if (selected.has('page-load')) {
       (row) =>
         `| ${row.network} | ${row.visit} | ${(row.transferredBytes / 1024).toFixed(1)} KB | ${fmt(row.medianMs)} | ${fmt(row.p90Ms)} |`,
     ),
+    '',
+  );
+}
+
+if (selected.has('join-challenge')) {
+  const r = await joinChallengeScenario({ challenges: joinChallenges, pageLoads: Math.min(pageLoads, 10) });
+  const row = (what: string, x: { medianMs: number; p90Ms: number; maxMs: number; meanMs: number }) =>
+    `| ${what} | ${fmt(x.medianMs)} | ${fmt(x.p90Ms)} | ${fmt(x.maxMs)} | ${fmt(x.meanMs)} |`;
+  print(
+    `#### The join challenge (\`maxnumber\` ${fmt(r.maxnumber)}): solving in Chromium at phone size, CPU slowed down 4×`,
+    '',
+    `${r.challenges} challenges from the server per row, each solved in the page and sent with a join ` +
+      `(${r.accepted} of ${2 * r.challenges} taken). Join: Join clicked to the participant shown waiting (the page ` +
+      'gets and solves its challenge as it loads), ' +
+      `${r.pageJoin.loads} new phone contexts per row.`,
+    '',
+    '| what | median ms | p90 ms | max ms | mean ms |',
+    '|---|---:|---:|---:|---:|',
+    row('solve: the SDK’s solver (Web Crypto) on the page’s thread', r.mainThread),
+    row('solve: the audience page’s Web Worker', r.worker),
+    row('the audience page’s join, with the challenge, Join at once', r.pageJoin.withChallenge),
+    row('the audience page’s join, with the challenge, Join after 2 s of typing', r.pageJoin.afterTyping),
+    row('the audience page’s join, without', r.pageJoin.without),
+    '',
+    '| the server, in process, per call (2,000 one after another) | time µs | CPU µs |',
+    '|---|---:|---:|',
+    ...(
+      [
+        ['issuing a challenge (altcha-lib)', r.server.issue],
+        ['checking a solution (altcha-lib), used ones in memory', r.server.verify],
+        ['recording a solution as used, embedded database', r.server.spendInDatabase],
+      ] as const
+    ).map(([what, cost]) => `| ${what} | ${cost.wallUs.toFixed(0)} | ${cost.cpuUs.toFixed(0)} |`),
     '',
   );
 }

@@ -414,7 +414,7 @@ export const ConfigSchema = z.object({
     )
     .optional()
     .describe(
-      'Base64 of 32 bytes that seals webhook signing secrets at rest. Unset, the server keeps a key in the database itself, which protects nothing against a database dump, and warns at start-up: set it in production, the same in every process (`openssl rand -base64 32`), then run `pollkit webhooks reseal-secrets` once to move the secrets sealed before under it. Never logged.',
+      'Base64 of 32 bytes that seals webhook signing secrets at rest, and from which the key signing live sessions’ join challenges is derived. Unset, the server keeps a key in the database itself, which protects nothing against a database dump, and warns at start-up: set it in production, the same in every process (`openssl rand -base64 32`), then run `pollkit webhooks reseal-secrets` once to move the secrets sealed before under it. Setting or changing it refuses the join challenges issued before (they live five minutes). Never logged.',
     ),
   METRICS_TOKEN: z
     .string()

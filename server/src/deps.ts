@@ -21,8 +21,15 @@ import type { BranchDrafter } from './modules/branching/branching.service.js';
 import { draftWithOpenAI, openAiSettings } from './modules/branching/openai-drafter.js';
 import { CREDENTIALS_TOPIC } from './modules/credentials/credentials-topic.js';
 import { DomainEvents } from './modules/events/domain-events.js';
+import {
+  DatabaseSpentChallenges,
+  JOIN_CHALLENGE_KEY_PURPOSE,
+  JoinChallenges,
+  RedisSpentChallenges,
+} from './modules/live/join-challenge.js';
 import { LiveHub } from './modules/live/live-hub.js';
 import type { MediaFiles } from './modules/media/media.service.js';
+import { FilterTermsCache } from './modules/moderation/index.js';
 import { PollCache } from './modules/polls/poll-cache.js';
 import { type AttemptResult, WebhookDeliveryWorker } from './modules/webhooks/delivery-worker.js';
 import { webhookSecretSealer } from './modules/webhooks/secrets-key.js';
@@ -44,6 +51,7 @@ export interface AppDeps {
   /** Cross-process cache invalidation (Redis pub/sub, or in-process). */
   invalidation: InvalidationBus;
   pollCache: PollCache;
+  filterTerms: FilterTermsCache;
   answerWriter: AnswerWriter;
   /** What happened in the domain (modules/events): the live hub listens; webhooks will. */
   events: DomainEvents;
@@ -57,6 +65,8 @@ export interface AppDeps {
   branchDrafter: BranchDrafter | undefined;
   /** Seals webhook signing secrets (modules/webhooks/secrets-key.ts). */
   secretSealer: SecretSealer;
+  /** Issues and checks live sessions' join challenges (modules/live/join-challenge.ts). */
+  joinChallenges: JoinChallenges;
   /** This process's webhook delivery worker; undefined with WEBHOOK_DELIVERY=false. Started by server.ts. */
   webhookWorker: WebhookDeliveryWorker | undefined;
   /** Prometheus metrics (infra/metrics.ts); undefined unless METRICS_TOKEN is set. */
@@ -106,6 +116,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     // A key revoked or rotated in any process (API or CLI) drops every cached credential here.
     invalidation.subscribe(CREDENTIALS_TOPIC, () => authenticator.invalidate());
     const pollCache = new PollCache(invalidation);
+    const filterTerms = new FilterTermsCache(invalidation);
     const events = new DomainEvents((error, event) =>
       log.error({ err: error, event: event.type }, 'a domain-event subscriber failed'),
     );
@@ -115,6 +126,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
       db: database.db,
       clock,
       pollCache,
+      filterTerms,
       bus: invalidation,
       events,
       log,
@@ -130,10 +142,19 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     invalidation.onReconnect(() => {
       authenticator.invalidate();
       pollCache.clear();
+      filterTerms.clear();
       liveHub.catchUp();
       log.info('Redis reachable again: credential and poll caches dropped, live sessions caught up');
     });
     const secretSealer = await webhookSecretSealer(database.db, config.WEBHOOK_SECRETS_KEY, log);
+    // The join challenge's HMAC key: derived from the sealing key, so every process on this database
+    // (or with this WEBHOOK_SECRETS_KEY) checks what any of them issued; never stored or logged.
+    const spentInDatabase = new DatabaseSpentChallenges(database.db, clock);
+    const joinChallenges = new JoinChallenges(
+      secretSealer.deriveKey(JOIN_CHALLENGE_KEY_PURPOSE),
+      redis ? new RedisSpentChallenges(redis, spentInDatabase, clock, log) : spentInDatabase,
+      clock,
+    );
     const metrics = config.METRICS_TOKEN ? await createMetrics({ database, redis, rateLimits, liveHub }) : undefined;
     // One flush at a time: every flush of a live poll updates the same counter rows, so parallel
     // flushes only queue on each other's row locks (measured: 6.4k votes/s with one, 4.8k with
@@ -169,6 +190,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
       rateLimits,
       invalidation,
       pollCache,
+      filterTerms,
       events,
       liveHub,
       joinUrl,
@@ -177,6 +199,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
       // Set when a provider key is configured (OPENAI_API_KEY); without it the rules draft alone.
       branchDrafter: branchDrafterOf(config),
       secretSealer,
+      joinChallenges,
       webhookWorker,
       metrics,
       log,

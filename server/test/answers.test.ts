@@ -499,6 +499,8 @@ describe('responses', () => {
         voterId: 'v1',
         kind: 'open_ended',
         text: 'Great pizza very great',
+        status: 'approved',
+        flagged: false,
         createdAt: padded.body.createdAt,
       },
     ]);
@@ -537,6 +539,7 @@ describe('responses', () => {
         kind: 'qa',
         text: 'Anything goes?',
         status: 'approved',
+        flagged: false,
         upvotes: 0,
         createdAt: open.body.createdAt,
       },
@@ -817,7 +820,8 @@ describe('listing votes and responses', () => {
           voterId: 'ann',
           kind,
           ...field,
-          ...(kind === 'qa' ? { status: 'pending', upvotes: 0 } : {}),
+          ...(kind === 'qa' ? { status: 'pending', flagged: false, upvotes: 0 } : {}),
+          ...(kind === 'open_ended' ? { status: 'approved', flagged: false } : {}),
           createdAt: expect.any(String),
         };
       })

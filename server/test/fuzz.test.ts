@@ -80,6 +80,9 @@ const seeds: Record<string, (world: World) => Record<string, unknown>[]> = {
   // One answer of the world's poll each: a vote, and its Q&A question (deleted with its upvotes).
   votesDelete: (world) => [{ id: world.pollId, voteId: world.voteId }],
   responsesDelete: (world) => [{ id: world.pollId, responseId: world.questionId }],
+  // The world's question is a text the filter moderates, asked in the world's session.
+  responsesModerate: (world) => [{ id: world.pollId, responseId: world.questionId, status: 'approved' }],
+  sessionsModerateResponse: (world) => [{ id: world.sessionId, responseId: world.questionId, status: 'approved' }],
   // A theme's colours must pass the contrast rules, and its logo comes from the image host.
   themesCreate: () => [
     {
@@ -96,6 +99,7 @@ const seeds: Record<string, (world: World) => Record<string, unknown>[]> = {
   themesDelete: (world) => [{ id: world.themeId }],
   workspaceUpdate: (world) => [
     { language: 'de-AT', embedOrigins: ['https://events.example.com'], themeId: world.themeId },
+    { blockedTerms: ['project bluebird'], allowedTerms: ['Scunthorpe'] },
   ],
   sessionsUpdate: (world) => [
     { id: world.sessionId, joinsLocked: false },

@@ -61,6 +61,8 @@ const poll: Poll = {
   branching: null,
   language: 'en',
   themeId: null,
+  textFilter: 'mask',
+  maxRespondents: null,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
   publishedAt: '2026-01-01T00:00:00.000Z',
@@ -92,6 +94,7 @@ const row: SessionRow = {
   joins_locked: false,
   language: null,
   theme_id: null,
+  join_challenge: null,
 };
 
 function snapshot(changes: Partial<SessionSnapshot>): SessionSnapshot {

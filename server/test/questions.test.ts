@@ -107,6 +107,7 @@ describe('asking questions', () => {
       voterId: 'ann',
       text: 'Will there be pizza?',
       status: 'approved',
+      flagged: false,
       upvotes: 0,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });

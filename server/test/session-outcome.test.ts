@@ -169,6 +169,7 @@ describe('a finished session’s outcome', () => {
         joinedAt: expect.any(String),
         completedAt: null,
         removedAt: index === 9 ? removed.body.removedAt : null,
+        flagged: false,
       });
     }
 

@@ -31,6 +31,8 @@ describe('GET /workspace', () => {
       language: 'en',
       themeId: null,
       embedOrigins: [],
+      blockedTerms: [],
+      allowedTerms: [],
     });
     // The limit it reports is the one the same response's headers count against.
     expect(res.headers.get('x-ratelimit-limit')).toBe('120');

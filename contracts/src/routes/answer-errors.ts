@@ -5,5 +5,7 @@ export const answerErrors = [
   'already_responded',
   'poll_not_published',
   'poll_closed',
+  'content_rejected',
+  'poll_full',
   'service_unavailable',
 ] as const;

@@ -2,6 +2,8 @@ import { ParticipantEvent } from '../events.js';
 import { defineRoute } from '../route.js';
 import { Question } from '../schemas/answers.js';
 import {
+  JoinChallenge,
+  JoinChallengeInput,
   JoinedSession,
   JoinSessionInput,
   LiveAdvanceInput,
@@ -35,12 +37,33 @@ export const joinSession = defineRoute({
     'No API key: the audience joins with the PIN, or with a self-paced session’s link id in its place. Answers a ' +
     'participant token and what is on screen (self-paced: the participant’s own slide, the first for a newcomer). ' +
     'Sending a token from an earlier join as `X-Participant-Token` resumes that participant (name, answers, score, ' +
-    'place) instead of adding one. Unknown PINs are limited per IP address, so PINs cannot be found by enumeration.',
+    'place) instead of adding one. Unknown PINs are limited per IP address, so PINs cannot be found by enumeration. ' +
+    'A session with `joinChallenge: "pow"` takes a new participant only with the solution of a challenge from ' +
+    '`GET /live/{pin}/challenge` as `challenge`: without one, or with a wrong, expired or used one, 422 ' +
+    '`challenge_failed` (`details.required: true`).',
   auth: 'participant',
   successStatus: 200,
   input: JoinSessionInput,
   output: JoinedSession,
-  errors: [...participantErrors, 'session_full', 'joins_locked'],
+  errors: [...participantErrors, 'session_full', 'joins_locked', 'content_rejected', 'challenge_failed'],
+});
+
+export const joinChallenge = defineRoute({
+  method: 'GET',
+  path: '/live/{pin}/challenge',
+  tags: ['live'],
+  summary: 'Get a join challenge',
+  description:
+    'No API key. A proof-of-work challenge in ALTCHA’s format (SHA-256), bound to the session the PIN (or link id) ' +
+    'names and valid for five minutes: find the `number` from 0 to `maxnumber` whose SHA-256 of `salt` + `number` ' +
+    'is `challenge`, and send base64 of `{ algorithm, challenge, number, salt, signature }` as the join’s ' +
+    '`challenge`. Only a session with `joinChallenge: "pow"` checks it. Each call answers a new challenge; each ' +
+    'joins once.',
+  auth: 'participant',
+  successStatus: 200,
+  input: JoinChallengeInput,
+  output: JoinChallenge,
+  errors: [...participantErrors],
 });
 
 export const liveEvents = defineRoute({
@@ -80,6 +103,8 @@ export const answerLive = defineRoute({
     'slide_locked',
     'time_up',
     'already_responded',
+    'content_rejected',
+    'poll_full',
     'idempotency_key_in_use',
     'idempotency_key_reused',
   ],

@@ -1,5 +1,12 @@
 import { defineRoute } from '../route.js';
-import { AnswerReceipt, CreateResponseInput, ListAnswersInput, ResponseList } from '../schemas/answers.js';
+import {
+  AnswerReceipt,
+  CreateResponseInput,
+  ListAnswersInput,
+  ModerateResponseInput,
+  PollResponse,
+  ResponseList,
+} from '../schemas/answers.js';
 import { AnswerDeleted, DeleteResponseInput } from '../schemas/respondents.js';
 import { answerErrors } from './answer-errors.js';
 
@@ -31,6 +38,23 @@ export const listResponses = defineRoute({
   successStatus: 200,
   input: ListAnswersInput,
   output: ResponseList,
+  errors: ['not_found', 'validation_failed'],
+});
+
+export const moderateResponse = defineRoute({
+  method: 'PATCH',
+  path: '/polls/{id}/responses/{responseId}',
+  tags: ['responses'],
+  summary: 'Approve or dismiss a held answer',
+  description:
+    'The text filter’s review queue (`textFilter: review`, docs/moderation.md): an open-ended answer held ' +
+    '`pending` is counted in the results once `approved`, never if `dismissed`; dismissing an approved one takes ' +
+    'it out again. A Q&A question id works here as on `PATCH /polls/{id}/questions/{questionId}`.',
+  auth: 'workspace',
+  scope: 'responses:write',
+  successStatus: 200,
+  input: ModerateResponseInput,
+  output: PollResponse,
   errors: ['not_found', 'validation_failed'],
 });
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PresenterEvent } from '../events.js';
 import { defineRoute } from '../route.js';
-import { Question, QuestionList } from '../schemas/answers.js';
+import { PollResponse, Question, QuestionList, ResponseList } from '../schemas/answers.js';
 import { SvgDocument } from '../schemas/common.js';
 import { ListSessionParticipantsInput, SessionParticipantList, SessionResults } from '../schemas/live.js';
 import {
@@ -9,8 +9,10 @@ import {
   CreateSessionInput,
   GetSessionInput,
   ListSessionQuestionsInput,
+  ListSessionResponsesInput,
   ListSessionsInput,
   ModerateSessionQuestionInput,
+  ModerateSessionResponseInput,
   RemovedParticipant,
   RemoveParticipantInput,
   RotatedHostToken,
@@ -35,8 +37,9 @@ export const createSession = defineRoute({
   description:
     'Opens a `pending` session of a published poll with a six-digit PIN for the audience. The `hostToken` is shown ' +
     'this once; it carries the calling credential’s scopes (docs/live-sessions.md). `pace: "audience"` makes it self-paced: its `joinUrl` carries a link id that joins without the PIN ' +
-    '(and `pin: false` goes without a PIN), and each participant walks the deck by the poll’s skip logic. See ' +
-    'docs/live-sessions.md.',
+    '(and `pin: false` goes without a PIN), and each participant walks the deck by the poll’s skip logic. ' +
+    '`joinChallenge: "pow"` asks each new participant to solve a proof-of-work challenge first (docs/moderation.md). ' +
+    'See docs/live-sessions.md.',
   auth: 'workspace',
   scope: 'sessions:write',
   successStatus: 201,
@@ -100,6 +103,7 @@ export const updateSession = defineRoute({
     '`joinsLocked: true` takes no new participants (a join answers 409 `joins_locked`); those who joined carry on. ' +
     '`maxParticipants` changes the cap, within the server’s ceiling and not below the participants who joined. ' +
     '`closesAt` sets when the session ends itself (`null`: never). ' +
+    '`joinChallenge: "pow"` asks new participants to solve a proof-of-work challenge (`null`: no longer). ' +
     'Authorised by a workspace credential or by the session’s `X-Host-Token`.',
   auth: 'host',
   scope: 'sessions:write',
@@ -235,6 +239,43 @@ export const moderateSessionQuestion = defineRoute({
   successStatus: 200,
   input: ModerateSessionQuestionInput,
   output: Question,
+  errors: ['not_found', 'validation_failed', 'invalid_host_token'],
+});
+
+export const listSessionResponses = defineRoute({
+  method: 'GET',
+  path: '/sessions/{id}/responses',
+  tags: ['sessions'],
+  summary: 'Open-ended answers of a live session',
+  description:
+    'The open-ended answers given in this session, newest first, cursor-paginated: `status=pending` is the ' +
+    'presenter’s review queue when the text filter is `review` (docs/moderation.md). Texts are shown as the ' +
+    'audience sees them (flagged words masked, `flagged` set); `GET /polls/{id}/responses` has them as written. ' +
+    'Authorised as `GET /sessions/{id}/questions`.',
+  auth: 'host',
+  scope: 'sessions:read',
+  additionalScopes: ['responses:read'],
+  hostTokenScopes: ['responses:read'],
+  successStatus: 200,
+  input: ListSessionResponsesInput,
+  output: ResponseList,
+  errors: ['not_found', 'validation_failed', 'invalid_host_token'],
+});
+
+export const moderateSessionResponse = defineRoute({
+  method: 'PATCH',
+  path: '/sessions/{id}/responses/{responseId}',
+  tags: ['sessions'],
+  summary: 'Approve or dismiss an answer held for review',
+  description:
+    'As `PATCH /polls/{id}/responses/{responseId}`, for a presenter device that holds only the session’s ' +
+    '`X-Host-Token`: an open-ended answer or a Q&A question given in this session (another session’s is a 404). ' +
+    'Approving a held answer counts it in the results; the presenter screen’s review queue calls this.',
+  auth: 'host',
+  scope: 'sessions:write',
+  successStatus: 200,
+  input: ModerateSessionResponseInput,
+  output: PollResponse,
   errors: ['not_found', 'validation_failed', 'invalid_host_token'],
 });
 

@@ -115,8 +115,17 @@ export const PollResponse = z
     rankingOrder: z.array(z.string()).optional(),
     text: z.string().optional(),
     optionIds: z.array(z.string()).optional(),
-    /** Q&A questions only. */
-    status: QuestionStatus.optional(),
+    /**
+     * Q&A questions, and open-ended answers held for review (`textFilter: review`); other open-ended
+     * answers are `approved`.
+     */
+    status: QuestionStatus.optional().describe(
+      'Q&A questions and open-ended answers: `pending` until approved when held (moderated Q&A, `textFilter: review`).',
+    ),
+    flagged: z
+      .boolean()
+      .optional()
+      .describe('Open-ended answers and Q&A questions: whether the text filter finds a vulgar word in `text`.'),
     upvotes: z.number().int().optional(),
     createdAt: Timestamp,
   })
@@ -145,6 +154,7 @@ export const Question = z
     voterId: VoterId,
     text: z.string(),
     status: QuestionStatus,
+    flagged: z.boolean().describe('Whether the text filter finds a vulgar word in `text` (docs/moderation.md).'),
     upvotes: z.number().int(),
     createdAt: Timestamp,
   })
@@ -152,6 +162,15 @@ export const Question = z
 export type Question = z.infer<typeof Question>;
 
 const QuestionIdParam = ResponseId.describe('The question: the `id` its `POST /polls/{id}/responses` answered.');
+
+/** `PATCH /polls/{id}/responses/{responseId}`: a held open-ended answer or a Q&A question approved or dismissed. */
+export const ModerateResponseInput = z.strictObject({
+  id: PollId,
+  responseId: ResponseId.describe('An open-ended answer or a Q&A question (`rsp_…`).'),
+  status: z
+    .enum(['approved', 'dismissed'])
+    .describe('`approved`: counted and shown (masked where the filter flags it); `dismissed`: never shown.'),
+});
 
 export const ModerateQuestionInput = z.strictObject({
   id: PollId,
@@ -199,6 +218,7 @@ export type CreateResponseInput = z.input<typeof CreateResponseInput>;
 export type ListAnswersInput = z.input<typeof ListAnswersInput>;
 export type ListQuestionsInput = z.input<typeof ListQuestionsInput>;
 export type ModerateQuestionInput = z.input<typeof ModerateQuestionInput>;
+export type ModerateResponseInput = z.input<typeof ModerateResponseInput>;
 export type QuestionList = z.output<typeof QuestionList>;
 export type ResetAnswersInput = z.input<typeof ResetAnswersInput>;
 export type ResponseId = z.output<typeof ResponseId>;

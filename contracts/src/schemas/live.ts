@@ -13,7 +13,7 @@ import {
 import { RespondentId } from './respondents.js';
 import { PollResults, SlideResult } from './results.js';
 import { JoinCode, Session, SessionId, SessionPace, SessionStatus } from './sessions.js';
-import { displayText } from './text.js';
+import { displayText, text } from './text.js';
 
 export const ParticipantId = z.string().describe('Participant id (`prt_…`): the `voterId` of its answers.');
 
@@ -103,8 +103,12 @@ export const LeaderboardEntry = z
   .object({
     rank: z.number().int().describe('1 for the highest score; equal scores share a rank.'),
     participantId: ParticipantId,
-    name: z.string().nullable(),
+    name: z.string().nullable().describe('Flagged words masked, unless the poll’s `textFilter` is `off`.'),
     score: z.number().int(),
+    flagged: z
+      .boolean()
+      .optional()
+      .describe('`session.ended` webhooks only, whose names are as written: whether the text filter flags the name.'),
   })
   .meta({ id: 'LeaderboardEntry' });
 
@@ -158,6 +162,7 @@ export const SessionParticipant = Participant.extend({
   removedAt: Timestamp.nullable().describe(
     'When the host removed the participant (`DELETE /sessions/{id}/participants/{participantId}`); null otherwise.',
   ),
+  flagged: z.boolean().describe('Whether the text filter flags `name`, which this list gives as written.'),
 }).meta({ id: 'SessionParticipant' });
 export type SessionParticipant = z.output<typeof SessionParticipant>;
 
@@ -224,6 +229,9 @@ export const ParticipantProgress = z
   .meta({ id: 'ParticipantProgress' });
 export type ParticipantProgress = z.output<typeof ParticipantProgress>;
 
+/** The longest `challenge` a join takes: a solution of ours is about 400 characters. */
+export const JOIN_CHALLENGE_SOLUTION_MAX_LENGTH = 2048;
+
 export const JoinSessionInput = z
   .strictObject({
     pin: JoinCode,
@@ -238,9 +246,42 @@ export const JoinSessionInput = z
         'later (`GET/DELETE /respondents/{id}`). Unverified: anyone with the link can send any value. Ignored ' +
         'when an `X-Participant-Token` resumes a participant.',
     ),
+    challenge: text()
+      .max(JOIN_CHALLENGE_SOLUTION_MAX_LENGTH)
+      .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'Base64, as ALTCHA sends a solution')
+      .optional()
+      .describe(
+        'A session with `joinChallenge: "pow"`: the solution of a challenge from `GET /live/{pin}/challenge`, as ALTCHA ' +
+          'sends it (base64 of the JSON `{ algorithm, challenge, number, salt, signature }`). Each challenge joins ' +
+          'once, within five minutes. Ignored by a session without the challenge, and when an `X-Participant-Token` ' +
+          'resumes a participant.',
+      ),
   })
   .meta({ id: 'JoinSessionInput' });
 export type JoinSessionInput = z.input<typeof JoinSessionInput>;
+
+export const JoinChallengeInput = z.strictObject({ pin: JoinCode }).meta({ id: 'JoinChallengeInput' });
+export type JoinChallengeInput = z.input<typeof JoinChallengeInput>;
+
+/**
+ * A proof-of-work challenge in ALTCHA's format (v1, SHA-256): find the `number` between 0 and
+ * `maxnumber` whose SHA-256 of `salt` followed by the number (in decimal) is `challenge`, in hex.
+ */
+export const JoinChallenge = z
+  .object({
+    algorithm: z.literal('SHA-256').describe('The hash function.'),
+    challenge: z.string().describe('The hex SHA-256 of `salt` followed by the secret number, in decimal.'),
+    maxnumber: z.number().int().describe('The secret number is between 0 and this, both included.'),
+    salt: z
+      .string()
+      .describe('Random, followed by the challenge’s parameters (its expiry and its session); part of what is hashed.'),
+    signature: z.string().describe('The server’s HMAC of `challenge`: only the server can make one.'),
+    expiresAt: Timestamp.describe(
+      'Until when a solution joins (five minutes after issue); each challenge joins one participant.',
+    ),
+  })
+  .meta({ id: 'JoinChallenge' });
+export type JoinChallenge = z.output<typeof JoinChallenge>;
 
 export const JoinedSession = z
   .object({

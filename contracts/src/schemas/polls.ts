@@ -52,6 +52,21 @@ const slideBase = {
 
 const Options = z.array(Option).min(2).max(pollLimits.options);
 
+/**
+ * What the text filter does with vulgar words in what an audience writes (open-ended answers, Q&A
+ * questions, participant names): docs/moderation.md.
+ */
+export const TextFilter = z.enum(['off', 'mask', 'block', 'review']).meta({
+  id: 'TextFilter',
+  description:
+    '`mask`: stored as written, shown with flagged words masked; `block`: refused (`422 content_rejected`); ' +
+    '`review`: a flagged answer or question waits (`pending`) until approved, and is shown masked once approved; ' +
+    '`off`: shown as written.',
+});
+export type TextFilter = z.infer<typeof TextFilter>;
+
+const slideTextFilter = TextFilter.optional().describe('This slide’s text filter, instead of the poll’s `textFilter`.');
+
 export const MultipleChoiceSlide = z
   .strictObject({
     ...slideBase,
@@ -107,6 +122,7 @@ export const OpenEndedSlide = z
     kind: z.literal('open_ended'),
     maxLength: z.number().int().min(1).max(pollLimits.openEndedMaxLength).default(500),
     render: z.enum(['list', 'cloud']).default('list'),
+    textFilter: slideTextFilter,
   })
   .meta({ id: 'OpenEndedSlide' });
 
@@ -116,6 +132,7 @@ export const QaSlide = z
     kind: z.literal('qa'),
     moderated: z.boolean().default(false).describe('Questions stay `pending` until approved.'),
     allowUpvotes: z.boolean().default(true),
+    textFilter: slideTextFilter,
   })
   .meta({ id: 'QaSlide' });
 
@@ -279,6 +296,8 @@ export const Branching = z
   .meta({ id: 'Branching' });
 export type Branching = z.infer<typeof Branching>;
 
+const MaxRespondents = z.number().int().min(1).max(1_000_000);
+
 export const Poll = z
   .object({
     id: PollId,
@@ -291,6 +310,13 @@ export const Poll = z
     ),
     themeId: ThemeId.nullable().describe(
       'The theme of its sessions’ pages (docs/themes.md); `null`: the workspace’s theme, if it has one.',
+    ),
+    textFilter: TextFilter.describe(
+      'What happens to vulgar words in answers, questions and names (docs/moderation.md); a slide may set its own.',
+    ),
+    maxRespondents: MaxRespondents.nullable().describe(
+      'At most this many distinct respondents (API voters and session participants, counted at their first answer); ' +
+        '`null`: no cap.',
     ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -309,6 +335,8 @@ export const CreatePollInput = z
     content: PollContent.default({ questions: [] }),
     language: LanguageInput.optional().describe('Default: the workspace’s `language`, else `en`.'),
     themeId: ThemeId.nullable().optional().describe('A theme of this workspace; default: none (the workspace’s).'),
+    textFilter: TextFilter.optional().describe('Default: `mask`.'),
+    maxRespondents: MaxRespondents.nullable().optional().describe('Default: no cap.'),
   })
   .meta({ id: 'CreatePollInput' });
 
@@ -338,6 +366,12 @@ export const UpdatePollInput = z
     closed: z.boolean().optional().describe('`true` closes a published poll; `false` reopens a closed one.'),
     language: LanguageInput.optional(),
     themeId: ThemeId.nullable().optional().describe('A theme of this workspace; `null`: the workspace’s.'),
+    textFilter: TextFilter.optional().describe(
+      'Applies to what is written from now on, and to how everything is shown (stored text is never rewritten).',
+    ),
+    maxRespondents: MaxRespondents.nullable()
+      .optional()
+      .describe('`null` removes the cap; a cap below the respondents already counted lets nobody new in.'),
     branching: Branching.nullable()
       .optional()
       .describe(
@@ -356,7 +390,9 @@ export const UpdatePollInput = z
       input.closed === undefined &&
       input.branching === undefined &&
       input.language === undefined &&
-      input.themeId === undefined
+      input.themeId === undefined &&
+      input.textFilter === undefined &&
+      input.maxRespondents === undefined
     ) {
       ctx.addIssue({ code: 'custom', path: [], message: 'Send at least one field to change' });
     }

@@ -37,6 +37,7 @@ export const RespondentParticipant = z
     sessionId: z.string(),
     pollId: PollId,
     name: z.string().nullable().describe('As given at join; null when none was (or once erased).'),
+    flagged: z.boolean().describe('Whether the text filter flags `name`.'),
     respondentId: z.string().nullable().describe('As given at join; null when none was.'),
     score: z.number().int().describe('Quiz points its answers earned in the session.'),
     joinedAt: Timestamp,

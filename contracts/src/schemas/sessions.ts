@@ -70,6 +70,16 @@ export const JoinCode = text()
   .regex(/^(?:[0-9]{6}|lnk_[A-Za-z0-9_-]{43})$/, 'A six-digit PIN or a link id (`lnk_…`)')
   .describe('The six-digit PIN, or the link id (`lnk_…`) of a self-paced session’s join link.');
 
+/** What a new participant must do before joining, besides knowing the PIN: `pow`, solve a proof-of-work challenge. */
+export const JoinChallengeMode = z
+  .enum(['pow'])
+  .describe(
+    '`pow`: a join without a participant token must carry the solution of a proof-of-work challenge from ' +
+      '`GET /live/{pin}/challenge` (ALTCHA’s format), or it answers 422 `challenge_failed` (docs/moderation.md, "The ' +
+      'join challenge").',
+  )
+  .meta({ id: 'JoinChallengeMode' });
+
 export const Session = z
   .object({
     id: SessionId,
@@ -115,6 +125,12 @@ export const Session = z
       'The language of its audience page and presenter screen; `null`: the poll’s (docs/languages.md).',
     ),
     themeId: ThemeId.nullable().describe('The theme of its pages; `null`: the poll’s, else the workspace’s.'),
+    joinChallenge: JoinChallengeMode.nullable()
+      .default(null)
+      .describe(
+        'What a new participant solves before joining: `pow`, a proof-of-work challenge; `null`: nothing (a participant ' +
+          'resuming with its token is never asked).',
+      ),
     createdAt: Timestamp,
     startedAt: Timestamp.nullable(),
     endedAt: Timestamp.nullable(),
@@ -155,6 +171,10 @@ const SessionLanguage = LanguageInput.nullable().describe('Another language than
 const SessionThemeId = ThemeId.nullable().describe(
   'A theme of this workspace other than the poll’s; `null`: the poll’s, else the workspace’s.',
 );
+const SessionJoinChallenge = JoinChallengeMode.nullable().describe(
+  '`pow`: new participants solve a proof-of-work challenge before joining (for a join link posted in public); ' +
+    '`null`: none, the default.',
+);
 
 export const CreateSessionInput = z
   .strictObject({
@@ -171,6 +191,7 @@ export const CreateSessionInput = z
     closesAt: ClosesAt.optional(),
     language: SessionLanguage.optional(),
     themeId: SessionThemeId.optional(),
+    joinChallenge: SessionJoinChallenge.optional(),
   })
   .superRefine((input, ctx) => {
     if (input.pace !== 'audience' && input.pin === false) {
@@ -235,6 +256,10 @@ export const UpdateSessionInput = z
       'The pages’ language from their next load (a participant’s `?lang=` still wins); `null`: the poll’s.',
     ),
     themeId: SessionThemeId.optional(),
+    joinChallenge: SessionJoinChallenge.optional().describe(
+      '`pow` asks new participants to solve a proof-of-work challenge from now on; `null` turns it off. Those who ' +
+        'joined carry on.',
+    ),
   })
   .refine(
     (input) =>
@@ -242,8 +267,11 @@ export const UpdateSessionInput = z
       input.maxParticipants !== undefined ||
       input.closesAt !== undefined ||
       input.language !== undefined ||
-      input.themeId !== undefined,
-    { message: 'Send `joinsLocked`, `maxParticipants`, `closesAt`, `language`, `themeId`, or several' },
+      input.themeId !== undefined ||
+      input.joinChallenge !== undefined,
+    {
+      message: 'Send `joinsLocked`, `maxParticipants`, `closesAt`, `language`, `themeId`, `joinChallenge`, or several',
+    },
   )
   .meta({ id: 'UpdateSessionInput' });
 export type UpdateSessionInput = z.input<typeof UpdateSessionInput>;
@@ -358,6 +386,26 @@ export const ModerateSessionQuestionInput = z
   .meta({ id: 'ModerateSessionQuestionInput' });
 export type ModerateSessionQuestionInput = z.input<typeof ModerateSessionQuestionInput>;
 
+export const ListSessionResponsesInput = z
+  .strictObject({
+    id: SessionId,
+    limit: ListLimit,
+    cursor: ListCursor,
+    slideId: SlideId.optional().describe('Only answers to this slide.'),
+    status: QuestionStatus.optional().describe('`pending`: the answers the text filter holds for review.'),
+  })
+  .meta({ id: 'ListSessionResponsesInput' });
+export type ListSessionResponsesInput = z.input<typeof ListSessionResponsesInput>;
+
+export const ModerateSessionResponseInput = z
+  .strictObject({
+    id: SessionId,
+    responseId: ResponseId.describe('An open-ended answer or a Q&A question given in this session.'),
+    status: z.enum(['approved', 'dismissed']).describe('`approved`: counted and shown; `dismissed`: never shown.'),
+  })
+  .meta({ id: 'ModerateSessionResponseInput' });
+export type ModerateSessionResponseInput = z.input<typeof ModerateSessionResponseInput>;
+
 export const SessionAnswersInput = z.strictObject({ id: SessionId }).meta({ id: 'SessionAnswersInput' });
 export type SessionAnswersInput = z.input<typeof SessionAnswersInput>;
 
@@ -385,5 +433,6 @@ export type SessionId = z.output<typeof SessionId>;
 export type Pin = z.output<typeof Pin>;
 export type SessionPace = z.output<typeof SessionPace>;
 export type ShowScores = z.output<typeof ShowScores>;
+export type JoinChallengeMode = z.output<typeof JoinChallengeMode>;
 export type LinkId = z.output<typeof LinkId>;
 export type JoinCode = z.output<typeof JoinCode>;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { plans, scopes } from '../scopes.js';
 import { resourceId, Timestamp } from './common.js';
 import { Language, LanguageInput } from './language.js';
-import { storableText } from './text.js';
+import { displayText, storableText } from './text.js';
 import { ThemeId } from './themes.js';
 
 export const WorkspaceId = resourceId('ws', 'Workspace id.');
@@ -57,6 +57,10 @@ export const Workspace = z
         'Origins whose pages may show the audience page and presenter screen in a frame (docs/embedding.md); ' +
           'empty: no framing at all.',
       ),
+    blockedTerms: z
+      .array(z.string())
+      .describe('Words and phrases the text filter flags besides its own lists (docs/moderation.md).'),
+    allowedTerms: z.array(z.string()).describe('Words and phrases the text filter never flags.'),
   })
   .meta({ id: 'Workspace' });
 
@@ -107,6 +111,14 @@ export const EmbedOrigin = z
     return url.origin;
   });
 
+/** At most this many terms in each of `blockedTerms` and `allowedTerms`. */
+export const FILTER_TERMS_MAX = 500;
+
+/** A word or phrase of a workspace's text filter lists. */
+export const FilterTerm = displayText().trim().min(1).max(64);
+
+const FilterTerms = z.array(FilterTerm).max(FILTER_TERMS_MAX);
+
 export const UpdateWorkspaceInput = z
   .strictObject({
     embedOrigins: z
@@ -119,9 +131,17 @@ export const UpdateWorkspaceInput = z
       ),
     language: LanguageInput.optional().describe('The default language of new polls.'),
     themeId: ThemeId.nullable().optional().describe("The default theme; `null`: Pollkit's own colours."),
+    blockedTerms: FilterTerms.optional().describe(
+      `Replaces the words and phrases the text filter flags besides its own lists (at most ${FILTER_TERMS_MAX}, ` +
+        'each up to 64 characters; matched as whole words, evasions included).',
+    ),
+    allowedTerms: FilterTerms.optional().describe(
+      `Replaces the words and phrases the text filter never flags (at most ${FILTER_TERMS_MAX}); ` +
+        'they win over its lists and over `blockedTerms`.',
+    ),
   })
-  .refine((input) => input.embedOrigins !== undefined || input.language !== undefined || input.themeId !== undefined, {
-    message: 'Send `embedOrigins`, `language`, `themeId`, or several',
+  .refine((input) => Object.values(input).some((value) => value !== undefined), {
+    message: 'Send `embedOrigins`, `language`, `themeId`, `blockedTerms`, `allowedTerms`, or several',
   })
   .meta({ id: 'UpdateWorkspaceInput' });
 

@@ -189,10 +189,18 @@ export function participantGateStep(deps: LiveGateDeps): Step {
     }
     call.live = { ...(caller as LiveCaller), address };
     if (call.route !== contract.live.join) return next(call);
+    // A join refused for its challenge (a first try without one, then the solved one) added nobody:
+    // it gives its place among the address's new participants back, or a room behind one address
+    // joining a session with the challenge would count twice.
+    const outcome = await next(call).catch(async (error: unknown) => {
+      if (error instanceof ApiError && error.code === 'challenge_failed') {
+        await deps.rateLimits.release(`joins:${address}`);
+      }
+      throw error;
+    });
     // A token this process just issued is known from the start: its participant's first answer may
     // come minutes later, when the hub has long forgotten the row, and must not be budgeted as a
     // stranger's guess (a room answering its first question at once would be refused while in flight).
-    const outcome = await next(call);
     const issued =
       outcome.kind === 'json' ? (outcome.body as { participantToken?: unknown }).participantToken : undefined;
     if (typeof issued === 'string') known.set(hashSecret(issued), true);

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hash, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
  * Secrets the server must read back (webhook signing secrets: signing needs the secret itself, so
@@ -29,6 +29,16 @@ export class SecretSealer {
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final(), cipher.getAuthTag()]);
     return `v1.${this.keyId}.${iv.toString('base64url')}.${body.toString('base64url')}`;
+  }
+
+  /**
+   * A 32-byte key for another use, derived from the sealing key by HKDF-SHA-256 with `purpose` as its
+   * info: the same on every process that seals with the same key, never stored, and telling nothing
+   * of the sealing key or of another purpose's key. The join challenge's HMAC key is one
+   * (modules/live/join-challenge.ts).
+   */
+  deriveKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.#key, Buffer.alloc(0), `pollkit/${purpose}`, 32));
   }
 
   open(sealed: string): string {

@@ -1,5 +1,6 @@
 import type {
   Branching,
+  JoinChallengeMode,
   Plan,
   PollContent,
   PollStatus,
@@ -10,6 +11,7 @@ import type {
   ShowScores,
   SlideKind,
   SupportedLanguage,
+  TextFilter,
   ThemeColors,
   ThemeFont,
   ThemeLogo,
@@ -35,6 +37,9 @@ export interface WorkspacesTable {
   theme_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** Exact origins allowed to frame the workspace's pages (`frame-ancestors`). */
   embed_origins: ColumnType<string[], string | undefined, string>;
+  /** The text filter's extra terms (docs/moderation.md). */
+  blocked_terms: ColumnType<string[], string | undefined, string>;
+  allowed_terms: ColumnType<string[], string | undefined, string>;
   created_at: CreatedAt;
 }
 
@@ -79,6 +84,8 @@ export interface PollsTable {
   branching: ColumnType<Branching | null, string | null, string | null>;
   language: ColumnType<SupportedLanguage, SupportedLanguage | undefined, SupportedLanguage>;
   theme_id: ColumnType<string | null, string | null | undefined, string | null>;
+  text_filter: ColumnType<TextFilter, TextFilter | undefined, TextFilter>;
+  max_respondents: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
   published_at: NullableTimestamp;
@@ -109,6 +116,17 @@ export interface AnswersTable {
   /** Quiz points the answer earned in a live session (null elsewhere). */
   points: ColumnType<number | null, number | null | undefined, never>;
   created_at: CreatedAt;
+}
+
+/** A respondent counted against a poll's `max_respondents`: `v:<voterId>` or `p:<participantId>`. */
+export interface RespondentSeatsTable {
+  poll_id: string;
+  holder: string;
+}
+
+export interface PollSeatCountsTable {
+  poll_id: string;
+  taken: number;
 }
 
 export interface QuestionUpvotesTable {
@@ -272,6 +290,8 @@ export interface SessionsTable {
   participant_count: ColumnType<number, number | undefined, number>;
   /** No new participants (those who joined carry on): 409 `joins_locked`. */
   joins_locked: ColumnType<boolean, boolean | undefined, boolean>;
+  /** `pow`: a new participant solves a proof-of-work challenge before joining (live/join-challenge.ts). */
+  join_challenge: ColumnType<JoinChallengeMode | null, JoinChallengeMode | null | undefined, JoinChallengeMode | null>;
 }
 
 export interface SessionParticipantsTable {
@@ -387,6 +407,13 @@ export interface ServerKeysTable {
   created_at: CreatedAt;
 }
 
+/** Join challenges that joined a participant, until they expire: each joins once (without Redis). */
+export interface SpentJoinChallengesTable {
+  /** The challenge's hex SHA-256, as issued. */
+  challenge: string;
+  expires_at: Date;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   themes: ThemesTable;
@@ -394,6 +421,8 @@ export interface Database {
   polls: PollsTable;
   answers: AnswersTable;
   question_upvotes: QuestionUpvotesTable;
+  respondent_seats: RespondentSeatsTable;
+  poll_seat_counts: PollSeatCountsTable;
   poll_voters: PollVotersTable;
   poll_stats: PollStatsTable;
   slide_tallies: SlideTalliesTable;
@@ -415,6 +444,7 @@ export interface Database {
   webhook_event_batches: WebhookEventBatchesTable;
   webhook_attempts: WebhookAttemptsTable;
   server_keys: ServerKeysTable;
+  spent_join_challenges: SpentJoinChallengesTable;
 }
 
 export type AnswerRow = Selectable<AnswersTable>;

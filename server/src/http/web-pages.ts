@@ -174,6 +174,8 @@ interface PageView {
   language: SupportedLanguage;
   theme: PageTheme | null;
   embedOrigins: readonly string[];
+  /** The audience page of a session with the join challenge: it solves one before its first join. */
+  joinChallenge: 'pow' | null;
 }
 
 /** JSON inside `<script type="application/json">`: no `<` can close the element early. */
@@ -185,7 +187,8 @@ function scriptJson(value: unknown): string {
  * The page: `<html lang dir>` in its language, its theme's custom properties (an inline style the
  * CSP names by hash), its catalog preloaded beside its script (only that language's is fetched),
  * and the facts its script starts from in a JSON block (language, the languages it can switch to,
- * the catalog, the logo, the origins allowed to frame it).
+ * the catalog, the logo, the origins allowed to frame it, and on the audience page of a session
+ * with the join challenge, `joinChallenge`).
  */
 /** The words the server itself writes into a page, from the language's catalog. */
 interface PageWords {
@@ -209,6 +212,7 @@ function pageHtml(
     catalog,
     logo: view.theme?.logo ?? null,
     embedOrigins: view.embedOrigins,
+    ...(view.joinChallenge ? { joinChallenge: view.joinChallenge } : {}),
   };
   const style = view.theme ? view.theme.stylesheet : undefined;
   const html = `<!doctype html>
@@ -315,8 +319,9 @@ export function registerWebPages(
         language: assets.builtLanguages.includes(chosen) ? chosen : 'en',
         theme: settings?.theme ?? null,
         embedOrigins: settings?.embedOrigins ?? [],
+        joinChallenge: page === 'join' ? (settings?.joinChallenge ?? null) : null,
       };
-      const key = JSON.stringify([view.page, view.language, view.theme, view.embedOrigins]);
+      const key = JSON.stringify([view.page, view.language, view.theme, view.embedOrigins, view.joinChallenge]);
       let entry = rendered.get(key);
       if (!entry) {
         const { html, styleHash } = pageHtml(assets, view, await assets.words(view.language, view.page));

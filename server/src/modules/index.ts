@@ -5,7 +5,7 @@ import type { ContractHandlers } from './handler.js';
 import { liveHandlers } from './live/live.handlers.js';
 import { mediaHandlers } from './media/media.handlers.js';
 import { pollsHandlers } from './polls/polls.handlers.js';
-import { questionsHandlers } from './questions/questions.handlers.js';
+import { questionsHandlers, responseModerationHandlers } from './questions/questions.handlers.js';
 import { respondentsHandlers } from './respondents/respondents.handlers.js';
 import { resultsHandlers } from './results/results.handlers.js';
 import { sessionsHandlers } from './sessions/sessions.handlers.js';
@@ -23,7 +23,7 @@ export type { ContractHandlers, CsvDownload, HandlerContext, ModuleDeps } from '
 export const handlers: ContractHandlers = {
   polls: { ...pollsHandlers, ...branchingHandlers },
   votes: votesHandlers,
-  responses: responsesHandlers,
+  responses: { ...responsesHandlers, ...responseModerationHandlers },
   respondents: respondentsHandlers,
   answers: answersHandlers,
   results: resultsHandlers,

@@ -266,6 +266,14 @@ function participantSample(name: string, input: Record<string, unknown>): string
   switch (name) {
     case 'join':
       return [...PARTICIPANT_SETUP, join, 'console.log(me.participant, me.state);'].join('\n');
+    case 'challenge':
+      return [
+        ...PARTICIPANT_SETUP,
+        '// A session with `joinChallenge: "pow"`: joinSession gets a challenge from this route, solves it',
+        '// (Web Crypto) and joins with the solution. `solveJoinChallenge` is the solver, for a page of your own.',
+        join,
+        'console.log(me.participant);',
+      ].join('\n');
     case 'events':
       return [
         ...PARTICIPANT_SETUP,

@@ -113,6 +113,11 @@ function JoinForm({ view, controller }: { view: View; controller: JoinController
           {view.formError}
         </p>
       ) : null}
+      {view.checking ? (
+        <p class="muted" role="status" data-testid="join-checking">
+          {t('join.form.checking')}
+        </p>
+      ) : null}
       <button type="submit" class="primary" disabled={joining}>
         {t(joining ? 'join.form.joining' : 'join.form.join')}
       </button>

@@ -2,6 +2,7 @@ import {
   ConflictError,
   ConnectionError,
   type EventStream,
+  type JoinChallenge,
   joinSession,
   type LiveAnswer,
   type LiveAnswerReceipt,
@@ -22,6 +23,7 @@ import { pageFetch, ServerClock, streamLastHeardAt } from '../shared/net.js';
 import type { BoardQuestion } from '../shared/results.js';
 import { readStored, removeStored, writeStored } from '../shared/storage.js';
 import { onWake, ViewStore } from '../shared/store.js';
+import { pageJoinChallenge, solveInWorker } from './challenge.js';
 
 /**
  * The audience page's state and everything it does, outside the view: join (or rejoin with the
@@ -60,6 +62,8 @@ export interface View {
   pin: string;
   /** Why the form is shown again (a wrong PIN…). */
   formError?: string;
+  /** The session asks for a join challenge and this device is solving it (a moment, before the join). */
+  checking?: boolean;
   name: string | null;
   score: number;
   state?: LiveState;
@@ -123,6 +127,14 @@ export class JoinController extends ViewStore<View> {
    */
   readonly #respondentId = respondentIdFromUrl();
   readonly #fetch = pageFetch(this.clock, { onConnected: (connected) => this.set({ connected }) });
+  /** The code in the page's address (`/join/{code}`): the session the server rendered the page for. */
+  readonly #pageCode: string;
+  /**
+   * The page's session asks newcomers for the join challenge: its solution, begun as the page loads,
+   * in a Web Worker, while the visitor types a name (undefined when it could not be had: the join
+   * then solves one itself).
+   */
+  #presolved: Promise<string | undefined> | undefined;
   #me: LiveParticipant | undefined;
   #stream: EventStream<ParticipantEvent> | undefined;
   #pending: PendingAnswer | undefined;
@@ -154,8 +166,10 @@ export class JoinController extends ViewStore<View> {
       advance: { kind: 'idle' },
       quizzes: {},
     });
+    this.#pageCode = pin;
     // A refresh, or a phone that reloaded the tab: the same participant again, without the form.
     if (pin && readStored<Saved>('local', tokenKey(pin))) void this.join(pin, undefined);
+    else if (pin && pageJoinChallenge() === 'pow') this.#presolved = this.#presolve(pin);
     onWake(() => this.#wake());
   }
 
@@ -202,16 +216,57 @@ export class JoinController extends ViewStore<View> {
       pin,
       fetch: this.#fetch,
       maxRetries: 3,
+      solveChallenge: (challenge: JoinChallenge, signal?: AbortSignal) => this.#solveChallenge(challenge, signal),
+      // The session's join challenge as the server rendered the page (a PIN typed at /join: unknown).
+      joinChallenge: pin === this.#pageCode ? pageJoinChallenge() : null,
       ...(this.#respondentId === undefined ? {} : { respondentId: this.#respondentId }),
     };
+    const challenge = token === undefined ? await this.#takePresolved(pin) : undefined;
     try {
-      return await joinSession({ ...options, name, participantToken: token });
+      return await joinSession({ ...options, name, participantToken: token, challenge });
     } catch (error) {
       if (token === undefined || !(error instanceof PollkitError) || error.code !== 'invalid_participant_token') {
         throw error;
       }
       removeStored('local', tokenKey(pin));
       return joinSession({ ...options, name });
+    }
+  }
+
+  /** Gets the page's session's join challenge and solves it in a Web Worker, before the visitor asks to join. */
+  async #presolve(pin: string): Promise<string | undefined> {
+    try {
+      const response = await this.#fetch(`${location.origin}/api/v1/live/${encodeURIComponent(pin)}/challenge`);
+      if (!response.ok) return undefined;
+      return await solveInWorker((await response.json()) as JoinChallenge);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The solution begun as the page loaded, once (awaited, the form saying so, if it is not ready yet). */
+  async #takePresolved(pin: string): Promise<string | undefined> {
+    const presolved = this.#presolved;
+    this.#presolved = undefined;
+    if (!presolved || pin !== this.#pageCode) return undefined;
+    this.set({ checking: true });
+    try {
+      return await presolved;
+    } finally {
+      this.set({ checking: false });
+    }
+  }
+
+  /**
+   * A session with the join challenge: the SDK hands its challenge here, solved in a Web Worker
+   * (challenge.ts) while the form says the device is being checked.
+   */
+  async #solveChallenge(challenge: JoinChallenge, signal?: AbortSignal): Promise<string> {
+    this.set({ checking: true });
+    try {
+      return await solveInWorker(challenge, signal);
+    } finally {
+      this.set({ checking: false });
     }
   }
 

@@ -284,36 +284,7 @@ function LiveResults({
           answers
         )}
         <QuestionList questions={board} empty={slide.moderated ? t('present.qa.noApproved') : undefined} />
-        {slide.moderated ? (
-          // Closed by default: this screen is the room's, and a question is not for the room until approved.
-          <details class="moderation" data-testid="moderation">
-            <summary>
-              {t('present.moderation.waiting', { count: view.pending.length })}{' '}
-              <span class="muted">{t('present.moderation.hint')}</span>
-            </summary>
-            <ul class="questions">
-              {view.pending.map((question) => (
-                <li key={question.id} data-question-id={question.id}>
-                  <span class="question-text">{question.text}</span>
-                  <button
-                    type="button"
-                    class="secondary"
-                    onClick={() => void controller.moderate(question.id, 'approved')}
-                  >
-                    {t('present.moderation.approve')}
-                  </button>
-                  <button
-                    type="button"
-                    class="secondary"
-                    onClick={() => void controller.moderate(question.id, 'dismissed')}
-                  >
-                    {t('present.moderation.dismiss')}
-                  </button>
-                </li>
-              ))}
-            </ul>
-          </details>
-        ) : null}
+        {slide.moderated ? <ModerationQueue view={view} controller={controller} /> : null}
       </>
     );
   }
@@ -321,7 +292,39 @@ function LiveResults({
     <>
       {answers}
       {counts?.results ? <ResultView result={counts.results} render={renderOf(slide)} /> : null}
+      {/* An open-ended slide under `textFilter: review`: the answers held until approved. */}
+      {slide.kind === 'open_ended' && counts?.pendingQuestions != null ? (
+        <ModerationQueue view={view} controller={controller} />
+      ) : null}
     </>
+  );
+}
+
+/**
+ * The questions (moderated Q&A) or answers (text filter in `review`) waiting for the presenter's
+ * decision. Closed by default: this screen is the room's, and a text is not for the room until approved.
+ */
+function ModerationQueue({ view, controller }: { view: PresenterView; controller: PresenterController }) {
+  return (
+    <details class="moderation" data-testid="moderation">
+      <summary>
+        {t('present.moderation.waiting', { count: view.pending.length })}{' '}
+        <span class="muted">{t('present.moderation.hint')}</span>
+      </summary>
+      <ul class="questions">
+        {view.pending.map((item) => (
+          <li key={item.id} data-question-id={item.id}>
+            <span class="question-text">{item.text}</span>
+            <button type="button" class="secondary" onClick={() => void controller.moderate(item.id, 'approved')}>
+              {t('present.moderation.approve')}
+            </button>
+            <button type="button" class="secondary" onClick={() => void controller.moderate(item.id, 'dismissed')}>
+              {t('present.moderation.dismiss')}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </details>
   );
 }
 

@@ -6,7 +6,6 @@ import {
   type PresenterEvent,
   type PresenterSession,
   presenterSession,
-  type Question,
   type QuestionStatus,
   type Session,
   type SessionAction,
@@ -39,10 +38,20 @@ export interface PresenterView {
   results?: SlideResults;
   summary?: SessionSummary;
   connected: boolean;
-  /** The moderation queue of the current Q&A slide. */
-  pending: readonly Question[];
+  /**
+   * The queue of the current slide: a moderated Q&A slide's questions waiting for approval, or the
+   * answers the text filter holds for review on an open-ended slide (`textFilter: review`). Texts
+   * are as the room would be shown them (flagged words masked).
+   */
+  pending: readonly QueuedText[];
   busy: boolean;
   actionError?: string;
+}
+
+/** A question or an answer waiting for the presenter's decision. */
+export interface QueuedText {
+  id: string;
+  text: string;
 }
 
 /** The `progress` event's data (`SessionProgress`). */
@@ -165,7 +174,7 @@ export class PresenterController extends ViewStore<PresenterView> {
         // A new question, or a decision made anywhere (this screen, another tab, the API), moves the
         // counts: every presenter screen re-reads its queue.
         const readAt = `${event.data.answerCount}:${event.data.pendingQuestions}`;
-        if (readAt !== this.#queueReadAt) void this.#refreshQueue(readAt);
+        if (readAt !== this.#queueReadAt) void this.#refreshQueue(readAt, event.data.pendingQuestions);
         break;
       }
       case 'progress':
@@ -185,16 +194,24 @@ export class PresenterController extends ViewStore<PresenterView> {
     return session?.status === 'active' ? deck?.slides[session.currentSlideIndex] : undefined;
   }
 
-  /** The moderation queue of a moderated Q&A slide, read again whenever its counts move. */
-  async #refreshQueue(readAt: string): Promise<void> {
+  /**
+   * The queue of the current slide, read again whenever its counts move: a moderated Q&A slide's
+   * questions, or an open-ended slide's held answers (the server counts them in `pendingQuestions`
+   * only when the slide's text filter is `review`).
+   */
+  async #refreshQueue(readAt: string, pendingCount: number | null): Promise<void> {
     const slide = this.currentSlide();
-    if (slide?.kind !== 'qa' || !slide.moderated) return;
+    const questions = slide?.kind === 'qa' && slide.moderated;
+    const answers = slide?.kind === 'open_ended' && pendingCount !== null;
+    if (!slide || (!questions && !answers)) return;
     this.#queueReadAt = readAt;
     // Reads may overlap when decisions come fast: only the latest one's answer is shown.
     const read = ++this.#queueReads;
     try {
-      const page = await this.#presenter!.questions({ slideId: slide.id, status: 'pending', limit: 50 });
-      if (read === this.#queueReads && this.currentSlide()?.id === slide.id) this.set({ pending: page.data });
+      const query = { slideId: slide.id, status: 'pending' as const, limit: 50 };
+      const page = questions ? await this.#presenter!.questions(query) : await this.#presenter!.responses(query);
+      const pending = page.data.map((item) => ({ id: item.id, text: item.text ?? '' }));
+      if (read === this.#queueReads && this.currentSlide()?.id === slide.id) this.set({ pending });
     } catch (error) {
       this.set({ actionError: loadErrorMessage(error) });
     }
@@ -218,10 +235,12 @@ export class PresenterController extends ViewStore<PresenterView> {
     }
   }
 
-  async moderate(questionId: string, status: QuestionStatus): Promise<void> {
+  /** Approves or dismisses a queued question (Q&A) or held answer (open-ended). */
+  async moderate(id: string, status: Exclude<QuestionStatus, 'pending'>): Promise<void> {
     try {
-      await this.#presenter!.moderate(questionId, status);
-      this.set({ pending: this.view.pending.filter((question) => question.id !== questionId) });
+      if (this.currentSlide()?.kind === 'open_ended') await this.#presenter!.moderateResponse(id, status);
+      else await this.#presenter!.moderate(id, status);
+      this.set({ pending: this.view.pending.filter((item) => item.id !== id) });
     } catch (error) {
       this.set({ actionError: errorMessage(error) });
     }

@@ -14,6 +14,8 @@ import * as sessionRooms from './0012_session_rooms.js';
 import * as hostTokenScopes from './0013_host_token_scopes.js';
 import * as idempotencyOwners from './0014_idempotency_owners.js';
 import * as pages from './0015_pages.js';
+import * as moderation from './0016_moderation.js';
+import * as joinChallenge from './0017_join_challenge.js';
 
 /**
  * Migrations are registered here, in code, rather than read from a folder at run time: the server
@@ -35,6 +37,8 @@ const migrations: Record<string, Migration> = {
   '0013_host_token_scopes': hostTokenScopes,
   '0014_idempotency_owners': idempotencyOwners,
   '0015_pages': pages,
+  '0016_moderation': moderation,
+  '0017_join_challenge': joinChallenge,
 };
 
 export const migrationProvider: MigrationProvider = {

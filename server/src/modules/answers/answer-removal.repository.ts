@@ -44,23 +44,78 @@ export async function removeAnswers(
   const deleted = rows.filter((row) => deletedIds.has(row.id));
   if (deleted.length === 0) return removed;
 
-  const poll = new Deltas();
-  const session = new Deltas();
   for (const row of deleted) {
     if (row.kind === 'vote') removed.votes++;
     else if (row.slide_kind === 'qa') removed.questions++;
     else removed.responses++;
+  }
+  // A held or dismissed open-ended answer added nothing to the counters (answers.service.ts).
+  const counted = (row: AnswerRow) =>
+    row.slide_kind !== 'open_ended' || row.status === null || row.status === 'approved';
+  await uncount(trx, deleted, (row) => (counted(row) ? slideOf(row) : undefined), { answers: true });
+  await forgetVoters(trx, 'poll', deleted);
+  await forgetVoters(trx, 'session', deleted);
+  return removed;
+}
+
+/**
+ * Takes what `rows` added out of the counters, texts and words of their polls and sessions; with
+ * `answers`, out of the stats' answer counts too (a removal; a dismissal keeps the answer, which stays
+ * counted as received). A row whose slide `slideOf` does not give adds nothing but its answer count.
+ */
+export async function uncount(
+  trx: Db,
+  rows: AnswerRow[],
+  slideOf: (row: AnswerRow) => Slide | undefined,
+  options: { answers: boolean },
+): Promise<void> {
+  const poll = new Deltas();
+  const session = new Deltas();
+  for (const row of rows) {
     const slide = slideOf(row);
     const deltas = slide ? deltasFor(slide, row.value) : { tallies: [] };
     poll.add(row.poll_id, row, deltas);
     if (row.session_id !== null) session.add(row.session_id, row, deltas);
   }
-
+  if (!options.answers) {
+    poll.answers.clear();
+    session.answers.clear();
+  }
   await subtract(trx, 'slide_tallies', 'poll_id', poll);
   await subtract(trx, 'session_tallies', 'session_id', session);
-  await forgetVoters(trx, 'poll', deleted);
-  await forgetVoters(trx, 'session', deleted);
-  return removed;
+}
+
+/**
+ * Adds what an answer held for review adds once approved: its counters, text and words, to its poll
+ * and its session, as the batch statement would have (answer-batch.repository.ts). Its voter and the
+ * stats' answer counts were recorded when it arrived.
+ */
+export async function count(trx: Db, row: AnswerRow, slide: Slide): Promise<void> {
+  const deltas = deltasFor(slide, row.value);
+  const owners: Array<['poll_id' | 'session_id', string]> = [['poll_id', row.poll_id]];
+  if (row.session_id !== null) owners.push(['session_id', row.session_id]);
+  for (const [column, owner] of owners) {
+    const tallyTable = column === 'poll_id' ? 'slide_tallies' : 'session_tallies';
+    const { texts, words } = tables[column];
+    const ref = sql.ref(column);
+    for (const delta of deltas.tallies) {
+      await sql`insert into ${sql.table(tallyTable)} (${ref}, slide_id, key, count, total)
+        values (${owner}, ${row.slide_id}, ${delta.key}, ${delta.count}, ${delta.total})
+        on conflict (${ref}, slide_id, key) do update
+          set count = ${sql.table(tallyTable)}.count + excluded.count,
+              total = ${sql.table(tallyTable)}.total + excluded.total`.execute(trx);
+    }
+    if (deltas.text) {
+      await sql`insert into ${sql.table(texts)} (${ref}, slide_id, text_hash, text, count)
+        values (${owner}, ${row.slide_id}, ${deltas.text.hash}, ${deltas.text.text}, 1)
+        on conflict (${ref}, slide_id, text_hash) do update set count = ${sql.table(texts)}.count + 1`.execute(trx);
+    }
+    for (const word of deltas.words ?? []) {
+      await sql`insert into ${sql.table(words)} (${ref}, slide_id, word, count)
+        values (${owner}, ${row.slide_id}, ${word}, 1)
+        on conflict (${ref}, slide_id, word) do update set count = ${sql.table(words)}.count + 1`.execute(trx);
+    }
+  }
 }
 
 type DeltasFor = ReturnType<typeof deltasFor>;

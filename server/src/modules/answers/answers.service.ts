@@ -4,6 +4,7 @@ import type {
   CastVoteInput,
   CreateResponseInput,
   ListAnswersInput,
+  Poll,
   PollResponse,
   Slide,
   Vote,
@@ -14,15 +15,17 @@ import { keysetPage } from '../../core/paging.js';
 import { newId } from '../../db/ids.js';
 import type { AnswerRow, AnswerValue } from '../../db/schema.js';
 import type { DomainEvents } from '../events/domain-events.js';
+import { type ModerationDeps, pollTextPolicies, slideTextPolicy } from '../moderation/index.js';
 import { getPoll, lockPoll, type PollsDeps, setPollVersion } from '../polls/polls.service.js';
 import { type OutboxEvent, outboxEvent } from '../webhooks/index.js';
 import { removeAnswers } from './answer-removal.repository.js';
 import { assertTakesAnswers, findSlide, responseValue, voteValue } from './answer-rules.js';
 import type { AnswerWriter } from './answer-writer.js';
 import * as answers from './answers.repository.js';
+import { clearSeats, takeSeat } from './respondent-seats.repository.js';
 import { deltasFor } from './tallies.js';
 
-export interface AnswersDeps extends PollsDeps {
+export interface AnswersDeps extends PollsDeps, ModerationDeps {
   answerWriter: AnswerWriter;
   events: DomainEvents;
 }
@@ -67,6 +70,10 @@ export async function recordAnswer(
     assertTakesAnswers(poll);
     const slide = findSlide(poll, input.slideId);
     const value = judge(slide);
+    const screened = await screenText(deps, workspaceId, poll, slide, value);
+    if (poll.maxRespondents !== null) {
+      await claimSeat(deps.db, poll.id, poll.maxRespondents, seatHolder(input.voterId, live));
+    }
     const createdAt = new Date();
     const row = {
       id: newId(kind),
@@ -76,14 +83,19 @@ export async function recordAnswer(
       kind,
       slide_kind: slide.kind,
       value: JSON.stringify(value),
-      // Q&A questions on a moderated slide wait for approval; elsewhere they show at once.
-      status: slide.kind === 'qa' ? (slide.moderated ? ('pending' as const) : ('approved' as const)) : null,
+      status: screened.status,
       session_id: live?.sessionId ?? null,
       points: live ? live.points(slide, value) : null,
       created_at: createdAt,
     };
     const outcome = await deps.answerWriter.write(
-      { row, deltas: deltasFor(slide, value), event: answerEvent(row, value, createdAt) },
+      {
+        row,
+        // A held answer counts nowhere until approved (moderateResponse adds it then).
+        deltas:
+          screened.status === 'pending' && slide.kind === 'open_ended' ? { tallies: [] } : deltasFor(slide, value),
+        event: answerEvent(row, value, createdAt, screened.flagged),
+      },
       poll.updatedAt,
       workspaceId,
     );
@@ -108,6 +120,43 @@ export async function recordAnswer(
   }
 }
 
+/** Who holds a seat under `maxRespondents`: an API voter by their id, a participant by theirs. */
+function seatHolder(voterId: string, live: LiveOrigin | undefined): string {
+  return live ? `p:${voterId}` : `v:${voterId}`;
+}
+
+/**
+ * A respondent's first answer to a capped poll takes a seat; none left is `409 poll_full` (exact under
+ * concurrency: respondent-seats.repository.ts). Those already seated answer on.
+ */
+async function claimSeat(db: AnswersDeps['db'], pollId: string, cap: number, holder: string): Promise<void> {
+  if (await takeSeat(db, pollId, cap, holder)) return;
+  throw new ApiError('poll_full', `This poll takes at most ${cap} respondents`, { maxRespondents: cap });
+}
+
+/**
+ * What the text filter makes of an answer's text (docs/moderation.md): under `block` a flagged one is
+ * refused here, before anything is stored; under `review` it is held (`pending`). Q&A questions on a
+ * moderated slide wait for approval whatever the filter says; elsewhere they show at once. Answers
+ * without text are not flagged (`flagged` undefined: webhooks carry it on texts only).
+ */
+async function screenText(
+  deps: AnswersDeps,
+  workspaceId: string,
+  poll: Poll,
+  slide: Slide,
+  value: AnswerValue,
+): Promise<{ status: 'pending' | 'approved' | null; flagged: boolean | undefined }> {
+  if ((slide.kind !== 'open_ended' && slide.kind !== 'qa') || value.text === undefined) {
+    return { status: null, flagged: undefined };
+  }
+  const policy = await slideTextPolicy(deps, workspaceId, poll, slide);
+  const { flagged, verdict } = policy.check(value.text, 'text');
+  const held = verdict === 'hold' || (slide.kind === 'qa' && slide.moderated);
+  if (held) return { status: 'pending', flagged };
+  return { status: slide.kind === 'qa' ? 'approved' : null, flagged };
+}
+
 /**
  * The webhook event an answer makes: `vote.created`, `question.created` (a Q&A slide) or
  * `response.created`, its `data` the vote, question or response as the API reads it back.
@@ -125,6 +174,7 @@ function answerEvent(
   },
   value: AnswerValue,
   createdAt: Date,
+  flagged: boolean | undefined,
 ): OutboxEvent {
   const common = {
     id: row.id,
@@ -139,12 +189,13 @@ function answerEvent(
   if (row.slide_kind === 'qa') {
     return outboxEvent(
       'question.created',
-      { ...common, text: value.text ?? '', status: row.status ?? 'approved', upvotes: 0 },
+      { ...common, text: value.text ?? '', status: row.status ?? 'approved', flagged: flagged ?? false, upvotes: 0 },
       createdAt,
     );
   }
   const kind = row.slide_kind as PollResponse['kind'];
-  return outboxEvent('response.created', { ...common, kind, ...value }, createdAt);
+  const moderation = kind === 'open_ended' ? { status: row.status ?? 'approved', flagged: flagged ?? false } : {};
+  return outboxEvent('response.created', { ...common, kind, ...value, ...moderation }, createdAt);
 }
 
 export function castVote(deps: AnswersDeps, workspaceId: string, input: z.output<typeof CastVoteInput>) {
@@ -166,7 +217,12 @@ function toVote(row: AnswerRow): Vote {
   };
 }
 
-export function toResponse(row: AnswerRow): PollResponse {
+/**
+ * A stored response as the owner reads it: the text as written. Open-ended answers and Q&A questions
+ * carry their `status` and whether the filter flags their text (`isFlagged`, the slide's policy).
+ */
+export function toResponse(row: AnswerRow, isFlagged?: (text: string) => boolean): PollResponse {
+  const moderated = row.slide_kind === 'qa' || row.slide_kind === 'open_ended';
   return {
     id: row.id,
     pollId: row.poll_id,
@@ -174,20 +230,19 @@ export function toResponse(row: AnswerRow): PollResponse {
     voterId: row.voter_id,
     kind: row.slide_kind as PollResponse['kind'],
     ...row.value,
-    ...(row.slide_kind === 'qa' ? { status: row.status ?? 'approved', upvotes: row.upvotes } : {}),
+    ...(moderated ? { status: row.status ?? 'approved', flagged: isFlagged?.(row.value.text ?? '') ?? false } : {}),
+    ...(row.slide_kind === 'qa' ? { upvotes: row.upvotes } : {}),
     createdAt: row.created_at.toISOString(),
   };
 }
 
 async function listPage<T>(
   deps: AnswersDeps,
-  workspaceId: string,
+  poll: Poll,
   input: z.output<typeof ListAnswersInput>,
   kind: 'vote' | 'response',
   map: (row: AnswerRow) => T,
 ) {
-  // Resolving the poll first keeps workspaces apart: another workspace's poll id is a 404.
-  const poll = await getPoll(deps, workspaceId, input.id);
   return keysetPage(
     input,
     kind === 'vote' ? 'vote' : 'rsp',
@@ -205,12 +260,21 @@ async function listPage<T>(
   );
 }
 
-export function listVotes(deps: AnswersDeps, workspaceId: string, input: z.output<typeof ListAnswersInput>) {
-  return listPage(deps, workspaceId, input, 'vote', toVote);
+// Resolving the poll first keeps workspaces apart: another workspace's poll id is a 404.
+export async function listVotes(deps: AnswersDeps, workspaceId: string, input: z.output<typeof ListAnswersInput>) {
+  return listPage(deps, await getPoll(deps, workspaceId, input.id), input, 'vote', toVote);
 }
 
-export function listResponses(deps: AnswersDeps, workspaceId: string, input: z.output<typeof ListAnswersInput>) {
-  return listPage(deps, workspaceId, input, 'response', toResponse);
+export async function listResponses(deps: AnswersDeps, workspaceId: string, input: z.output<typeof ListAnswersInput>) {
+  const poll = await getPoll(deps, workspaceId, input.id);
+  const policies = await pollTextPolicies(deps, workspaceId, poll);
+  return listPage(deps, poll, input, 'response', (row) =>
+    toResponse(row, (text) => policies.forSlide(slideOf(poll, row.slide_id)).flagged(text)),
+  );
+}
+
+function slideOf(poll: Poll, slideId: string): Slide | undefined {
+  return poll.content.questions.find((slide) => slide.id === slideId);
 }
 
 /**
@@ -255,6 +319,7 @@ async function resetAnswersIn(
       return answers.deleteAnswersOfSession(trx, pollId, sessionId);
     }
     const deleted = await answers.deleteAnswersOfPoll(trx, pollId);
+    await clearSeats(trx, pollId);
     // Strictly later than the version answers were judged against, even within the same millisecond.
     const version = new Date(Math.max(Date.now(), poll.updated_at.getTime() + 1));
     await setPollVersion(trx, workspaceId, pollId, version);

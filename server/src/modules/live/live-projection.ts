@@ -289,7 +289,7 @@ export function progressJson(
   });
 }
 
-/** The `counts` event's data (LiveCounts); `pendingQuestions` only on a moderated Q&A slide. */
+/** The `counts` event's data (LiveCounts); `pendingQuestions` only on a slide with a moderation or review queue. */
 export function countsJson(
   slide: Slide | undefined,
   participantCount: number,

@@ -1,4 +1,5 @@
 import type {
+  JoinChallenge,
   JoinedSession,
   JoinSessionInput,
   LiveAdvanceInput,
@@ -21,10 +22,12 @@ import type { AnswerValue, ParticipantRow, SessionRow } from '../../db/schema.js
 import type { RateLimitStore } from '../../infra/rate-limit.js';
 import { responseValue, voteValue } from '../answers/answer-rules.js';
 import { type AnswersDeps, recordAnswer } from '../answers/answers.service.js';
+import { namePolicy } from '../moderation/index.js';
 import { outcomeOfAnswer } from '../polls/branching-rules.js';
 import { getPoll } from '../polls/polls.service.js';
 import { upvoteQuestion } from '../questions/questions.service.js';
 import { isPastClosing, snapshotOf } from '../sessions/index.js';
+import type { JoinChallenges } from './join-challenge.js';
 import type { LiveCaller } from './live-caller.js';
 import type { LiveHub } from './live-hub.js';
 import { currentSlide, liveState, quizPoints } from './live-views.js';
@@ -39,6 +42,8 @@ export interface LiveDeps extends AnswersDeps {
   config: Pick<Config, 'LIVE_QA_QUESTIONS_PER_PARTICIPANT_PER_MINUTE' | 'LIVE_QA_QUESTIONS_PER_IP_PER_MINUTE'>;
   /** Times quiz answers against the slide's start, which session control stamps by the same clock. */
   clock: Clock;
+  /** Issues and checks the join challenge of sessions with `joinChallenge: "pow"` (join-challenge.ts). */
+  joinChallenges: JoinChallenges;
 }
 
 /** Participant tokens: `ptk_` + 32 random bytes; stored as SHA-256 like every other secret. */
@@ -121,6 +126,11 @@ export async function joinSession(
   if (isPastClosing(session, deps.clock.now()) && !caller.participant) {
     throw ApiError.notFound('Session');
   }
+  // A newcomer to a session with the join challenge shows its solution first, before anything is
+  // read or written; a participant resuming with its token is not asked again.
+  if (session.join_challenge === 'pow' && !caller.participant) {
+    await deps.joinChallenges.redeem(session.id, input.challenge);
+  }
   const poll = await getPoll(deps, session.workspace_id, session.poll_id);
   if (session.pace === 'audience') return joinWalk(deps, caller, poll, input);
   const snapshot = { action: 'start' as const, ...snapshotOf(session) };
@@ -143,7 +153,7 @@ export async function joinSession(
     };
   }
 
-  const { row, token } = await addParticipant(deps, session, input);
+  const { row, token } = await addParticipant(deps, session, poll, input);
   return {
     participant: toParticipant(row, 0),
     participantToken: token,
@@ -152,12 +162,28 @@ export async function joinSession(
   };
 }
 
-/** A new participant, if the session has a seat: answers its row and its token (shown this once). */
+/**
+ * `GET /live/{pin}/challenge`: a new join challenge for the session the PIN names, whether or not it
+ * asks for one (only a session with `joinChallenge: "pow"` checks it). Nothing is stored.
+ */
+export function issueJoinChallenge(deps: LiveDeps, caller: LiveCaller): Promise<JoinChallenge> {
+  return deps.joinChallenges.issue(caller.session.id);
+}
+
+/**
+ * A new participant, if the session has a seat: answers its row and its token (shown this once). A
+ * name the poll's text filter flags is refused under `block` and `review` (a name has no review
+ * queue), before a seat is taken; under `mask` it is kept as written and shown masked.
+ */
 async function addParticipant(
   deps: LiveDeps,
   session: SessionRow,
+  poll: Poll,
   input: z.output<typeof JoinSessionInput>,
 ): Promise<{ row: ParticipantRow; token: string }> {
+  if (input.name !== undefined) {
+    (await namePolicy(deps, session.workspace_id, poll)).check(input.name, 'name', 'name');
+  }
   const token = newSecret(TOKEN_PREFIX);
   const row = await participants.insertParticipant(deps.db, {
     id: newId('participant'),
@@ -203,7 +229,7 @@ async function joinWalk(
       state: walkState(session, poll, row, answered),
     };
   }
-  const { row, token } = await addParticipant(deps, session, input);
+  const { row, token } = await addParticipant(deps, session, poll, input);
   return {
     participant: toParticipant(row, 0),
     participantToken: token,

@@ -5,6 +5,7 @@ import type { EventSink, StreamEvent } from '../../core/event-stream.js';
 import { isDependencyUnavailable } from '../../core/unavailable.js';
 import type { Database, SessionEventRow, SessionRow } from '../../db/schema.js';
 import { turnLoader } from '../../infra/turn-loader.js';
+import { type ModerationDeps, slideTextFilter } from '../moderation/index.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { pendingQuestionCount } from '../questions/questions.service.js';
 import { resultsOf, slideResultOf } from '../results/results.service.js';
@@ -14,6 +15,7 @@ import {
   hasQuiz,
   joinCodeOf,
   listEventsAfter,
+  nameShower,
   type ParticipantCounts,
   standingsOf,
 } from '../sessions/index.js';
@@ -61,7 +63,7 @@ export interface Subscriber extends StreamAudience {
 }
 
 /** What a channel reads with: the database, the poll cache, the log and the join URL of a PIN. */
-export interface ChannelDeps extends PollsDeps {
+export interface ChannelDeps extends PollsDeps, ModerationDeps {
   db: Kysely<Database>;
   log: Pick<Logger, 'error' | 'warn' | 'info'>;
   /** The join URL of a PIN (config `LIVE_JOIN_URL`). */
@@ -429,14 +431,23 @@ export class SessionChannel {
 
   /** The results of a slide, with the leaderboard on quiz slides (each participant's own rank spliced in). */
   async #slideResults(poll: Poll, slide: Slide): Promise<PersonalisedJson> {
-    const result = await slideResultOf(this.host.deps, poll, slide, this.sessionId);
-    const standings = slide.kind === 'quiz' ? await standingsOf(this.host.deps.db, this.sessionId) : undefined;
+    const result = await slideResultOf(this.host.deps, this.#workspaceId, poll, slide, this.sessionId);
+    const standings =
+      slide.kind === 'quiz'
+        ? await standingsOf(
+            this.host.deps.db,
+            this.sessionId,
+            await nameShower(this.host.deps, this.#workspaceId, poll),
+          )
+        : undefined;
     return slideResultsJson(slide, result, standings);
   }
 
   async #summary(poll: Poll, participantCount: number): Promise<PersonalisedJson> {
-    const results = await resultsOf(this.host.deps, poll, this.sessionId);
-    const standings = hasQuiz(poll) ? await standingsOf(this.host.deps.db, this.sessionId) : undefined;
+    const results = await resultsOf(this.host.deps, this.#workspaceId, poll, this.sessionId);
+    const standings = hasQuiz(poll)
+      ? await standingsOf(this.host.deps.db, this.sessionId, await nameShower(this.host.deps, this.#workspaceId, poll))
+      : undefined;
     return summaryJson(this.sessionId, participantCount, results.slides, standings);
   }
 
@@ -496,7 +507,7 @@ export class SessionChannel {
   }
 
   async #questionBoard(poll: Poll, slide: Slide): Promise<string> {
-    const result = await slideResultOf(this.host.deps, poll, slide, this.sessionId);
+    const result = await slideResultOf(this.host.deps, this.#workspaceId, poll, slide, this.sessionId);
     return questionBoard(slide.id, result.kind === 'qa' ? result : { questions: [] });
   }
 
@@ -511,16 +522,22 @@ export class SessionChannel {
     if (row.pace === 'audience') {
       const [perSlide, results] = await Promise.all([
         participants.participantsPerSlide(this.host.deps.db, this.sessionId),
-        resultsOf(this.host.deps, poll, this.sessionId),
+        resultsOf(this.host.deps, this.#workspaceId, poll, this.sessionId),
       ]);
       return { type: 'progress', data: progressJson(this.sessionId, poll, counts, perSlide, results.slides) };
     }
     const current =
-      result !== undefined ? result : slide ? await slideResultOf(this.host.deps, poll, slide, this.sessionId) : null;
+      result !== undefined
+        ? result
+        : slide
+          ? await slideResultOf(this.host.deps, this.#workspaceId, poll, slide, this.sessionId)
+          : null;
     const pending =
       slide?.kind === 'qa' && slide.moderated
         ? await pendingQuestionCount(this.host.deps, this.sessionId, slide.id)
-        : null;
+        : slide?.kind === 'open_ended' && slideTextFilter(poll, slide) === 'review'
+          ? await pendingQuestionCount(this.host.deps, this.sessionId, slide.id, 'open_ended')
+          : null;
     return { type: 'counts', data: countsJson(slide, counts.joined, current, pending) };
   }
 
@@ -604,7 +621,7 @@ export class SessionChannel {
       return;
     }
     const slide = currentSlide(poll, snapshotOfRow(row));
-    const result = slide ? await slideResultOf(this.host.deps, poll, slide, this.sessionId) : null;
+    const result = slide ? await slideResultOf(this.host.deps, this.#workspaceId, poll, slide, this.sessionId) : null;
     const results = slide && row.results_visible ? await this.#slideResults(poll, slide) : undefined;
     const board = slide?.kind === 'qa' && result?.kind === 'qa' ? questionBoard(slide.id, result) : undefined;
     const fanout = refreshFanout(

@@ -6,6 +6,8 @@ export interface PageRow {
   session_id: string;
   /** The session's language, else its poll's. */
   language: string;
+  /** `pow` when a newcomer solves the join challenge (the audience page then asks for it first). */
+  join_challenge: 'pow' | null;
   embed_origins: string[];
   theme_id: string | null;
   theme_colors: { primary: string; background: string; text: string } | null;
@@ -38,6 +40,7 @@ export function findPageRow(
     .select([
       's.id as session_id',
       sql<string>`coalesce(s.language, p.language)`.as('language'),
+      's.join_challenge',
       'w.embed_origins',
       't.id as theme_id',
       't.colors as theme_colors',

@@ -13,6 +13,8 @@ export interface PageSettings {
   /** Origins that may frame the page, besides its own (`frame-ancestors`). */
   embedOrigins: readonly string[];
   theme: PageTheme | null;
+  /** The session's join challenge: the audience page gets and solves it before its first join. */
+  joinChallenge: 'pow' | null;
 }
 
 export interface PageTheme {
@@ -45,6 +47,7 @@ function toPageSettings(row: PageRow): PageSettings {
     language: supportedLanguage(row.language) ?? 'en',
     embedOrigins: row.embed_origins,
     theme: row.theme_id && row.theme_colors ? toPageTheme(row.theme_id, row) : null,
+    joinChallenge: row.join_challenge,
   };
 }
 

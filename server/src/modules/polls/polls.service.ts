@@ -40,6 +40,8 @@ export function toPoll(row: PollRow): Poll {
     branching: row.branching,
     language: row.language,
     themeId: row.theme_id,
+    textFilter: row.text_filter,
+    maxRespondents: row.max_respondents,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     publishedAt: row.published_at?.toISOString() ?? null,
@@ -80,6 +82,8 @@ export async function createPoll(
           branching: null,
           language,
           theme_id: input.themeId ?? null,
+          text_filter: input.textFilter ?? 'mask',
+          max_respondents: input.maxRespondents ?? null,
           created_at: now,
           updated_at: now,
         }),
@@ -122,6 +126,8 @@ export async function duplicatePoll(
         branching: original.branching ? JSON.stringify(original.branching) : null,
         language: original.language,
         theme_id: original.themeId,
+        text_filter: original.textFilter,
+        max_respondents: original.maxRespondents,
         created_at: now,
         updated_at: now,
       }),
@@ -219,6 +225,12 @@ export async function updatePoll(
       if (input.title !== undefined && input.title !== current.title) changes.title = input.title;
       if (input.language !== undefined && input.language !== current.language) changes.language = input.language;
       if (input.themeId !== undefined && input.themeId !== current.theme_id) changes.theme_id = input.themeId;
+      if (input.textFilter !== undefined && input.textFilter !== current.text_filter) {
+        changes.text_filter = input.textFilter;
+      }
+      if (input.maxRespondents !== undefined && input.maxRespondents !== current.max_respondents) {
+        changes.max_respondents = input.maxRespondents;
+      }
       if (content !== undefined) {
         // Answers refer to slides and options by id; changing the deck under them would corrupt results.
         if (await polls.pollHasAnswers(trx, input.id)) throw hasAnswersError();
@@ -270,7 +282,9 @@ function pollUpdateEvents(
     changes.content !== undefined ||
     changes.branching !== undefined ||
     changes.language !== undefined ||
-    changes.theme_id !== undefined
+    changes.theme_id !== undefined ||
+    changes.text_filter !== undefined ||
+    changes.max_respondents !== undefined
   ) {
     types.push('poll.updated');
   }

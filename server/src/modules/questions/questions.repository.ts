@@ -36,14 +36,23 @@ export function listQuestions(
   return query.orderBy('id', 'desc').limit(filter.limit).execute();
 }
 
-/** The questions of one session's Q&A slide that wait for the host's decision (the moderation queue's length). */
-export async function countPendingQuestions(db: Db, sessionId: string, slideId: string): Promise<number> {
-  // Served by answers_session_questions (session_id, id) where slide_kind = 'qa', as the room's list is.
+/**
+ * The questions of one session's Q&A slide (or the answers of its open-ended slide) that wait for the
+ * host's decision: the length of the moderation or review queue.
+ */
+export async function countPendingQuestions(
+  db: Db,
+  sessionId: string,
+  slideId: string,
+  kind: 'qa' | 'open_ended' = 'qa',
+): Promise<number> {
+  // Served by answers_session_questions (session_id, id) where slide_kind = 'qa', as the room's list
+  // is; an open-ended slide's by answers_poll_session_idx, the held answers being few.
   const row = await db
     .selectFrom('answers')
     .select((eb) => eb.fn.countAll<number | string>().as('pending'))
     .where('session_id', '=', sessionId)
-    .where(sql<boolean>`slide_kind = ${sql.lit('qa')}`)
+    .where(sql<boolean>`slide_kind = ${sql.lit(kind)}`)
     .where('slide_id', '=', slideId)
     .where('status', '=', 'pending')
     .executeTakeFirstOrThrow();
@@ -115,4 +124,62 @@ export function incrementApprovedUpvotes(db: Db, pollId: string, questionId: str
     .where('status', '=', 'approved')
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * An open-ended answer or a Q&A question of the poll (the texts the filter moderates), locked FOR
+ * UPDATE in the caller's transaction; with `sessionId`, only one given in that session.
+ */
+export function findModeratedTextForUpdate(
+  trx: Db,
+  pollId: string,
+  responseId: string,
+  sessionId?: string,
+): Promise<AnswerRow | undefined> {
+  return trx
+    .selectFrom('answers')
+    .selectAll()
+    .where('id', '=', responseId)
+    .where('poll_id', '=', pollId)
+    .where('kind', '=', 'response')
+    .where('slide_kind', 'in', ['qa', 'open_ended'])
+    .$if(sessionId !== undefined, (q) => q.where('session_id', '=', sessionId as string))
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Sets an answer's status (an open-ended answer's `approved` is stored as null, as it always was). */
+export function setAnswerStatus(trx: Db, id: string, status: QuestionStatus | null): Promise<AnswerRow> {
+  return trx.updateTable('answers').set({ status }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * A session's open-ended answers, newest first, keyset-paginated (answers_poll_session_idx: poll,
+ * session, kind, id); `status` `pending` is the review queue (`approved` includes the answers that
+ * were never held, whose status is null).
+ */
+export function listSessionOpenAnswers(
+  db: Db,
+  filter: {
+    pollId: string;
+    sessionId: string;
+    slideId?: string | undefined;
+    status?: QuestionStatus | undefined;
+    beforeId?: string | undefined;
+    limit: number;
+  },
+): Promise<AnswerRow[]> {
+  let query = db
+    .selectFrom('answers')
+    .selectAll()
+    .where('poll_id', '=', filter.pollId)
+    .where('session_id', '=', filter.sessionId)
+    .where('kind', '=', 'response')
+    .where('slide_kind', '=', 'open_ended');
+  if (filter.slideId !== undefined) query = query.where('slide_id', '=', filter.slideId);
+  if (filter.status === 'approved') {
+    query = query.where((eb) => eb.or([eb('status', 'is', null), eb('status', '=', 'approved')]));
+  } else if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.beforeId !== undefined) query = query.where('id', '<', filter.beforeId);
+  return query.orderBy('id', 'desc').limit(filter.limit).execute();
 }

@@ -1,7 +1,10 @@
 import type {
   ListQuestionsInput,
+  ListSessionResponsesInput,
   ModerateQuestionInput,
+  ModerateResponseInput,
   Poll,
+  PollResponse,
   Question,
   Slide,
   UpvoteQuestionInput,
@@ -12,8 +15,10 @@ import { ApiError } from '../../core/api-error.js';
 import { keysetPage } from '../../core/paging.js';
 import type { AnswerRow, Database } from '../../db/schema.js';
 import { assertTakesAnswers } from '../answers/answer-rules.js';
+import { count, toResponse, uncount } from '../answers/index.js';
 import type { DomainEvents } from '../events/domain-events.js';
-import { getPoll, type PollsDeps } from '../polls/polls.service.js';
+import { type ModerationDeps, pollTextPolicies, type TextView } from '../moderation/index.js';
+import { getPoll, lockPoll, type PollsDeps } from '../polls/polls.service.js';
 import * as questions from './questions.repository.js';
 
 /**
@@ -22,16 +27,39 @@ import * as questions from './questions.repository.js';
  * workspace's poll (and so its questions) is a 404.
  */
 
-export function toQuestion(row: AnswerRow): Question {
+/**
+ * A question as its reader is shown it: `view` gives its text and whether the filter flags it — as
+ * written for the owner's raw views, masked for the presenter's and the audience's (TextPolicy.view).
+ */
+export function toQuestion(row: AnswerRow, view: (text: string) => TextView): Question {
+  const shown = view(row.value.text ?? '');
   return {
     id: row.id,
     pollId: row.poll_id,
     slideId: row.slide_id,
     voterId: row.voter_id,
-    text: row.value.text ?? '',
+    text: shown.text,
     status: row.status ?? 'approved',
+    flagged: shown.flagged,
     upvotes: row.upvotes,
     createdAt: row.created_at.toISOString(),
+  };
+}
+
+/**
+ * How a poll's texts read on a route: with `sessionId` (a presenter's route, or the audience's) as
+ * shown, flagged words masked; without (the owner's raw views), as written, with `flagged`.
+ */
+async function viewer(
+  deps: PollsDeps & ModerationDeps,
+  workspaceId: string,
+  poll: Poll,
+  shown: boolean,
+): Promise<(row: AnswerRow) => (text: string) => TextView> {
+  const policies = await pollTextPolicies(deps, workspaceId, poll);
+  return (row) => {
+    const policy = policies.forSlide(poll.content.questions.find((slide) => slide.id === row.slide_id));
+    return shown ? (text) => policy.view(text) : (text) => ({ text, flagged: policy.flagged(text) });
   };
 }
 
@@ -42,12 +70,13 @@ const questionNotFound = () => ApiError.notFound('Question');
  * /sessions/{id}/questions`), only those asked in that session.
  */
 export async function listQuestions(
-  deps: PollsDeps,
+  deps: PollsDeps & ModerationDeps,
   workspaceId: string,
   input: z.output<typeof ListQuestionsInput>,
   sessionId?: string,
 ) {
   const poll = await getPoll(deps, workspaceId, input.id);
+  const viewOf = await viewer(deps, workspaceId, poll, sessionId !== undefined);
   return keysetPage(
     input,
     'rsp',
@@ -60,8 +89,83 @@ export async function listQuestions(
         beforeId,
         limit,
       }),
-    toQuestion,
+    (row) => toQuestion(row, viewOf(row)),
   );
+}
+
+/**
+ * `GET /sessions/{id}/responses`: the session's open-ended answers as the presenter is shown them
+ * (masked, with `flagged`); `status=pending` is the review queue.
+ */
+export async function listSessionResponses(
+  deps: PollsDeps & ModerationDeps,
+  workspaceId: string,
+  input: z.output<typeof ListSessionResponsesInput>,
+  pollId: string,
+) {
+  const poll = await getPoll(deps, workspaceId, pollId);
+  const viewOf = await viewer(deps, workspaceId, poll, true);
+  return keysetPage(
+    input,
+    'rsp',
+    ({ beforeId, limit }) =>
+      questions.listSessionOpenAnswers(deps.db, {
+        pollId: poll.id,
+        sessionId: input.id,
+        slideId: input.slideId,
+        status: input.status,
+        beforeId,
+        limit,
+      }),
+    (row) => {
+      const shown = viewOf(row)(row.value.text ?? '');
+      return { ...toResponse(row), text: shown.text, flagged: shown.flagged };
+    },
+  );
+}
+
+/**
+ * `PATCH /polls/{id}/responses/{responseId}` (and, with `sessionId`, the presenter's
+ * `PATCH /sessions/{id}/responses/{responseId}`): the text filter's review queue. An open-ended answer
+ * counts in the results while approved and nowhere otherwise: approving a held (or dismissed) one adds
+ * its counters, text and words; dismissing an approved one takes them out. A Q&A question only
+ * changes status, as `moderateQuestion` does. Under the poll's lock, as deletes are, so no answer batch
+ * writes the same counters in between.
+ */
+export async function moderateResponse(
+  deps: PollsDeps & ModerationDeps & { events: DomainEvents },
+  workspaceId: string,
+  input: z.output<typeof ModerateResponseInput>,
+  sessionId?: string,
+): Promise<PollResponse> {
+  const poll = await getPoll(deps, workspaceId, input.id);
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const locked = await lockPoll(trx, workspaceId, poll.id);
+    if (!locked) throw ApiError.notFound('Poll');
+    const current = await questions.findModeratedTextForUpdate(trx, poll.id, input.responseId, sessionId);
+    if (!current) throw ApiError.notFound('Response');
+    if (current.slide_kind === 'qa') return questions.setAnswerStatus(trx, current.id, input.status);
+    const wasCounted = current.status === null || current.status === 'approved';
+    const counted = input.status === 'approved';
+    const slide = locked.content.questions.find((s) => s.id === current.slide_id);
+    if (slide && wasCounted !== counted) {
+      if (counted) await count(trx, current, slide);
+      else await uncount(trx, [current], () => slide, { answers: false });
+    }
+    return questions.setAnswerStatus(trx, current.id, counted ? null : 'dismissed');
+  });
+  // The room it was given in refreshes its results and boards (on every process).
+  deps.events.publish({
+    type: 'question.moderated',
+    workspaceId,
+    pollId: poll.id,
+    questionId: row.id,
+    status: input.status,
+    sessionId: row.session_id,
+  });
+  const viewOf = await viewer(deps, workspaceId, poll, sessionId !== undefined);
+  const shown = viewOf(row)(row.value.text ?? '');
+  return { ...toResponse(row), text: shown.text, flagged: shown.flagged };
 }
 
 /**
@@ -71,15 +175,21 @@ export async function listQuestions(
  * `sessionId` (a presenter's moderation), only a question asked in that session: another room's is a 404.
  */
 /**
- * How many questions of a session's moderated Q&A slide wait for approval: what the presenter's
- * `counts` carry, so that every presenter screen re-reads its queue when a decision is made anywhere.
+ * How many questions of a session's moderated Q&A slide (or answers of its open-ended slide under
+ * `textFilter: review`) wait for a decision: what the presenter's `counts` carry, so that every
+ * presenter screen re-reads its queue when a decision is made anywhere.
  */
-export function pendingQuestionCount(deps: { db: Kysely<Database> }, sessionId: string, slideId: string) {
-  return questions.countPendingQuestions(deps.db, sessionId, slideId);
+export function pendingQuestionCount(
+  deps: { db: Kysely<Database> },
+  sessionId: string,
+  slideId: string,
+  kind: 'qa' | 'open_ended' = 'qa',
+) {
+  return questions.countPendingQuestions(deps.db, sessionId, slideId, kind);
 }
 
 export async function moderateQuestion(
-  deps: PollsDeps & { events: DomainEvents },
+  deps: PollsDeps & ModerationDeps & { events: DomainEvents },
   workspaceId: string,
   input: z.output<typeof ModerateQuestionInput>,
   sessionId?: string,
@@ -87,6 +197,7 @@ export async function moderateQuestion(
   const poll = await getPoll(deps, workspaceId, input.id);
   const row = await questions.setQuestionStatus(deps.db, poll.id, input.questionId, input.status, sessionId);
   if (!row) throw questionNotFound();
+  const viewOf = await viewer(deps, workspaceId, poll, sessionId !== undefined);
   // Live sessions of the poll refresh their Q&A board.
   deps.events.publish({
     type: 'question.moderated',
@@ -96,7 +207,7 @@ export async function moderateQuestion(
     status: input.status,
     sessionId: row.session_id,
   });
-  return toQuestion(row);
+  return toQuestion(row, viewOf(row));
 }
 
 function qaSlide(poll: Poll, slideId: string): Extract<Slide, { kind: 'qa' }> | undefined {
@@ -111,7 +222,7 @@ function qaSlide(poll: Poll, slideId: string): Extract<Slide, { kind: 'qa' }> | 
  * dismissed one is not visible to the audience, so it answers 404 like an unknown id.
  */
 export async function upvoteQuestion(
-  deps: PollsDeps,
+  deps: PollsDeps & ModerationDeps,
   workspaceId: string,
   input: z.output<typeof UpvoteQuestionInput>,
   /**
@@ -146,5 +257,7 @@ export async function upvoteQuestion(
     if (!updated) throw questionNotFound();
     return updated;
   });
-  return toQuestion(row);
+  // The audience's upvote (a live session) reads the question as the board shows it.
+  const viewOf = await viewer(deps, workspaceId, poll, options.sessionId !== undefined);
+  return toQuestion(row, viewOf(row));
 }

@@ -10,14 +10,15 @@ import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import { invalidCursor } from '../../core/paging.js';
 import type { Database, ParticipantRow } from '../../db/schema.js';
-import { removeAnswers } from '../answers/index.js';
+import { releaseSeats, removeAnswers } from '../answers/index.js';
 import type { DomainEvents } from '../events/domain-events.js';
 import { redactRepliesAbout } from '../idempotency/index.js';
+import { flaggerOf, type ModerationDeps } from '../moderation/index.js';
 import { outboxEvent, recordWebhookEvent, redactWebhookData } from '../webhooks/index.js';
 import { respondentRedaction } from './redaction.js';
 import * as respondents from './respondents.repository.js';
 
-export interface RespondentsDeps {
+export interface RespondentsDeps extends ModerationDeps {
   db: Kysely<Database>;
   /** Tells the sessions whose answers were erased (their screens refresh: modules/live/live-hub.ts). */
   events: DomainEvents;
@@ -108,6 +109,7 @@ async function readSort(
   limit: number,
 ): Promise<Array<{ record: RespondentRecord; position: Position }>> {
   const afterId = typeof after === 'string' ? after : undefined;
+  const flagged = await flaggerOf(deps, workspaceId);
   switch (sort) {
     case 'participant': {
       const rows = await respondents.findParticipants(deps.db, workspaceId, who.key, { afterId, limit });
@@ -119,6 +121,7 @@ async function readSort(
             sessionId: row.session_id,
             pollId: row.poll_id,
             name: row.name,
+            flagged: row.name !== null && flagged(row.name),
             respondentId: row.respondent_id,
             score: await respondents.participantScore(deps.db, row.session_id, row.id),
             joinedAt: row.created_at.toISOString(),
@@ -150,9 +153,18 @@ async function readSort(
                   ...common,
                   text: row.value.text ?? '',
                   status: row.status ?? 'approved',
+                  flagged: flagged(row.value.text ?? ''),
                   upvotes: row.upvotes,
                 }
-              : { type: 'response', ...common, kind: row.slide_kind as PollResponse['kind'], ...row.value };
+              : {
+                  type: 'response',
+                  ...common,
+                  kind: row.slide_kind as PollResponse['kind'],
+                  ...row.value,
+                  ...(row.slide_kind === 'open_ended'
+                    ? { status: row.status ?? 'approved', flagged: flagged(row.value.text ?? '') }
+                    : {}),
+                };
         return { record, position: { sort, after: row.id } };
       });
     }
@@ -220,6 +232,12 @@ export async function eraseRespondent(
     const answers = await respondents.answersOf(trx, [...decks.keys()], voterIds, 'all');
     const removed = await removeAnswers(trx, answers, (row) =>
       decks.get(row.poll_id)?.find((slide) => slide.id === row.slide_id),
+    );
+    // Their seats under `maxRespondents` name them too; only this workspace's polls are touched.
+    await releaseSeats(
+      trx,
+      [...decks.keys()],
+      voterIds.flatMap((id) => [`v:${id}`, `p:${id}`]),
     );
     const upvotes = await respondents.removeUpvotes(trx, workspaceId, voterIds);
     const blanked = await respondents.blankParticipants(

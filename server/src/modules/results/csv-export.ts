@@ -2,6 +2,7 @@ import type { Poll, Slide } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import Papa from 'papaparse';
 import type { Database } from '../../db/schema.js';
+import type { TextPolicy } from '../moderation/index.js';
 import * as results from './results.repository.js';
 import { multipleChoiceResult, quizResult, rankingResult, scaleResult, type TallyIndex } from './slide-aggregates.js';
 
@@ -58,11 +59,13 @@ export async function* csvChunks(
   poll: Poll,
   tallies: TallyIndex,
   scope: results.ResultsScope,
+  /** Each slide's text filter: answers and questions are exported as shown, flagged words masked. */
+  policyOf: (slide: Slide) => TextPolicy,
 ): AsyncGenerator<string> {
   yield CSV_HEADER;
   let pending: CsvRow[] = [];
   for (const [index, slide] of poll.content.questions.entries()) {
-    for await (const rows of slideRows(db, scope, index + 1, slide, tallies)) {
+    for await (const rows of slideRows(db, scope, index + 1, slide, tallies, policyOf(slide))) {
       pending.push(...rows);
       if (pending.length >= CSV_BATCH_ROWS) {
         yield formatCsvRows(pending);
@@ -80,6 +83,7 @@ async function* slideRows(
   slideNumber: number,
   slide: Slide,
   tallies: TallyIndex,
+  policy: TextPolicy,
 ): AsyncGenerator<CsvRow[]> {
   const question = neutraliseFormula(slide.text);
   const row = (label: string, value: number | string): CsvRow => [
@@ -117,7 +121,7 @@ async function* slideRows(
       let afterHash: string | undefined;
       for (;;) {
         const page = await results.listOpenTextCountsPage(db, scope, slide.id, { afterHash, limit: CSV_BATCH_ROWS });
-        if (page.length > 0) yield page.map((text) => row(text.text, text.count));
+        if (page.length > 0) yield page.map((text) => row(policy.shown(text.text), text.count));
         if (page.length < CSV_BATCH_ROWS) return;
         afterHash = page.at(-1)?.hash;
       }
@@ -126,7 +130,7 @@ async function* slideRows(
       let afterId: string | undefined;
       for (;;) {
         const page = await results.listApprovedQuestionsPage(db, scope, slide.id, { afterId, limit: CSV_BATCH_ROWS });
-        if (page.length > 0) yield page.map((question) => row(question.text, question.upvotes));
+        if (page.length > 0) yield page.map((question) => row(policy.shown(question.text), question.upvotes));
         if (page.length < CSV_BATCH_ROWS) return;
         afterId = page.at(-1)?.id;
       }

@@ -75,7 +75,7 @@ export async function listTallies(db: Db, scope: ResultsScope, slideId?: string)
  * The newest open-ended answers of a slide, from the (poll_id, kind, slide_id, id) index read
  * backwards, or a session's from answers_poll_session_idx (poll_id, session_id, kind, id), newest
  * first, passing over the session's answers to other slides (a live slide's newest answers are its
- * own).
+ * own) and over answers the text filter holds or that were dismissed (few).
  */
 export async function listRecentTexts(
   db: Db,
@@ -89,6 +89,8 @@ export async function listRecentTexts(
     .where(inScope(scope))
     .where('kind', '=', 'response')
     .where('slide_id', '=', slideId)
+    // Held for review, or dismissed: shown nowhere (an open-ended answer's null status is "approved").
+    .where((eb) => eb.or([eb('status', 'is', null), eb('status', '=', 'approved')]))
     .orderBy('id', 'desc')
     .limit(limit)
     .execute();

@@ -1,26 +1,33 @@
 import type { Poll, PollResults, Slide, SlideResult } from '@pollkit/contracts';
 import { tallyKey } from '../answers/tallies.js';
 import { type HeldScopes, holdsScope } from '../credentials/credential-scopes.js';
+import { type ModerationDeps, pollTextPolicies, type TextPolicy } from '../moderation/index.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { csvChunks } from './csv-export.js';
 import * as results from './results.repository.js';
 import { multipleChoiceResult, quizResult, rankingResult, scaleResult, TallyIndex } from './slide-aggregates.js';
 
+/** What results read: the poll, its aggregates, and the workspace's text filter lists. */
+export type ResultsDeps = PollsDeps & ModerationDeps;
+
 /** How many items the top-N lists of the results hold (the contract's descriptions say the same). */
 export const resultLimits = { recentAnswers: 20, cloudWords: 50, topQuestions: 50 } as const;
+
+/** Words read past the cloud's size, to fill the places of flagged words left out. */
+const CLOUD_SPARE_WORDS = 10;
 
 /**
  * `GET /polls/{id}/results`. A fixed number of indexed reads whatever the number of answers: poll_stats,
  * the poll's slide_tallies, and per open-ended and Q&A slide one or two bounded top-N lists.
  */
 export async function getResults(
-  deps: PollsDeps,
+  deps: ResultsDeps,
   workspaceId: string,
   scopes: HeldScopes,
   pollId: string,
 ): Promise<PollResults> {
   // Resolving the poll first keeps workspaces apart: another workspace's poll id is a 404.
-  return resultsReadableWith(scopes, await resultsOf(deps, await getPoll(deps, workspaceId, pollId)));
+  return resultsReadableWith(scopes, await resultsOf(deps, workspaceId, await getPoll(deps, workspaceId, pollId)));
 }
 
 /**
@@ -42,29 +49,42 @@ export function resultWithoutKey(result: SlideResult): SlideResult {
 
 /**
  * The results of a poll already resolved: of the whole poll, or of one of its sessions (`sessionId`:
- * a room's own aggregates — what its screens, summary and `GET /sessions/{id}/results` show).
+ * a room's own aggregates — what its screens, summary and `GET /sessions/{id}/results` show). Texts
+ * read as everybody is shown them: flagged words masked, unless the slide's filter is `off`.
  */
-export async function resultsOf(deps: PollsDeps, poll: Poll, sessionId?: string): Promise<PollResults> {
+export async function resultsOf(
+  deps: ResultsDeps,
+  workspaceId: string,
+  poll: Poll,
+  sessionId?: string,
+): Promise<PollResults> {
   const scope = { pollId: poll.id, sessionId };
-  const [totals, tallyRows] = await Promise.all([
+  const [totals, tallyRows, policies] = await Promise.all([
     results.findTotals(deps.db, scope),
     results.listTallies(deps.db, scope),
+    pollTextPolicies(deps, workspaceId, poll),
   ]);
   const tallies = new TallyIndex(tallyRows);
-  const slides = await Promise.all(poll.content.questions.map((slide) => slideResult(deps, scope, slide, tallies)));
+  const slides = await Promise.all(
+    poll.content.questions.map((slide) => slideResult(deps, scope, slide, tallies, policies.forSlide(slide))),
+  );
   return { pollId: poll.id, totalVoters: totals.voters, slides };
 }
 
 /** One slide's results in a session: what a live session shows on screen, refreshed a few times a second. */
 export async function slideResultOf(
-  deps: PollsDeps,
+  deps: ResultsDeps,
+  workspaceId: string,
   poll: Poll,
   slide: Slide,
   sessionId: string,
 ): Promise<SlideResult> {
   const scope = { pollId: poll.id, sessionId };
-  const tallies = new TallyIndex(await results.listTallies(deps.db, scope, slide.id));
-  return slideResult(deps, scope, slide, tallies);
+  const [tallyRows, policies] = await Promise.all([
+    results.listTallies(deps.db, scope, slide.id),
+    pollTextPolicies(deps, workspaceId, poll),
+  ]);
+  return slideResult(deps, scope, slide, new TallyIndex(tallyRows), policies.forSlide(slide));
 }
 
 /** How many answers a result counts (questions, on a Q&A slide). */
@@ -75,10 +95,11 @@ export function answerCountOf(result: SlideResult): number {
 }
 
 async function slideResult(
-  deps: PollsDeps,
+  deps: ResultsDeps,
   scope: results.ResultsScope,
   slide: Slide,
   tallies: TallyIndex,
+  policy: TextPolicy,
 ): Promise<SlideResult> {
   switch (slide.kind) {
     case 'multiple_choice':
@@ -90,17 +111,24 @@ async function slideResult(
     case 'ranking':
       return rankingResult(slide, tallies);
     case 'open_ended': {
+      // Flagged words leave the cloud: a few more are read so that the cloud stays full without them.
       const [recent, words] = await Promise.all([
         results.listRecentTexts(deps.db, scope, slide.id, resultLimits.recentAnswers),
-        results.listTopWords(deps.db, scope, slide.id, resultLimits.cloudWords),
+        results.listTopWords(deps.db, scope, slide.id, resultLimits.cloudWords + CLOUD_SPARE_WORDS),
       ]);
       return {
         slideId: slide.id,
         text: slide.text,
         kind: 'open_ended',
         totalAnswers: tallies.count(slide.id, tallyKey.answers),
-        recent: recent.map((answer) => ({ text: answer.text, createdAt: answer.createdAt.toISOString() })),
-        words,
+        recent: recent.map((answer) => ({
+          text: policy.shown(answer.text),
+          createdAt: answer.createdAt.toISOString(),
+        })),
+        words: (policy.mode === 'off' ? words : words.filter((entry) => !policy.flagged(entry.word))).slice(
+          0,
+          resultLimits.cloudWords,
+        ),
       };
     }
     case 'qa': {
@@ -112,7 +140,7 @@ async function slideResult(
         totalQuestions: tallies.count(slide.id, tallyKey.answers),
         questions: questions.map((q) => ({
           id: q.id,
-          text: q.text,
+          text: policy.shown(q.text),
           upvotes: q.upvotes,
           createdAt: q.createdAt.toISOString(),
         })),
@@ -128,11 +156,11 @@ async function slideResult(
  * 404 is still a proper error; the rows then stream (see csv-export.ts).
  */
 export async function exportResults(
-  deps: PollsDeps,
+  deps: ResultsDeps,
   workspaceId: string,
   pollId: string,
 ): Promise<{ filename: string; chunks: AsyncGenerator<string> }> {
-  return exportOf(deps, await getPoll(deps, workspaceId, pollId));
+  return exportOf(deps, workspaceId, await getPoll(deps, workspaceId, pollId));
 }
 
 /**
@@ -140,12 +168,16 @@ export async function exportResults(
  * columns and rows, from the session's own aggregates, named `session-<id>-results.csv`.
  */
 export async function exportOf(
-  deps: PollsDeps,
+  deps: ResultsDeps,
+  workspaceId: string,
   poll: Poll,
   sessionId?: string,
 ): Promise<{ filename: string; chunks: AsyncGenerator<string> }> {
   const scope = { pollId: poll.id, sessionId };
-  const tallies = new TallyIndex(await results.listTallies(deps.db, scope));
+  const [tallyRows, policies] = await Promise.all([
+    results.listTallies(deps.db, scope),
+    pollTextPolicies(deps, workspaceId, poll),
+  ]);
   const filename = sessionId === undefined ? `poll-${poll.id}-results.csv` : `session-${sessionId}-results.csv`;
-  return { filename, chunks: csvChunks(deps.db, poll, tallies, scope) };
+  return { filename, chunks: csvChunks(deps.db, poll, new TallyIndex(tallyRows), scope, policies.forSlide) };
 }

@@ -22,4 +22,4 @@ export {
   isLinkId,
   listEventsAfter,
 } from './sessions.repository.js';
-export { hasQuiz, Standings, standingsOf } from './standings.js';
+export { hasQuiz, nameShower, Standings, standingsOf } from './standings.js';

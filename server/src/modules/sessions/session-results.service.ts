@@ -9,11 +9,12 @@ import { ApiError } from '../../core/api-error.js';
 import { invalidCursor } from '../../core/paging.js';
 import { resetAnswersOfSession } from '../answers/answers.service.js';
 import type { HeldScopes } from '../credentials/credential-scopes.js';
+import { flaggerOf } from '../moderation/index.js';
 import { getPoll } from '../polls/polls.service.js';
 import { exportOf, resultsOf, resultsReadableWith } from '../results/results.service.js';
 import * as sessions from './sessions.repository.js';
 import type { SessionsDeps } from './sessions.service.js';
-import { leaderboardOf } from './standings.js';
+import { leaderboardOf, nameShower } from './standings.js';
 
 /**
  * A session as a room (docs/results-and-export.md, "Results of one session"): its own results, its
@@ -40,9 +41,9 @@ export async function getSessionResults(
   const session = await findSessionOrThrow(deps, workspaceId, id);
   const poll = await getPoll(deps, workspaceId, session.poll_id);
   const [results, counts, leaderboard] = await Promise.all([
-    resultsOf(deps, poll, session.id),
+    resultsOf(deps, workspaceId, poll, session.id),
     sessions.countSessionParticipants(deps.db, session.id),
-    leaderboardOf(deps.db, poll, session.id),
+    leaderboardOf(deps.db, poll, session.id, await nameShower(deps, workspaceId, poll)),
   ]);
   return { ...resultsReadableWith(scopes, results), participantCount: counts.joined, leaderboard };
 }
@@ -61,10 +62,13 @@ export async function listSessionParticipants(
   const rows = await sessions.listRankedParticipants(deps.db, session.id, { limit: input.limit + 1, after });
   const page = rows.slice(0, input.limit);
   const last = page.at(-1);
+  // The owner's raw view: names as written, with whether the filter flags them.
+  const flagged = await flaggerOf(deps, workspaceId);
   return {
     data: page.map((row) => ({
       id: row.id,
       name: row.name,
+      flagged: row.name !== null && flagged(row.name),
       score: row.score,
       joinedAt: row.created_at.toISOString(),
       rank: row.rank,
@@ -91,7 +95,7 @@ function decodeRankCursor(cursor: string): { score: number; id: string } {
 /** `GET /sessions/{id}/export`: the poll export's columns and rows, of this session alone. */
 export async function exportSessionResults(deps: SessionsDeps, workspaceId: string, id: string) {
   const session = await findSessionOrThrow(deps, workspaceId, id);
-  return exportOf(deps, await getPoll(deps, workspaceId, session.poll_id), session.id);
+  return exportOf(deps, workspaceId, await getPoll(deps, workspaceId, session.poll_id), session.id);
 }
 
 /** `DELETE /sessions/{id}/answers`: the room starts again; the poll's results lose exactly its share. */

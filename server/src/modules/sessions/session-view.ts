@@ -49,6 +49,7 @@ export function toSession(
     joinsLocked: row.joins_locked,
     language: row.language,
     themeId: row.theme_id,
+    joinChallenge: row.join_challenge,
     createdAt: row.created_at.toISOString(),
     startedAt: row.started_at?.toISOString() ?? null,
     endedAt: row.ended_at?.toISOString() ?? null,

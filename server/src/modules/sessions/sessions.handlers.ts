@@ -16,6 +16,8 @@ export const sessionsHandlers = defineHandlers(contract.sessions, {
   deck: ({ ctx, input }) => service.sessionDeck(ctx.deps, hostWorkspaceId(ctx), hostScopes(ctx), input.id),
   questions: ({ ctx, input }) => service.listSessionQuestions(ctx.deps, hostWorkspaceId(ctx), input),
   moderateQuestion: ({ ctx, input }) => service.moderateSessionQuestion(ctx.deps, hostWorkspaceId(ctx), input),
+  responses: ({ ctx, input }) => service.listSessionResponses(ctx.deps, hostWorkspaceId(ctx), input),
+  moderateResponse: ({ ctx, input }) => service.moderateSessionResponse(ctx.deps, hostWorkspaceId(ctx), input),
   events: ({ ctx, input }) =>
     service.sessionEvents(ctx.deps, hostWorkspaceId(ctx), hostScopes(ctx), input.id, ctx.lastEventId),
   results: ({ ctx, input }) => rooms.getSessionResults(ctx.deps, hostWorkspaceId(ctx), hostScopes(ctx), input.id),

@@ -21,6 +21,7 @@ export function insertSession(
     closes_at?: Date | null;
     language?: SessionRow['language'];
     theme_id?: string | null;
+    join_challenge?: SessionRow['join_challenge'];
   },
 ): Promise<SessionRow> {
   return db
@@ -206,7 +207,7 @@ export function listEventsAfter(db: Kysely<Database>, sessionId: string, afterSe
 /** What `PATCH /sessions/{id}` changes. */
 export type SessionSettingsChange = Pick<
   Updateable<SessionsTable>,
-  'joins_locked' | 'max_participants' | 'closes_at' | 'language' | 'theme_id'
+  'joins_locked' | 'max_participants' | 'closes_at' | 'language' | 'theme_id' | 'join_challenge'
 >;
 
 export function updateSessionSettings(

@@ -2,13 +2,19 @@ import { randomInt } from 'node:crypto';
 import type {
   CreatedSession,
   CreateSessionInput,
+  LeaderboardEntry,
   ListSessionQuestionsInput,
+  ListSessionResponsesInput,
   ListSessionsInput,
   ModerateSessionQuestionInput,
+  ModerateSessionResponseInput,
+  Poll,
+  PollResponse,
   Question,
   QuestionList,
   RemovedParticipant,
   RemoveParticipantInput,
+  ResponseList,
   RotatedHostToken,
   Session,
   SessionControlInput,
@@ -29,8 +35,14 @@ import type { ParticipantRow, SessionRow } from '../../db/schema.js';
 import { naming } from '../../db/theme-reference.js';
 import { type HeldScopes, holdsScope, scopeList } from '../credentials/credential-scopes.js';
 import type { DomainEvents } from '../events/domain-events.js';
+import { flaggerOf, type ModerationDeps } from '../moderation/index.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
-import { listQuestions, moderateQuestion } from '../questions/questions.service.js';
+import {
+  listQuestions,
+  listSessionResponses as listRoomResponses,
+  moderateQuestion,
+  moderateResponse,
+} from '../questions/questions.service.js';
 import { outboxEvent, recordWebhookEvent } from '../webhooks/index.js';
 import { decideControl } from './session-control.js';
 import { isPastClosing, joinCodeOf, toSession, withoutAnswerKey } from './session-view.js';
@@ -53,7 +65,7 @@ export interface LiveSide {
   participantRemoved(row: ParticipantRow): Promise<void>;
 }
 
-export interface SessionsDeps extends PollsDeps {
+export interface SessionsDeps extends PollsDeps, ModerationDeps {
   events: DomainEvents;
   liveHub: LiveSide;
   /** The audience's join URL for a join code, a PIN or a link id (config `LIVE_JOIN_URL`). */
@@ -148,6 +160,7 @@ export async function createSession(
             closes_at: closesAt,
             language: input.language ?? null,
             theme_id: input.themeId ?? null,
+            join_challenge: input.joinChallenge ?? null,
           });
           const session = toSession(row, {
             slideCount: poll.content.questions.length,
@@ -259,7 +272,7 @@ async function applyControl(
       // answer lands after it (the session refuses them once ended).
       const event =
         type === 'session.ended'
-          ? outboxEvent(type, { ...session, leaderboard: await leaderboardOf(trx, poll, after.id) })
+          ? outboxEvent(type, { ...session, leaderboard: await writtenLeaderboard(deps, trx, poll, after) })
           : outboxEvent(type, session);
       await recordWebhookEvent(trx, workspaceId, event);
     },
@@ -403,9 +416,51 @@ export async function moderateSessionQuestion(
 }
 
 /**
+ * The `session.ended` webhook's leaderboard: names as written (webhooks carry the audience's text as
+ * it came), each with whether the text filter flags it.
+ */
+async function writtenLeaderboard(
+  deps: SessionsDeps,
+  trx: SessionsDeps['db'],
+  poll: Poll,
+  session: SessionRow,
+): Promise<LeaderboardEntry[] | null> {
+  const entries = await leaderboardOf(trx, poll, session.id);
+  if (!entries) return null;
+  // Read in the transaction: the embedded database has one connection, which the transaction holds.
+  const flagged = await flaggerOf({ ...deps, db: trx }, session.workspace_id);
+  return entries.map((entry) => ({ ...entry, flagged: entry.name !== null && flagged(entry.name) }));
+}
+
+/** `GET /sessions/{id}/responses`: the room's open-ended answers as the presenter sees them; the review queue. */
+export async function listSessionResponses(
+  deps: SessionsDeps,
+  workspaceId: string,
+  input: z.output<typeof ListSessionResponsesInput>,
+): Promise<ResponseList> {
+  const pollId = await findPollOfSession(deps, workspaceId, input.id);
+  return listRoomResponses(deps, workspaceId, input, pollId);
+}
+
+/** `PATCH /sessions/{id}/responses/{responseId}`: the presenter's review of this room's answers only. */
+export async function moderateSessionResponse(
+  deps: SessionsDeps,
+  workspaceId: string,
+  input: z.output<typeof ModerateSessionResponseInput>,
+): Promise<PollResponse> {
+  const pollId = await findPollOfSession(deps, workspaceId, input.id);
+  return moderateResponse(
+    deps,
+    workspaceId,
+    { id: pollId, responseId: input.responseId, status: input.status },
+    input.id,
+  );
+}
+
+/**
  * `PATCH /sessions/{id}`: lock or unlock joins, change the participant cap (never below the
  * participants who joined, whose seats are not given back), the closing time, the pages' language
- * or theme. An ended session takes none of them.
+ * or theme, the join challenge. An ended session takes none of them.
  */
 export async function updateSession(
   deps: SessionsDeps,
@@ -428,6 +483,7 @@ export async function updateSession(
   if (input.joinsLocked !== undefined) changes.joins_locked = input.joinsLocked;
   if (input.language !== undefined) changes.language = input.language;
   if (input.themeId !== undefined) changes.theme_id = input.themeId;
+  if (input.joinChallenge !== undefined) changes.join_challenge = input.joinChallenge;
   if (input.closesAt !== undefined)
     changes.closes_at = input.closesAt === null ? null : checkedClosesAt(deps, input.closesAt);
   if (input.maxParticipants !== undefined) {

@@ -1,6 +1,7 @@
 import type { LeaderboardEntry, Poll } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { type ModerationDeps, namePolicy } from '../moderation/index.js';
 import { listParticipantScores } from './sessions.repository.js';
 
 /**
@@ -11,7 +12,12 @@ export class Standings {
   readonly top: LeaderboardEntry[];
   readonly #byId = new Map<string, LeaderboardEntry>();
 
-  constructor(scores: ReadonlyArray<{ id: string; name: string | null; score: number }>, topSize = 10) {
+  /** `showName`: the name as the leaderboard shows it (flagged words masked: nameShower). */
+  constructor(
+    scores: ReadonlyArray<{ id: string; name: string | null; score: number }>,
+    topSize = 10,
+    showName: (name: string) => string = (name) => name,
+  ) {
     const sorted = [...scores].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
     let rank = 0;
     let previous: number | undefined;
@@ -21,7 +27,7 @@ export class Standings {
       this.#byId.set(participant.id, {
         rank,
         participantId: participant.id,
-        name: participant.name,
+        name: participant.name === null ? null : showName(participant.name),
         score: participant.score,
       });
     });
@@ -34,8 +40,22 @@ export class Standings {
 }
 
 /** The session's standings as its answers now stand. */
-export async function standingsOf(db: Kysely<Database>, sessionId: string): Promise<Standings> {
-  return new Standings(await listParticipantScores(db, sessionId));
+export async function standingsOf(
+  db: Kysely<Database>,
+  sessionId: string,
+  showName?: (name: string) => string,
+): Promise<Standings> {
+  return new Standings(await listParticipantScores(db, sessionId), 10, showName);
+}
+
+/** Names as the poll's participants are shown them: flagged words masked unless its `textFilter` is `off`. */
+export async function nameShower(
+  deps: ModerationDeps,
+  workspaceId: string,
+  poll: Poll,
+): Promise<(name: string) => string> {
+  const policy = await namePolicy(deps, workspaceId, poll);
+  return (name) => policy.shown(name);
 }
 
 /** Whether the poll scores anybody: the leaderboard is null without a quiz slide. */
@@ -51,6 +71,7 @@ export async function leaderboardOf(
   db: Kysely<Database>,
   poll: Poll,
   sessionId: string,
+  showName?: (name: string) => string,
 ): Promise<LeaderboardEntry[] | null> {
-  return hasQuiz(poll) ? (await standingsOf(db, sessionId)).top : null;
+  return hasQuiz(poll) ? (await standingsOf(db, sessionId, showName)).top : null;
 }

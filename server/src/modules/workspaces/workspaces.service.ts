@@ -13,6 +13,7 @@ import { newId } from '../../db/ids.js';
 import type { Database, WorkspaceRow, WorkspacesTable } from '../../db/schema.js';
 import { naming } from '../../db/theme-reference.js';
 import type { WorkspaceCredential } from '../credentials/workspace-credential.js';
+import type { FilterTermsCache } from '../moderation/index.js';
 import * as workspaces from './workspaces.repository.js';
 
 type Db = Kysely<Database>;
@@ -20,6 +21,8 @@ type Db = Kysely<Database>;
 /** What `GET /workspace` needs: the database, and the server's default rate limit. */
 export interface WorkspacesDeps {
   db: Db;
+  /** `PATCH /workspace` invalidates the workspace's compiled filter lists. */
+  filterTerms: Pick<FilterTermsCache, 'invalidate'>;
   config: Pick<Config, 'RATE_LIMIT_PER_MINUTE'>;
 }
 
@@ -53,11 +56,14 @@ export async function describeCaller(deps: WorkspacesDeps, credential: Workspace
     language: workspace.language,
     themeId: workspace.theme_id,
     embedOrigins: workspace.embed_origins,
+    blockedTerms: workspace.blocked_terms,
+    allowedTerms: workspace.allowed_terms,
   };
 }
 
 /**
- * `PATCH /workspace`: the pages' defaults (language, theme) and the origins that may frame them.
+ * `PATCH /workspace`: the pages' defaults (language, theme), the origins that may frame them and the
+ * text filter's own terms.
  * Answers as `GET /workspace` does, with the change.
  */
 export async function updatePageSettings(
@@ -70,8 +76,24 @@ export async function updatePageSettings(
   if (input.themeId !== undefined) changes.theme_id = input.themeId;
   // Each origin once, in the order given.
   if (input.embedOrigins !== undefined) changes.embed_origins = JSON.stringify([...new Set(input.embedOrigins)]);
+  // Each term once (compared as the filter reads them: case aside), in the order given.
+  if (input.blockedTerms !== undefined) changes.blocked_terms = JSON.stringify(distinctTerms(input.blockedTerms));
+  if (input.allowedTerms !== undefined) changes.allowed_terms = JSON.stringify(distinctTerms(input.allowedTerms));
   await naming(input.themeId, () => workspaces.updateWorkspace(deps.db, credential.workspaceId, changes));
+  if (input.blockedTerms !== undefined || input.allowedTerms !== undefined) {
+    await deps.filterTerms.invalidate(credential.workspaceId);
+  }
   return describeCaller(deps, credential);
+}
+
+function distinctTerms(terms: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return terms.filter((term) => {
+    const key = term.toLocaleLowerCase('und');
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** The language a new poll of the workspace gets when it names none. */
