@@ -50,8 +50,8 @@ export const LiveCounts = z
       .int()
       .nullable()
       .describe(
-        'On a moderated Q&A slide: the questions of this session waiting for approval; on an open-ended slide ' +
-          'whose text filter is `review`: its held answers (`GET /sessions/{id}/responses?status=pending`). It ' +
+        'On a moderated Q&A slide: the questions of this session waiting for approval; on a Q&A or open-ended ' +
+          'slide whose text filter is `review`: the questions or answers it holds (`GET /sessions/{id}/responses?status=pending`). It ' +
           'changes with every decision, from any screen or the API: re-read the queue then. Null on any other slide.',
       ),
   })

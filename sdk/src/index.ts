@@ -59,6 +59,7 @@ export type {
   ListApiKeysInput,
   ListPollsInput,
   ListQuestionsInput,
+  ListResponsesInput,
   ListSessionParticipantsInput,
   ListSessionQuestionsInput,
   ListSessionsInput,

@@ -2,7 +2,7 @@ import { defineRoute } from '../route.js';
 import {
   AnswerReceipt,
   CreateResponseInput,
-  ListAnswersInput,
+  ListResponsesInput,
   ModerateResponseInput,
   PollResponse,
   ResponseList,
@@ -32,11 +32,13 @@ export const listResponses = defineRoute({
   path: '/polls/{id}/responses',
   tags: ['responses'],
   summary: 'List responses',
-  description: 'Newest first, cursor-paginated; filter by `slideId` and `voterId`. Votes are listed separately.',
+  description:
+    'Newest first, cursor-paginated; filter by `slideId`, `voterId`, `sessionId` and `status` (`pending`: what the ' +
+    'text filter holds for review). Texts as written, with `flagged`. Votes are listed separately.',
   auth: 'workspace',
   scope: 'responses:read',
   successStatus: 200,
-  input: ListAnswersInput,
+  input: ListResponsesInput,
   output: ResponseList,
   errors: ['not_found', 'validation_failed'],
 });

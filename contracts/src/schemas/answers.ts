@@ -143,6 +143,14 @@ export const ListAnswersInput = z.strictObject({
     .describe('Only answers given in this live session (`ses_…`); answers sent through the API belong to none.'),
 });
 
+/** `GET /polls/{id}/responses`: the answers' filters, and their moderation status. */
+export const ListResponsesInput = ListAnswersInput.extend({
+  status: QuestionStatus.optional().describe(
+    'Only open-ended answers and Q&A questions in this status: `pending` is what the text filter holds for review ' +
+      '(and a moderated Q&A slide’s queue); `approved` includes the answers never held.',
+  ),
+});
+
 export const VoteList = pageOf(Vote, 'VoteList');
 export const ResponseList = pageOf(PollResponse, 'ResponseList');
 
@@ -216,6 +224,7 @@ export type AnswersReset = z.output<typeof AnswersReset>;
 export type CastVoteInput = z.input<typeof CastVoteInput>;
 export type CreateResponseInput = z.input<typeof CreateResponseInput>;
 export type ListAnswersInput = z.input<typeof ListAnswersInput>;
+export type ListResponsesInput = z.input<typeof ListResponsesInput>;
 export type ListQuestionsInput = z.input<typeof ListQuestionsInput>;
 export type ModerateQuestionInput = z.input<typeof ModerateQuestionInput>;
 export type ModerateResponseInput = z.input<typeof ModerateResponseInput>;

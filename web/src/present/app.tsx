@@ -284,7 +284,9 @@ function LiveResults({
           answers
         )}
         <QuestionList questions={board} empty={slide.moderated ? t('present.qa.noApproved') : undefined} />
-        {slide.moderated ? <ModerationQueue view={view} controller={controller} /> : null}
+        {slide.moderated || counts?.pendingQuestions != null ? (
+          <ModerationQueue view={view} controller={controller} />
+        ) : null}
       </>
     );
   }

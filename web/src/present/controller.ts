@@ -201,7 +201,8 @@ export class PresenterController extends ViewStore<PresenterView> {
    */
   async #refreshQueue(readAt: string, pendingCount: number | null): Promise<void> {
     const slide = this.currentSlide();
-    const questions = slide?.kind === 'qa' && slide.moderated;
+    // A moderated Q&A slide, or one whose text filter holds flagged questions (counted then).
+    const questions = slide?.kind === 'qa' && (slide.moderated || pendingCount !== null);
     const answers = slide?.kind === 'open_ended' && pendingCount !== null;
     if (!slide || (!questions && !answers)) return;
     this.#queueReadAt = readAt;

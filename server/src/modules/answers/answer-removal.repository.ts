@@ -88,10 +88,11 @@ export async function uncount(
 /**
  * Adds what an answer held for review adds once approved: its counters, text and words, to its poll
  * and its session, as the batch statement would have (answer-batch.repository.ts). Its voter and the
- * stats' answer counts were recorded when it arrived.
+ * stats' answer counts were recorded when it arrived. `shownText`: its text as the filter shows it,
+ * whose words the cloud counts (tallies.ts).
  */
-export async function count(trx: Db, row: AnswerRow, slide: Slide): Promise<void> {
-  const deltas = deltasFor(slide, row.value);
+export async function count(trx: Db, row: AnswerRow, slide: Slide, shownText?: string): Promise<void> {
+  const deltas = deltasFor(slide, row.value, shownText);
   const owners: Array<['poll_id' | 'session_id', string]> = [['poll_id', row.poll_id]];
   if (row.session_id !== null) owners.push(['session_id', row.session_id]);
   for (const [column, owner] of owners) {

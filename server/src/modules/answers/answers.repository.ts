@@ -1,3 +1,4 @@
+import type { QuestionStatus } from '@pollkit/contracts';
 import { type Kysely, sql } from 'kysely';
 import type { AnswerRow, Database } from '../../db/schema.js';
 
@@ -12,11 +13,18 @@ export function listAnswers(
     slideId?: string | undefined;
     voterId?: string | undefined;
     sessionId?: string | undefined;
+    /** Open-ended answers and Q&A questions in this status (an open-ended answer's null is `approved`). */
+    status?: QuestionStatus | undefined;
     beforeId?: string | undefined;
     limit: number;
   },
 ): Promise<AnswerRow[]> {
   let query = db.selectFrom('answers').selectAll().where('poll_id', '=', filter.pollId).where('kind', '=', filter.kind);
+  if (filter.status === 'approved') {
+    query = query
+      .where('slide_kind', 'in', ['open_ended', 'qa'])
+      .where((eb) => eb.or([eb('status', 'is', null), eb('status', '=', 'approved')]));
+  } else if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   if (filter.slideId !== undefined) query = query.where('slide_id', '=', filter.slideId);
   if (filter.voterId !== undefined) query = query.where('voter_id', '=', filter.voterId);
   if (filter.sessionId !== undefined) query = query.where('session_id', '=', filter.sessionId);

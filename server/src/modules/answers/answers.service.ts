@@ -4,6 +4,7 @@ import type {
   CastVoteInput,
   CreateResponseInput,
   ListAnswersInput,
+  ListResponsesInput,
   Poll,
   PollResponse,
   Slide,
@@ -93,7 +94,9 @@ export async function recordAnswer(
         row,
         // A held answer counts nowhere until approved (moderateResponse adds it then).
         deltas:
-          screened.status === 'pending' && slide.kind === 'open_ended' ? { tallies: [] } : deltasFor(slide, value),
+          screened.status === 'pending' && slide.kind === 'open_ended'
+            ? { tallies: [] }
+            : deltasFor(slide, value, screened.shown),
         event: answerEvent(row, value, createdAt, screened.flagged),
       },
       poll.updatedAt,
@@ -146,15 +149,17 @@ async function screenText(
   poll: Poll,
   slide: Slide,
   value: AnswerValue,
-): Promise<{ status: 'pending' | 'approved' | null; flagged: boolean | undefined }> {
+): Promise<{ status: 'pending' | 'approved' | null; flagged: boolean | undefined; shown?: string }> {
   if ((slide.kind !== 'open_ended' && slide.kind !== 'qa') || value.text === undefined) {
     return { status: null, flagged: undefined };
   }
   const policy = await slideTextPolicy(deps, workspaceId, poll, slide);
   const { flagged, verdict } = policy.check(value.text, 'text');
+  // The text as shown, for the word cloud's counters (tallies.ts `deltasFor`).
+  const shown = flagged ? policy.shown(value.text) : undefined;
   const held = verdict === 'hold' || (slide.kind === 'qa' && slide.moderated);
-  if (held) return { status: 'pending', flagged };
-  return { status: slide.kind === 'qa' ? 'approved' : null, flagged };
+  if (held) return { status: 'pending', flagged, shown };
+  return { status: slide.kind === 'qa' ? 'approved' : null, flagged, shown };
 }
 
 /**
@@ -239,7 +244,7 @@ export function toResponse(row: AnswerRow, isFlagged?: (text: string) => boolean
 async function listPage<T>(
   deps: AnswersDeps,
   poll: Poll,
-  input: z.output<typeof ListAnswersInput>,
+  input: z.output<typeof ListAnswersInput> | z.output<typeof ListResponsesInput>,
   kind: 'vote' | 'response',
   map: (row: AnswerRow) => T,
 ) {
@@ -253,6 +258,7 @@ async function listPage<T>(
         slideId: input.slideId,
         voterId: input.voterId,
         sessionId: input.sessionId,
+        status: 'status' in input ? input.status : undefined,
         beforeId,
         limit,
       }),
@@ -265,7 +271,11 @@ export async function listVotes(deps: AnswersDeps, workspaceId: string, input: z
   return listPage(deps, await getPoll(deps, workspaceId, input.id), input, 'vote', toVote);
 }
 
-export async function listResponses(deps: AnswersDeps, workspaceId: string, input: z.output<typeof ListAnswersInput>) {
+export async function listResponses(
+  deps: AnswersDeps,
+  workspaceId: string,
+  input: z.output<typeof ListResponsesInput>,
+) {
   const poll = await getPoll(deps, workspaceId, input.id);
   const policies = await pollTextPolicies(deps, workspaceId, poll);
   return listPage(deps, poll, input, 'response', (row) =>

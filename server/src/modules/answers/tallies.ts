@@ -41,7 +41,12 @@ export interface AnswerDeltas {
   words?: string[];
 }
 
-export function deltasFor(slide: Slide, value: AnswerValue): AnswerDeltas {
+/**
+ * `shownText`: an open-ended answer as the text filter shows it (flagged words masked), when it differs
+ * from the answer: the word cloud counts the words of that, so that no flagged word, nor a piece of one
+ * ("hole" of "a$$hole"), reaches it. The answer's text is counted as written (exports mask it).
+ */
+export function deltasFor(slide: Slide, value: AnswerValue, shownText?: string): AnswerDeltas {
   const tallies: TallyDelta[] = [];
   const add = (key: string, total = 0) => tallies.push({ key, count: 1, total });
   switch (slide.kind) {
@@ -76,7 +81,7 @@ export function deltasFor(slide: Slide, value: AnswerValue): AnswerDeltas {
     case 'open_ended': {
       add(tallyKey.answers);
       const text = value.text ?? '';
-      return { tallies, text: { hash: textHash(text), text }, words: wordsOf(text) };
+      return { tallies, text: { hash: textHash(text), text }, words: wordsOf(shownText ?? text) };
     }
     case 'qa':
       add(tallyKey.answers);

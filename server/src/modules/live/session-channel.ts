@@ -533,7 +533,8 @@ export class SessionChannel {
           ? await slideResultOf(this.host.deps, this.#workspaceId, poll, slide, this.sessionId)
           : null;
     const pending =
-      slide?.kind === 'qa' && slide.moderated
+      // A moderated Q&A slide holds every question; under the text filter's `review`, flagged ones.
+      slide?.kind === 'qa' && (slide.moderated || slideTextFilter(poll, slide) === 'review')
         ? await pendingQuestionCount(this.host.deps, this.sessionId, slide.id)
         : slide?.kind === 'open_ended' && slideTextFilter(poll, slide) === 'review'
           ? await pendingQuestionCount(this.host.deps, this.sessionId, slide.id, 'open_ended')

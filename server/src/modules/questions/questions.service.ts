@@ -139,6 +139,8 @@ export async function moderateResponse(
   sessionId?: string,
 ): Promise<PollResponse> {
   const poll = await getPoll(deps, workspaceId, input.id);
+  // Read before the transaction: the embedded database has one connection, which it holds.
+  const policies = await pollTextPolicies(deps, workspaceId, poll);
   const row = await deps.db.transaction().execute(async (trx) => {
     const locked = await lockPoll(trx, workspaceId, poll.id);
     if (!locked) throw ApiError.notFound('Poll');
@@ -149,7 +151,9 @@ export async function moderateResponse(
     const counted = input.status === 'approved';
     const slide = locked.content.questions.find((s) => s.id === current.slide_id);
     if (slide && wasCounted !== counted) {
-      if (counted) await count(trx, current, slide);
+      // The cloud counts the words of the text as shown (masked), as the writer does.
+      const shown = policies.forSlide(slide).shown(current.value.text ?? '');
+      if (counted) await count(trx, current, slide, shown);
       else await uncount(trx, [current], () => slide, { answers: false });
     }
     return questions.setAnswerStatus(trx, current.id, counted ? null : 'dismissed');
