@@ -46,6 +46,12 @@ export function toQuestion(row: AnswerRow, view: (text: string) => TextView): Qu
   };
 }
 
+/** A response (open-ended answer or question) with its text as `view` gives it. */
+function responseAsViewed(row: AnswerRow, view: (text: string) => TextView): PollResponse {
+  const shown = view(row.value.text ?? '');
+  return { ...toResponse(row), text: shown.text, flagged: shown.flagged };
+}
+
 /**
  * How a poll's texts read on a route: with `sessionId` (a presenter's route, or the audience's) as
  * shown, flagged words masked; without (the owner's raw views), as written, with `flagged`.
@@ -117,10 +123,7 @@ export async function listSessionResponses(
         beforeId,
         limit,
       }),
-    (row) => {
-      const shown = viewOf(row)(row.value.text ?? '');
-      return { ...toResponse(row), text: shown.text, flagged: shown.flagged };
-    },
+    (row) => responseAsViewed(row, viewOf(row)),
   );
 }
 
@@ -168,8 +171,7 @@ export async function moderateResponse(
     sessionId: row.session_id,
   });
   const viewOf = await viewer(deps, workspaceId, poll, sessionId !== undefined);
-  const shown = viewOf(row)(row.value.text ?? '');
-  return { ...toResponse(row), text: shown.text, flagged: shown.flagged };
+  return responseAsViewed(row, viewOf(row));
 }
 
 /**
