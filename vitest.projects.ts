@@ -20,6 +20,7 @@ export const TEST_PROJECTS = {
     'server/test/turn-loader.test.ts',
     'server/test/branching-parser.test.ts',
     'server/test/branching-table.test.ts',
+    'server/test/branching-blind.test.ts',
     'server/test/branching-rules.test.ts',
     'server/test/contract-inputs.test.ts',
     'server/test/group-commit.test.ts',

@@ -74,6 +74,14 @@ describe('POST /polls/{id}/branch with OpenAI configured', () => {
           condition('rule-2', 'feedback', 'not_answered', undefined, 'end'),
         ],
       },
+      report: {
+        rules: [
+          { id: 'rule-1', source: 'mood at_most', reading: 'If “How do you feel?” is at most 2, skip to “Drinks?”' },
+          { id: 'rule-2', source: 'feedback not_answered', reading: 'If “Any feedback?” is left blank, end the poll' },
+        ],
+        ignored: [],
+        corrected: [],
+      },
     });
     // The real client: one Chat Completions call, the key as a Bearer token, strict structured output.
     expect(fake.received).toHaveLength(1);
@@ -84,6 +92,23 @@ describe('POST /polls/{id}/branch with OpenAI configured', () => {
     expect(request?.body.response_format.type).toBe('json_schema');
     expect(request?.body.response_format.json_schema.strict).toBe(true);
     expect(JSON.stringify(request?.body.messages)).toContain('Send the unhappy ones');
+  });
+
+  it('reports what the model left out, beside the draft', async () => {
+    fake.reply = () =>
+      completion(
+        output([wire('mood', 'at_most', 2, 'drinks')], null, [
+          { text: 'Otherwise carry on as normal', why: 'says nothing changes' },
+        ]),
+      );
+    const res = await branch('If Q2 is 1 or 2, go to the drinks. Otherwise carry on as normal');
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.report.ignored).toEqual([
+      { text: 'Otherwise carry on as normal', why: 'says nothing changes' },
+    ]);
+    expect(res.body.data.report.rules).toEqual([
+      { id: 'rule-1', source: 'mood at_most', reading: 'If “How do you feel?” is at most 2, skip to “Drinks?”' },
+    ]);
   });
 
   const failures: [string, (attempt: number) => Reply][] = [
@@ -100,7 +125,7 @@ describe('POST /polls/{id}/branch with OpenAI configured', () => {
     fake.reply = reply;
     const res = await branch();
     expect(res.status, res.text).toBe(200);
-    expect(res.body.data).toEqual({ source: 'rules', draftJson: { conditions: RULES_DRAFT } });
+    expect(res.body.data).toMatchObject({ source: 'rules', draftJson: { conditions: RULES_DRAFT } });
     expect(fake.received.length).toBeGreaterThanOrEqual(1);
   });
 

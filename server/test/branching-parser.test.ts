@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { InstructionError, parseInstruction, readInstruction } from '../src/modules/branching/parser/index.js';
+import { checkBranching } from '../src/modules/polls/branching-rules.js';
 import {
   exampleDeck as deck,
   instructionRefusals as refusals,
   instructionExamples as table,
-} from '../src/modules/branching/instruction-examples.js';
-import { InstructionError, parseInstruction } from '../src/modules/branching/instruction-parser.js';
-import { checkBranching } from '../src/modules/polls/branching-rules.js';
+} from './fixtures/branching/instruction-examples.js';
 
 /**
- * The rule-based instruction parser (modules/branching/instruction-parser.ts), table-driven: each
- * instruction with the conditions it must read, and instructions it must refuse with the words it
- * could not read. Questions are numbered without the content slides; slides with them.
+ * The rule-based instruction parser (modules/branching/parser/), table-driven: each instruction
+ * with the conditions it must read, and instructions it must refuse with the words it could not
+ * read (fixtures/branching/instruction-examples.ts, which docs/branching.md's examples come from).
  */
 
 describe('the instruction parser reads', () => {
@@ -44,16 +44,23 @@ describe('the instruction parser refuses', () => {
   });
 });
 
-describe('a refusal suggests the closest reading', () => {
+describe('typing slips', () => {
   it.each([
-    ['If Q2 is belwo 3, skip to Q4', 'If Q2 is below 3, skip to Q4'],
-    ['If Q2 is below 3, skpi to Q4', 'If Q2 is below 3, skip to Q4'],
-    ['If Q1 is "Piza", skip to Q3', 'If Q1 is "Pizza", skip to Q3'],
-    ['If they chsoe Sushi on Q1, end the poll', 'If they chose Sushi on Q1, end the poll'],
-  ])('%s', (instruction, suggestion) => {
+    ['If Q2 is belwo 3, skip to Q4', 'belwo', 'below'],
+    ['If Q2 is below 3, skpi to Q4', 'skpi', 'skip'],
+    ['If they chsoe Sushi on Q1, end the poll', 'chsoe', 'chose'],
+  ])('%s is read, and the correction reported', (instruction, from, to) => {
+    const reading = readInstruction(instruction, deck);
+    expect(reading.conditions.length).toBeGreaterThan(0);
+    expect(reading.report.corrected).toEqual([{ from, to }]);
+    expect(checkBranching(reading.conditions, deck)).toEqual([]);
+  });
+
+  it('a slip that is not one letter of a known word gets the closest reading as a suggestion', () => {
+    const suggestion = 'If Q1 is "Pizza", skip to Q3';
     let error: unknown;
     try {
-      parseInstruction(instruction, deck);
+      parseInstruction('If Q1 is "Piza", skip to Q3', deck);
     } catch (caught) {
       error = caught;
     }

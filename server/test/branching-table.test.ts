@@ -1,13 +1,13 @@
 import type { BranchCondition, Slide } from '@pollkit/contracts';
 import { describe, expect, it } from 'vitest';
-import { InstructionError, parseInstruction } from '../src/modules/branching/instruction-parser.js';
-import { instructionTable as table, tableDecks } from '../src/modules/branching/instruction-table.js';
-import { scoreEntry, scoreTable } from '../src/modules/branching/instruction-table-score.js';
+import { InstructionError, parseInstruction } from '../src/modules/branching/parser/index.js';
 import { checkBranching } from '../src/modules/polls/branching-rules.js';
+import { instructionTable as table, tableDecks } from './fixtures/branching/instruction-table.js';
+import { scoreEntry, scoreTable } from './fixtures/branching/instruction-table-score.js';
 
 /**
- * The instruction table as people write skip logic (modules/branching/instruction-table.ts), scored
- * against the rule-based parser by scoreTable() (modules/branching/instruction-table-score.ts): the
+ * The instruction table as people write skip logic (fixtures/branching/instruction-table.ts), scored
+ * against the rule-based parser by scoreTable() (fixtures/branching/instruction-table-score.ts): the
  * table itself (its size, that it covers every slide kind and every operator, that each reading fits
  * its deck), then every entry read as the table says, or refused quoting the words it names first.
  */

@@ -49,10 +49,47 @@ describe('POST /polls/{id}/branch without a provider', () => {
             condition('rule-2', 'mood', 'equals', 5, 'end'),
           ],
         },
+        // What was understood, in the poll's words, for a host to check before applying it.
+        report: {
+          rules: [
+            {
+              id: 'rule-1',
+              source: 'If Q2 is below 3, skip to Q4',
+              reading: 'If “How do you feel?” is below 3, skip to “Drinks?”',
+            },
+            {
+              id: 'rule-2',
+              source: 'otherwise if Q2 is 5, end the poll',
+              reading: 'If “How do you feel?” is 5, end the poll',
+            },
+          ],
+          ignored: [],
+          corrected: [],
+        },
       },
     });
     const poll = await call('GET', `${t.api}/polls/${pollId}`, { apiKey });
     expect(poll.body.branching).toBeNull();
+  });
+
+  it('reads an instruction as people write it, and reports the clauses that add no rule', async () => {
+    const pollId = await createPoll();
+    const res = await branch(
+      pollId,
+      'Hey team! 🙌 Anyone who picks Pizza should go straight to the capital question. Otherwise carry on as normal, thanks!!',
+    );
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.draftJson.conditions).toEqual([condition('rule-1', 'lunch', 'equals', 'pizza', 'capital')]);
+    expect(res.body.data.report.rules).toEqual([
+      {
+        id: 'rule-1',
+        source: 'Anyone who picks Pizza should go straight to the capital question',
+        reading: 'If “Where shall we eat?” is “Pizza”, skip to “Capital of France?”',
+      },
+    ]);
+    expect(res.body.data.report.ignored).toEqual([
+      { text: 'Otherwise carry on as normal, thanks', why: expect.stringContaining('adds none') },
+    ]);
   });
 
   it('answers 422 quoting the words it could not read, with the form it expects', async () => {
@@ -82,15 +119,33 @@ describe('POST /polls/{id}/branch without a provider', () => {
     expect(res.body.error.message).not.toMatch(/rule-\d/);
   });
 
-  it('suggests the closest reading when a small change reads', async () => {
+  it('reads a typing slip of its own words, and reports it', async () => {
     const pollId = await createPoll();
     const res = await branch(pollId, 'If Q2 is below 3, skpi to Q4');
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.report.corrected).toEqual([{ from: 'skpi', to: 'skip' }]);
+    expect(res.body.data.draftJson.conditions).toHaveLength(1);
+  });
+
+  it('suggests the closest reading when a small change to a label reads', async () => {
+    const pollId = await createPoll();
+    const res = await branch(pollId, 'If Q1 is "Piza", skip to Q3');
     expectError(res, 422, 'validation_failed');
     expect(res.body.error.details).toMatchObject({
-      fragment: 'skpi to Q4',
-      suggestion: 'If Q2 is below 3, skip to Q4',
+      reason: 'no_such_option',
+      suggestion: 'If Q1 is "Pizza", skip to Q3',
     });
-    expect(res.body.error.message).toContain('Did you mean "If Q2 is below 3, skip to Q4"?');
+    expect(res.body.error.message).toContain('Did you mean "If Q1 is "Pizza", skip to Q3"?');
+  });
+
+  it('refuses two readings that differ, naming both, and says why in details.reason', async () => {
+    const pollId = await createPoll();
+    // The deck starts with a content slide: "Q5" is the fifth question or the fifth slide.
+    const res = await branch(pollId, 'If they did not answer Q2, skip to Q5');
+    expectError(res, 422, 'validation_failed');
+    expect(res.body.error.details.reason).toBe('ambiguous');
+    expect(res.body.error.message).toContain('counting questions');
+    expect(res.body.error.message).toContain('counting every slide');
   });
 
   it('caps the instruction’s length, and is Pro and Enterprise only', async () => {
@@ -107,7 +162,7 @@ describe('POST /polls/{id}/branch without a provider', () => {
 describe('PATCH /polls/{id} { branching }', () => {
   it('stores skip logic that fits, refuses what does not (naming where), and removes it with null', async () => {
     const pollId = await createPoll();
-    const draft = await branch(pollId, 'If they did not answer Q2, skip to Q5');
+    const draft = await branch(pollId, 'If they did not answer slide 3, skip to slide 6');
     const stored = await call('PATCH', `${t.api}/polls/${pollId}`, {
       apiKey,
       body: { branching: draft.body.data.draftJson },
@@ -182,7 +237,7 @@ describe('rule ids', () => {
     expect(both.status, both.text).toBe(200);
     expect(both.body.branching).toEqual(merged);
     // Numbered on past the highest stored `rule-<n>`, whatever other ids the rules have.
-    const next = await branch(pollId, 'If they did not answer Q4, end the poll');
+    const next = await branch(pollId, 'If they did not answer the drinks question, end the poll');
     expect(next.body.data.draftJson.conditions.map((rule: { id: string }) => rule.id)).toEqual(['rule-4']);
   });
 });

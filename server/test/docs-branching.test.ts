@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BRANCHING_DOC_PATH, withBranchingTables } from '../src/openapi/branching-table.js';
+import { BRANCHING_DOC_PATH, withBranchingTables } from '../../docs/scripts/branching-table.js';
 import { type Run, runScript, scriptOf, shBlocks, which } from './support/doc-walkthrough.js';
 import { startTestServer, type TestServer } from './support/server.js';
 

@@ -130,7 +130,12 @@ describe('draftWithOpenAI', () => {
       rule('rule-3', 'mood', 'at_most', 2, 'feedback'),
       rule('rule-4', 'drinks', 'includes', ['water', 'soda'], 'end'),
     ];
-    expect(result).toStrictEqual({ ok: true, conditions: expected });
+    expect(result).toStrictEqual({
+      ok: true,
+      conditions: expected,
+      sources: ['lunch equals', 'lunch not_answered', 'mood at_most', 'drinks includes'],
+      ignored: [],
+    });
     expect(fake.received).toHaveLength(1);
     expectDraftRequest(fake.received[0], instruction);
   });
@@ -195,6 +200,8 @@ describe('draftWithOpenAI', () => {
     expect(result).toStrictEqual({
       ok: true,
       conditions: [rule('rule-1', 'mood', 'not_answered', undefined, 'end')],
+      sources: ['mood not_answered'],
+      ignored: [],
     });
     expect(fake.received).toHaveLength(2);
     for (const request of fake.received) expectDraftRequest(request, instruction);
@@ -253,7 +260,11 @@ describe('draftWithOpenAI', () => {
     ],
     [
       'a rule without its action',
-      JSON.stringify({ conditions: [{ if: { slideId: 'lunch', operator: 'answered', value: null } }], problem: null }),
+      JSON.stringify({
+        conditions: [{ source: 'lunch', if: { slideId: 'lunch', operator: 'answered', value: null } }],
+        problem: null,
+        ignored: [],
+      }),
       /^malformed output: conditions\.0\.then: /,
     ],
     [

@@ -1,11 +1,11 @@
 import type { BranchCondition, Slide } from '@pollkit/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { instructionTable, tableDecks } from '../src/modules/branching/instruction-table.js';
 import { draftWithOpenAI, OPERATOR_MEANINGS, type OpenAiSettings } from '../src/modules/branching/openai-drafter.js';
+import { instructionTable, tableDecks } from './fixtures/branching/instruction-table.js';
 import { completion, type FakeOpenAI, output, startFakeOpenAI } from './support/fake-openai.js';
 
 /**
- * The OpenAI path with the parser's table (modules/branching/instruction-table.ts): for every
+ * The OpenAI path with the parser's table (fixtures/branching/instruction-table.ts): for every
  * instruction, the drafter's request to a loopback stand-in for the provider must carry what a model
  * needs to read it — the instruction as written, the deck (every slide's id, number, kind and text,
  * every option's id and label, every scale's range), and the contract's operators with their meanings
@@ -32,8 +32,12 @@ beforeEach(() => {
 
 /** A condition as the model writes it (every field present, `value` null when there is none). */
 function asWire(rule: Omit<BranchCondition, 'id'>) {
-  // biome-ignore lint/suspicious/noThenProperty: `then` is the field name of the rule's action.
-  return { if: { ...rule.if, value: rule.if.value ?? null }, then: rule.then };
+  return {
+    source: `${rule.if.slideId} ${rule.if.operator}`,
+    if: { ...rule.if, value: rule.if.value ?? null },
+    // biome-ignore lint/suspicious/noThenProperty: `then` is the field name of the rule's action.
+    then: rule.then,
+  };
 }
 
 /** The deck as the request carries it (the user message after "Poll:"). */

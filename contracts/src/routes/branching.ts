@@ -9,8 +9,11 @@ export const branchPoll = defineRoute({
   description:
     'Turns an instruction ("If Q2 is below 3, skip to Q4") into `conditions` checked against the poll. With an ' +
     'OpenAI key configured the provider drafts it (`source: "openai"`); without one, or when the provider fails or ' +
-    'its draft does not fit the poll, the rule-based parser does (`source: "rules"`). An instruction the parser ' +
-    'cannot read answers 422 quoting the words it could not read. Nothing is stored: apply the draft with ' +
+    'its draft does not fit the poll, the rule-based parser does (`source: "rules"`). `report` says what was ' +
+    'understood: each rule in the poll’s own words, the clauses that add no rule ("otherwise carry on as normal") ' +
+    'and the typing slips read. An instruction the parser cannot read, or that skip logic cannot say, answers 422 ' +
+    'with `details.reason` (`backward_jump`, `free_text`, `across_slides`, `ambiguous`, … `unreadable`) quoting ' +
+    'the words at fault; two readings that differ are refused, both said. Nothing is stored: apply the draft with ' +
     '`PATCH /polls/{id}` `{ branching }`. A poll of more than ' +
     `${branchDraftLimits.slides} slides or ${branchDraftLimits.textLength.toLocaleString('en-US')} characters of ` +
     'text answers 422 (write its `branching` by hand). Drafts are also limited per workspace, whichever keys ' +

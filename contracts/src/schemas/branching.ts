@@ -34,6 +34,40 @@ export const BranchDraftSource = z
   .describe('`openai`: the OpenAI provider drafted it; `rules`: the rule-based parser (no provider, or it failed).')
   .meta({ id: 'BranchDraftSource' });
 
+/** What the drafter understood, beside the draft and never inside it: for a host to check before applying it. */
+export const BranchDraftReport = z
+  .object({
+    rules: z
+      .array(
+        z.object({
+          id: z.string().describe('The rule of `draftJson` this line is about.'),
+          source: z.string().describe('The words of the instruction the rule was read from.'),
+          reading: z
+            .string()
+            .describe(
+              'The rule in the poll’s own words, each slide by its text and each option by its label: ' +
+                '`If “Which plan are you on?” is “Free”, skip to “How satisfied are you with our support?”`.',
+            ),
+        }),
+      )
+      .describe('Each drafted rule, in order.'),
+    ignored: z
+      .array(
+        z.object({
+          text: z.string().describe('A clause of the instruction.'),
+          why: z.string().describe('Why it adds no rule.'),
+        }),
+      )
+      .describe(
+        'Clauses that add no rule, such as "otherwise carry on as normal" (respondents go on to the next slide anyway).',
+      ),
+    corrected: z
+      .array(z.object({ from: z.string(), to: z.string() }))
+      .describe('Typing slips read as the word they miss by a letter ("belwo" as "below"). Rule-based drafts only.'),
+  })
+  .meta({ id: 'BranchDraftReport' });
+export type BranchDraftReport = z.output<typeof BranchDraftReport>;
+
 export const BranchDraft = z
   .object({
     data: z.object({
@@ -41,6 +75,7 @@ export const BranchDraft = z
         'The drafted skip logic, checked against the poll. Apply it with `PATCH /polls/{id}`.',
       ),
       source: BranchDraftSource,
+      report: BranchDraftReport,
     }),
   })
   .meta({ id: 'BranchDraft' });

@@ -1,5 +1,5 @@
 /** The deck of the branching tests: the one the instruction examples are written against. */
-export { exampleDeck as branchingDeck } from '../../src/modules/branching/instruction-examples.js';
+export { exampleDeck as branchingDeck } from '../fixtures/branching/instruction-examples.js';
 
 /** A branching condition, as the API answers and takes it: `to` a slide id, or 'end'. */
 export function condition(id: string, slideId: string, operator: string, value: unknown, to: string) {

@@ -92,13 +92,18 @@ export function apiError(status: number, code: string | null, message: string, h
 }
 
 /** The model's output for conditions written in the wire format. */
-export function output(conditions: unknown[], problem: string | null = null): string {
-  return JSON.stringify({ conditions, problem });
+export function output(
+  conditions: unknown[],
+  problem: string | null = null,
+  ignored: { text: string; why: string }[] = [],
+): string {
+  return JSON.stringify({ conditions, problem, ignored });
 }
 
 /** A condition as the model writes it: every field present, `value` null when there is none. */
 export function wire(slideId: string, operator: string, value: unknown, to: string): unknown {
   return {
+    source: `${slideId} ${operator}`,
     if: { slideId, operator, value },
     // biome-ignore lint/suspicious/noThenProperty: `then` is the field name of the rule's action.
     then: to === 'end' ? { action: 'end' } : { action: 'skip_to', slideId: to },

@@ -15,8 +15,8 @@ import type { RateLimitStore } from '../../infra/rate-limit.js';
 import { branchingProblemsError, checkBranching, outcomeOfAnswer, slideAfter } from '../polls/branching-rules.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { findVoterAnswer } from './branching.repository.js';
-import { InstructionError, readInstruction } from './instruction-parser.js';
 import type { DraftAttempt } from './openai-drafter.js';
+import { describeRule, InstructionError, type InstructionReading, readInstruction } from './parser/index.js';
 
 /** The language-model drafter (modules/branching/openai-drafter.ts), present when a provider is configured. */
 export type BranchDrafter = (
@@ -53,38 +53,58 @@ export async function draftBranching(
     const attempt = await drafter({ title: poll.title, slides }, input.instruction);
     if (attempt.ok) {
       log.info({ pollId: poll.id, source: 'openai' }, 'branching drafted by the provider');
-      return { data: { draftJson: { conditions: clearOfStoredIds(attempt.conditions, poll) }, source: 'openai' } };
+      const conditions = clearOfStoredIds(attempt.conditions, poll);
+      const report = {
+        rules: reportedRules(conditions, attempt.sources, slides),
+        ignored: attempt.ignored,
+        corrected: [],
+      };
+      return { data: { draftJson: { conditions }, source: 'openai', report } };
     }
     log.warn({ pollId: poll.id, reason: attempt.reason }, 'branching: the provider did not answer; the rules do');
   } else {
     log.info({ pollId: poll.id, source: 'rules' }, 'branching drafted by the rules (no provider configured)');
   }
-  let conditions: BranchCondition[];
-  let sources: string[];
+  let reading: InstructionReading;
   try {
-    ({ conditions, sources } = readInstruction(input.instruction, slides));
+    reading = readInstruction(input.instruction, slides);
   } catch (error) {
     if (!(error instanceof InstructionError)) throw error;
     throw new ApiError('validation_failed', error.message, {
       fieldErrors: { instruction: [error.message] },
       formErrors: [],
+      reason: error.reason,
       fragment: error.fragment,
       expected: error.expected,
       ...(error.suggestion === undefined ? {} : { suggestion: error.suggestion }),
     });
   }
+  const { conditions, sources } = reading;
   const problems = checkBranching(conditions, slides).map((problem) => ({
     ...problem,
     message: inUsersWords(problem.message, conditions, sources),
   }));
   if (problems.length > 0) {
-    throw branchingProblemsError(
+    const error = branchingProblemsError(
       'instruction',
       problems,
       'The instruction reads, but its skip logic does not fit the poll',
     );
+    // As a refusal of the parser's, the reason in one word: a rule that can never apply, …
+    throw new ApiError('validation_failed', error.message, { ...error.details, reason: 'does_not_fit' });
   }
-  return { data: { draftJson: { conditions: clearOfStoredIds(conditions, poll) }, source: 'rules' } };
+  const drafted = clearOfStoredIds(conditions, poll);
+  const report = { ...reading.report, rules: reportedRules(drafted, sources, slides) };
+  return { data: { draftJson: { conditions: drafted }, source: 'rules', report } };
+}
+
+/** Each drafted rule with the words it was read from and its reading in the poll's words (the ids as returned). */
+function reportedRules(conditions: readonly BranchCondition[], sources: readonly string[], slides: readonly Slide[]) {
+  return conditions.map((condition, index) => ({
+    id: condition.id,
+    source: sources[index] ?? '',
+    reading: describeRule(condition, slides),
+  }));
 }
 
 /** The draft numbers its rules `rule-1`, `rule-2`, … until the poll's stored rules take a number: past the highest of those. */

@@ -3,13 +3,25 @@ import type OpenAI from 'openai';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import { checkBranching } from '../polls/branching-rules.js';
+import {
+  ANSWER_VERBS,
+  BLANK_WORDS,
+  CHOOSING,
+  FIRST_PLACE,
+  NEGATIONS,
+  NO_OP_PHRASES,
+  RATING_ABOVE,
+  RATING_AT_LEAST,
+  RATING_AT_MOST,
+  RATING_BELOW,
+} from './parser/lexicon.js';
 
 /**
  * Skip logic drafted by a language model from a plain-English instruction, through the `openai`
  * client's Chat Completions with structured output. Every way this can go wrong — no answer, a
  * refusal, an HTTP error, the time budget spent, output that is not the format or does not fit the
  * poll — comes back as `{ ok: false, reason }`, never as an exception: the caller then asks the
- * rule-based parser (instruction-parser.ts) instead.
+ * rule-based parser (parser/) instead.
  */
 
 export interface OpenAiSettings {
@@ -21,7 +33,13 @@ export interface OpenAiSettings {
   timeoutMs: number;
 }
 
-export type DraftAttempt = { ok: true; conditions: BranchCondition[] } | { ok: false; reason: string };
+/** A drafted rule's source words, and the clauses the model left out as saying nothing, for the draft's report. */
+export interface DraftNotes {
+  sources: string[];
+  ignored: { text: string; why: string }[];
+}
+
+export type DraftAttempt = ({ ok: true; conditions: BranchCondition[] } & DraftNotes) | { ok: false; reason: string };
 
 /** The settings from the configuration, or undefined when no key is set (the parser alone answers). */
 export function openAiSettings(
@@ -52,6 +70,7 @@ const OPERATORS = BranchCondition.shape.if.shape.operator.options;
 const WireOutput = z.strictObject({
   conditions: z.array(
     z.strictObject({
+      source: z.string().describe('the words of the instruction this condition was read from'),
       if: z.strictObject({
         slideId: z.string(),
         operator: z.enum(OPERATORS),
@@ -68,6 +87,9 @@ const WireOutput = z.strictObject({
     .string()
     .nullable()
     .describe('null when the conditions express the instruction; otherwise why it cannot be expressed'),
+  ignored: z
+    .array(z.strictObject({ text: z.string(), why: z.string() }))
+    .describe('clauses of the instruction that add no rule (greetings, "otherwise carry on as normal"), and why'),
 });
 type WireOutput = z.output<typeof WireOutput>;
 
@@ -82,26 +104,32 @@ export const responseFormat = {
   json_schema: { name: 'branching', strict: true, schema: wireJsonSchema },
 } as const;
 
+/** A few of a lexicon list's phrases, quoted, for the model: "below", "under", "less than". */
+function written(phrases: readonly string[], count = 8): string {
+  return phrases
+    .filter((phrase) => !/^[<>=!]/.test(phrase))
+    .slice(0, count)
+    .map((phrase) => `"${phrase}"`)
+    .join(', ');
+}
+
 /**
  * What each operator means, as the model is told: the contract's operator list with its meaning
- * and the words people write for it (server/test/openai-table.test.ts checks every operator is
- * here, and that every phrasing of the parser's table, instruction-table.ts, reaches the model).
+ * and the words people write for it, taken from the rule-based parser's own lexicon
+ * (parser/lexicon.ts), so both drafters are told the same words (server/test/openai-table.test.ts
+ * checks every operator is here, and that every phrasing of the parser's table reaches the model).
  */
 export const OPERATOR_MEANINGS: Record<(typeof OPERATORS)[number], string> = {
-  equals:
-    'that option chosen (on a ranking: ranked first), or that rating given. Also written "is", "=", "was answered with", "they chose/picked/selected/ticked/checked/voted for", "they said X to", "has X ranked first", "the top choice is"',
-  not_equals:
-    'that option not chosen (ranking: not ranked first), or any rating but that one. Also written "is not", "isn\'t", "!=", "does not equal", "anything but", "did not choose"',
+  equals: `that option chosen (on a ranking: ranked first), or that rating given. Also written "is", "=", ${written(CHOOSING, 12)}, "went with", "they said X to", "has X ranked first", ${written(FIRST_PLACE, 6)}`,
+  not_equals: `that option not chosen (ranking: not ranked first), or any rating but that one. Also written "is not", "isn't", "!=", ${written(NEGATIONS, 9)}, "did not choose"`,
   includes:
-    'any of the listed option ids chosen (a list, even of one). Also written "includes", "contains", "has selected", "any of A, B", "A or B"',
-  greater_than: 'a rating above the value. Also written "above", "over", "more than", ">"',
-  less_than: 'a rating below the value. Also written "below", "under", "less than", "fewer than", "<"',
-  at_least: 'a rating of the value or more. Also written "at least", "or more", "or higher", "+", ">="',
-  at_most: 'a rating of the value or less. Also written "at most", "no more than", "or less", "<="',
-  answered:
-    'any answer given (value null). Also written "answered", "has an answer", "wrote something in", "posted in", "filled in"',
-  not_answered:
-    'no answer given (value null). Also written "did not answer", "skipped", "left blank", "left unanswered", "nothing is ticked"',
+    'any of the listed option ids chosen (a list, even of one). Also written "includes", "contains", "has selected", "any of A, B", "A or B", "A/B"',
+  greater_than: `a rating above the value. Also written ${written(RATING_ABOVE)}, ">"`,
+  less_than: `a rating below the value. Also written ${written(RATING_BELOW)}, "<"`,
+  at_least: `a rating of the value or more. Also written ${written(RATING_AT_LEAST)}, "+", ">="`,
+  at_most: `a rating of the value or less. Also written ${written(RATING_AT_MOST)}, "<="`,
+  answered: `any answer given (value null). Also written ${written(ANSWER_VERBS, 10)}, "has an answer", "wrote something in"`,
+  not_answered: `no answer given (value null). Also written ${written(BLANK_WORDS, 12)}, "did not answer", "left blank", "nothing is ticked"`,
 };
 
 const SYSTEM_PROMPT = `You write skip logic for a poll from an instruction in plain language.
@@ -126,24 +154,34 @@ Which operators fit which slide kind ("value" is null unless stated):
 - every kind except content: "answered", "not_answered" (value null).
 - content slides take no answers: no condition may test them.
 
-Reading the instruction:
+Reading the instruction (people write it as they talk: with greetings, emoji, shorthand such as
+"nps<=6 -> why", bullets, and sentences that start with who: "Anyone who picks Canberra should skip…"):
 - Options are named by their label (any letter case, quoted or not, several words), by their id, or after
   the word "option"; write their ids. A word that two labels share is ambiguous: say so in "problem".
-- "Question N" / "QN" / "the Nth question" means the Nth slide that asks something ("question" in the poll
-  below); "slide N", "section N", "page N" count every slide ("slide" below). A slide may also be named by its
-  id, its text, or words only it has ("the overall rating").
+- "the Nth question" is the Nth slide that asks something ("question" in the poll below); "slide N",
+  "section N", "page N" count every slide ("slide" below); "QN" and "question N" may mean either (see below).
+  A slide may also be named by its id, its text, words only it has ("the overall rating"), a paraphrase of its
+  text ("the will-you-come-back one") or a label of one of its options ("the Washington question").
 - "End the survey/form/quiz", "submit", "go to the end" are { "action": "end" }.
 - "Otherwise X" after rules on a slide is an "answered" and a "not_answered" condition on that slide, both to X.
+- A band in the middle of a scale ("7 or 8", "between 4 and 6") is one "equals" condition per rating.
+- On a quiz, "got it right" is the correct option(s); "got it wrong" is "includes" the other options.
+- Net Promoter words on a 0-10 scale: detractors 0-6, passives 7-8, promoters 9-10.
+- "Skip X" without a target goes to the slide after X.
+- Clauses that add no rule — greetings, thanks, reasons, ${written(NO_OP_PHRASES, 6)} — go in "ignored" with why.
+- Each condition's "source" is the words of the instruction it was read from.
+- When the poll has content slides before a question, "QN" may count questions or every slide: if both readings
+  fit and differ, do not guess; say both in "problem".
 
 Rules:
 - Use only the slide ids and option ids of the poll given (never labels or numbers as ids).
 - Jumps go forward only: then.slideId must come after if.slideId in the poll.
 - Every condition must be able to apply: no duplicates, none fully caught by an earlier one.
 - If the instruction cannot be expressed with these operators, return no conditions and say why in "problem",
-  naming the words at fault: a range in the middle of a scale ("between 2 and 4"), two conditions joined by
-  "and", an "or" across two different slides, two actions, a rating outside the scale, a jump backwards, a
-  condition on a content slide, what an open answer says, whether an answer was correct, quiz points, or
-  anything not in the poll.`;
+  naming the words at fault: two conditions joined by "and", an "or" across two different slides, two
+  actions, a rating outside the scale, a jump backwards, a condition on a content slide, what an open answer
+  says, one statement of a rating grid, quiz points or time, an action other than a jump or the end (an email,
+  a message), or anything not in the poll.`;
 
 /** The deck as the model needs it: ids, kinds, texts, option ids and labels, ranges, statements. */
 function describeDeck(poll: { title: string; slides: readonly Slide[] }): string {
@@ -337,5 +375,10 @@ export async function draftWithOpenAI(
   // The message quotes the slide and option ids the model wrote.
   if (problems.length > 0)
     return { ok: false, reason: `does not fit the poll: ${clipped(problems[0]?.message ?? '')}` };
-  return { ok: true, conditions: branching.data.conditions };
+  return {
+    ok: true,
+    conditions: branching.data.conditions,
+    sources: wire.data.conditions.map((condition) => clipped(condition.source)),
+    ignored: wire.data.ignored.map((clause) => ({ text: clipped(clause.text), why: clipped(clause.why) })),
+  };
 }

@@ -58,7 +58,7 @@ function operatorsOf(slide: Slide): ReadonlySet<string> {
 }
 
 /** Every outcome of a slide, or undefined when there are too many to list. */
-function outcomesOf(slide: Slide): Outcome[] | undefined {
+export function outcomesOf(slide: Slide): Outcome[] | undefined {
   switch (slide.kind) {
     case 'multiple_choice':
     case 'quiz': {

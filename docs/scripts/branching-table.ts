@@ -1,19 +1,19 @@
 /**
  * The table of docs/branching.md that shows the instruction language: every instruction of the
- * parser's table (modules/branching/instruction-table.ts, skip logic as people write it), deck by
+ * parser's table (server/test/fixtures/branching/instruction-table.ts, skip logic as people write it), deck by
  * deck, with the conditions the parser reads from it or the message it refuses it with, both
- * produced by running the parser now. `npx -y pnpm@10 generate` (contract-artifacts.ts) rewrites it
+ * produced by running the parser now. `npx -y pnpm@10 generate` (docs/scripts/generate.ts) rewrites it
  * between its markers; `generated:check` fails when it is stale.
  */
 import { fileURLToPath } from 'node:url';
 import type { BranchCondition, Slide } from '@pollkit/contracts';
-import { withGeneratedBlock } from '../core/generated-block.js';
-import { InstructionError, parseInstruction } from '../modules/branching/instruction-parser.js';
-import { type DeckName, instructionTable, tableDecks } from '../modules/branching/instruction-table.js';
+import { withGeneratedBlock } from '../../server/src/core/generated-block.js';
+import { InstructionError, parseInstruction } from '../../server/src/modules/branching/parser/index.js';
+import { type DeckName, instructionTable, tableDecks } from '../../server/test/fixtures/branching/instruction-table.js';
 
-export const BRANCHING_DOC_PATH = fileURLToPath(new URL('../../../docs/branching.md', import.meta.url));
+export const BRANCHING_DOC_PATH = fileURLToPath(new URL('../branching.md', import.meta.url));
 const TABLE_START =
-  '<!-- branching-table:start (generated from modules/branching/instruction-table.ts by server/src/openapi/branching-table.ts) -->';
+  '<!-- branching-table:start (generated from server/test/fixtures/branching/instruction-table.ts by docs/scripts/branching-table.ts) -->';
 const TABLE_END = '<!-- branching-table:end -->';
 
 /** What each deck of the table is, as the docs introduce it. */

@@ -1,0 +1,77 @@
+import {
+  ACTION_EXPECTED,
+  ACTION_STARTS,
+  ENDING_VERBS,
+  ENDINGS,
+  MOVE_ADVERBS,
+  MOVE_TO,
+  MOVE_VERBS,
+  TO_END_VERBS,
+} from './lexicon.js';
+import { readSlide } from './references.js';
+import type { Action, Condition, Cursor } from './tokens.js';
+
+export function startsAction(p: Cursor): boolean {
+  const token = p.peek();
+  return token?.kind === 'word' && ACTION_STARTS.includes(token.value);
+}
+
+export function readAction(p: Cursor): Action {
+  const what = ENDINGS;
+  const ends = ENDING_VERBS;
+  const toEnd = TO_END_VERBS;
+  if (
+    p.acceptAny([
+      ...ends.flatMap((verb) => [...what.flatMap((noun) => [`${verb} the ${noun}`, `${verb} ${noun}`]), `${verb} it`]),
+      ...ends,
+      ...toEnd.flatMap((verb) => [`${verb} the end`, `${verb} end`]),
+    ])
+  ) {
+    p.acceptAny([...what.flatMap((noun) => [`of the ${noun}`, `of ${noun}`]), 'there', 'right away', 'early']);
+    return { action: 'end' };
+  }
+  const verb = p.acceptAny(MOVE_VERBS);
+  if (!verb) return p.fail(ACTION_EXPECTED);
+  p.acceptAny(MOVE_ADVERBS);
+  if (p.acceptAny(MOVE_TO)) {
+    p.acceptAny(['the end']) && p.fail(ACTION_EXPECTED);
+    return { action: 'skip_to', slideId: readSlide(p).id };
+  }
+  if (verb === 'skip') {
+    // "skip Q3": past it, to the slide after it (the end, after the last).
+    const skipped = readSlide(p);
+    const next = p.slides[p.slides.indexOf(skipped) + 1];
+    return next ? { action: 'skip_to', slideId: next.id } : { action: 'end' };
+  }
+  return p.fail(`"to" and a slide after "${verb}", as in "${verb} to Q4"`);
+}
+
+/** Jumps go forward: a target at or before the condition's slide is refused at its words (`at`). */
+export function forward(p: Cursor, condition: Condition, action: Action, at: number): void {
+  if (action.action !== 'skip_to') return;
+  const from = p.slides.indexOf(condition.slide);
+  const to = p.slides.findIndex((slide) => slide.id === action.slideId);
+  if (to > from) return;
+  const end = p.at;
+  p.at = at;
+  // Point at the slide's own words, past the verb ("skip to Q1" quotes "Q1").
+  p.acceptAny(MOVE_VERBS);
+  p.acceptAny([...MOVE_ADVERBS, 'back']);
+  p.acceptAny(MOVE_TO);
+  const quoted = p.at < end ? p.at : at;
+  p.at = quoted;
+  p.fail(
+    `a slide after ${condition.slide.id}: jumps go forward only (a respondent who left ${condition.slide.id} cannot be sent back to it or before it)`,
+    'backward_jump',
+  );
+}
+
+/** Where an arrow points: a slide, or the end ("Yes -> Q4", "No -> end"). */
+export function readTarget(p: Cursor): Action {
+  if (startsAction(p)) return readAction(p);
+  if (p.acceptAny(['the end', 'end'])) {
+    p.acceptAny(ENDINGS.flatMap((noun) => [`of the ${noun}`, `of ${noun}`]));
+    return { action: 'end' };
+  }
+  return { action: 'skip_to', slideId: readSlide(p).id };
+}

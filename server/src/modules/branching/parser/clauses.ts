@@ -1,0 +1,78 @@
+import { TYPOS } from './lexicon.js';
+
+/**
+ * An instruction as people write it, cut into the clauses that each say at most one thing: what the
+ * grammar of people.ts reads, one clause at a time. Before cutting, what carries no meaning for
+ * skip logic goes: emoji and pictographs, decoration (bullets, stars, em dashes), comments after
+ * `//`. Shorthand is spelled out: `s3` is "slide 3", `a|b` and `a/b` are "a or b", `⇒` is an arrow.
+ */
+
+export interface Clause {
+  /** The clause's text, trimmed. */
+  text: string;
+  /** Whether it opened its line or sentence (a rule's heading such as "Q2:" only stands there). */
+  opensSentence: boolean;
+}
+
+const PICTOGRAPHS =
+  /\p{Extended_Pictographic}|\u{200D}|[\u{FE0E}\u{FE0F}\u{20E3}]|[\u{1F1E6}-\u{1F1FF}]|[\u{1F3FB}-\u{1F3FF}]/gu;
+
+/** The instruction without decoration, with shorthand spelled out, on the lines it was written on. */
+export function cleanInstruction(instruction: string): string {
+  return (
+    instruction
+      .replace(PICTOGRAPHS, ' ')
+      .replace(/\b\p{L}+\b/gu, (word) => TYPOS[word.toLowerCase()] ?? word)
+      // "didnt", "doesnt": the apostrophe left out.
+      .replace(/\b(did|does|do|is|was|were|are|has|have|had|could|would|should)nt\b/gi, '$1 not')
+      // "0–10", "1—3": a range, before dashes become commas.
+      .replace(/(\d)\s*[–—]\s*(\d)/g, '$1-$2')
+      // "9/10", "7 out of 7": the scale, not a second rating.
+      .replace(/(\d+)\s*\/\s*(\d+)/g, (all, n: string, m: string) =>
+        Number(m) === Number(n) + 1 ? `${n} or ${m}` : `${n} out of ${m}`,
+      )
+      .replace(/\/\/[^\n]*/g, ' ')
+      // Bullets and list numbers at the start of a line: "- plan=free: end", "1) …", "2. …".
+      .replace(/^[ \t]*(?:[-*•·▪►>]+|\(?\d{1,2}[).](?!\d))[ \t]+/gm, '')
+      .replace(/[—–]/g, ', ')
+      .replace(/⇒|⟶|➡|➔|=>/g, ' -> ')
+      .replace(/…/g, ' ')
+      .replace(/`/g, '"')
+      // Country initials are not the pronoun "us": "the US capital".
+      .replace(/\bU\.?S\.?A?\b(?!\.\w)/g, 'United States')
+      .replace(/\bU\.?K\.?\b/g, 'United Kingdom')
+      // "no/unsure", "dissat|vdis": either of them. A slash between digits is left ("9/10").
+      .replace(/(?<=\p{L})\s*[|/]\s*(?=\p{L})/gu, ' or ')
+      // "s3" and "S5" are slides 3 and 5; "p2" page 2.
+      .replace(/\b[sS](\d{1,3})\b/g, 'slide $1')
+      // "aspects.catering": an id and what follows, as two words.
+      .replace(/(?<=\p{L})\.(?=\p{L}{2})/gu, ' ')
+      // Characters the tokenizer has no use for become spaces.
+      .replace(/[^\p{L}\p{N}\s"“”'‘’<>=≤≥≠;,.:+()?!#&_\-→]/gu, ' ')
+  );
+}
+
+/** Words that start a new clause inside a sentence ("…, otherwise end"; "…, if they say No, …"). */
+const CLAUSE_STARTS =
+  /(?:,\s*|\s+)(?=(?:and\s+)?otherwise\b)|[,:]\s*(?=(?:or\s+)?else\b)|:\s*(?=(?:if|when|whenever|anyone|anybody|everyone|people|those|respondents)\b)|,\s*(?=(?:and\s+)?(?:if|when|whenever)\b)|\s+(?=and\s+(?:if|when)\b)|,\s*(?=(?:but\s+)?(?:everyone|everybody|anyone|anybody)\s+else\b)|,\s*(?=(?:all\s+)?the\s+others\b)|,\s*(?=and\s+(?:\p{L}+\s+)?(?:who|that)\s)/giu;
+
+/**
+ * The clauses of a cleaned instruction: its lines, its sentences (a full stop that ends a word of
+ * one letter, as in "D.C.", ends none), its semicolons, and inside a sentence the places where a new
+ * rule starts ("otherwise", ", if", "and if", "everyone else").
+ */
+export function splitClauses(cleaned: string): Clause[] {
+  const clauses: Clause[] = [];
+  for (const line of cleaned.split(/\n+/)) {
+    // A full stop ends a sentence, except the last of initials ("Washington, D.C.").
+    for (const sentence of line.split(/(?<!\.\p{L})[.!?]+(?=\s|$)|;/u)) {
+      let first = true;
+      for (const part of sentence.split(CLAUSE_STARTS)) {
+        const text = part.trim().replace(/^[,:\s]+|[,:\s]+$/g, '');
+        if (text) clauses.push({ text, opensSentence: first });
+        first = false;
+      }
+    }
+  }
+  return clauses;
+}

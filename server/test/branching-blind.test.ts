@@ -1,0 +1,151 @@
+import type { BranchCondition, Slide } from '@pollkit/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { draftWithOpenAI, type OpenAiSettings } from '../src/modules/branching/openai-drafter.js';
+import { InstructionError, readInstruction } from '../src/modules/branching/parser/index.js';
+import { checkBranching } from '../src/modules/polls/branching-rules.js';
+import { blindDecks, blindSet, scoreBlindEntry, scoreBlindSet } from './fixtures/branching/blind-score.js';
+import { completion, type FakeOpenAI, output, startFakeOpenAI } from './support/fake-openai.js';
+
+/**
+ * Skip logic as people write it, blind (fixtures/branching/blind/, README.md there): the development
+ * set and three holdouts, each written by people who had not seen the parser, each holdout scored
+ * once while it was unseen (the figures are in the README and docs/branching.md) and developed
+ * against afterwards. What a writer meant is compared by where each respondent goes, not by the
+ * rules' spelling (blind-score.ts). These tests keep what was reached: no set is ever misread.
+ */
+
+const dev = blindSet('dev');
+
+describe('the blind development set', () => {
+  it('has at least 150 instructions across five decks with the holdouts, from many kinds of writer', () => {
+    const all = [...dev, ...blindSet('holdout-1'), ...blindSet('holdout-2'), ...blindSet('holdout-3')];
+    expect(all.length).toBeGreaterThanOrEqual(150);
+    expect(new Set(all.map((entry) => entry.deck)).size).toBe(5);
+    expect(new Set(all.map((entry) => entry.writer)).size).toBeGreaterThanOrEqual(6);
+    // Every writer's meaning fits its deck: the rules they wrote are skip logic the poll accepts.
+    for (const entry of all) expect(Object.keys(blindDecks)).toContain(entry.deck);
+  });
+
+  it.each([
+    ['dev', 0.95, 0.85],
+    ['holdout-1', 0.9, 0.9],
+    ['holdout-2', 0.8, 0.85],
+    ['holdout-3', 0.7, 0.85],
+  ] as const)(
+    '%s is understood without a single misreading, and refused for the real reason',
+    (set, understood, right) => {
+      const score = scoreBlindSet(blindSet(set));
+      const failures = score.results
+        .filter((result) => result.verdict !== 'understood' && result.verdict !== 'refused_right')
+        .map((result) => `${result.entry.id} ${result.verdict}: ${result.answer}`);
+      expect(score.expressible.misread, failures.join('\n')).toBe(0);
+      expect(score.impossible.misread, failures.join('\n')).toBe(0);
+      expect(score.expressible.understood / score.expressible.total, failures.join('\n')).toBeGreaterThanOrEqual(
+        understood,
+      );
+      expect(score.impossible.right / score.impossible.total, failures.join('\n')).toBeGreaterThanOrEqual(right);
+    },
+  );
+
+  it.each(dev.filter((entry) => 'rules' in entry.expect).map((entry) => [entry.id, entry] as const))(
+    '%s: the report names each rule in the poll’s words',
+    (_id, entry) => {
+      const result = scoreBlindEntry(entry);
+      if (result.verdict !== 'understood') return expect(result.verdict).toBe('refused');
+      const reading = readInstruction(entry.instruction, blindDecks[entry.deck] as Slide[]);
+      expect(reading.report.rules).toHaveLength(reading.conditions.length);
+      for (const rule of reading.report.rules) expect(rule.reading).toMatch(/^If “.+”/);
+    },
+  );
+});
+
+describe('no input makes the parser fail other than by refusing', () => {
+  const deck = blindDecks.product as Slide[];
+  const inputs = [
+    '',
+    '🙂🙂🙂',
+    '->',
+    ': end',
+    'otherwise otherwise otherwise',
+    '(((((((((',
+    'if if if if if',
+    'Q99999999999999999999 -> Q1',
+    `${'skip '.repeat(300)}`,
+    `If ${'nps 1 or '.repeat(150)}2 -> why`,
+    '"unterminated quote -> end',
+    'nps <= -6 -> why',
+    'slide 0 skipped -> end',
+    '#0 = x',
+    'anyone who either of those not not not -> end',
+    'ʇxǝʇ uʍop ǝpısdn -> end',
+  ];
+  it.each(inputs)('%j', (instruction) => {
+    try {
+      const reading = readInstruction(instruction, deck);
+      expect(Array.isArray(reading.conditions)).toBe(true);
+    } catch (error) {
+      expect(error).toBeInstanceOf(InstructionError);
+    }
+  });
+});
+
+describe('the OpenAI path meets the same set', () => {
+  let fake: FakeOpenAI;
+  const settings = (): OpenAiSettings => ({
+    apiKey: 'sk-test-0123456789abcdef',
+    baseURL: fake.baseURL,
+    model: 'gpt-4o-mini',
+    timeoutMs: 10_000,
+  });
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+  });
+  afterAll(() => fake.close());
+
+  it.each(dev.map((entry) => [entry.id, entry] as const))('%s', async (_id, entry) => {
+    fake.received = [];
+    const slides = blindDecks[entry.deck] as Slide[];
+    const meant = 'rules' in entry.expect ? entry.expect.rules : [];
+    // The stand-in model answers what the writer meant, and lists a greeting it left out.
+    fake.reply = () =>
+      completion(
+        'rules' in entry.expect
+          ? output(
+              meant.map((rule) => ({
+                source: entry.instruction.slice(0, 40),
+                if: { slideId: rule.slide, operator: rule.op, value: rule.value ?? null },
+                // biome-ignore lint/suspicious/noThenProperty: `then` is the field name of the rule's action.
+                then: rule.to === '@end' ? { action: 'end' } : { action: 'skip_to', slideId: rule.to },
+              })),
+              null,
+              [{ text: 'thanks!', why: 'a greeting' }],
+            )
+          : output([], `cannot be expressed (${entry.expect.refuse})`),
+      );
+    const attempt = await draftWithOpenAI(settings(), { title: entry.deck, slides }, entry.instruction);
+    // The request carries the instruction as written and every slide of the deck.
+    const body = fake.received[0]?.body;
+    expect(body.messages.at(-1)).toEqual({ role: 'user', content: `Instruction:\n${entry.instruction}` });
+    const sent = body.messages.map((message: { content: string }) => message.content).join('\n');
+    for (const slide of slides) expect(sent).toContain(`"id":"${slide.id}"`);
+    if (!('rules' in entry.expect)) return expect(attempt.ok).toBe(false);
+    const expected: Omit<BranchCondition, 'id'>[] = meant.map((rule) => ({
+      if:
+        rule.value === undefined
+          ? { slideId: rule.slide, operator: rule.op }
+          : { slideId: rule.slide, operator: rule.op, value: rule.value },
+      // biome-ignore lint/suspicious/noThenProperty: `then` is the field name of the rule's action.
+      then: rule.to === '@end' ? { action: 'end' } : { action: 'skip_to', slideId: rule.to },
+    }));
+    // A writer's rules that could never all apply (b-028 repeats a blank test) are declined, as any such draft.
+    const fits =
+      checkBranching(
+        expected.map((rule, index) => ({ id: `rule-${index + 1}`, ...rule })),
+        slides,
+      ).length === 0;
+    expect(attempt.ok, attempt.ok ? '' : attempt.reason).toBe(fits);
+    if (!attempt.ok) return;
+    expect(attempt.conditions.map(({ id: _ruleId, ...rule }) => rule)).toEqual(expected);
+    expect(attempt.ignored).toEqual([{ text: 'thanks!', why: 'a greeting' }]);
+  });
+});
