@@ -59,6 +59,78 @@ describe('the blind development set', () => {
   );
 });
 
+/** What a reading of `instruction` on `deck` says, as `slide op value -> target` lines, or the refusal's reason. */
+function readingOf(deck: string, instruction: string): string {
+  try {
+    return readInstruction(instruction, blindDecks[deck] as Slide[])
+      .conditions.map(
+        ({ if: test, then }) =>
+          `${test.slideId} ${test.operator}${test.value === undefined ? '' : ` ${JSON.stringify(test.value)}`} -> ${then.action === 'end' ? '@end' : then.slideId}`,
+      )
+      .join('; ');
+  } catch (error) {
+    if (!(error instanceof InstructionError)) throw error;
+    return `refused (${error.reason})`;
+  }
+}
+
+describe('reasons, names left out and look-alike words', () => {
+  it.each([
+    // A reason before or after the rule is set aside and reported, its words never read as the condition.
+    [
+      'onboarding',
+      "Because only Engineering receives equipment through this form, people joining Sales should go straight to 'Your first week'.",
+      'dept equals "sales" -> week',
+    ],
+    [
+      'onboarding',
+      "Secondly, because the buddy scheme is for Engineering, people joining Sales should go straight to 'Your first week'.",
+      'dept equals "sales" -> week',
+    ],
+    [
+      'product',
+      'Free-plan customers go straight to the support question, since they have not used the API or the dashboards.',
+      'plan equals "free" -> support',
+    ],
+    // The reason's words are never the condition: "them" has nothing left to point at.
+    ['product', 'Because detractors need a follow-up, send them to the reason question.', 'refused (unreadable)'],
+    // The same words, said as the rule: read.
+    ['product', 'Detractors need a follow-up, so send them to the reason question.', 'nps at_most 6 -> why'],
+    // A word naming a slide the rule neither tests, skips nor lands on: refused, not dropped.
+    ['product', 'Pro users who use the Public API go to the support question', 'refused (unreadable)'],
+    [
+      'event',
+      'colleagues who chose London and rated the event 1 go to the improve question',
+      'refused (across_slides)',
+    ],
+    // Words of the slides skipped on the way are the rule's own.
+    [
+      'onboarding',
+      'Engineering hires: route them past the laptop and extras questions directly to the first-week content slide.',
+      'dept equals "eng" -> week',
+    ],
+    // "participants" is not "Partially"; "No" is the one slide before the target with that answer.
+    ['support', 'participants answering No route directly to slide 7.', 'resolved equals "no" -> contact'],
+    // "No" before the end is on two slides: which one is not guessed.
+    ['support', 'participants answering No end the survey.', 'refused (unreadable)'],
+  ])('%s: %s', (deck, instruction, expected) => {
+    expect(readingOf(deck, instruction)).toBe(expected);
+  });
+
+  it('reports the reason it set aside', () => {
+    const reading = readInstruction(
+      "Because only Engineering receives equipment, people joining Sales should go straight to 'Your first week'.",
+      blindDecks.onboarding as Slide[],
+    );
+    expect(reading.report.ignored).toEqual([
+      {
+        text: 'Because only Engineering receives equipment',
+        why: 'it gives the reason for a rule, not a rule: its words are not read as a condition',
+      },
+    ]);
+  });
+});
+
 describe('no input makes the parser fail other than by refusing', () => {
   const deck = blindDecks.product as Slide[];
   const inputs = [

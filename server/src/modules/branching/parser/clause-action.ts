@@ -161,7 +161,8 @@ export function findAction(scope: ClauseScope, from: number, to: number): Clause
         remarks,
       });
     }
-    if (SKIP_VERBS.has(token.value)) {
+    // "route them past the laptop and extras questions to …": any move past slides skips them.
+    if (SKIP_VERBS.has(token.value) || tokens[next]?.value === 'past') {
       if (tokens[next]?.value === 'past') next++;
       const skipped = skippedSlides(scope, next, to);
       if (skipped) {

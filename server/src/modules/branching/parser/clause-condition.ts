@@ -124,6 +124,15 @@ export function readClauseCondition(
     for (const slide of slides) if (slide.kind === 'quiz') add(slide, 1);
   // Weak options (a common word such as "No") count for a slide already named.
   for (const mention of options) if (!mention.strong && scores.has(mention.slide)) add(mention.slide, 2);
+  // Only a common label ("answering No") and no slide named: the one slide before the target that has it.
+  if (scores.size === 0 && !nameOnly && scope.target) {
+    const limit = scope.target === 'end' ? slides.length : slides.indexOf(scope.target);
+    const before = new Set(
+      options.filter((mention) => slides.indexOf(mention.slide) < limit).map((mention) => mention.slide),
+    );
+    const [only] = before;
+    if (only && before.size === 1) add(only, 2);
+  }
   const ranked = [...scores].sort((a, b) => b[1] - a[1]);
   const [best, runnerUp] = ranked;
   if (!best) return undefined;

@@ -1,4 +1,4 @@
-import { TYPOS } from './lexicon.js';
+import { END_VERBS, MOVE_CUES, TYPOS } from './lexicon.js';
 
 /**
  * An instruction as people write it, cut into the clauses that each say at most one thing: what the
@@ -12,7 +12,19 @@ export interface Clause {
   text: string;
   /** Whether it opened its line or sentence (a rule's heading such as "Q2:" only stands there). */
   opensSentence: boolean;
+  /** A reason given for a rule ("Because only Engineering gets equipment, …"): never a rule itself. */
+  reason?: boolean;
 }
+
+/**
+ * A reason before the rule, up to its comma: "Because …,", "Since …,", "So that …,", "Given that …,",
+ * "To keep it short,". Its words name slides and options too, so they must not count as the condition.
+ */
+const LEADING_REASON =
+  /^((?:(?:firstly|secondly|thirdly|first|second|third|finally|lastly|also|and|but|then)\b,?\s*)?(?:because|since|given that|seeing as|so that|in order to|as (?!for\b|to\b|far\b|regards\b|soon\b|long\b|well\b)|to (?:keep|make|save|avoid|help|reduce|spare|cut))\b[^,]*),\s*/i;
+/** A reason after the rule: ", because …", ", since …", ", as we would rather …", ", so that …". */
+const TRAILING_REASON =
+  /,\s*((?:because|since|so that|as (?:we|they|i|it|this|that|these|those|there|he|she|you|their|our))\b.*)$/i;
 
 const PICTOGRAPHS =
   /\p{Extended_Pictographic}|\u{200D}|[\u{FE0E}\u{FE0F}\u{20E3}]|[\u{1F1E6}-\u{1F1FF}]|[\u{1F3FB}-\u{1F3FF}]/gu;
@@ -28,7 +40,7 @@ export function cleanInstruction(instruction: string): string {
       // "0–10", "1—3": a range, before dashes become commas.
       .replace(/(\d)\s*[–—]\s*(\d)/g, '$1-$2')
       // "9/10", "7 out of 7": the scale, not a second rating.
-      .replace(/(\d+)\s*\/\s*(\d+)/g, (all, n: string, m: string) =>
+      .replace(/(\d+)\s*\/\s*(\d+)/g, (_all, n: string, m: string) =>
         Number(m) === Number(n) + 1 ? `${n} or ${m}` : `${n} out of ${m}`,
       )
       .replace(/\/\/[^\n]*/g, ' ')
@@ -67,12 +79,31 @@ export function splitClauses(cleaned: string): Clause[] {
     // A full stop ends a sentence, except the last of initials ("Washington, D.C.").
     for (const sentence of line.split(/(?<!\.\p{L})[.!?]+(?=\s|$)|;/u)) {
       let first = true;
-      for (const part of sentence.split(CLAUSE_STARTS)) {
+      let rest = sentence.trim();
+      const leading = LEADING_REASON.exec(rest);
+      if (leading && !saysAMove(leading[1] as string)) {
+        clauses.push({ text: (leading[1] as string).trim(), opensSentence: true, reason: true });
+        rest = rest.slice(leading[0].length);
+        first = false;
+      }
+      let trailing = TRAILING_REASON.exec(rest);
+      if (trailing && saysAMove(trailing[1] as string)) trailing = null;
+      if (trailing) rest = rest.slice(0, trailing.index);
+      for (const part of rest.split(CLAUSE_STARTS)) {
         const text = part.trim().replace(/^[,:\s]+|[,:\s]+$/g, '');
         if (text) clauses.push({ text, opensSentence: first });
         first = false;
       }
+      if (trailing) clauses.push({ text: (trailing[1] as string).trim(), opensSentence: false, reason: true });
     }
   }
   return clauses;
+}
+
+/** Whether words say where someone goes: then they hold a rule, and are not set aside as a reason. */
+function saysAMove(text: string): boolean {
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}-]+/u)
+    .some((word) => MOVE_CUES.includes(word) || END_VERBS.includes(word));
 }

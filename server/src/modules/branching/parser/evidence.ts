@@ -19,6 +19,8 @@ export interface ClauseScope {
   context: Slide | undefined;
   /** The slide the rule before sent to: what "skip it" skips. */
   lastTarget?: Slide | undefined;
+  /** Where the clause's action sends: its condition can only be on a slide before it. */
+  target?: Slide | 'end' | undefined;
 }
 
 export interface SlideMention {
@@ -72,10 +74,15 @@ export function wordsOf(text: string): string[] {
     .filter(Boolean);
 }
 
-/** Whether two words name the same thing: equal, or sharing their first five letters. */
+/** Whether two words name the same thing: equal, or sharing their first five or six letters. */
 export function sameWord(a: string, b: string): boolean {
   if (a === b) return true;
-  return a.length >= 5 && b.length >= 5 && a.slice(0, 5) === b.slice(0, 5);
+  // Five letters when one word is short ("likely", "likelihood"), six otherwise: "satisfied" and
+  // "satisfaction" are alike, "participants" and "partially" are not.
+  const shorter = Math.min(a.length, b.length);
+  if (shorter < 5) return false;
+  const needed = shorter <= 6 ? 5 : 6;
+  return a.slice(0, needed) === b.slice(0, needed);
 }
 
 /** The `n`th slide of the deck under a numbering, or undefined past its end. */
@@ -160,13 +167,13 @@ export function stem(word: string): string {
   return lower;
 }
 
-/** Whether two words name the same thing for a paraphrase: same stem, or sharing their first five letters. */
-function alike(a: string, b: string): boolean {
+/** Whether two words name the same thing for a paraphrase: same stem, or sharing their first five or six letters. */
+export function alike(a: string, b: string): boolean {
   return sameWord(a, b) || stem(a) === stem(b);
 }
 
 /** Words a slide is known by: its text, id, statements, the words for its kind (its options are mentions, not names). */
-function vocabularyOf(slide: Slide): string[] {
+export function vocabularyOf(slide: Slide): string[] {
   const parts = [slide.text, slide.id.replace(/[_-]/g, ' ')];
   if (slide.kind === 'scale') parts.push(...slide.statements.map((statement) => statement.text));
   const kind = slide.kind === 'scale' && slide.statements.length > 0 ? ['grid', 'matrix'] : [];

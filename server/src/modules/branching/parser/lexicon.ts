@@ -88,7 +88,7 @@ export const END_PHRASES = list(
 );
 /** Verbs that send a respondent somewhere ("go", "jump", "route"), in any of their forms. */
 export const MOVE_CUES = list(
-  'go|goes|going|jump|jumps|jumped|skip|skips|send|sends|sent|take|takes|taken|move|moves|moved|head|heads|pass|passes|proceed|proceeds|continue|continues|route|routes|routed|redirect|redirected|direct|directed|bring|brought|arrive|arrives|forward|forwarded|advance|advances|land|lands|get|gets|see|sees|fast-forward|pop|pops|drop|drops|push|bounce|shoot|put|puts|ask|show',
+  'go|goes|going|jump|jumps|jumped|skip|skips|send|sends|sent|take|takes|taken|move|moves|moved|head|heads|pass|passes|proceed|proceeds|continue|continues|route|routes|routed|redirect|redirected|direct|directed|bring|brought|arrive|arrives|forward|forwarded|advance|advances|land|lands|get|gets|see|sees|fast-forward|pop|pops|drop|drops|push|bounce|shoot|put|puts|ask|show|hop|hops|steer|steers|funnel|usher|whisk|fast-track|fast-tracked',
 );
 /** Words between a move verb and where it goes: "go straight on to", "send them right over to". */
 export const MOVE_FILLERS = list(

@@ -1,5 +1,5 @@
 import type { BranchCondition, Slide } from '@pollkit/contracts';
-import { forward } from './actions.js';
+import { refuseUnusedNames } from './accounting.js';
 import { findAction, saysNothingChanges } from './clause-action.js';
 import { readClauseCondition } from './clause-condition.js';
 import { pointsBack, type Test } from './clause-tests.js';
@@ -46,6 +46,7 @@ export interface WrittenReading {
   corrections: Correction[];
 }
 
+const GIVES_A_REASON = 'it gives the reason for a rule, not a rule: its words are not read as a condition';
 const NOTHING_CHANGES = 'it says respondents carry on as they would without a rule, so it adds none';
 
 /** The first token after greetings and politeness ("Hey team!", "so basically", "can we make it so"). */
@@ -113,6 +114,10 @@ export function readAsWritten(instruction: string, slides: readonly Slide[], num
   };
   const { text: corrected, corrections } = correctTypos(instruction, slides);
   for (const clause of splitClauses(cleanInstruction(corrected))) {
+    if (clause.reason) {
+      ignored.push({ text: clause.text, why: GIVES_A_REASON });
+      continue;
+    }
     let tokens: Token[];
     try {
       tokens = tokenize(clause.text);
@@ -206,6 +211,10 @@ export function readAsWritten(instruction: string, slides: readonly Slide[], num
         'backward_jump',
       );
     }
+    if (otherwise === 0) {
+      const landing = then.action === 'end' ? 'end' : slides.find((candidate) => candidate.id === then.slideId);
+      refuseUnusedNames(tokens, from, tokens.length, slides, slide, landing ?? 'end');
+    }
     add(slide, tests, then, text);
     // "only people who …": fine when the others are said to go somewhere too, a guess otherwise.
     const labels = optionMentions(tokens, 0, tokens.length, slides);
@@ -280,7 +289,11 @@ function hasTestWords(tokens: readonly Token[], from: number): boolean {
 }
 
 /** The condition before the action, inside it ("send everyone who … to"), or after it ("end it for anyone who …"). */
-function readConditionAround(scope: ClauseScope, from: number, action: ClauseAction) {
+function readConditionAround(within: ClauseScope, from: number, action: ClauseAction) {
+  const { destination } = action;
+  const target =
+    destination.kind === 'end' ? ('end' as const) : destination.kind === 'after_next' ? undefined : destination.slide;
+  const scope = { ...within, target };
   const { tokens } = scope;
   // The action's words are not the condition's, except the people it sends ("send everyone who … to").
   const own: [number, number][] =

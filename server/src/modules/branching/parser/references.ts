@@ -1,4 +1,5 @@
 import type { Slide } from '@pollkit/contracts';
+import { sameWord } from './evidence.js';
 import {
   DESCRIPTION_FILLERS,
   DESCRIPTION_STOPS,
@@ -363,10 +364,6 @@ export function locatedOptions(p: Cursor): { slide: Slide; options: string[] } {
 }
 
 /** Whether two words are the same for naming a slide: equal, or sharing their first five letters. */
-export function sameWord(a: string, b: string): boolean {
-  if (a === b) return true;
-  return a.length >= 5 && b.length >= 5 && a.slice(0, 5) === b.slice(0, 5);
-}
 
 /** Case, spaces and a closing `?` or `.` do not matter when text is compared. */
 export function normalise(text: string): string {

@@ -206,7 +206,7 @@ function numberAgreesWithWords(
 
 /** "skip the laptop question", "skip Q3 and Q4", "jump the overall question": past the last one named. */
 export function skippedSlides(scope: ClauseScope, at: number, to: number): ClauseAction | undefined {
-  const { tokens, slides, numbering, context } = scope;
+  const { tokens, slides, numbering } = scope;
   const end = phraseEnd(tokens, at, to);
   let start = at;
   while (['the', 'a', 'their', 'our', 'your'].includes(tokens[start]?.value ?? '')) start++;

@@ -1,0 +1,93 @@
+import type { Slide } from '@pollkit/contracts';
+import { alike, optionMentions, vocabularyOf, wordsOf } from './evidence.js';
+import { KIND_WORDS, LEXICON_WORDS, STOP_WORDS, SYNONYMS } from './lexicon.js';
+import { clauseText, refuseWords } from './phrases.js';
+import type { Token } from './tokens.js';
+
+/**
+ * The last check before a clause of people's writing becomes a rule: every word in it that names
+ * something of this deck must be used by the rule. A rule reads one slide, skips the slides after
+ * it and lands on its target; a word that names only slides outside that stretch, or their options,
+ * was left out of the reading, and a reading that leaves out what the writer named may be wrong
+ * ("colleagues who chose London and rated the event 1 go to…", read as London alone). Such a clause
+ * is refused, never drafted with the word dropped. Content slides are left out: no rule tests one,
+ * and their words ("Welcome to the Summit", "Thanks for your feedback") are how people name the deck.
+ */
+
+/** Grammar words (verbs of rating and choosing, comparisons): how tests are said, not what they are about. */
+const GRAMMAR_WORDS: ReadonlySet<string> = new Set(
+  [...LEXICON_WORDS].filter(
+    (word) => !(word in SYNONYMS) && !Object.values(KIND_WORDS).some((kinds) => kinds.includes(word)),
+  ),
+);
+
+/** The words a slide is named by: its text, id and statements (its options are found as mentions). */
+function namesOf(slide: Slide): string[] {
+  const kinds = new Set(KIND_WORDS[slide.kind] ?? []);
+  return vocabularyOf(slide).filter(
+    (word) => word.length >= 3 && !kinds.has(word) && !STOP_WORDS.has(word) && !GRAMMAR_WORDS.has(word),
+  );
+}
+
+/**
+ * Refuses the clause when a word in tokens [from, to) names only slides the rule on `tested` with
+ * target `target` does not use: before `tested`, or after where it lands.
+ */
+export function refuseUnusedNames(
+  tokens: readonly Token[],
+  from: number,
+  to: number,
+  slides: readonly Slide[],
+  tested: Slide,
+  target: Slide | 'end',
+): void {
+  const first = slides.indexOf(tested);
+  const last = target === 'end' ? slides.length - 1 : slides.indexOf(target);
+  // A content slide's words are the deck's own ("the Summit", "feedback", "thanks"), said of the deck.
+  const vocabularies = slides.map((slide) => ({ slide, names: slide.kind === 'content' ? [] : namesOf(slide) }));
+  const used = (slide: Slide) => {
+    const index = slides.indexOf(slide);
+    return index >= first && index <= last;
+  };
+  const refuse = (at: number, word: string, slide: Slide) =>
+    refuseWords(
+      tokens,
+      at,
+      at + 1,
+      `a rule that uses every slide it names: "${word}" names "${slide.text}", which this rule neither tests, skips nor goes to`,
+      'unreadable',
+    );
+  // An option named: a label of its own ("Pro", "Public API"), not one of everyday words ("No", "Other").
+  const mentions = optionMentions(tokens, from, to, slides);
+  for (const mention of mentions) {
+    const same = mentions.filter((other) => other.from === mention.from);
+    const option =
+      'options' in mention.slide ? mention.slide.options.find((o) => o.id === mention.optionId) : undefined;
+    const label = wordsOf(option?.label ?? '');
+    const said = wordsOf(clauseText(tokens, mention.from, mention.to));
+    // The whole label, or a word of it long enough to be its own ("own" of "No, I'll use my own" is not).
+    const ownWords =
+      (said.length === label.length && label.some((word) => !STOP_WORDS.has(word))) ||
+      said.some((word) => word.length >= 4 && !STOP_WORDS.has(word));
+    if ((mention.strong || ownWords) && !same.some((other) => used(other.slide)))
+      refuse(mention.from, tokens[mention.from]?.value ?? '', mention.slide);
+  }
+  const inMention = (at: number) => mentions.some((mention) => at >= mention.from && at < mention.to);
+  for (let at = from; at < to; at++) {
+    const token = tokens[at] as Token;
+    if ((token.kind !== 'word' && token.kind !== 'quoted') || inMention(at)) continue;
+    for (const word of wordsOf(token.value)) {
+      if (word.length < 3 || STOP_WORDS.has(word) || GRAMMAR_WORDS.has(word) || PEOPLE.has(word)) continue;
+      const naming = vocabularies.filter(({ names }) => names.some((name) => alike(name, word)));
+      if (naming.length === 0 || naming.some(({ slide }) => used(slide))) continue;
+      refuse(at, word, (naming[0] as (typeof naming)[number]).slide);
+    }
+  }
+}
+
+/** Words for the respondents themselves ("colleagues who…", "new hires"), which a slide's text may also use. */
+const PEOPLE = new Set(
+  'colleague colleagues friend friends member members staff delegate delegates guest guests hire hires starter starters client clients participant participants attendee attendees employee employees customer customers'.split(
+    ' ',
+  ),
+);
