@@ -1,7 +1,7 @@
 /**
  * How well the rule-based parser reads skip logic, on one of its sets:
  *
- *   npx -y pnpm@10 parser:score --set table|dev|holdout-1|holdout-2|holdout-3|holdout-4 [--failures]
+ *   npx -y pnpm@10 parser:score --set table|dev|holdout-1 … holdout-5 [--failures]
  *
  * - `table`: the instruction table (server/test/fixtures/branching/instruction-table.ts), as phrased
  *   by survey tools' help pages: "read N of M (readings a/b, refusals c/d)".
@@ -60,6 +60,6 @@ if (set === 'table') {
     }
   }
 } else {
-  console.error(`--set takes table, dev or holdout-1 … holdout-4 (got '${set}')`);
+  console.error(`--set takes table, dev or holdout-1 … holdout-5 (got '${set}')`);
   process.exit(2);
 }

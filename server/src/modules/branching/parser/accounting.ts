@@ -31,7 +31,9 @@ function namesOf(slide: Slide): string[] {
 
 /**
  * Refuses the clause when a word in tokens [from, to) names only slides the rule on `tested` with
- * target `target` does not use: before `tested`, or after where it lands.
+ * target `target` does not use: before `tested`, or after where it lands. In the condition's own
+ * words only `tested` may be named: the slides skipped on the way are named by the action
+ * ("skip the venue grid"), never by who the rule is about ("rated us low on support AND…").
  */
 export function refuseUnusedNames(
   tokens: readonly Token[],
@@ -40,16 +42,29 @@ export function refuseUnusedNames(
   slides: readonly Slide[],
   tested: Slide,
   target: Slide | 'end',
+  /** Whether token `at` is of the condition, where only the tested slide may be named. */
+  inCondition: (at: number) => boolean = () => false,
 ): void {
   const first = slides.indexOf(tested);
   const last = target === 'end' ? slides.length - 1 : slides.indexOf(target);
   // A content slide's words are the deck's own ("the Summit", "feedback", "thanks"), said of the deck.
   const vocabularies = slides.map((slide) => ({ slide, names: slide.kind === 'content' ? [] : namesOf(slide) }));
-  const used = (slide: Slide) => {
+  const used = (slide: Slide, at: number) => {
     const index = slides.indexOf(slide);
-    return index >= first && index <= last;
+    return inCondition(at) ? index === first : index >= first && index <= last;
   };
-  const refuse = (at: number, word: string, slide: Slide) =>
+  const refuse = (at: number, word: string, slide: Slide) => {
+    const index = slides.indexOf(slide);
+    // A slide on the way, named by who the rule is about: a second condition, on another slide.
+    if (inCondition(at) && index > first && index <= last) {
+      refuseWords(
+        tokens,
+        at,
+        at + 1,
+        `a condition on one slide: "${word}" names "${slide.text}" beside "${tested.text}"; a rule is tried when a respondent leaves its slide, so it cannot require answers to two slides; write a rule for each slide`,
+        'across_slides',
+      );
+    }
     refuseWords(
       tokens,
       at,
@@ -57,6 +72,7 @@ export function refuseUnusedNames(
       `a rule that uses every slide it names: "${word}" names "${slide.text}", which this rule neither tests, skips nor goes to`,
       'unreadable',
     );
+  };
   // An option named: a label of its own ("Pro", "Public API"), not one of everyday words ("No", "Other").
   const mentions = optionMentions(tokens, from, to, slides);
   for (const mention of mentions) {
@@ -69,7 +85,7 @@ export function refuseUnusedNames(
     const ownWords =
       (said.length === label.length && label.some((word) => !STOP_WORDS.has(word))) ||
       said.some((word) => word.length >= 4 && !STOP_WORDS.has(word));
-    if ((mention.strong || ownWords) && !same.some((other) => used(other.slide)))
+    if ((mention.strong || ownWords) && !same.some((other) => used(other.slide, mention.from)))
       refuse(mention.from, tokens[mention.from]?.value ?? '', mention.slide);
   }
   const inMention = (at: number) => mentions.some((mention) => at >= mention.from && at < mention.to);
@@ -79,7 +95,7 @@ export function refuseUnusedNames(
     for (const word of wordsOf(token.value)) {
       if (word.length < 3 || STOP_WORDS.has(word) || GRAMMAR_WORDS.has(word) || PEOPLE.has(word)) continue;
       const naming = vocabularies.filter(({ names }) => names.some((name) => alike(name, word)));
-      if (naming.length === 0 || naming.some(({ slide }) => used(slide))) continue;
+      if (naming.length === 0 || naming.some(({ slide }) => used(slide, at))) continue;
       refuse(at, word, (naming[0] as (typeof naming)[number]).slide);
     }
   }
@@ -91,3 +107,53 @@ const PEOPLE = new Set(
     ' ',
   ),
 );
+
+/** Words inside a list of answers that name none: "by telephone, or by way of the community forum". */
+const LIST_FILLERS = new Set(
+  'the a an by way of via through with on in at using just only also either maybe perhaps'.split(' '),
+);
+
+/**
+ * Refuses a list of answers with a member that is no option of `tested`: "those who contacted us by
+ * telephone, or by way of the community forum" would otherwise be read as the forum alone.
+ */
+export function refuseUnknownListMembers(
+  tokens: readonly Token[],
+  from: number,
+  to: number,
+  slides: readonly Slide[],
+  tested: Slide,
+): void {
+  const mentions = optionMentions(tokens, from, to, slides);
+  const own = mentions.filter((mention) => mention.slide === tested);
+  const inMention = (at: number) => mentions.some((mention) => at >= mention.from && at < mention.to);
+  const ownNames = vocabularyOf(tested);
+  const isMember = (at: number) => {
+    const token = tokens[at];
+    if (!token || inMention(at) || token.kind === 'number' || token.kind !== 'word') return true;
+    // "if their issue wasn't resolved, or only partially": the slide's own words say its answers too.
+    if (ownNames.some((name) => alike(name, token.value))) return true;
+    return STOP_WORDS.has(token.value) || GRAMMAR_WORDS.has(token.value) || LIST_FILLERS.has(token.value);
+  };
+  const skip = (at: number, step: 1 | -1) => {
+    let look = at;
+    while (look >= from && look < to && (LIST_FILLERS.has(tokens[look]?.value ?? '') || tokens[look]?.value === ','))
+      look += step;
+    return look;
+  };
+  for (const mention of own) {
+    for (const step of [-1, 1] as const) {
+      const joint = skip(step < 0 ? mention.from - 1 : mention.to, step);
+      if (joint < from || joint >= to || !['or', 'and', 'nor'].includes(tokens[joint]?.value ?? '')) continue;
+      const member = skip(joint + step, step);
+      if (member < from || member >= to || isMember(member)) continue;
+      refuseWords(
+        tokens,
+        member,
+        member + 1,
+        `an option of "${tested.text}": ${'options' in tested ? tested.options.map((option) => `"${option.label}"`).join(', ') : 'its options'}`,
+        'no_such_option',
+      );
+    }
+  }
+}

@@ -1,14 +1,6 @@
-import {
-  ACTION_EXPECTED,
-  ACTION_STARTS,
-  ENDING_VERBS,
-  ENDINGS,
-  MOVE_ADVERBS,
-  MOVE_TO,
-  MOVE_VERBS,
-  TO_END_VERBS,
-} from './lexicon.js';
+import { ACTION_EXPECTED, ENDINGS, MOVE_ADVERBS, MOVE_TO, MOVE_VERBS } from './lexicon.js';
 import { readSlide } from './references.js';
+import { ACTION_STARTS, ENDING_VERBS, TO_END_VERBS } from './strict-lexicon.js';
 import type { Action, Condition, Cursor } from './tokens.js';
 
 export function startsAction(p: Cursor): boolean {

@@ -84,7 +84,20 @@ function movesHere(tokens: readonly Token[], at: number): boolean {
     if (word === 'land' || word === 'lands') return ['on', 'in', 'at'].includes(after);
     if (['take', 'takes', 'taken', 'put', 'puts', 'ask', 'show'].includes(word)) {
       // "take them to", "ask them which tool": who moves, then where; "take the headset" is a choice.
-      return ['them', 'him', 'her', 'people', 'everyone', 'to', 'straight', 'directly'].includes(after);
+      return [
+        'them',
+        'him',
+        'her',
+        'people',
+        'everyone',
+        'to',
+        'straight',
+        'directly',
+        'on',
+        'along',
+        'right',
+        'kindly',
+      ].includes(after);
     }
     return MODALS.has(before);
   }
@@ -162,9 +175,24 @@ export function findAction(scope: ClauseScope, from: number, to: number): Clause
       });
     }
     // "route them past the laptop and extras questions to …": any move past slides skips them.
-    if (SKIP_VERBS.has(token.value) || tokens[next]?.value === 'past') {
-      if (tokens[next]?.value === 'past') next++;
+    const passing = tokens[next]?.value === 'past';
+    if (SKIP_VERBS.has(token.value) || passing) {
+      if (passing) next++;
       const skipped = skippedSlides(scope, next, to);
+      // "take them past the rating questions to …": what they pass need not name one slide; where they land does.
+      if (!skipped && passing) {
+        for (let look = next; look < Math.min(to, next + 12); look++) {
+          if ([',', ';', 'if', 'when'].includes((tokens[look] as Token).value)) break;
+          const onto = phraseAt(tokens, look, TARGET_PREPOSITIONS);
+          if (onto > 0) {
+            const passed: [number, number] = [next, look];
+            return withCondition(tokens, at, to, {
+              ...targetAt(scope, look + onto, to, at),
+              remarks: [...remarks, passed],
+            });
+          }
+        }
+      }
       if (skipped) {
         // "skip the laptop question and go straight to extras", "…and onto the buddy one": the later target decides.
         // "…, straight to Y", "… and be taken to Y", "… and onto Y": where they go after what they skip.
@@ -241,4 +269,19 @@ function withCondition(tokens: readonly Token[], at: number, to: number, action:
 /** Whether a clause says nothing changes ("otherwise carry on as normal", "continue sequentially"). */
 export function saysNothingChanges(tokens: readonly Token[]): boolean {
   return hasPhrase(tokens, 0, tokens.length, NO_OP_PHRASES);
+}
+
+/**
+ * Whether a clause says someone goes somewhere ("kindly take them on to …") though no action was
+ * read from it: such a clause is refused, never passed over as chatter.
+ */
+export function saysAMove(tokens: readonly Token[], from: number): boolean {
+  for (let at = from; at < tokens.length; at++) {
+    if (!MOVE_CUES.includes((tokens[at] as Token).value) || !movesHere(tokens, at)) continue;
+    let next = at + 1;
+    for (let filler = phraseAt(tokens, next, MOVE_FILLERS); filler > 0; filler = phraseAt(tokens, next, MOVE_FILLERS))
+      next += filler;
+    if (tokens[next]?.value === 'past' || phraseAt(tokens, next, TARGET_PREPOSITIONS) > 0) return true;
+  }
+  return false;
 }

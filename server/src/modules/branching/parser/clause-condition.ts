@@ -1,4 +1,5 @@
 import type { Slide } from '@pollkit/contracts';
+import { refuseUnknownListMembers } from './accounting.js';
 import { type Test, testsOn } from './clause-tests.js';
 import {
   bestParaphrase,
@@ -249,6 +250,7 @@ export function readClauseCondition(
   }
   const own = options.filter((mention) => mention.slide === slide);
   const read = testsOn(slide, slides, { tokens, from, to, mentions: own, taken });
+  refuseUnknownListMembers(tokens, from, to, slides, slide);
   return { slide, tests: read, numbered: numberedRef };
 }
 

@@ -13,13 +13,13 @@ import {
   OTHER_PLACES,
   RATING_WORDS,
   RIGHT_WORDS,
-  SYNONYMS,
   TEXT_WORDS,
   WRONG_WORDS,
 } from './lexicon.js';
 import { firstAt, hasPhrase, phraseAt, refuseWords } from './phrases.js';
 import { ratingTests, readRatings } from './ratings.js';
 import type { Token } from './tokens.js';
+import { yesNoOptions } from './yes-no.js';
 
 /** The words of a condition on one slide: the options of it they name, and the tokens that are not theirs. */
 export interface ConditionWords {
@@ -84,6 +84,26 @@ function blank({ tokens, from, to, mentions, taken }: ConditionWords): boolean {
   return false;
 }
 
+/** How a rating is said without a number ("rated the venue poorly"): a rating, not merely an answer. */
+const GRID_RATINGS = [
+  'poorly',
+  'badly',
+  'low',
+  'lowly',
+  'high',
+  'highly',
+  'well',
+  'negatively',
+  'positively',
+  'poor',
+  'bad',
+  'good',
+  'great',
+  'terrible',
+  'top',
+  'bottom',
+];
+
 export function testsOn(slide: Slide, slides: readonly Slide[], words: ConditionWords): Test[] {
   const { tokens, from, to, mentions, taken } = words;
   const said = (phrases: readonly string[]) => hasPhrase(tokens, from, to, phrases);
@@ -118,7 +138,17 @@ export function testsOn(slide: Slide, slides: readonly Slide[], words: Condition
   if (slide.kind === 'scale') {
     if (slide.statements.length > 0 && leftBlank) return [{ operator: 'not_answered' }];
     if (slide.statements.length > 0) {
-      if (said(ANSWER_VERBS) && !tokens.slice(from, to).some((token) => token.kind === 'number')) {
+      // "rate the agent poorly for friendliness": a rating of one statement is not "answered".
+      const statementNamed = slide.statements.some((statement) =>
+        wordsOf(statement.text).some((word) => hasPhrase(tokens, from, to, [word])),
+      );
+      const rated = hasPhrase(tokens, from, to, GRID_RATINGS);
+      if (
+        said(ANSWER_VERBS) &&
+        !statementNamed &&
+        !rated &&
+        !tokens.slice(from, to).some((token) => token.kind === 'number')
+      ) {
         return [{ operator: negated(words) ? 'not_answered' : 'answered' }];
       }
       const statementWords = slide.statements.flatMap((statement) => wordsOf(statement.text));
@@ -274,47 +304,6 @@ export function testsOn(slide: Slide, slides: readonly Slide[], words: Condition
   return orBlank(
     ids.length === 1 ? [{ operator: 'equals', value: ids[0] as string }] : [{ operator: 'includes', value: ids }],
   );
-}
-
-/**
- * "if the issue was resolved", "they don't need a laptop": the words of a yes/no question said of
- * the respondent mean its options that start with "Yes" (or, negated, "No").
- */
-function yesNoOptions(
-  slide: Slide,
-  tokens: readonly Token[],
-  from: number,
-  to: number,
-  mentions: readonly OptionMention[],
-): { ids: string[]; negatedText: boolean } {
-  const none = { ids: [], negatedText: false };
-  if (!('options' in slide)) return none;
-  const starts = (prefix: string) =>
-    slide.options.filter((option) => wordsOf(option.label)[0] === prefix).map((option) => option.id);
-  const yes = starts('yes');
-  const no = starts('no');
-  if (yes.length === 0 || no.length === 0) return none;
-  const text = wordsOf(slide.text).filter(
-    (word) => word.length >= 4 && !['your', 'would', 'like', 'have', 'will'].includes(word),
-  );
-  const places = tokens.flatMap((token, index) =>
-    index >= from &&
-    index < to &&
-    [token.value, ...(SYNONYMS[token.value] ?? [])].some((form) =>
-      text.some((word) => word === form || (word.length >= 5 && form.startsWith(word.slice(0, 5)))),
-    )
-      ? [index]
-      : [],
-  );
-  if (places.length === 0) return none;
-  // "Yes" or "No" written out is an option named, not the slide's words said of the respondent.
-  if (tokens.slice(from, to).some((token) => token.value === 'yes' || token.value === 'no')) return none;
-  // The "not" that negates the slide's own words stands just before them ("wasn't resolved", "won't need a laptop").
-  const negatedText = places.some((at) =>
-    [1, 2, 3].some((back) => at - back >= from && phraseAt(tokens, at - back, NEGATIONS) > 0),
-  );
-  if (!negatedText && mentions.length > 0) return none;
-  return { ids: negatedText ? no : yes, negatedText };
 }
 
 /** Whether the words point back at the options of the clause before: "anyone who didn't tick either of those". */

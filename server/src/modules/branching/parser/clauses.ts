@@ -1,4 +1,4 @@
-import { END_VERBS, MOVE_CUES, TYPOS } from './lexicon.js';
+import { END_VERBS, MOVE_CUES, NUMBER_WORDS, TYPOS } from './lexicon.js';
 
 /**
  * An instruction as people write it, cut into the clauses that each say at most one thing: what the
@@ -26,6 +26,20 @@ const LEADING_REASON =
 const TRAILING_REASON =
   /,\s*((?:because|since|so that|as (?:we|they|i|it|this|that|these|those|there|he|she|you|their|our))\b.*)$/i;
 
+const NUMBER_NAMES = NUMBER_WORDS.join('|');
+/** "a one", "an eight": a rating said in words (not "a one-off", "one's"). */
+const NUMBER_WORD_RATING = new RegExp(`\\b(a|an)\\s+(${NUMBER_NAMES})\\b(?![-'’])`, 'gi');
+/** "1 or a two", "1, two or three": the rest of a list of ratings begun in digits. */
+const NUMBER_WORD_AFTER = new RegExp(
+  `(\\d)(\\s*(?:,|or|and|to|-)\\s*(?:(?:a|an)\\s+)?)(${NUMBER_NAMES})\\b(?![-'’])`,
+  'gi',
+);
+const digitOf = (word: string) => String(NUMBER_WORDS.indexOf(word.toLowerCase()) + 1);
+
+/** "Should they…" at the start of a sentence or after "and": the formal "if they…". */
+const SHOULD_AS_IF =
+  /(^|[.;:!?]\s+|,\s*|\band\s+|\bbut\s+)should\s+(?=(?:they|he|she|anyone|anybody|someone|somebody|any|a|an|the|their|those|people|respondents|participants|students|customers|colleagues)\b)/gim;
+
 const PICTOGRAPHS =
   /\p{Extended_Pictographic}|\u{200D}|[\u{FE0E}\u{FE0F}\u{20E3}]|[\u{1F1E6}-\u{1F1FF}]|[\u{1F3FB}-\u{1F3FF}]/gu;
 
@@ -34,9 +48,36 @@ export function cleanInstruction(instruction: string): string {
   return (
     instruction
       .replace(PICTOGRAPHS, ' ')
+      // Config-file shorthand: "# comment", "goto", "else:", "when x in {a, b}", "4..6", "== null".
+      .replace(/(^|\s)#(?=\s)[^\n]*/g, '$1')
+      .replace(/\n[ \t]*(?=(?:goto|go to|then)\s*:?\s)/gi, ' ')
+      .replace(/\b(?:goto|then)\s*:/gi, ' -> ')
+      .replace(/\bgoto\b/gi, ' -> ')
+      .replace(/^([ \t]*(?:[-*•][ \t]+)?)when\s*:?\s/gim, '$1if ')
+      .replace(/^([ \t]*(?:[-*•][ \t]+)?)else\s*:\s*/gim, '$1otherwise ')
+      .replace(/\s*(?:==|=|\bis)\s*(?:null|none|nil|empty|blank|undefined)\b/gi, ' is blank')
+      .replace(/==/g, '=')
+      .replace(
+        /\s*(?:∈|\bin)\s*[{([]([^})\]\n]*)[})\]]/g,
+        (_all, members: string) => ` = ${members.split(/\s*,\s*/).join(' or ')}`,
+      )
+      .replace(/\b(?:in\s+)?(\d+)\s*\.\.\s*(\d+)/g, '$1-$2')
+      .replace(/\brank\s*#?\s*1\s*=\s*/gi, 'ranked first = ')
+      // "Should they choose Lyon, …", "and should anyone leave it blank": a condition, as "if".
+      .replace(SHOULD_AS_IF, '$1if ')
       .replace(/\b\p{L}+\b/gu, (word) => TYPOS[word.toLowerCase()] ?? word)
       // "didnt", "doesnt": the apostrophe left out.
       .replace(/\b(did|does|do|is|was|were|are|has|have|had|could|would|should)nt\b/gi, '$1 not')
+      // "a one or a two", "a nine or a ten": ratings written as words.
+      .replace(NUMBER_WORD_RATING, (_all, article: string, word: string) => `${article} ${digitOf(word)}`)
+      .replace(
+        NUMBER_WORD_AFTER,
+        (_all, before: string, joint: string, word: string) => `${before}${joint}${digitOf(word)}`,
+      )
+      .replace(
+        NUMBER_WORD_AFTER,
+        (_all, before: string, joint: string, word: string) => `${before}${joint}${digitOf(word)}`,
+      )
       // "0–10", "1—3": a range, before dashes become commas.
       .replace(/(\d)\s*[–—]\s*(\d)/g, '$1-$2')
       // "9/10", "7 out of 7": the scale, not a second rating.
@@ -66,7 +107,7 @@ export function cleanInstruction(instruction: string): string {
 
 /** Words that start a new clause inside a sentence ("…, otherwise end"; "…, if they say No, …"). */
 const CLAUSE_STARTS =
-  /(?:,\s*|\s+)(?=(?:and\s+)?otherwise\b)|[,:]\s*(?=(?:or\s+)?else\b)|:\s*(?=(?:if|when|whenever|anyone|anybody|everyone|people|those|respondents)\b)|,\s*(?=(?:and\s+)?(?:if|when|whenever)\b)|\s+(?=and\s+(?:if|when)\b)|,\s*(?=(?:but\s+)?(?:everyone|everybody|anyone|anybody)\s+else\b)|,\s*(?=(?:all\s+)?the\s+others\b)|,\s*(?=and\s+(?:\p{L}+\s+)?(?:who|that)\s)/giu;
+  /(?:,\s*|\s+)(?=(?:and\s+)?otherwise\b)|[,:]\s*(?=(?:or\s+)?else\b)|:\s*(?=(?:if|when|whenever|anyone|anybody|everyone|people|those|respondents)\b)|,\s*(?=(?:and\s+)?(?:if|when|whenever)\b)|\s+(?=and\s+(?:if|when)\b)|,\s*(?=(?:but\s+)?(?:everyone|everybody|anyone|anybody)\s+else\b)|,\s*(?=(?:all\s+)?the\s+others\b)|,\s*(?=and\s+(?:\p{L}+\s+)?(?:who|that)\s)|,\s*(?=[\p{L}_]+\s*(?:=|!=|<=|>=|<|>)\s*[\p{L}\p{N}"'])|,\s*(?=and\s+(?:those|anyone|anybody|everyone|people|respondents|participants|whoever)\b)/giu;
 
 /**
  * The clauses of a cleaned instruction: its lines, its sentences (a full stop that ends a word of

@@ -1,7 +1,8 @@
 import { startsAction } from './actions.js';
-import { ANSWER_NOUNS, CHOSEN_WORDS, CONDITION_JOINERS } from './lexicon.js';
+import { CHOSEN_WORDS } from './lexicon.js';
 import { readPredicate } from './predicates.js';
 import { optionAnywhere, optionsThenSlide, readSlide } from './references.js';
+import { ANSWER_NOUNS, CONDITION_JOINERS } from './strict-lexicon.js';
 import { readSubject, subjectCondition } from './subjects.js';
 import { type Condition, type Cursor, InstructionError } from './tokens.js';
 

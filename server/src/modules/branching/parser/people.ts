@@ -1,6 +1,6 @@
 import type { BranchCondition, Slide } from '@pollkit/contracts';
 import { refuseUnusedNames } from './accounting.js';
-import { findAction, saysNothingChanges } from './clause-action.js';
+import { findAction, saysAMove, saysNothingChanges } from './clause-action.js';
 import { readClauseCondition } from './clause-condition.js';
 import { pointsBack, type Test } from './clause-tests.js';
 import { cleanInstruction, splitClauses } from './clauses.js';
@@ -139,6 +139,13 @@ export function readAsWritten(instruction: string, slides: readonly Slide[], num
         ignored.push({ text, why: NOTHING_CHANGES });
         continue;
       }
+      // Words that send someone somewhere, which did not read as an action, are never chatter.
+      if (saysAMove(tokens, from))
+        refuse(
+          text,
+          'an action: "skip to …", "go to slide 5", "end the survey", with a slide of this poll',
+          'unreadable',
+        );
       // A heading names a slide and tests nothing ("On the confidence scale"); a greeting names none.
       const named = readClauseCondition({ tokens, slides, numbering, context: undefined }, from, tokens.length, true);
       if (!hasTestWords(tokens, from)) {
@@ -213,7 +220,23 @@ export function readAsWritten(instruction: string, slides: readonly Slide[], num
     }
     if (otherwise === 0) {
       const landing = then.action === 'end' ? 'end' : slides.find((candidate) => candidate.id === then.slideId);
-      refuseUnusedNames(tokens, from, tokens.length, slides, slide, landing ?? 'end');
+      // A condition of two parts ("rates us low on support AND said it wasn't resolved") may name
+      // only the slide it tests; elsewhere the slides skipped on the way may be named too.
+      const labelled = optionMentions(tokens, 0, tokens.length, slides);
+      const aside: [number, number][] = [
+        ...(action.remarks ?? []),
+        ...labelled.map((mention): [number, number] => [mention.from, mention.to]),
+      ];
+      const conditionAt = (at: number) =>
+        !aside.some(([start, end]) => at >= start && at < end) &&
+        (at < action.from ||
+          (action.conditionFrom !== undefined &&
+            at >= action.conditionFrom &&
+            at < (action.conditionTo ?? tokens.length)));
+      const joined = tokens.some(
+        (token, at) => at >= from && conditionAt(at) && ['and', 'but', 'plus', 'also', 'both'].includes(token.value),
+      );
+      refuseUnusedNames(tokens, from, tokens.length, slides, slide, landing ?? 'end', joined ? conditionAt : undefined);
     }
     add(slide, tests, then, text);
     // "only people who …": fine when the others are said to go somewhere too, a guess otherwise.
@@ -246,12 +269,7 @@ export function readAsWritten(instruction: string, slides: readonly Slide[], num
   // A clause that said a condition but no action, and did not read, matters once other rules did read.
   if (stray && conditions.length > 0)
     throw new InstructionError(stray.fragment, stray.expected, undefined, 'unreadable');
-  if (pending)
-    refuse(
-      instruction.trim().slice(0, 80),
-      'where those respondents go: "skip to …" or "end the survey"',
-      'unreadable',
-    );
+  if (pending) refuse(waitingText, 'where those respondents go: "skip to …" or "end the survey"', 'unreadable');
   if (conditions.length === 0) {
     refuse(instruction.trim().slice(0, 80), 'at least one rule: which answer, on which slide, leads where', 'no_rule');
   }

@@ -1,20 +1,18 @@
 import type { Slide } from '@pollkit/contracts';
+import { COMPARISON_PREFIXES, CONDITION_EXPECTED, NOT_OPTION_WORDS } from './lexicon.js';
+import { optionsIfAny, readOption, readOptions } from './references.js';
 import {
-  COMPARISON_PREFIXES,
-  CONDITION_EXPECTED,
   COPULAS,
   EQUALS_WORDS,
   EXCLUDES_WORDS,
   INCLUDES_WORDS,
-  NOT_OPTION_WORDS,
   OR_LESS,
   OR_MORE,
   RANKED_FIRST,
   RATED_AS,
   SAYS_VERBS,
   SKIPPED_WORDS,
-} from './lexicon.js';
-import { optionsIfAny, readOption, readOptions } from './references.js';
+} from './strict-lexicon.js';
 import type { Condition, Cursor, Operator } from './tokens.js';
 
 /** After a slide: is below 3 / is "Pizza" / was skipped / is any of / includes … */

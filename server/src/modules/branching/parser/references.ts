@@ -1,13 +1,7 @@
 import type { Slide } from '@pollkit/contracts';
 import { sameWord } from './evidence.js';
-import {
-  DESCRIPTION_FILLERS,
-  DESCRIPTION_STOPS,
-  NOT_OPTION_WORDS,
-  OPTION_NOUNS,
-  ORDINALS,
-  SLIDE_EXPECTED,
-} from './lexicon.js';
+import { DESCRIPTION_FILLERS, DESCRIPTION_STOPS, NOT_OPTION_WORDS, ORDINALS, SLIDE_EXPECTED } from './lexicon.js';
+import { OPTION_NOUNS } from './strict-lexicon.js';
 import { type Cursor, InstructionError } from './tokens.js';
 
 /** The `n`th of `list`; a number past its end is refused, quoting the reference from `start`. */

@@ -1,9 +1,10 @@
 import type { Slide } from '@pollkit/contracts';
 import { forward, readAction, readTarget, startsAction } from './actions.js';
 import { readConditions } from './conditions.js';
-import { ACTION_EXPECTED, ARROWS, CONDITION_STARTS } from './lexicon.js';
+import { ACTION_EXPECTED } from './lexicon.js';
 import { valuePredicate } from './predicates.js';
 import { optionAnywhere, readSlide } from './references.js';
+import { ARROWS, CONDITION_STARTS } from './strict-lexicon.js';
 import { type Action, type Condition, type Cursor, InstructionError, type ReadInstruction } from './tokens.js';
 
 export function parse(p: Cursor): ReadInstruction {

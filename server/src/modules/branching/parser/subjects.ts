@@ -1,4 +1,7 @@
 import type { Slide } from '@pollkit/contracts';
+import { COMPARISON_PREFIXES, SUBJECT_NOUNS, SUBJECTS } from './lexicon.js';
+import { readComparison, valuePredicate } from './predicates.js';
+import { locatedOptions, normalise, optionAnywhere, readSlide } from './references.js';
 import {
   ANSWERED_VERBS,
   ANSWERED_WITH,
@@ -7,17 +10,12 @@ import {
   CHOOSE_STEMS,
   CHOSE_VERBS,
   COMPARING_WORDS,
-  COMPARISON_PREFIXES,
   NEGATED_AUXILIARIES,
   NOT_ANSWERED_VERBS,
   RATED_VERBS,
   SILENT_VERBS,
-  SUBJECT_NOUNS,
-  SUBJECTS,
   WROTE_VERBS,
-} from './lexicon.js';
-import { readComparison, valuePredicate } from './predicates.js';
-import { locatedOptions, normalise, optionAnywhere, readSlide } from './references.js';
+} from './strict-lexicon.js';
 import { type Condition, type Cursor, InstructionError } from './tokens.js';
 
 export function readSubject(p: Cursor): boolean {

@@ -11,6 +11,7 @@ import {
 import {
   CONDITION_OPENERS,
   END_PHRASES,
+  END_SAYINGS,
   END_VERBS,
   ENDING_NOUNS,
   LEXICON_WORDS,
@@ -52,6 +53,8 @@ export function endAt(tokens: readonly Token[], at: number, to: number): number 
   const token = tokens[at];
   if (!token || at >= to) return 0;
   const word = token.value;
+  const saying = phraseAt(tokens, at, END_SAYINGS);
+  if (saying > 0) return Math.min(saying, to - at);
   if (END_VERBS.includes(word) && !(word === 'end' && tokens[at - 1]?.value === 'the')) {
     if (word === 'close' && tokens[at + 1]?.value !== 'the') return 0;
     let length = 1;
