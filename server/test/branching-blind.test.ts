@@ -24,6 +24,7 @@ describe('the blind development set', () => {
       ...blindSet('holdout-2'),
       ...blindSet('holdout-3'),
       ...blindSet('holdout-4'),
+      ...blindSet('holdout-5'),
     ];
     expect(all.length).toBeGreaterThanOrEqual(150);
     expect(new Set(all.map((entry) => entry.deck)).size).toBe(5);
@@ -38,6 +39,7 @@ describe('the blind development set', () => {
     ['holdout-2', 0.8, 0.85],
     ['holdout-3', 0.75, 0.85],
     ['holdout-4', 0.7, 0.75],
+    ['holdout-5', 0.55, 0.75],
   ] as const)(
     '%s is understood without a single misreading, and refused for the real reason',
     (set, understood, right) => {
@@ -173,6 +175,25 @@ describe('reasons, names left out, look-alike words, formal and config-file writ
       'confidence equals 4 -> explain; confidence equals 5 -> explain; confidence equals 6 -> explain',
     ],
     ['product', 'plan ∈ {Team, Enterprise} → #4 priorities', 'plan includes ["team","ent"] -> priorities'],
+    // From the docs trial: "and" between options where several can be ticked; "skip" past unnamed slides.
+    [
+      'support',
+      'If they chose Phone and Email on the how did you contact us question, skip to the how easy question',
+      'refused (all_of)',
+    ],
+    [
+      'support',
+      'If they chose Phone or Email on the how did you contact us question, skip to the how easy question',
+      'channel includes ["phone","email"] -> effort',
+    ],
+    ['event', 'If they rate the event overall 4 or 5, skip the grid', 'refused (ambiguous)'],
+    [
+      'event',
+      'If they rate the event overall 4 or 5, skip the sessions question and the grid',
+      'overall at_least 4 -> improve',
+    ],
+    ['product', 'email the sales team', 'refused (unsupported_action)'],
+    ['onboarding', 'dept: other -> end', 'dept equals "other" -> @end'],
   ])('%s: %s', (deck, instruction, expected) => {
     expect(readingOf(deck, instruction)).toBe(expected);
   });

@@ -32,12 +32,42 @@ export function pageOf<T extends z.ZodType>(item: T, id: string) {
 /** What a `format: 'svg'` route answers (`image/svg+xml`), as text. */
 export const SvgDocument = z.string().startsWith('<svg').describe('An SVG document (`image/svg+xml`).');
 
+/**
+ * Why `POST /polls/{id}/branch` refused an instruction, most specific first (the parser reports the
+ * first that applies). `does_not_fit`: it reads, but its rules do not fit the poll.
+ */
+export const branchRefusalReasons = [
+  'backward_jump',
+  'free_text',
+  'across_slides',
+  'all_of',
+  'content_slide',
+  'per_statement',
+  'out_of_range',
+  'no_such_slide',
+  'no_such_option',
+  'unsupported_action',
+  'ambiguous',
+  'no_rule',
+  'unreadable',
+] as const;
+
 export const ValidationErrorDetails = z
   .object({
     fieldErrors: z
       .record(z.string(), z.array(z.string()))
       .describe('Messages per field; nested fields use dotted paths such as `content.questions.0.options`.'),
     formErrors: z.array(z.string()).describe('Messages about the request as a whole.'),
+    reason: z
+      .enum([...branchRefusalReasons, 'does_not_fit'])
+      .optional()
+      .describe('On an instruction `POST /polls/{id}/branch` refused: why, in one word (docs/branching.md).'),
+    fragment: z.string().optional().describe('On a refused instruction: the words it could not read, as written.'),
+    expected: z.string().optional().describe('On a refused instruction: what was expected there, with an example.'),
+    suggestion: z
+      .string()
+      .optional()
+      .describe('On a refused instruction: the closest instruction that reads, when a small change away.'),
   })
   .meta({ id: 'ValidationErrorDetails' });
 

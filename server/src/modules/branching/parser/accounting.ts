@@ -1,6 +1,6 @@
 import type { Slide } from '@pollkit/contracts';
-import { alike, optionMentions, vocabularyOf, wordsOf } from './evidence.js';
-import { KIND_WORDS, LEXICON_WORDS, STOP_WORDS, SYNONYMS } from './lexicon.js';
+import { alike, normaliseText, optionMentions, vocabularyOf, wordsOf } from './evidence.js';
+import { KIND_WORDS, LEXICON_WORDS, PEOPLE_NOUNS, STOP_WORDS, SYNONYMS } from './lexicon.js';
 import { clauseText, refuseWords } from './phrases.js';
 import type { Token } from './tokens.js';
 
@@ -93,20 +93,13 @@ export function refuseUnusedNames(
     const token = tokens[at] as Token;
     if ((token.kind !== 'word' && token.kind !== 'quoted') || inMention(at)) continue;
     for (const word of wordsOf(token.value)) {
-      if (word.length < 3 || STOP_WORDS.has(word) || GRAMMAR_WORDS.has(word) || PEOPLE.has(word)) continue;
+      if (word.length < 3 || STOP_WORDS.has(word) || GRAMMAR_WORDS.has(word) || PEOPLE_NOUNS.includes(word)) continue;
       const naming = vocabularies.filter(({ names }) => names.some((name) => alike(name, word)));
       if (naming.length === 0 || naming.some(({ slide }) => used(slide, at))) continue;
       refuse(at, word, (naming[0] as (typeof naming)[number]).slide);
     }
   }
 }
-
-/** Words for the respondents themselves ("colleagues who…", "new hires"), which a slide's text may also use. */
-const PEOPLE = new Set(
-  'colleague colleagues friend friends member members staff delegate delegates guest guests hire hires starter starters client clients participant participants attendee attendees employee employees customer customers'.split(
-    ' ',
-  ),
-);
 
 /** Words inside a list of answers that name none: "by telephone, or by way of the community forum". */
 const LIST_FILLERS = new Set(
@@ -155,5 +148,37 @@ export function refuseUnknownListMembers(
         'no_such_option',
       );
     }
+  }
+}
+
+/**
+ * Refuses quoted text that looks like an option of `tested` but is none of them: "Yes, a Linux
+ * laptop" where the options are "Yes, a Mac", "Yes, a Windows PC" and "No, I'll use my own" is an
+ * option the poll lacks, not the options that also start with "Yes".
+ */
+export function refuseUnknownQuotes(
+  tokens: readonly Token[],
+  from: number,
+  to: number,
+  slides: readonly Slide[],
+  tested: Slide,
+): void {
+  if (!('options' in tested)) return;
+  const labels = tested.options.map((option) => normaliseText(option.label));
+  const labelWords = new Set(tested.options.flatMap((option) => wordsOf(option.label)));
+  for (let at = from; at < to; at++) {
+    const token = tokens[at] as Token;
+    if (token.kind !== 'quoted') continue;
+    const quoted = normaliseText(token.value);
+    if (labels.includes(quoted) || tested.options.some((option) => option.id === quoted)) continue;
+    if (slides.some((slide) => normaliseText(slide.text).includes(quoted))) continue;
+    if (!wordsOf(token.value).some((word) => labelWords.has(word))) continue;
+    refuseWords(
+      tokens,
+      at,
+      at + 1,
+      `an option of "${tested.text}": ${tested.options.map((option) => `"${option.label}"`).join(', ')}`,
+      'no_such_option',
+    );
   }
 }

@@ -1,3 +1,4 @@
+import type { Slide } from '@pollkit/contracts';
 import { ACTION_EXPECTED, ENDINGS, MOVE_ADVERBS, MOVE_TO, MOVE_VERBS } from './lexicon.js';
 import { readSlide } from './references.js';
 import { ACTION_STARTS, ENDING_VERBS, TO_END_VERBS } from './strict-lexicon.js';
@@ -33,13 +34,29 @@ export function readAction(p: Cursor): Action {
     // "skip Q3": past it, to the slide after it (the end, after the last).
     const skipped = readSlide(p);
     const next = p.slides[p.slides.indexOf(skipped) + 1];
-    return next ? { action: 'skip_to', slideId: next.id } : { action: 'end' };
+    const action: Action = next ? { action: 'skip_to', slideId: next.id } : { action: 'end' };
+    SKIPPED.set(action, skipped);
+    return action;
   }
   return p.fail(`"to" and a slide after "${verb}", as in "${verb} to Q4"`);
 }
 
+/** The slide a "skip Q3" action passes over, kept to check it against the condition's slide. */
+const SKIPPED = new WeakMap<Action, Slide>();
+
 /** Jumps go forward: a target at or before the condition's slide is refused at its words (`at`). */
 export function forward(p: Cursor, condition: Condition, action: Action, at: number): void {
+  const skipped = SKIPPED.get(action);
+  const passed = skipped ? p.slides.slice(p.slides.indexOf(condition.slide) + 1, p.slides.indexOf(skipped)) : [];
+  if (skipped && passed.length > 0 && p.slides.indexOf(skipped) > p.slides.indexOf(condition.slide)) {
+    // "If confidence is 4 or 5, skip the tour question" with the grid between: skipping the tour
+    // alone is not a jump, and jumping past it would skip the grid too. Which was meant is not guessed.
+    p.at = at;
+    p.fail(
+      `where to go: "skip" ${skipped.id} from ${condition.slide.id} would also skip ${passed.map((slide) => slide.id).join(', ')}; write "go to" the slide they should see next`,
+      'ambiguous',
+    );
+  }
   if (action.action !== 'skip_to') return;
   const from = p.slides.indexOf(condition.slide);
   const to = p.slides.findIndex((slide) => slide.id === action.slideId);

@@ -1,5 +1,5 @@
 import type { Slide } from '@pollkit/contracts';
-import { refuseUnknownListMembers } from './accounting.js';
+import { refuseUnknownListMembers, refuseUnknownQuotes } from './accounting.js';
 import { type Test, testsOn } from './clause-tests.js';
 import {
   bestParaphrase,
@@ -22,7 +22,7 @@ import {
   TEXT_WORDS,
   WRONG_WORDS,
 } from './lexicon.js';
-import { firstAt, hasPhrase, phraseAt, refuseWords } from './phrases.js';
+import { clauseText, firstAt, hasPhrase, phraseAt, refuseWords } from './phrases.js';
 import type { Token } from './tokens.js';
 
 export interface ClauseCondition {
@@ -128,11 +128,19 @@ export function readClauseCondition(
   // Only a common label ("answering No") and no slide named: the one slide before the target that has it.
   if (scores.size === 0 && !nameOnly && scope.target) {
     const limit = scope.target === 'end' ? slides.length : slides.indexOf(scope.target);
-    const before = new Set(
-      options.filter((mention) => slides.indexOf(mention.slide) < limit).map((mention) => mention.slide),
+    // Every slide before it with an option whose label has those words, not only the slides where
+    // they name one option ("yes" is "Yes please" on one slide, and "Yes, a Mac" or "Yes, a PC" on another).
+    const said = options.map((mention) => wordsOf(clauseText(tokens, mention.from, mention.to)));
+    const before = slides.filter(
+      (candidate, index) =>
+        index < limit &&
+        'options' in candidate &&
+        candidate.options.some((option) =>
+          said.some((words) => words.every((word) => wordsOf(option.label).includes(word))),
+        ),
     );
     const [only] = before;
-    if (only && before.size === 1) add(only, 2);
+    if (only && before.length === 1) add(only, 2);
   }
   const ranked = [...scores].sort((a, b) => b[1] - a[1]);
   const [best, runnerUp] = ranked;
@@ -251,6 +259,7 @@ export function readClauseCondition(
   const own = options.filter((mention) => mention.slide === slide);
   const read = testsOn(slide, slides, { tokens, from, to, mentions: own, taken });
   refuseUnknownListMembers(tokens, from, to, slides, slide);
+  refuseUnknownQuotes(tokens, from, to, slides, slide);
   return { slide, tests: read, numbered: numberedRef };
 }
 

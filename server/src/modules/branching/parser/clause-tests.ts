@@ -66,7 +66,13 @@ function blank({ tokens, from, to, mentions, taken }: ConditionWords): boolean {
     const movesOn = ['to', 'straight', 'directly', 'ahead', 'past', 'them', 'him', 'her'].includes(
       tokens[at + 1]?.value ?? '',
     );
-    if (length > 0 && !movesOn) return true;
+    // "pro and team ppl skip the features q, go straight to ranking": a skip said before where they go.
+    const thenMoves =
+      ['skip', 'skips'].includes((tokens[at] as Token).value) &&
+      tokens
+        .slice(at + 1, at + 7)
+        .some((token) => ['go', 'jump', 'move', 'head', 'proceed', 'straight'].includes(token.value));
+    if (length > 0 && !movesOn && !thenMoves) return true;
     if (['unanswered', 'non-response', 'nonresponse'].includes((tokens[at] as Token).value)) return true;
   }
   // "doesn't answer", "do not fill in", "don't tick any".

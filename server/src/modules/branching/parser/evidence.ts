@@ -146,7 +146,13 @@ export function slideNamedAt(
   if (word.kind === 'quoted') {
     const quoted = normaliseText(word.value);
     const byText = slides.filter((slide) => normaliseText(slide.text) === quoted);
-    const within = slides.filter((slide) => quoted.length >= 6 && normaliseText(slide.text).includes(quoted));
+    // Part of a slide's text names it, unless it is an option's whole label ("Satisfied" on "How satisfied…?").
+    const isLabel = slides.some(
+      (slide) => 'options' in slide && slide.options.some((option) => normaliseText(option.label) === quoted),
+    );
+    const within = isLabel
+      ? []
+      : slides.filter((slide) => quoted.length >= 6 && normaliseText(slide.text).includes(quoted));
     const found = byText.length === 1 ? byText : within;
     if (found.length === 1) return { slide: found[0] as Slide, from: at, to: at + 1, explicit: true, numbered: false };
   }
@@ -297,9 +303,20 @@ export function optionMentions(
       at += longest;
       continue;
     }
-    if (token.kind === 'word' && (!STOP_WORDS.has(token.value) || token.value === 'yes' || token.value === 'no')) {
+    // A common word ("other") is an option by its id only after "=" or ":" ("role: other", "role = other").
+    const byIdAfterSign =
+      token.kind === 'word' && STOP_WORDS.has(token.value) && ['=', ':'].includes(tokens[at - 1]?.value ?? '');
+    if (
+      token.kind === 'word' &&
+      (!STOP_WORDS.has(token.value) || token.value === 'yes' || token.value === 'no' || byIdAfterSign)
+    ) {
       // "Free-plan respondents": the first part of a hyphenated word may be the label.
       const part = token.value.includes('-') ? (token.value.split('-')[0] ?? '') : '';
+      // "say yes" where "Yes please" is on one slide and "Yes, a Mac" and "Yes, a PC" on another:
+      // the word is some option of two slides, so it names neither outright.
+      const slidesWithWord = new Set(
+        labelled.filter((entry) => entry.words.includes(token.value)).map((entry) => entry.slide),
+      );
       for (const { slide } of labelled.filter(
         (entry, index, all) => all.findIndex((e) => e.slide === entry.slide) === index,
       )) {
@@ -313,7 +330,7 @@ export function optionMentions(
             (token.value.length >= 5 && words.some((word) => sameWord(word, token.value)))
           );
         });
-        const match = byId.length === 1 ? byId : byWord.length === 1 ? byWord : [];
+        const match = byId.length === 1 ? byId : byWord.length === 1 && !byIdAfterSign ? byWord : [];
         const option = match[0];
         if (option) {
           // "an enterprise lead", "a free trial": a label used to describe something else.
@@ -323,7 +340,8 @@ export function optionMentions(
             !STOP_WORDS.has(tokens[at + 1]?.value ?? '');
           if (describing) continue;
           const distinctive = token.value.length >= 4 && !CHOICE_VERBS.includes(token.value);
-          const strong = (distinctive && byWord.length === 1) || afterChoiceCue(tokens, at);
+          const strong =
+            ((distinctive && byWord.length === 1) || afterChoiceCue(tokens, at)) && slidesWithWord.size <= 1;
           found.push({ slide, optionId: option.id, from: at, to: at + 1, strong });
         }
       }

@@ -1,5 +1,6 @@
 import type { BranchCondition, Slide } from '@pollkit/contracts';
 import { checkBranching } from '../../polls/branching-rules.js';
+import { refuseAndAsAnyOf } from './and-lists.js';
 import { describeRule } from './describe.js';
 import { bestParaphrase, type Numbering, paraphraseScores, wordsOf } from './evidence.js';
 import { type IgnoredClause, readAsWritten, type WrittenReading } from './people.js';
@@ -200,6 +201,7 @@ function sameRules(a: readonly BranchCondition[], b: readonly BranchCondition[])
 }
 
 function withReport(reading: WrittenReading, slides: readonly Slide[]): InstructionReading {
+  refuseAndAsAnyOf(reading.conditions, reading.sources, slides);
   return {
     conditions: reading.conditions,
     sources: reading.sources,

@@ -8,6 +8,10 @@ export const SUBJECTS = list(
   'they|someone|somebody|anyone|anybody|people|respondents|voters|participants|users|students|attendees|customers|employees|you|he|she|i|we',
 );
 export const SUBJECT_NOUNS = list('respondent|voter|participant|user|person|student|attendee|customer|employee|taker');
+/** Nouns for the respondents themselves ("colleagues who…", "a New Joiner"), which a slide's text may also use. */
+export const PEOPLE_NOUNS = list(
+  'colleague|colleagues|friend|friends|member|members|staff|delegate|delegates|guest|guests|hire|hires|starter|starters|joiner|joiners|client|clients|participant|participants|attendee|attendees|employee|employees|customer|customers|respondent|respondents|person|persons|individual|individuals',
+);
 
 export const SLIDE_EXPECTED =
   'a slide, such as Q2, "question 2", "slide 3", "the second question", a slide id, or the slide\'s text in quotes';
@@ -206,7 +210,7 @@ export const OPENERS = list(
 
 /** Words that say a respondent does not need some slides: what they say is skipped, not tested. */
 export const SKIP_REMARKS = list(
-  'do not need|does not need|did not need|will not need|would not need|wo not need|no need for|no need to ask about|no need to ask them about|no need to see|do not need to see|does not need to see|need not see|have no need for|bypassing|skipping|without the|instead of|should not see|should not get|should not be asked|do not show them|does not see|do not see',
+  'do not need|does not need|shall not be asked|shall not be required to complete|not be required to complete|shall not be presented with|need not be asked|need not|did not need|will not need|would not need|wo not need|no need for|no need to ask about|no need to ask them about|no need to see|do not need to see|does not need to see|need not see|have no need for|bypassing|skipping|without the|instead of|should not see|should not get|should not be asked|do not show them|does not see|do not see',
 );
 /** Words that point back at the options of the clause before ("didn't tick either of those"). */
 export const ANAPHORA = list(
@@ -290,6 +294,7 @@ export const LEXICON_WORDS: ReadonlySet<string> = new Set(
     END_PHRASES,
     END_SAYINGS,
     DECLINING_VERBS,
+    PEOPLE_NOUNS,
     MOVE_CUES,
     MOVE_FILLERS,
     TARGET_PREPOSITIONS,

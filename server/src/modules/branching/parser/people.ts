@@ -2,20 +2,11 @@ import type { BranchCondition, Slide } from '@pollkit/contracts';
 import { refuseUnusedNames } from './accounting.js';
 import { findAction, saysAMove, saysNothingChanges } from './clause-action.js';
 import { readClauseCondition } from './clause-condition.js';
+import { refuseOtherActions, refuseSecondRule, refuseSkippingUnnamed } from './clause-refusals.js';
 import { pointsBack, type Test } from './clause-tests.js';
 import { cleanInstruction, splitClauses } from './clauses.js';
-import { type ClauseScope, type Numbering, optionMentions, wordsOf } from './evidence.js';
-import {
-  LIMITS,
-  MOVE_CUES,
-  MOVE_FILLERS,
-  OPENERS,
-  OTHER_ACTIONS,
-  OTHERWISE_WORDS,
-  SAME_ACTION,
-  TARGET_PREPOSITIONS,
-  TEST_WORDS,
-} from './lexicon.js';
+import { type ClauseScope, type Numbering, normaliseText, optionMentions } from './evidence.js';
+import { OPENERS, OTHER_ACTIONS, OTHERWISE_WORDS, SAME_ACTION, TEST_WORDS } from './lexicon.js';
 import { clauseText, hasPhrase, phraseAt } from './phrases.js';
 import type { ClauseAction, Destination } from './targets.js';
 import { InstructionError, type Token, tokenize } from './tokens.js';
@@ -94,6 +85,8 @@ export function readAsWritten(instruction: string, slides: readonly Slide[], num
   const onlyRules: { slide: Slide; at: number; text: string }[] = [];
   /** The rules the clause before added, which "just send them to Y" re-aims. */
   let previous: { first: number; then: BranchCondition['then'] } | undefined;
+  /** "skip the X question" rules, by their first condition's index, to check once nothing re-aims them. */
+  const skipChecks = new Map<number, () => void>();
   /** The first clause with words of a condition but no action, which did not read. */
   let stray: InstructionError | undefined;
   const add = (slide: Slide, tests: readonly Test[], then: BranchCondition['then'], source: string) => {
@@ -195,6 +188,7 @@ export function readAsWritten(instruction: string, slides: readonly Slide[], num
           (conditions[index] as BranchCondition).then = then;
         }
         previous = { ...previous, then };
+        skipChecks.delete(previous.first);
         continue;
       } else if (!condition) {
         return refuse(text, 'a condition: which answer, on which slide, leads there', 'unreadable');
@@ -218,6 +212,29 @@ export function readAsWritten(instruction: string, slides: readonly Slide[], num
         'backward_jump',
       );
     }
+    // "skip the tour question" said of a slide two before it: skip the tour alone, or everything up to it?
+    // Checked at the end: a later "just send them straight to …" may say where they go instead.
+    if (action.destination.kind === 'after') {
+      const skipping = { tokens, action, slide };
+      skipChecks.set(conditions.length, () =>
+        refuseSkippingUnnamed(skipping.tokens, skipping.action, skipping.slide, slides, numbering),
+      );
+    }
+    // "the end of the quiz, i.e. the slide "Quiz complete"": the end, or that slide? Not guessed.
+    if (then.action === 'end') {
+      const named = tokens
+        .slice(action.from)
+        .find(
+          (token) =>
+            token.kind === 'quoted' && slides.some((other) => normaliseText(other.text) === normaliseText(token.value)),
+        );
+      if (named)
+        refuse(
+          text,
+          `one place to go: the end of the poll, or "${named.value}", which respondents would then still see`,
+          'ambiguous',
+        );
+    }
     if (otherwise === 0) {
       const landing = then.action === 'end' ? 'end' : slides.find((candidate) => candidate.id === then.slideId);
       // A condition of two parts ("rates us low on support AND said it wasn't resolved") may name
@@ -233,8 +250,16 @@ export function readAsWritten(instruction: string, slides: readonly Slide[], num
           (action.conditionFrom !== undefined &&
             at >= action.conditionFrom &&
             at < (action.conditionTo ?? tokens.length)));
+      // "and" between two answers ("pro and team people") or before the action ("… and shall proceed") joins no conditions.
       const joined = tokens.some(
-        (token, at) => at >= from && conditionAt(at) && ['and', 'but', 'plus', 'also', 'both'].includes(token.value),
+        (token, at) =>
+          at >= from &&
+          conditionAt(at) &&
+          ['and', 'but', 'plus', 'also', 'both'].includes(token.value) &&
+          !labelled.some((mention) => mention.from === at + 1) &&
+          !['shall', 'should', 'will', 'must', 'may', 'can', 'then', 'so', 'go', 'skip', 'be'].includes(
+            tokens[at + 1]?.value ?? '',
+          ),
       );
       refuseUnusedNames(tokens, from, tokens.length, slides, slide, landing ?? 'end', joined ? conditionAt : undefined);
     }
@@ -266,11 +291,25 @@ export function readAsWritten(instruction: string, slides: readonly Slide[], num
       );
     }
   }
+  for (const check of skipChecks.values()) check();
   // A clause that said a condition but no action, and did not read, matters once other rules did read.
   if (stray && conditions.length > 0)
     throw new InstructionError(stray.fragment, stray.expected, undefined, 'unreadable');
   if (pending) refuse(waitingText, 'where those respondents go: "skip to …" or "end the survey"', 'unreadable');
   if (conditions.length === 0) {
+    // "notify our sales team by email": an action skip logic cannot take, said with no rule beside it.
+    let tokens: Token[] = [];
+    try {
+      tokens = tokenize(cleanInstruction(corrected).replace(/["“”]/g, ' '));
+    } catch {
+      // Words the tokenizer cannot read say no action either.
+    }
+    if (tokens.some((_token, at) => phraseAt(tokens, at, OTHER_ACTIONS) > 0))
+      refuse(
+        instruction.trim().slice(0, 80),
+        'a jump to a slide or the end: skip logic cannot email, notify, show messages or award points',
+        'unsupported_action',
+      );
     refuse(instruction.trim().slice(0, 80), 'at least one rule: which answer, on which slide, leads where', 'no_rule');
   }
   return { conditions, sources, ignored, corrections };
@@ -337,61 +376,4 @@ function readConditionAround(within: ClauseScope, from: number, action: ClauseAc
     if (inside) return inside;
   }
   return before;
-}
-
-/**
- * Words after an action that say another jump ("… -> the lunch q comfort 1-2 -> straight to HR")
- * would be dropped: a clause holds one rule, so they are refused, never left out.
- */
-function refuseSecondRule(tokens: readonly Token[], action: ClauseAction): void {
-  for (let at = action.to; at < tokens.length; at++) {
-    const token = tokens[at] as Token;
-    let next = at + 1;
-    while (next < tokens.length && MOVE_FILLERS.includes((tokens[next] as Token).value)) next++;
-    const jump =
-      token.value === '->' || (MOVE_CUES.includes(token.value) && phraseAt(tokens, next, TARGET_PREPOSITIONS) > 0);
-    if (jump) {
-      refuse(
-        clauseText(tokens, at, tokens.length),
-        'one rule per sentence or line: write the second on its own',
-        'unreadable',
-      );
-    }
-  }
-}
-
-/** "ping the CS team an email", "show them a review link": actions skip logic cannot take. */
-function refuseOtherActions(tokens: readonly Token[], text: string, slides: readonly Slide[]): void {
-  const labels = optionMentions(tokens, 0, tokens.length, slides);
-  const labelWords = new Set(
-    slides.flatMap((slide) => ('options' in slide ? slide.options.flatMap((option) => wordsOf(option.label)) : [])),
-  );
-  for (let at = 0; at < tokens.length; at++) {
-    if (labels.some((mention) => at >= mention.from && at < mention.to) || labelWords.has((tokens[at] as Token).value))
-      continue;
-    const limit = phraseAt(tokens, at, LIMITS);
-    if (limit > 0) {
-      // "in under 10 seconds": the words that lead up to the limit belong to it.
-      let start = at;
-      const leads = ['in', 'under', 'within', 'less', 'than', 'over', 'more'];
-      for (;;) {
-        const before = tokens[start - 1];
-        const numberLed = before?.kind === 'number' && leads.includes(tokens[start - 2]?.value ?? '');
-        if (before && (leads.includes(before.value) || numberLed)) start--;
-        else break;
-      }
-      refuse(
-        clauseText(tokens, start, tokens.length),
-        'a condition on the answer itself: a rule cannot test how fast, how often or on what device someone answered, nor be undone by "unless"',
-        'unsupported_action',
-      );
-    }
-    const length = phraseAt(tokens, at, OTHER_ACTIONS);
-    if (length === 0) continue;
-    refuse(
-      text,
-      'a jump to a slide or the end: skip logic cannot email, notify, show messages or award points',
-      'unsupported_action',
-    );
-  }
 }

@@ -45,5 +45,7 @@ export function refuseWords(
   expected: string,
   reason: RefusalReason,
 ): never {
-  throw new InstructionError(clauseText(tokens, from, to), expected, undefined, reason);
+  // Words past the end of the clause quote nothing: the whole clause is quoted instead.
+  const words = clauseText(tokens, from, to) || clauseText(tokens, 0, tokens.length);
+  throw new InstructionError(words, expected, undefined, reason);
 }

@@ -1,27 +1,13 @@
-import type { BranchCondition, Slide } from '@pollkit/contracts';
+import { type BranchCondition, branchRefusalReasons, type Slide } from '@pollkit/contracts';
 import { NUMBER_WORDS, ORDINALS } from './lexicon.js';
 
 /**
  * Why an instruction is refused, most specific first: what skip logic cannot say (a backward jump,
  * a condition on free text, an AND across slides…), a reference to nothing in the poll, two readings
  * that differ, or words the parser does not read (`unreadable`). The API returns it as
- * `details.reason`; docs/branching.md lists each with its wording.
+ * `details.reason`; docs/branching.md lists each with its wording. The list is the contract's.
  */
-export const REFUSAL_REASONS = [
-  'backward_jump',
-  'free_text',
-  'across_slides',
-  'all_of',
-  'content_slide',
-  'per_statement',
-  'out_of_range',
-  'no_such_slide',
-  'no_such_option',
-  'unsupported_action',
-  'ambiguous',
-  'no_rule',
-  'unreadable',
-] as const;
+export const REFUSAL_REASONS = branchRefusalReasons;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 export class InstructionError extends Error {
