@@ -198,6 +198,35 @@ describe('reasons, names left out, look-alike words, formal and config-file writ
     expect(readingOf(deck, instruction)).toBe(expected);
   });
 
+  it('reads a label with an en dash typed with a hyphen, or quoted as written', () => {
+    const deck = [
+      {
+        id: 'size',
+        kind: 'multiple_choice',
+        type: 'single',
+        text: 'How big is your support team?',
+        options: [
+          { id: 'small', label: '2–10 people' },
+          { id: 'mid', label: '11–50 people' },
+        ],
+      },
+      { id: 'channels', kind: 'open_ended', text: 'Which channels do you use?', maxLength: 500, render: 'list' },
+      { id: 'tour', kind: 'open_ended', text: 'Anything about the tour?', maxLength: 500, render: 'list' },
+    ] as Slide[];
+    for (const instruction of [
+      'people who pick 11-50 people go to the tour question',
+      "people who pick '11–50 people' go to the tour question",
+    ]) {
+      expect(readInstruction(instruction, deck).conditions).toEqual([
+        {
+          id: 'rule-1',
+          if: { slideId: 'size', operator: 'equals', value: 'mid' },
+          then: { action: 'skip_to', slideId: 'tour' },
+        },
+      ]);
+    }
+  });
+
   it('reports the reason it set aside', () => {
     const reading = readInstruction(
       "Because only Engineering receives equipment, people joining Sales should go straight to 'Your first week'.",

@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { BranchCondition } from '@pollkit/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../src/config.js';
@@ -236,13 +234,10 @@ describe('draftWithOpenAI', () => {
   });
 
   it('reports a provider it cannot reach', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const { port } = closed.address() as AddressInfo;
-    await new Promise((resolve) => closed.close(resolve));
-
+    // Port 4 on loopback (unassigned, privileged, not a port fetch refuses): no test's server beside this one
+    // can be listening there (a port just closed could be taken by one before the request is made).
     const result = await draftWithOpenAI(
-      { ...settings(), baseURL: `http://127.0.0.1:${port}/v1` },
+      { ...settings(), baseURL: 'http://127.0.0.1:4/v1' },
       poll,
       'End if Q1 is pizza',
     );

@@ -56,12 +56,16 @@ const SLIDE_NOUNS = new Set(['slide', 'page', 'section', 'screen', 'step']);
 const QUESTION_NOUNS = new Set(['q', 'question', 'item']);
 
 export function normaliseText(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/[’]/g, "'")
-    .replace(/[?!.,:]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    text
+      .toLowerCase()
+      .replace(/[’]/g, "'")
+      // "11–50 people" as written in a label and as typed ("11-50 people") is one text.
+      .replace(/\s*[–—]\s*/g, '-')
+      .replace(/[?!.,:]/g, '')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }
 
 /** The words of a text, for matching: lower case, split at anything that is not a letter or digit. */
