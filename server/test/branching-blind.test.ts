@@ -221,6 +221,7 @@ describe('reasons, names left out, look-alike words, formal and config-file writ
         {
           id: 'rule-1',
           if: { slideId: 'size', operator: 'equals', value: 'mid' },
+          // biome-ignore lint/suspicious/noThenProperty: `then` is the field name of the rule's action.
           then: { action: 'skip_to', slideId: 'tour' },
         },
       ]);
