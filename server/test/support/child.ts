@@ -8,7 +8,7 @@ import type { ConfigInput } from '../../src/config.js';
 /** The real entry point (`src/main.ts`) run as a child process, as `pnpm dev` runs it. */
 
 export const SERVER_DIR = resolve(fileURLToPath(import.meta.url), '../../..');
-const TSX = resolve(SERVER_DIR, '../node_modules/.bin/tsx');
+
 /** Generous upper bounds for a child to start or stop on a busy machine; never asserted on. */
 export const CHILD_TEST_TIMEOUT_MS = 90_000;
 
@@ -86,18 +86,23 @@ export interface Child {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `src/main.ts` the way `pnpm start` does: tsx with the source condition, in server/. */
+/**
+ * Starts `src/main.ts` from source, in server/: one Node process with tsx as its loader. Not tsx's
+ * CLI, which runs the server as a second process and relays SIGTERM to it, then SIGKILLs it when
+ * it has not acknowledged within 30 ms: on a busy machine that cut graceful shutdowns short
+ * (exit 143). `pnpm start` runs the built server on plain Node, with no relay either.
+ */
 export function startChild(env: Record<string, string>): Child {
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !(name in CONFIG_VARIABLES) && name !== 'INIT_CWD'),
   );
-  const child = spawn(TSX, ['--conditions=@pollkit/source', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@pollkit/source', 'src/main.ts'], {
     cwd: SERVER_DIR,
     // The failed-authentication budget is per address, and with Redis shared by every test server on
     // 127.0.0.1 (support/server.ts says why it is lifted there too).
     env: { ...inherited, HOST: '127.0.0.1', LOG_LEVEL: 'info', AUTH_FAILURES_PER_IP_PER_MINUTE: '1000000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
-    // A process group of its own, so that kill() reaches the server behind tsx's wrapper too.
+    // A process group of its own, so that kill() reaches anything the server started too.
     detached: true,
   });
   let output = '';
