@@ -33,6 +33,9 @@ export const TEST_PROJECTS = {
     'server/test/theme-palette.test.ts',
     'server/test/text-filter.test.ts',
     'server/test/text-filter-holdout.test.ts',
+    'server/test/deck-readers-text.test.ts',
+    'server/test/deck-readers-xml.test.ts',
+    'server/test/deck-writers.test.ts',
   ],
   api: [
     'server/test/lazy-schema-compilers.test.ts',
@@ -55,6 +58,8 @@ export const TEST_PROJECTS = {
     'server/test/display-text.test.ts',
     'server/test/errors.test.ts',
     'server/test/export.test.ts',
+    'server/test/export-xlsx.test.ts',
+    'server/test/decks.test.ts',
     'server/test/fuzz.test.ts',
     'server/test/health-and-shutdown.test.ts',
     'server/test/hostile-input.test.ts',
@@ -106,8 +111,10 @@ export const TEST_PROJECTS = {
     'sdk/test/pagination.test.ts',
     'sdk/test/resilience.test.ts',
     'sdk/test/webhooks.test.ts',
+    'sdk/test/decks.test.ts',
   ],
   system: [
+    'server/test/deck-qti-schema.test.ts',
     // Browsers (Chromium through playwright-core).
     'server/test/api-reference.browser.test.ts',
     'server/test/docs-site.browser.test.ts',

@@ -1,5 +1,6 @@
 import { resetAnswers } from './routes/answers.js';
 import { branchPoll, nextSlide } from './routes/branching.js';
+import { exportDeck, importDeck } from './routes/decks.js';
 import { createKey, listKeys, revokeKey, rotateKey } from './routes/keys.js';
 import { advanceLive, answerLive, joinChallenge, joinSession, liveEvents, upvoteLive } from './routes/live.js';
 import { ingestMedia } from './routes/media.js';
@@ -53,6 +54,7 @@ export { MEDIA_INGEST_REQUESTS_PER_MINUTE } from './routes/media.js';
 export * from './schemas/answers.js';
 export * from './schemas/branching.js';
 export * from './schemas/common.js';
+export * from './schemas/decks.js';
 export * from './schemas/keys.js';
 export * from './schemas/language.js';
 export * from './schemas/live.js';
@@ -88,6 +90,8 @@ export const contract = {
     duplicate: duplicatePoll,
     branch: branchPoll,
     nextSlide,
+    import: importDeck,
+    exportDeck,
   },
   votes: {
     cast: castVote,

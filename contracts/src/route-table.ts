@@ -14,6 +14,8 @@ export const routeTable = {
     duplicate: { method: 'POST', path: '/polls/{id}/duplicate', successStatus: 201, auth: 'workspace' },
     branch: { method: 'POST', path: '/polls/{id}/branch', successStatus: 200, auth: 'workspace' },
     nextSlide: { method: 'GET', path: '/polls/{id}/next-slide', successStatus: 200, auth: 'workspace' },
+    import: { method: 'POST', path: '/polls/import', successStatus: 201, auth: 'workspace' },
+    exportDeck: { method: 'GET', path: '/polls/{id}/deck', successStatus: 200, auth: 'workspace', format: 'file' },
   },
   votes: {
     cast: { method: 'POST', path: '/polls/{id}/votes', successStatus: 201, auth: 'workspace' },
@@ -35,7 +37,7 @@ export const routeTable = {
   },
   results: {
     get: { method: 'GET', path: '/polls/{id}/results', successStatus: 200, auth: 'workspace' },
-    export: { method: 'GET', path: '/polls/{id}/export', successStatus: 200, auth: 'workspace', format: 'csv' },
+    export: { method: 'GET', path: '/polls/{id}/export', successStatus: 200, auth: 'workspace', format: 'file' },
   },
   questions: {
     list: { method: 'GET', path: '/polls/{id}/questions', successStatus: 200, auth: 'workspace' },
@@ -62,7 +64,7 @@ export const routeTable = {
     responses: { method: 'GET', path: '/sessions/{id}/responses', successStatus: 200, auth: 'host' },
     moderateResponse: { method: 'PATCH', path: '/sessions/{id}/responses/{responseId}', successStatus: 200, auth: 'host' },
     results: { method: 'GET', path: '/sessions/{id}/results', successStatus: 200, auth: 'host' },
-    export: { method: 'GET', path: '/sessions/{id}/export', successStatus: 200, auth: 'workspace', format: 'csv' },
+    export: { method: 'GET', path: '/sessions/{id}/export', successStatus: 200, auth: 'workspace', format: 'file' },
     resetAnswers: { method: 'DELETE', path: '/sessions/{id}/answers', successStatus: 200, auth: 'workspace' },
   },
   live: {

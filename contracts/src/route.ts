@@ -56,16 +56,43 @@ export interface RouteDefinition<TInput extends z.ZodType = z.ZodType, TOutput e
    */
   rateLimitPerMinute?: number;
   /**
-   * What the success body is: JSON matching `output` (the default); a CSV download, which the
-   * server streams and the SDK returns as text; an SVG image (text); or a Server-Sent Events stream
-   * whose events (`event:` name, JSON `data:`) each match one member of `output`, a union
-   * discriminated by `type`, which the SDK reads as an async iterator.
+   * What the success body is: JSON matching `output` (the default); a file download (`files`
+   * says which), which the server streams and the SDK returns as text, or as bytes for a binary
+   * type; an SVG image (text); or a Server-Sent Events stream whose events (`event:` name, JSON
+   * `data:`) each match one member of `output`, a union discriminated by `type`, which the SDK
+   * reads as an async iterator.
    */
-  format?: 'json' | 'csv' | 'svg' | 'sse';
+  format?: 'json' | 'file' | 'svg' | 'sse';
+  /**
+   * `format: 'file'` routes: the file types the route downloads, keyed by the value of the input's
+   * `format` field (a route without one has a single key, its only type). The first key is the
+   * default.
+   */
+  files?: Readonly<Record<string, FileType>>;
+  /**
+   * A second success status, for a variant the input selects (`POST /polls/import` with
+   * `dryRun: true` creates nothing and answers 200).
+   */
+  alternateSuccess?: { status: 200 | 201 | 202 | 204; description: string };
+  /**
+   * The largest request body this route accepts, in bytes, where it needs more than the server's
+   * `BODY_LIMIT_BYTES` (an imported file travels in the body).
+   */
+  bodyLimitBytes?: number;
   input: TInput;
   output: TOutput;
   /** Error codes this operation can answer besides those every authenticated route can. */
   errors: readonly ErrorCode[];
+}
+
+/** A file a `format: 'file'` route downloads. */
+export interface FileType {
+  /** The `Content-Type` it is sent with. */
+  contentType: string;
+  /** Bytes rather than text: the SDK returns a `Uint8Array`. */
+  binary?: boolean;
+  /** Response headers it carries besides `Content-Disposition`, with what each says. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** Every scope a workspace credential needs to call the route: `scope`, then `additionalScopes`. */

@@ -20,6 +20,7 @@ const guides: DefaultTheme.SidebarItem[] = [
   { text: 'Authentication', link: '/authentication' },
   { text: 'Rate limits and retries', link: '/rate-limits' },
   { text: 'Polls and slide kinds', link: '/polls' },
+  { text: 'Decks in and out', link: '/decks' },
   { text: 'Votes and responses', link: '/answers' },
   { text: 'Results and export', link: '/results-and-export' },
   { text: 'Live sessions', link: '/live-sessions' },

@@ -95,7 +95,7 @@ export type PageItemOf<R extends RouteDefinition> =
 /**
  * A list route's method returns a {@link PagePromise}; an event stream's (`format: 'sse'`) an
  * {@link EventStream} of its output union; any other route's a promise of its output (the text of a
- * CSV or SVG document for those formats).
+ * file or SVG document for those formats).
  */
 export type RouteResult<R extends RouteDefinition> = R extends { format: 'sse' }
   ? EventStream<RouteOutput<R>>
@@ -112,19 +112,27 @@ export type RouteOptions<R extends RouteDefinition> = R extends { format: 'sse' 
  * route takes none (`client.workspace.get()`: an empty strict object, whose input type is an index
  * signature of `never` that `Partial` would not match).
  */
-export type RouteMethod<R extends RouteDefinition> = R extends { format: 'csv' }
-  ? DownloadMethod<RouteInput<R>>
+export type RouteMethod<R extends RouteDefinition> = R extends { format: 'file' }
+  ? DownloadMethod<RouteInput<R>, BinaryFormatOf<R>>
   : Record<never, never> extends RouteInput<R>
     ? (input?: RouteInput<R>, options?: RouteOptions<R>) => RouteResult<R>
     : (input: RouteInput<R>, options?: RouteOptions<R>) => RouteResult<R>;
 
+/** The values of a file route's `format` input that download bytes (`'xlsx'`, `'qti'`); never for none. */
+export type BinaryFormatOf<R extends RouteDefinition> = R extends { files: infer Files }
+  ? { [K in keyof Files]: Files[K] extends { binary: true } ? K : never }[keyof Files]
+  : never;
+
 /**
- * The method of a CSV download (`client.results.export()`): the document as a string, or, with
+ * The method of a file download (`client.results.export()`, `client.polls.exportDeck()`): a text
+ * document as a string, a binary one (`{ format: 'xlsx' }`) as a `Uint8Array`, or either, with
  * `{ stream: true }`, as a web `ReadableStream` of its bytes as they arrive.
  */
-export interface DownloadMethod<Input> {
+export interface DownloadMethod<Input, Binary = never> {
   (input: Input, options: DownloadOptions & { stream: true }): Promise<ReadableStream<Uint8Array>>;
+  (input: Input & { format: Binary }, options?: DownloadOptions & { stream?: false | undefined }): Promise<Uint8Array>;
   (input: Input, options?: DownloadOptions & { stream?: false | undefined }): Promise<string>;
+  (input: Input & { format: Binary }, options?: DownloadOptions): Promise<Uint8Array | ReadableStream<Uint8Array>>;
   (input: Input, options?: DownloadOptions): Promise<string | ReadableStream<Uint8Array>>;
 }
 

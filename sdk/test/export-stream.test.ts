@@ -114,12 +114,12 @@ describe('a CSV download as a stream', () => {
     proxy.reset();
   });
 
-  it('is refused on a route that is not a CSV download', async () => {
+  it('is refused on a route that is not a file download', async () => {
     const refused = await rejectionOf(
       (client.polls.get as (input: unknown, options: unknown) => Promise<unknown>)({ id: pollId }, { stream: true }),
     );
     expect(refused).toBeInstanceOf(TypeError);
-    expect(String(refused)).toContain('CSV downloads only');
+    expect(String(refused)).toContain('file downloads only');
   });
 });
 

@@ -188,6 +188,7 @@ if (selected.has('results-export')) {
     ),
     '',
     `Export of ${fmt(r.export.answers)} answers (${fmt(r.export.distinctTexts)} distinct open-ended texts): ${fmt(r.export.rows)} CSV lines, ${(r.export.bytes / 2 ** 20).toFixed(1)} MiB in ${r.export.seconds.toFixed(1)} s; server RSS ${r.export.rssBeforeMb.toFixed(0)} MB before, peak (VmHWM) ${r.export.peakMb.toFixed(0)} MB (target < 200 MB).`,
+    `The same as XLSX: ${(r.xlsxExport.bytes / 2 ** 20).toFixed(1)} MiB in ${r.xlsxExport.seconds.toFixed(1)} s; server RSS ${r.xlsxExport.rssBeforeMb.toFixed(0)} MB before, peak (VmHWM) ${r.xlsxExport.peakMb.toFixed(0)} MB (target < 200 MB).`,
     '',
   );
 }

@@ -49,6 +49,7 @@ const EXACT_FREE_FORM: [RegExp, string, RegExp?][] = [
   [/\.if\.value(\.\*)?$/, 'option ids (or a rating) a branching condition tests'],
   [/^language$/, 'a BCP 47 tag, read as the supported language it names'],
   [/^embedOrigins\.\*$/, 'an origin, checked and canonicalised as a URL'],
+  [/^source$/, 'an imported file, read byte for byte by its format’s reader', /^polls\.import$/],
 ];
 
 describe('every human-readable string a client can send', () => {

@@ -332,7 +332,7 @@ describe('GET /polls/{id}/export', () => {
     // Streamed a batch at a time: the header, then chunks of about CSV_BATCH_ROWS rows each.
     const { chunks } = await exportResults(t.server.deps, workspaceId, pollId);
     const sizes: number[] = [];
-    for await (const chunk of chunks) sizes.push(chunk.split('\r\n').length - 1);
+    for await (const chunk of chunks) sizes.push(String(chunk).split('\r\n').length - 1);
     expect(sizes[0]).toBe(1);
     expect(sizes.slice(1).reduce((a, b) => a + b, 0)).toBe(distinctTexts + approvedQuestions);
     expect(sizes.length).toBeGreaterThanOrEqual(
@@ -366,14 +366,21 @@ describe('GET /polls/{id}/export', () => {
     expect(unknown.body.error.code).toBe('not_found');
   });
 
-  it('is described in the OpenAPI document as a CSV download, not JSON', async () => {
+  it('is described in the OpenAPI document as a CSV (or XLSX) download, not JSON', async () => {
     const res = await call('GET', `${t.api}/openapi.json`);
     expect(res.status).toBe(200);
     const operation = res.body.paths['/polls/{id}/export'].get;
     expect(operation['x-pollkit-plan']).toBe('pro');
     const success = operation.responses['200'];
-    expect(Object.keys(success.content)).toEqual(['text/csv']);
+    expect(Object.keys(success.content)).toEqual([
+      'text/csv',
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    ]);
     expect(success.content['text/csv'].schema.type).toBe('string');
+    expect(success.content['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'].schema).toEqual({
+      type: 'string',
+      format: 'binary',
+    });
     const disposition = success.headers['Content-Disposition'];
     expect(disposition.required).toBe(true);
     expect(new RegExp(disposition.schema.pattern).test('attachment; filename="poll-x-results.csv"')).toBe(true);

@@ -51,6 +51,10 @@ const seeds: Record<string, (world: World) => Record<string, unknown>[]> = {
     { id: world.pollId, closed: true },
   ],
   pollsBranch: (world) => [{ id: world.pollId, instruction: 'If Q1 is "Pizza", skip to Q3' }],
+  pollsImport: () => [
+    { format: 'gift', source: '::Lunch:: Where shall we eat? {=Pizza ~Sushi}\n\nAnything else? {}\n' },
+    { format: 'aiken', source: 'Capital of France?\nA) Paris\nB) Lyon\nANSWER: A\n', dryRun: true },
+  ],
   pollsNextSlide: (world) => [{ id: world.pollId, voterId: 'fuzz-voter', afterSlideId: 'lunch' }],
   votesCast: (world) => [{ id: world.pollId, voterId: 'fuzz-voter', slideId: 'lunch', optionIds: ['pizza'] }],
   responsesCreate: (world) => [

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../route.js';
 import { GetPollInput } from '../schemas/polls.js';
-import { PollResults } from '../schemas/results.js';
+import { PollResults, ResultsFileFormat, resultsFiles } from '../schemas/results.js';
 
 export const getResults = defineRoute({
   method: 'GET',
@@ -21,16 +21,18 @@ export const exportResults = defineRoute({
   method: 'GET',
   path: '/polls/{id}/export',
   tags: ['results'],
-  summary: 'Export results as CSV',
+  summary: 'Export results as CSV or XLSX',
   description:
     'UTF-8, RFC 4180 CSV with the columns `Slide, Question, Type, Answer / Label, Count / Value`, downloaded as ' +
-    '`poll-<id>-results.csv`. Pro and Enterprise plans.',
+    '`poll-<id>-results.csv`; with `format=xlsx`, a workbook (`poll-<id>-results.xlsx`) with a summary sheet and ' +
+    'one sheet per slide. Pro and Enterprise plans.',
   auth: 'workspace',
   scope: 'export:read',
   plan: 'pro',
   successStatus: 200,
-  format: 'csv',
-  input: GetPollInput,
-  output: z.string().describe('The CSV document.'),
+  format: 'file',
+  files: resultsFiles,
+  input: GetPollInput.extend({ format: ResultsFileFormat }).meta({ id: 'ExportResultsInput' }),
+  output: z.string().describe('The CSV document, or the XLSX workbook.'),
   errors: ['not_found', 'validation_failed'],
 });

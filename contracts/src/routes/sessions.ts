@@ -4,6 +4,7 @@ import { defineRoute } from '../route.js';
 import { PollResponse, Question, QuestionList, ResponseList } from '../schemas/answers.js';
 import { SvgDocument } from '../schemas/common.js';
 import { ListSessionParticipantsInput, SessionParticipantList, SessionResults } from '../schemas/live.js';
+import { ResultsFileFormat, resultsFiles } from '../schemas/results.js';
 import {
   CreatedSession,
   CreateSessionInput,
@@ -326,17 +327,19 @@ export const exportSessionResults = defineRoute({
   method: 'GET',
   path: '/sessions/{id}/export',
   tags: ['sessions'],
-  summary: 'Export a live session’s results as CSV',
+  summary: 'Export a live session’s results as CSV or XLSX',
   description:
     'As `GET /polls/{id}/export`, of this session alone: the same columns (`Slide, Question, Type, Answer / Label, ' +
-    'Count / Value`) and rows, downloaded as `session-<id>-results.csv`. Pro and Enterprise plans.',
+    'Count / Value`) and rows, downloaded as `session-<id>-results.csv`, or with `format=xlsx` the same workbook ' +
+    '(`session-<id>-results.xlsx`). Pro and Enterprise plans.',
   auth: 'workspace',
   scope: 'export:read',
   plan: 'pro',
   successStatus: 200,
-  format: 'csv',
-  input: SessionAnswersInput,
-  output: z.string().describe('The CSV document.'),
+  format: 'file',
+  files: resultsFiles,
+  input: SessionAnswersInput.extend({ format: ResultsFileFormat }).meta({ id: 'ExportSessionResultsInput' }),
+  output: z.string().describe('The CSV document, or the XLSX workbook.'),
   errors: ['not_found', 'validation_failed'],
 });
 

@@ -135,3 +135,18 @@ export type QaResult = z.output<typeof QaResult>;
 export type QuizResult = z.output<typeof QuizResult>;
 export type RankingResult = z.output<typeof RankingResult>;
 export type ScaleResult = z.output<typeof ScaleResult>;
+
+/** The file a results export downloads: CSV (the default, as the specification fixes) or an XLSX workbook. */
+export const ResultsFileFormat = z
+  .enum(['csv', 'xlsx'])
+  .default('csv')
+  .describe(
+    '`csv`: the columns `Slide, Question, Type, Answer / Label, Count / Value`; `xlsx`: a workbook with a summary ' +
+      'sheet and one sheet per slide (docs/results-and-export.md).',
+  );
+
+/** The two results downloads' file types, keyed by `format`. */
+export const resultsFiles = {
+  csv: { contentType: 'text/csv; charset=utf-8' },
+  xlsx: { contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', binary: true },
+} as const;

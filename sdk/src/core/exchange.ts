@@ -16,7 +16,7 @@ interface Attempt {
   number: number;
   timeout: number;
   signal: AbortSignal | undefined;
-  /** Hand a 2xx body over as a stream instead of reading it (a CSV download's `stream: true`). */
+  /** Hand a 2xx body over as a stream instead of reading it (a download's `stream: true`). */
   stream?: boolean | undefined;
 }
 
@@ -25,9 +25,17 @@ interface ReadResponse {
   status: number;
   ok: boolean;
   headers: Headers;
-  /** The whole body; empty when `body` streams it. */
+  /** The whole body; empty when `body` streams it or `bytes` holds it. */
   text: string;
   body?: ReadableStream<Uint8Array> | undefined;
+  /** A 2xx binary file (an XLSX workbook, a QTI package), read as bytes. */
+  bytes?: Uint8Array | undefined;
+}
+
+/** Whether a successful response is a binary file: anything but text, JSON, XML or SVG. */
+function isBinary(headers: Headers): boolean {
+  const type = headers.get('content-type') ?? '';
+  return type !== '' && !/^(text\/|application\/(json|xml)|image\/svg\+xml|[^;]*\+(json|xml))/i.test(type);
 }
 
 /**
@@ -100,6 +108,11 @@ export async function sendOnce(
       });
       return { status: response.status, ok: true, headers: response.headers, text: '', body };
     }
+    if (response.ok && isBinary(response.headers)) {
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      logResponse();
+      return { status: response.status, ok: true, headers: response.headers, text: '', bytes };
+    }
     const text = await response.text();
     logResponse();
     return { status: response.status, ok: response.ok, headers: response.headers, text };
@@ -167,10 +180,12 @@ export function interpretResponse(route: CallableRoute, response: ReadResponse, 
     });
   // A streamed download (`stream: true`) is the body itself: nothing to parse or validate.
   if (response.body) return response.body;
+  // A binary download (`client.results.export({ format: 'xlsx' })`) is its bytes.
+  if (response.bytes) return response.bytes;
   let value: unknown;
-  // A CSV download (`client.results.export()`) and an SVG image (`client.sessions.qrCode()`) are
-  // returned as the document's text.
-  if (route.format === 'csv' || route.format === 'svg') value = response.text;
+  // A text download (`client.results.export()`, `client.polls.exportDeck()`) and an SVG image
+  // (`client.sessions.qrCode()`) are returned as the document's text.
+  if (route.format === 'file' || route.format === 'svg') value = response.text;
   else if (response.status === 204 || response.text === '') value = undefined;
   else {
     try {

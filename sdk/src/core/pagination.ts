@@ -104,7 +104,7 @@ function schemaType(schema: unknown): string | undefined {
  * `nextCursor`. Read from the schema, not the route's name, so a new list route pages by itself.
  */
 export function isPageRoute(route: RouteDefinition): boolean {
-  if (route.format === 'csv' || schemaType(route.output) !== 'object') return false;
+  if (route.format === 'file' || schemaType(route.output) !== 'object') return false;
   const shape = (route.output as unknown as { shape: Record<string, unknown> }).shape;
   const keys = Object.keys(shape).sort();
   return keys.length === 2 && keys[0] === 'data' && keys[1] === 'nextCursor' && schemaType(shape.data) === 'array';

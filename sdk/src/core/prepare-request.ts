@@ -40,7 +40,7 @@ function appendQuery(route: CallableRoute, params: URLSearchParams, name: string
 /** The `Accept` header of each response format a route can have. */
 const ACCEPT: Readonly<Record<NonNullable<RouteDefinition['format']>, string>> = {
   json: 'application/json',
-  csv: 'text/csv',
+  file: '*/*',
   svg: 'image/svg+xml',
   sse: 'text/event-stream',
 };

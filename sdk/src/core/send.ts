@@ -27,8 +27,8 @@ export async function request(
   options: RequestOptions = {},
 ): Promise<unknown> {
   const stream = (options as DownloadOptions).stream === true;
-  if (stream && route.format !== 'csv') {
-    throw new TypeError(`stream: true applies to CSV downloads only, not to ${route.method} ${route.path}`);
+  if (stream && route.format !== 'file') {
+    throw new TypeError(`stream: true applies to file downloads only, not to ${route.method} ${route.path}`);
   }
   const prepared = prepareRequest(config, route, input, options);
   const maxRetries = checkCount('maxRetries', options.maxRetries ?? config.maxRetries);

@@ -1,8 +1,8 @@
 import type { RouteDefinition } from '@pollkit/contracts';
 import type { Logger } from 'pino';
 import type { EventFeed } from '../core/event-stream.js';
+import type { FileDownload } from '../core/file-download.js';
 import type { WorkspaceCredential } from '../modules/credentials/workspace-credential.js';
-import type { CsvDownload } from '../modules/handler.js';
 import type { HostGrant, LiveCaller } from '../modules/live/live-caller.js';
 
 /** The part of a pino logger the pipeline and handlers use (Fastify's request logger is one). */
@@ -81,7 +81,7 @@ export function newCall(route: RouteDefinition, request: ApiRequest): ApiCall {
  * - `json`: a value to send as JSON with `status` (as `text` when its JSON is already made);
  * - `serialized`: JSON already serialised (an idempotent outcome, as stored); with `replayOf`, the
  *   stored response of an earlier request with the same `Idempotency-Key` (that request's id);
- * - `csv`: a file to stream;
+ * - `file`: a file to stream;
  * - `svg`: an SVG image;
  * - `sse`: a Server-Sent Events stream, fed by `feed` once the transport has opened it.
  * Failures are thrown as `ApiError` (core/api-error.ts) and rendered as the envelope.
@@ -89,7 +89,7 @@ export function newCall(route: RouteDefinition, request: ApiRequest): ApiCall {
 export type Outcome =
   | { kind: 'json'; status: number; body: unknown; text?: string }
   | { kind: 'serialized'; status: number; text: string; replayOf?: string }
-  | { kind: 'csv'; status: number; download: CsvDownload }
+  | { kind: 'file'; status: number; download: FileDownload }
   | { kind: 'svg'; status: number; text: string }
   | { kind: 'sse'; status: number; feed: EventFeed };
 

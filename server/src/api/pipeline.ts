@@ -11,11 +11,12 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { ApiError, validationError } from '../core/api-error.js';
 import type { EventFeed } from '../core/event-stream.js';
+import { type FileDownload, WithStatus } from '../core/file-download.js';
 import { JsonText } from '../core/json-text.js';
 import type { Database } from '../db/schema.js';
 import type { RateLimitStore } from '../infra/rate-limit.js';
 import type { Authenticator } from '../modules/auth/auth.service.js';
-import type { ContractHandlers, CsvDownload, Handler, HandlerContext, ModuleDeps } from '../modules/handler.js';
+import type { ContractHandlers, Handler, HandlerContext, ModuleDeps } from '../modules/handler.js';
 import type { ApiCall, Next, Outcome, Step } from './call.js';
 import { declaredErrorCodes } from './declared-errors.js';
 import { idempotencyStep, takesIdempotencyKey } from './idempotency.js';
@@ -226,8 +227,12 @@ const RESOURCE_NOUNS: Readonly<Record<string, string>> = Object.assign(Object.cr
 /** The handler, with the validated input and the caller's credential. */
 export function handlerStep(route: RouteDefinition, handler: Handler<RouteDefinition>, deps: ModuleDeps): Next {
   const status = route.successStatus;
-  if (route.format === 'csv') {
-    return async (call) => ({ kind: 'csv', status, download: (await handler(handlerArgs(call, deps))) as CsvDownload });
+  if (route.format === 'file') {
+    return async (call) => ({
+      kind: 'file',
+      status,
+      download: (await handler(handlerArgs(call, deps))) as FileDownload,
+    });
   }
   if (route.format === 'svg') {
     return async (call) => ({ kind: 'svg', status, text: (await handler(handlerArgs(call, deps))) as string });
@@ -242,6 +247,7 @@ export function handlerStep(route: RouteDefinition, handler: Handler<RouteDefini
   return async (call) => {
     const output = await handler(handlerArgs(call, deps));
     if (output instanceof JsonText) return { kind: 'json', status, body: output.value, text: output.text };
+    if (output instanceof WithStatus) return { kind: 'json', status: output.status, body: output.value };
     return { kind: 'json', status, body: output };
   };
 }

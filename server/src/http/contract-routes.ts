@@ -29,6 +29,7 @@ export function registerContractRoutes(
     app.route({
       method: route.method,
       url,
+      ...(route.bodyLimitBytes ? { bodyLimit: route.bodyLimitBytes } : {}),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const call = newCall(route, apiRequestOf(request));
         try {
@@ -87,23 +88,35 @@ function sendOutcome(reply: FastifyReply, call: ApiCall, outcome: Exclude<Outcom
       return reply.type('application/json; charset=utf-8').send(outcome.text);
     case 'svg':
       return reply.type('image/svg+xml; charset=utf-8').header('cache-control', 'no-store').send(outcome.text);
-    case 'csv':
-      // Streamed: rows are produced as the client reads them (one chunk of read-ahead), so memory
-      // stays flat however large the export.
+    case 'file': {
+      const { download } = outcome;
+      for (const [name, value] of Object.entries(download.headers ?? {})) reply.header(name, value);
+      // Streamed: the document is produced as the client reads it (one chunk of read-ahead), so
+      // memory stays flat however large the export.
       return reply
-        .header('content-type', 'text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="${outcome.download.filename}"`)
-        .send(Readable.from(outcome.download.chunks, { highWaterMark: 1 }));
+        .header('content-type', download.contentType)
+        .header('content-disposition', `attachment; filename="${download.filename}"`)
+        .send(Readable.from(download.chunks, { highWaterMark: 1 }));
+    }
   }
 }
 
 /**
- * A `format: 'csv'` route answers a streamed CSV file (http/contract-routes.ts), not the JSON the
- * generator assumes from its `output` schema.
+ * A `format: 'file'` route answers a streamed file (http/contract-routes.ts), one of its `files`,
+ * not the JSON the generator assumes from its `output` schema.
  */
-export function csvOpenApiResponse(route: RouteDefinition) {
+export function fileOpenApiResponse(route: RouteDefinition) {
+  const files = Object.values(route.files ?? {});
+  const ownHeaders = Object.fromEntries(
+    files.flatMap((file) =>
+      Object.entries(file.headers ?? {}).map(([name, description]) => [
+        name,
+        { description, required: false, schema: { type: 'string' } },
+      ]),
+    ),
+  );
   return {
-    description: route.output.description ?? 'The CSV document.',
+    description: route.output.description ?? 'The file.',
     headers: {
       ...allHeaderRefs,
       'Content-Disposition': {
@@ -111,7 +124,22 @@ export function csvOpenApiResponse(route: RouteDefinition) {
         required: true,
         schema: { type: 'string', pattern: '^attachment; filename="[^"]+"$' },
       },
+      ...ownHeaders,
     },
-    content: { 'text/csv': { schema: { type: 'string', description: 'UTF-8, RFC 4180 (CRLF line ends).' } } },
+    content: Object.fromEntries(
+      files.map((file) => [
+        file.contentType.split(';')[0] as string,
+        {
+          schema: file.binary
+            ? { type: 'string', format: 'binary' }
+            : {
+                type: 'string',
+                ...(file.contentType.startsWith('text/csv')
+                  ? { description: 'UTF-8, RFC 4180 (CRLF line ends).' }
+                  : {}),
+              },
+        },
+      ]),
+    ),
   };
 }

@@ -2,6 +2,7 @@ import type { PollkitContract, RouteDefinition, RouteGroup } from '@pollkit/cont
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { EventFeed } from '../core/event-stream.js';
+import type { FileDownload, WithStatus } from '../core/file-download.js';
 import type { JsonText } from '../core/json-text.js';
 import type { AnswersDeps } from './answers/answers.service.js';
 import type { ApiKeysDeps } from './api-keys/api-keys.service.js';
@@ -56,12 +57,6 @@ export interface HandlerContext<R extends RouteDefinition = RouteDefinition> {
   log: Pick<Logger, 'error' | 'warn' | 'info' | 'debug'>;
 }
 
-/** What a `format: 'csv'` route's handler returns: the file name and the document, streamed in chunks. */
-export interface CsvDownload {
-  filename: string;
-  chunks: AsyncIterable<string>;
-}
-
 /**
  * A thin procedure: it receives the validated input and calls one service function with the
  * workspace it acts for. Its output is checked against the contract in tests (RESPONSE_VALIDATION);
@@ -73,16 +68,16 @@ export type Handler<R extends RouteDefinition> = (args: {
 }) => Promise<HandlerResult<R>>;
 
 /**
- * What a handler answers: per the route's `format`, a CSV download, SVG text, an event feed (or
+ * What a handler answers: per the route's `format`, a file download, SVG text, an event feed (or
  * undefined when the stream has nothing left to send: 204), or JSON.
  */
-export type HandlerResult<R extends RouteDefinition> = R['format'] extends 'csv'
-  ? CsvDownload
+export type HandlerResult<R extends RouteDefinition> = R['format'] extends 'file'
+  ? FileDownload
   : R['format'] extends 'svg'
     ? string
     : R['format'] extends 'sse'
       ? EventFeed | undefined
-      : z.input<R['output']> | JsonText<z.input<R['output']>>;
+      : z.input<R['output']> | JsonText<z.input<R['output']>> | WithStatus<z.input<R['output']>>;
 
 /** The workspace a host route acts in: the credential's, or the session's for a host token. */
 export function hostWorkspaceId(ctx: Pick<HandlerContext, 'credential' | 'host'>): string {

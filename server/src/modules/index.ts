@@ -1,6 +1,7 @@
 import { answersHandlers, responsesHandlers, votesHandlers } from './answers/answers.handlers.js';
 import { keysHandlers } from './api-keys/api-keys.handlers.js';
 import { branchingHandlers } from './branching/branching.handlers.js';
+import { decksHandlers } from './decks/decks.handlers.js';
 import type { ContractHandlers } from './handler.js';
 import { liveHandlers } from './live/live.handlers.js';
 import { mediaHandlers } from './media/media.handlers.js';
@@ -13,7 +14,7 @@ import { themesHandlers } from './themes/themes.handlers.js';
 import { webhooksHandlers } from './webhooks/webhooks.handlers.js';
 import { workspaceHandlers } from './workspaces/workspaces.handlers.js';
 
-export type { ContractHandlers, CsvDownload, HandlerContext, ModuleDeps } from './handler.js';
+export type { ContractHandlers, HandlerContext, ModuleDeps } from './handler.js';
 
 /**
  * The handler of every operation of the contract, by group: what the server serves. A group or an
@@ -21,7 +22,7 @@ export type { ContractHandlers, CsvDownload, HandlerContext, ModuleDeps } from '
  * registry to the HTTP app; nothing else reaches into the modules for handlers.
  */
 export const handlers: ContractHandlers = {
-  polls: { ...pollsHandlers, ...branchingHandlers },
+  polls: { ...pollsHandlers, ...branchingHandlers, ...decksHandlers },
   votes: votesHandlers,
   responses: { ...responsesHandlers, ...responseModerationHandlers },
   respondents: respondentsHandlers,

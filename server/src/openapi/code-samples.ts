@@ -243,8 +243,15 @@ function clientSample(group: string, name: string, route: RouteDefinition, input
       '}',
     ].join('\n');
   }
-  const result = route.format === 'csv' ? 'csv' : route.format === 'svg' ? 'svg' : resultName(route);
+  const result =
+    route.format === 'file' ? defaultFile(route).variable : route.format === 'svg' ? 'svg' : resultName(route);
   return [...CLIENT_SETUP, `const ${result} = await ${call};`, `console.log(${result});`].join('\n');
+}
+
+/** A file route's default download: what a sample calls it, and the name curl saves it as. */
+function defaultFile(route: RouteDefinition): { variable: string; saveAs: string } {
+  const first = Object.keys(route.files ?? {})[0];
+  return first === 'csv' ? { variable: 'csv', saveAs: 'results.csv' } : { variable: 'deck', saveAs: 'deck.json' };
 }
 
 /** What a call's result is called: its output schema's name (`Poll` → `poll`), else `result`. */
@@ -341,7 +348,7 @@ function curlSample(route: RouteDefinition, input: Record<string, unknown>): str
   if (!inputInQuery(route.method) && Object.keys(rest).length > 0) {
     lines.push("-H 'Content-Type: application/json'", `-d ${shellQuoted(JSON.stringify(rest))}`);
   }
-  if (route.format === 'csv') lines.push('-o results.csv');
+  if (route.format === 'file') lines.push(`-o ${defaultFile(route).saveAs}`);
   return lines.join(' \\\n  ');
 }
 

@@ -1,12 +1,14 @@
 /**
  * What is generated from the contracts and the server's own tables: docs/openapi.json, the error
- * table in docs/errors.md, the scope table in docs/authentication.md and the schema-free route table contracts/src/route-table.ts. docs/scripts/generate.ts
+ * table in docs/errors.md, the scope table in docs/authentication.md, the deck file's JSON Schema
+ * (docs/deck.schema.json) and the schema-free route table contracts/src/route-table.ts. docs/scripts/generate.ts
  * (`npx -y pnpm@10 generate`) writes them with the docs' generated pages; `generated:check` (part of
  * `pnpm check`) names each one that is stale.
  */
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AUTHENTICATION_DOC_PATH, withScopeTable } from '../modules/oauth/scope-table.js';
+import { DECK_SCHEMA_PATH, deckSchemaJson } from './deck-schema.js';
 import { openApiJson } from './document.js';
 import { ERRORS_DOC_PATH, withErrorTable } from './error-table.js';
 import { ROUTE_TABLE_PATH, routeTableSource } from './route-table.js';
@@ -21,6 +23,7 @@ const generators: { path: string; generate: (committed: string) => string }[] = 
   { path: ERRORS_DOC_PATH, generate: withErrorTable },
   { path: AUTHENTICATION_DOC_PATH, generate: withScopeTable },
   { path: ROUTE_TABLE_PATH, generate: routeTableSource },
+  { path: DECK_SCHEMA_PATH, generate: deckSchemaJson },
 ];
 
 /**

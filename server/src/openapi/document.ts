@@ -15,7 +15,7 @@ import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { createSchema } from 'zod-openapi';
 import { declaredErrorCodes } from '../api/declared-errors.js';
-import { csvOpenApiResponse } from '../http/contract-routes.js';
+import { fileOpenApiResponse } from '../http/contract-routes.js';
 import { mediaFilesPath } from '../http/media-files.js';
 import { OAUTH_TOKEN_PATH, oauthTokenPath, oauthTokenSchemas } from '../http/oauth-token.js';
 import { openApiDocumentPath } from '../http/openapi-route.js';
@@ -292,14 +292,22 @@ function registerEnvelopeSchemas(schemas: Record<string, Schema>): void {
 }
 
 /**
- * The generator always says 200 with a JSON body: the server answers `successStatus`, a CSV route
- * streams a file, every response carries the rate-limit and request-id headers, and each error
+ * The generator always says 200 with a JSON body: the server answers `successStatus` (and
+ * `alternateSuccess`), a file route streams a file, every response carries the rate-limit and request-id headers, and each error
  * status carries the envelope with the codes this route can answer.
  */
 function describeResponses(operation: Operation, route: RouteDefinition): void {
   const { 200: success, ...rest } = operation.responses ?? {};
   operation.responses = {
     [String(route.successStatus)]: successResponse(route, success),
+    ...(route.alternateSuccess
+      ? {
+          [String(route.alternateSuccess.status)]: {
+            ...successResponse(route, success),
+            description: route.alternateSuccess.description,
+          },
+        }
+      : {}),
     ...(route.format === 'sse'
       ? {
           204: {
@@ -317,8 +325,8 @@ function describeResponses(operation: Operation, route: RouteDefinition): void {
 
 function successResponse(route: RouteDefinition, generated: Record<string, unknown> | undefined) {
   switch (route.format) {
-    case 'csv':
-      return csvOpenApiResponse(route);
+    case 'file':
+      return fileOpenApiResponse(route);
     case 'svg':
       return {
         description: 'The SVG document.',

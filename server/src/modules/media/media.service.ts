@@ -51,6 +51,21 @@ export async function ingestMedia(deps: MediaDeps, input: { url: string; type?: 
   return { type: 'image', url: input.url, ...(await storeImage(deps, response.body)) };
 }
 
+/**
+ * An image given as bytes (embedded in an imported question bank), stored as an ingested image is:
+ * re-encoded to WebP under the SHA-256 of its bytes. Its `url` is the stored file's, as it has no
+ * address of its own. Refused as `POST /media` refuses: too large, too many pixels, not an image.
+ */
+export async function storeImageBytes(deps: MediaDeps, bytes: Buffer): Promise<Media> {
+  if (bytes.length > deps.config.MEDIA_MAX_BYTES) {
+    throw new ApiError('media_too_large', `The image is larger than ${deps.config.MEDIA_MAX_BYTES} bytes`, {
+      maxBytes: deps.config.MEDIA_MAX_BYTES,
+    });
+  }
+  const stored = await storeImage(deps, bytes);
+  return { type: 'image', url: stored.storedUrl, ...stored };
+}
+
 /** `youtube` / `vimeo` for their watch, short, embed and player URLs; undefined otherwise. */
 export function videoTypeOf(rawUrl: string): 'youtube' | 'vimeo' | undefined {
   let url: URL;

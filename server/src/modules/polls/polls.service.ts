@@ -1,4 +1,5 @@
 import {
+  type Branching,
   type CreatePollInput,
   type DuplicatePollInput,
   type ListPollsInput,
@@ -64,8 +65,12 @@ export type PollWriteDeps = PollsDeps & PollMediaDeps;
 export async function createPoll(
   deps: PollWriteDeps,
   workspaceId: string,
-  input: z.output<typeof CreatePollInput>,
+  /** `branching`: an imported deck's skip logic (`POST /polls` itself takes none). */
+  input: z.output<typeof CreatePollInput> & { branching?: Branching | null },
 ): Promise<Poll> {
+  if (input.branching) {
+    assertBranchingFits(input.branching, input.content.questions, 'The skip logic does not fit the poll');
+  }
   // Media first: a refused media URL fails the whole save and nothing is written.
   const content = await resolveContentMedia(deps, input.content);
   const language = input.language ?? (await workspaceLanguage(deps, workspaceId));
@@ -79,7 +84,7 @@ export async function createPoll(
           title: input.title,
           status: 'draft',
           content: JSON.stringify(content),
-          branching: null,
+          branching: input.branching ? JSON.stringify(input.branching) : null,
           language,
           theme_id: input.themeId ?? null,
           text_filter: input.textFilter ?? 'mask',

@@ -65,8 +65,12 @@ export async function* csvChunks(
   yield CSV_HEADER;
   let pending: CsvRow[] = [];
   for (const [index, slide] of poll.content.questions.entries()) {
-    for await (const rows of slideRows(db, scope, index + 1, slide, tallies, policyOf(slide))) {
-      pending.push(...rows);
+    const question = neutraliseFormula(slide.text);
+    for await (const rows of slideRows(db, scope, slide, tallies, policyOf(slide))) {
+      for (const row of rows) {
+        const value = row.measure === 'average' ? twoDecimals(row.value) : row.value;
+        pending.push([index + 1, question, slide.kind, neutraliseFormula(row.label), value]);
+      }
       if (pending.length >= CSV_BATCH_ROWS) {
         yield formatCsvRows(pending);
         pending = [];
@@ -76,37 +80,40 @@ export async function* csvChunks(
   if (pending.length > 0) yield formatCsvRows(pending);
 }
 
+/**
+ * One row of a slide's results as both exports read it: the label as shown (flagged words masked,
+ * nothing else changed) and the figure as a number, so that each format writes them its own way
+ * (the CSV neutralises formulas and fixes two decimals; the XLSX types its cells).
+ */
+export type ResultRow =
+  | { label: string; measure: 'count'; value: number }
+  /** An average (a rating's, a rank's): null when nobody answered. */
+  | { label: string; measure: 'average'; value: number | null };
+
 /** A slide's rows, in pages for the kinds whose rows grow with the answers. */
-async function* slideRows(
+export async function* slideRows(
   db: Kysely<Database>,
   scope: results.ResultsScope,
-  slideNumber: number,
   slide: Slide,
   tallies: TallyIndex,
   policy: TextPolicy,
-): AsyncGenerator<CsvRow[]> {
-  const question = neutraliseFormula(slide.text);
-  const row = (label: string, value: number | string): CsvRow => [
-    slideNumber,
-    question,
-    slide.kind,
-    neutraliseFormula(label),
-    value,
-  ];
+): AsyncGenerator<ResultRow[]> {
+  const count = (label: string, value: number): ResultRow => ({ label, measure: 'count', value });
+  const average = (label: string, value: number | null): ResultRow => ({ label, measure: 'average', value });
 
   switch (slide.kind) {
     case 'multiple_choice':
-      yield multipleChoiceResult(slide, tallies).options.map((option) => row(option.label, option.count));
+      yield multipleChoiceResult(slide, tallies).options.map((option) => count(option.label, option.count));
       return;
     case 'quiz':
-      yield quizResult(slide, tallies).options.map((option) => row(option.label, option.count));
+      yield quizResult(slide, tallies).options.map((option) => count(option.label, option.count));
       return;
     case 'scale': {
       // The slide's rows (every statement pooled, when it has statements), then each statement's own.
       const result = scaleResult(slide, tallies);
-      const scaleRows = (prefix: string, average: number | null, distribution: { value: number; count: number }[]) => [
-        row(`${prefix}Average`, twoDecimals(average)),
-        ...distribution.map((rating) => row(`${prefix}Rating ${rating.value}`, rating.count)),
+      const scaleRows = (prefix: string, mean: number | null, distribution: { value: number; count: number }[]) => [
+        average(`${prefix}Average`, mean),
+        ...distribution.map((rating) => count(`${prefix}Rating ${rating.value}`, rating.count)),
       ];
       yield [
         ...scaleRows('', result.average, result.distribution),
@@ -115,27 +122,63 @@ async function* slideRows(
       return;
     }
     case 'ranking':
-      yield rankingResult(slide, tallies).options.map((option) => row(option.label, twoDecimals(option.averageRank)));
+      yield rankingResult(slide, tallies).options.map((option) => average(option.label, option.averageRank));
       return;
     case 'open_ended': {
-      let afterHash: string | undefined;
-      for (;;) {
-        const page = await results.listOpenTextCountsPage(db, scope, slide.id, { afterHash, limit: CSV_BATCH_ROWS });
-        if (page.length > 0) yield page.map((text) => row(policy.shown(text.text), text.count));
-        if (page.length < CSV_BATCH_ROWS) return;
-        afterHash = page.at(-1)?.hash;
-      }
+      let page: Page = { rows: [], next: undefined };
+      do {
+        page = await openTextsPage(db, scope, slide.id, page.next, policy);
+        if (page.rows.length > 0) yield page.rows;
+      } while (page.next !== undefined);
+      return;
     }
     case 'qa': {
-      let afterId: string | undefined;
-      for (;;) {
-        const page = await results.listApprovedQuestionsPage(db, scope, slide.id, { afterId, limit: CSV_BATCH_ROWS });
-        if (page.length > 0) yield page.map((question) => row(policy.shown(question.text), question.upvotes));
-        if (page.length < CSV_BATCH_ROWS) return;
-        afterId = page.at(-1)?.id;
-      }
+      let page: Page = { rows: [], next: undefined };
+      do {
+        page = await questionsPage(db, scope, slide.id, page.next, policy);
+        if (page.rows.length > 0) yield page.rows;
+      } while (page.next !== undefined);
+      return;
     }
     case 'content':
       return;
   }
+}
+
+/**
+ * A page of rows and the keyset cursor after it, undefined after the last page. Only the rows are
+ * kept: the rows read from the database are let go before the page is yielded, rather than held
+ * while the consumer writes it (long enough, for the XLSX, to be moved to the old generation).
+ */
+interface Page {
+  rows: ResultRow[];
+  next: string | undefined;
+}
+
+async function openTextsPage(
+  db: Kysely<Database>,
+  scope: results.ResultsScope,
+  slideId: string,
+  afterHash: string | undefined,
+  policy: TextPolicy,
+): Promise<Page> {
+  const texts = await results.listOpenTextCountsPage(db, scope, slideId, { afterHash, limit: CSV_BATCH_ROWS });
+  return {
+    rows: texts.map((text) => ({ label: policy.shown(text.text), measure: 'count', value: text.count })),
+    next: texts.length < CSV_BATCH_ROWS ? undefined : texts.at(-1)?.hash,
+  };
+}
+
+async function questionsPage(
+  db: Kysely<Database>,
+  scope: results.ResultsScope,
+  slideId: string,
+  afterId: string | undefined,
+  policy: TextPolicy,
+): Promise<Page> {
+  const questions = await results.listApprovedQuestionsPage(db, scope, slideId, { afterId, limit: CSV_BATCH_ROWS });
+  return {
+    rows: questions.map((q) => ({ label: policy.shown(q.text), measure: 'count', value: q.upvotes })),
+    next: questions.length < CSV_BATCH_ROWS ? undefined : questions.at(-1)?.id,
+  };
 }

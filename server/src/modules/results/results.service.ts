@@ -1,4 +1,5 @@
-import type { Poll, PollResults, Slide, SlideResult } from '@pollkit/contracts';
+import { type Poll, type PollResults, resultsFiles, type Slide, type SlideResult } from '@pollkit/contracts';
+import type { FileDownload } from '../../core/file-download.js';
 import { tallyKey } from '../answers/tallies.js';
 import { type HeldScopes, holdsScope } from '../credentials/credential-scopes.js';
 import { type ModerationDeps, pollTextPolicies, type TextPolicy } from '../moderation/index.js';
@@ -6,6 +7,7 @@ import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { csvChunks } from './csv-export.js';
 import * as results from './results.repository.js';
 import { multipleChoiceResult, quizResult, rankingResult, scaleResult, TallyIndex } from './slide-aggregates.js';
+import { xlsxChunks } from './xlsx-export.js';
 
 /** What results read: the poll, its aggregates, and the workspace's text filter lists. */
 export type ResultsDeps = PollsDeps & ModerationDeps;
@@ -151,33 +153,43 @@ async function slideResult(
   }
 }
 
+/** The files a results export downloads: `csv` (the default) or `xlsx`. */
+export type ExportFormat = keyof typeof resultsFiles;
+
 /**
  * `GET /polls/{id}/export`. The poll is resolved and its counters read before anything is sent, so a
- * 404 is still a proper error; the rows then stream (see csv-export.ts).
+ * 404 is still a proper error; the rows then stream (see csv-export.ts and xlsx-export.ts).
  */
 export async function exportResults(
   deps: ResultsDeps,
   workspaceId: string,
   pollId: string,
-): Promise<{ filename: string; chunks: AsyncGenerator<string> }> {
-  return exportOf(deps, workspaceId, await getPoll(deps, workspaceId, pollId));
+  format: ExportFormat = 'csv',
+): Promise<FileDownload> {
+  return exportOf(deps, workspaceId, await getPoll(deps, workspaceId, pollId), undefined, format);
 }
 
 /**
- * The CSV export of a poll already resolved, or of one of its sessions (`sessionId`): the same
- * columns and rows, from the session's own aggregates, named `session-<id>-results.csv`.
+ * The export of a poll already resolved, or of one of its sessions (`sessionId`): the same rows,
+ * from the session's own aggregates, named `session-<id>-results.<format>`.
  */
 export async function exportOf(
   deps: ResultsDeps,
   workspaceId: string,
   poll: Poll,
   sessionId?: string,
-): Promise<{ filename: string; chunks: AsyncGenerator<string> }> {
+  format: ExportFormat = 'csv',
+): Promise<FileDownload> {
   const scope = { pollId: poll.id, sessionId };
   const [tallyRows, policies] = await Promise.all([
     results.listTallies(deps.db, scope),
     pollTextPolicies(deps, workspaceId, poll),
   ]);
-  const filename = sessionId === undefined ? `poll-${poll.id}-results.csv` : `session-${sessionId}-results.csv`;
-  return { filename, chunks: csvChunks(deps.db, poll, new TallyIndex(tallyRows), scope, policies.forSlide) };
+  const name = sessionId === undefined ? `poll-${poll.id}-results` : `session-${sessionId}-results`;
+  const write = format === 'xlsx' ? xlsxChunks : csvChunks;
+  return {
+    filename: `${name}.${format}`,
+    contentType: resultsFiles[format].contentType,
+    chunks: write(deps.db, poll, new TallyIndex(tallyRows), scope, policies.forSlide),
+  };
 }

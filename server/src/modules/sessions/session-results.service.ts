@@ -11,7 +11,7 @@ import { resetAnswersOfSession } from '../answers/answers.service.js';
 import type { HeldScopes } from '../credentials/credential-scopes.js';
 import { flaggerOf } from '../moderation/index.js';
 import { getPoll } from '../polls/polls.service.js';
-import { exportOf, resultsOf, resultsReadableWith } from '../results/results.service.js';
+import { type ExportFormat, exportOf, resultsOf, resultsReadableWith } from '../results/results.service.js';
 import * as sessions from './sessions.repository.js';
 import type { SessionsDeps } from './sessions.service.js';
 import { leaderboardOf, nameShower } from './standings.js';
@@ -92,10 +92,15 @@ function decodeRankCursor(cursor: string): { score: number; id: string } {
   return { score: Number(match[1]), id: match[2] as string };
 }
 
-/** `GET /sessions/{id}/export`: the poll export's columns and rows, of this session alone. */
-export async function exportSessionResults(deps: SessionsDeps, workspaceId: string, id: string) {
+/** `GET /sessions/{id}/export`: the poll export's rows, of this session alone, as CSV or XLSX. */
+export async function exportSessionResults(
+  deps: SessionsDeps,
+  workspaceId: string,
+  id: string,
+  format: ExportFormat = 'csv',
+) {
   const session = await findSessionOrThrow(deps, workspaceId, id);
-  return exportOf(deps, workspaceId, await getPoll(deps, workspaceId, session.poll_id), session.id);
+  return exportOf(deps, workspaceId, await getPoll(deps, workspaceId, session.poll_id), session.id, format);
 }
 
 /** `DELETE /sessions/{id}/answers`: the room starts again; the poll's results lose exactly its share. */

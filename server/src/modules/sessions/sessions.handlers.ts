@@ -22,6 +22,6 @@ export const sessionsHandlers = defineHandlers(contract.sessions, {
     service.sessionEvents(ctx.deps, hostWorkspaceId(ctx), hostScopes(ctx), input.id, ctx.lastEventId),
   results: ({ ctx, input }) => rooms.getSessionResults(ctx.deps, hostWorkspaceId(ctx), hostScopes(ctx), input.id),
   participants: ({ ctx, input }) => rooms.listSessionParticipants(ctx.deps, hostWorkspaceId(ctx), input),
-  export: ({ ctx, input }) => rooms.exportSessionResults(ctx.deps, ctx.credential.workspaceId, input.id),
+  export: ({ ctx, input }) => rooms.exportSessionResults(ctx.deps, ctx.credential.workspaceId, input.id, input.format),
   resetAnswers: ({ ctx, input }) => rooms.resetSessionAnswers(ctx.deps, ctx.credential.workspaceId, input.id),
 });
