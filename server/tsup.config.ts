@@ -15,7 +15,12 @@ const fingerprint = sourcesFingerprint(serverBuild);
  * `pnpm start` and `pnpm pollkit` rebuild only when the sources changed.
  */
 export default defineConfig((overrides) => ({
-  entry: { main: 'src/main.ts', cli: 'src/cli/main.ts' },
+  // The bank-reader thread is an entry of its own: a worker thread loads it by file (decks/bank-readers.ts).
+  entry: {
+    main: 'src/main.ts',
+    cli: 'src/cli/main.ts',
+    'bank-reader-thread': 'src/modules/decks/bank-reader-thread.ts',
+  },
   format: ['esm'],
   platform: 'node',
   target: 'node20',

@@ -24,7 +24,11 @@ export async function bundle(script: string, under = 'targets'): Promise<string>
   const outDir = fileURLToPath(new URL(`./.tmp/${under}/`, import.meta.url));
   const name = basename(script, '.ts');
   await build({
-    entry: { [name]: script },
+    // The server's imports read files on a thread loaded by file, beside the bundle (tsup.config.ts).
+    entry: {
+      [name]: script,
+      'bank-reader-thread': fileURLToPath(new URL('../src/modules/decks/bank-reader-thread.ts', import.meta.url)),
+    },
     format: ['esm'],
     platform: 'node',
     target: 'node20',

@@ -6,7 +6,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Bank, type BankQuestion, BankRefused, type BankSlide } from '../src/modules/decks/bank.js';
+import {
+  type Bank,
+  type BankQuestion,
+  BankRefused,
+  type BankSlide,
+  MAX_BANK_QUESTIONS,
+} from '../src/modules/decks/bank.js';
 import { readAiken } from '../src/modules/decks/formats/aiken.js';
 import { readGift } from '../src/modules/decks/formats/gift.js';
 import { expectBankMatches, readBankExpectation } from './support/bank-expectations.js';
@@ -361,12 +367,14 @@ describe('GIFT: files that are not GIFT', () => {
 });
 
 describe('GIFT and Aiken: large files', () => {
-  it('a 2 MiB GIFT file of many questions reads, linearly', () => {
+  it('a file of 1,000 questions reads; one of 1,001 is refused, naming the limit and where question 1,001 starts', () => {
     const question = '::Q::[markdown]Which **one** is _right_ \\{x\\}?{\n// why\n~%50%a#fb\n~b\n=c####general\n}\n\n';
-    const text = question.repeat(Math.ceil((2 * 1024 * 1024) / question.length));
-    const bank = readGift(text);
-    expect(bank.questions.length).toBe(Math.ceil((2 * 1024 * 1024) / question.length));
+    const bank = readGift(question.repeat(MAX_BANK_QUESTIONS));
+    expect(bank.questions.length).toBe(MAX_BANK_QUESTIONS);
     expect(bank.questions.at(-1)!.slide?.kind).toBe('choice');
+    const refused = refusal(() => readGift(question.repeat(20_000)));
+    expect(refused.message).toContain(`more than ${MAX_BANK_QUESTIONS} questions`);
+    expect(refused.problems[0]?.line).toBe(MAX_BANK_QUESTIONS * 7 + 1);
   });
 
   it.each([
@@ -382,11 +390,12 @@ describe('GIFT and Aiken: large files', () => {
     expect(only(readGift(text)).number).toBe(1);
   });
 
-  it('a 2 MiB Aiken file of many questions reads, linearly', () => {
+  it('an Aiken file of 1,000 questions reads; one of 1,001 is refused, naming the limit', () => {
     const question = 'Which one?\nA) a\nB) b\nC) c\nANSWER: B\n\n';
-    const text = question.repeat(Math.ceil((2 * 1024 * 1024) / question.length));
-    const bank = readAiken(text);
-    expect(bank.questions.length).toBe(Math.ceil((2 * 1024 * 1024) / question.length));
+    expect(readAiken(question.repeat(MAX_BANK_QUESTIONS)).questions.length).toBe(MAX_BANK_QUESTIONS);
+    const refused = refusal(() => readAiken(question.repeat(40_000)));
+    expect(refused.message).toContain(`more than ${MAX_BANK_QUESTIONS} questions`);
+    expect(refused.problems[0]?.line).toBe(MAX_BANK_QUESTIONS * 6 + 1);
   });
 });
 

@@ -4,6 +4,7 @@ import { DECK_IMPORTS_PER_MINUTE, DECK_SOURCE_MAX_BYTES } from '@pollkit/contrac
 import { unzipSync } from 'fflate';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BankReadTimedOut, bankReaders } from '../src/modules/decks/bank-readers.js';
 import { call } from './support/http.js';
 import { sampleContent } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
@@ -157,8 +158,8 @@ describe('GIFT', () => {
       ['multiple_choice', 'quiz', 'open_ended', 'content'].includes(slide.kind),
     );
     const back = imported.body.poll.content.questions;
-    expect(back.map((slide: Json) => [slide.kind, slide.text])).toEqual(
-      kept.map((slide: Json) => [slide.kind, slide.text]),
+    expect(back.map((slide: Json) => [slide.id, slide.kind, slide.text])).toEqual(
+      kept.map((slide: Json) => [slide.id, slide.kind, slide.text]),
     );
     for (const [index, slide] of kept.entries()) {
       if (!('options' in slide)) continue;
@@ -223,6 +224,14 @@ describe('question banks written by others', () => {
       expect(stored.status).toBe(200);
       expect(stored.headers.get('content-type')).toBe('image/webp');
     }
+    // Moodle XML links them by their stored address: read back, the same slides keep the same images.
+    const xml = text((await download(imported.body.poll.id, 'moodle_xml')).bytes);
+    const fromXml = await importDeck({ format: 'moodle_xml', source: xml });
+    expect(fromXml.status, fromXml.text).toBe(201);
+    const mediaOf = (questions: Json[]) => questions.map((slide) => [slide.id, slide.media?.storedUrl ?? null]);
+    expect(mediaOf(fromXml.body.poll.content.questions)).toEqual(
+      mediaOf(imported.body.poll.content.questions.filter((slide: Json) => slide.kind !== 'scale')),
+    );
     // The deck file of the imported poll carries them, and reading it back keeps them as stored.
     const again = await importDeck({ format: 'pollkit', source: text((await download(imported.body.poll.id)).bytes) });
     expect(again.status, again.text).toBe(201);
@@ -376,6 +385,33 @@ const swatch = (red: number, size = 2) =>
     .png()
     .toBuffer();
 
+describe('what an import makes of odd files', () => {
+  it('tells apart options that read the same once their markup is gone, and says so', async () => {
+    const source = '::MD::[markdown]Which is **bold**? {=**this** is bold ~*this* is bold}';
+    const imported = await importDeck({ format: 'gift', source, dryRun: true });
+    expect(imported.status, imported.text).toBe(200);
+    expect(imported.body.content.questions[0].options.map((o: Json) => o.label)).toEqual([
+      'this is bold',
+      'this is bold (2)',
+    ]);
+    expect(imported.body.report.changed.map((c: Json) => [c.slideId, c.reason])).toEqual([['MD', 'labels_changed']]);
+  });
+
+  it('creates no empty poll from a file none of whose questions could be imported, and says why', async () => {
+    const before = await call('GET', `${t.api}/polls`, { apiKey });
+    const source = '::Pairs:: Match them. {=a -> 1 =b -> 2}';
+    const refused = await importDeck({ format: 'gift', source });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.message).toBe('No question of the file could be imported');
+    expect(refused.body.error.details.fieldErrors.source[0]).toMatch(/^question 1: .*matching/);
+    expect((await call('GET', `${t.api}/polls`, { apiKey })).body.data).toEqual(before.body.data);
+    // A dry run still answers what it read.
+    const preview = await importDeck({ format: 'gift', source, dryRun: true });
+    expect(preview.status).toBe(200);
+    expect(preview.body.report.skipped).toHaveLength(1);
+  });
+});
+
 describe('what a hostile file can do', () => {
   it('cannot make the server fetch a private address through a deck file’s media', async () => {
     const deck = {
@@ -438,5 +474,37 @@ describe('what a hostile file can do', () => {
     } finally {
       await small.close();
     }
+  });
+});
+
+describe('the reader thread', () => {
+  const bigBank = () => 'Which one?\nA) a\nB) b\nANSWER: B\n\n'.repeat(900);
+
+  it('abandons a read past its deadline, and reads the next file on a new thread', async () => {
+    const late = await bankReaders.read('aiken', Buffer.from(bigBank()), 1).catch((error: unknown) => error);
+    expect(late).toBeInstanceOf(BankReadTimedOut);
+    const next = await bankReaders.read('aiken', Buffer.from('Q?\nA) a\nB) b\nANSWER: A\n'));
+    expect(next.questions).toHaveLength(1);
+  });
+
+  it('refuses a file still waiting at its deadline as busy (503), and reads those behind it', async () => {
+    const first = bankReaders.read('aiken', Buffer.from(bigBank()));
+    const waiting = bankReaders.read('aiken', Buffer.from(bigBank()), 1).catch((error: unknown) => error);
+    const after = bankReaders.read('gift', Buffer.from('Q? {=A ~B}'));
+    expect(await waiting).toMatchObject({ code: 'service_unavailable', status: 503 });
+    expect((await first).questions).toHaveLength(900);
+    expect((await after).questions).toHaveLength(1);
+  });
+
+  it('answers 422 for a file that makes its reader fail, never a 500', async () => {
+    // The route's deadline is BANK_READ_TIMEOUT_MS; a reader failing in the thread is the same path.
+    const failed = await bankReaders.read('kahoot_xlsx', new Uint8Array([0x50, 0x4b, 3, 4])).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(Error);
+    const refused = await importDeck({
+      format: 'kahoot_xlsx',
+      source: Buffer.from([0x50, 0x4b, 3, 4]).toString('base64'),
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.details.fieldErrors.source[0]).toMatch(/\S/);
   });
 });

@@ -69,7 +69,7 @@ export const DeckImportChange = z
         '`answers_dropped`: a short answer’s accepted answers (an open-ended slide has none); `weights_simplified`: ' +
           'partial-credit weights made correct (> 0) or not; `text_truncated`: cut to the length limits; ' +
           '`options_dropped`: options past 50; `media_dropped`: an embedded file that is not a usable image; ' +
-          '`labels_changed`: empty or repeated option labels made distinct.',
+          '`labels_changed`: options without text named by position, options reading the same numbered `(2)`.',
       ),
     message: z.string(),
   })

@@ -8,7 +8,7 @@ import {
 } from '@pollkit/contracts';
 import type { Bank, BankChange, BankImage, BankQuestion, BankSlide } from './bank.js';
 
-export type ImageStore = (image: BankImage) => Promise<{ media?: Media } | undefined>;
+export type ImageStore = (image: BankImage) => Promise<{ media?: Media } | { dropped: string }>;
 
 /**
  * A question bank as a poll's content: ids given, the poll's limits applied, each image resolved by
@@ -19,13 +19,14 @@ export type ImageStore = (image: BankImage) => Promise<{ media?: Media } | undef
 export async function contentOfBank(
   bank: Bank,
   /**
-   * Re-hosts an embedded image: `{ media }`; `{}` when it would be (a dry run, which stores
-   * nothing); undefined when it cannot be (not an image, too large, over the budget).
+   * Re-hosts an image: `{ media }`; `{}` when it would be (a dry run, which stores nothing);
+   * `{ dropped }` with why when it cannot be (not an image, too large, over the budget).
    */
   storeImage: ImageStore,
 ): Promise<{ content: PollContent; report: DeckImportReport }> {
   const questions: Slide[] = [];
   const report: DeckImportReport = { imported: 0, skipped: [], changed: [] };
+  const slideIds = new SlideIds(bank);
   for (const question of bank.questions) {
     const place = placeOf(question);
     if (question.skipped || !question.slide) {
@@ -44,7 +45,7 @@ export async function contentOfBank(
       });
       continue;
     }
-    const slideId = `q${question.number}`;
+    const slideId = slideIds.of(question);
     const changes: BankChange[] = [...question.changes];
     const draft = await slideOf(slideId, question.slide, changes, storeImage);
     if (typeof draft === 'string') {
@@ -64,6 +65,38 @@ export async function contentOfBank(
     for (const change of changes) report.changed.push({ ...place, slideId, ...change });
   }
   return { content: { questions }, report };
+}
+
+/** What a slide id may be (the contract's `ClientId`). */
+const CLIENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * Slide ids: a question's name when it is one an id may be and no other question has it (GIFT and
+ * Moodle XML exports name each question after its slide, so ids survive a round trip through
+ * them), else `q<number>`, made unique.
+ */
+class SlideIds {
+  private readonly used = new Set<string>();
+  private readonly named: ReadonlySet<string>;
+
+  constructor(bank: Bank) {
+    const counts = new Map<string, number>();
+    for (const { name } of bank.questions) {
+      if (name !== undefined && CLIENT_ID.test(name) && name !== '__proto__') {
+        counts.set(name, (counts.get(name) ?? 0) + 1);
+      }
+    }
+    this.named = new Set([...counts].filter(([, count]) => count === 1).map(([name]) => name));
+  }
+
+  of(question: BankQuestion): string {
+    let id = question.name !== undefined && this.named.has(question.name) ? question.name : `q${question.number}`;
+    for (let suffix = 2; this.used.has(id) || (id !== question.name && this.named.has(id)); suffix++) {
+      id = `q${question.number}-${suffix}`;
+    }
+    this.used.add(id);
+    return id;
+  }
 }
 
 function placeOf(question: BankQuestion) {
@@ -113,10 +146,30 @@ async function slideOf(
     let label = fitted(option.label, pollLimits.labelLength, `Option ${index + 1}'s label`, changes);
     const optionMedia = await mediaOf(option.image, `option ${index + 1}`, storeImage, changes);
     if (label === '') {
-      label = optionMedia ? `Image ${index + 1}` : `Option ${index + 1}`;
+      // Named from the file, not from what was stored, so a dry run names it as the import does.
+      label = option.image ? `Image ${index + 1}` : `Option ${index + 1}`;
       relabelled += 1;
     }
     options.push({ id: optionId(index), label, ...(optionMedia ? { media: optionMedia } : {}) });
+  }
+  // Labels that read the same (often once markup is gone: `**this**` and `*this*`) are told apart,
+  // or a quiz could not be answered.
+  const seen = new Map<string, number>();
+  let repeated = 0;
+  for (const option of options) {
+    const label = option.label as string;
+    const count = (seen.get(label) ?? 0) + 1;
+    seen.set(label, count);
+    if (count > 1) {
+      option.label = `${label} (${count})`;
+      repeated += 1;
+    }
+  }
+  if (repeated > 0) {
+    changes.push({
+      reason: 'labels_changed',
+      message: `${repeated} option${repeated === 1 ? '' : 's'} reading the same as an earlier one numbered, as "(2)"`,
+    });
   }
   if (relabelled > 0) {
     changes.push({
@@ -153,9 +206,10 @@ async function mediaOf(
 ): Promise<Media | undefined> {
   if (!image) return undefined;
   const stored = await storeImage(image);
-  if (!stored) {
+  if ('dropped' in stored) {
     const name = image.name ? ` (${image.name})` : '';
-    changes.push({ reason: 'media_dropped', message: `The image of ${where}${name} was left out: it cannot be used` });
+    changes.push({ reason: 'media_dropped', message: `The image of ${where}${name} was left out: ${stored.dropped}` });
+    return undefined;
   }
-  return stored?.media;
+  return stored.media;
 }

@@ -36,12 +36,17 @@ export interface BankChange {
   message: string;
 }
 
-/** An image embedded in the file (Moodle XML `<file encoding="base64">`), as raw bytes. */
-export interface BankImage {
-  bytes: Buffer;
-  /** The file name the source gave it, if any. */
-  name?: string;
-}
+/**
+ * An image of the file: embedded (Moodle XML `<file encoding="base64">`) as raw bytes, or linked by
+ * its http(s) address (`<img src="https://…">`, as Pollkit's own Moodle XML export writes them).
+ */
+export type BankImage =
+  | {
+      bytes: Buffer;
+      /** The file name the source gave it, if any. */
+      name?: string;
+    }
+  | { url: string; name?: string };
 
 export interface BankOption {
   /** Plain text: markup removed, entities decoded, escapes resolved, whitespace collapsed. */
@@ -98,4 +103,20 @@ export class BankRefused extends Error {
     super(message);
     this.name = 'BankRefused';
   }
+}
+
+/**
+ * The most questions a file may hold: ten polls' worth. Reading is linear, but a file of 2 MiB can
+ * hold 200,000 tiny questions, each a line of the report; a bank that large is split first.
+ */
+export const MAX_BANK_QUESTIONS = 1000;
+
+/** Refuses the file once its questions pass MAX_BANK_QUESTIONS: called by each reader as it adds one. */
+export function refusePastQuestionLimit(questions: readonly BankQuestion[]): void {
+  if (questions.length <= MAX_BANK_QUESTIONS) return;
+  const first = questions[MAX_BANK_QUESTIONS];
+  throw new BankRefused(
+    `The file holds more than ${MAX_BANK_QUESTIONS} questions; split it into files of at most ${MAX_BANK_QUESTIONS}.`,
+    [{ ...(first?.line ? { line: first.line } : {}), message: `Question ${MAX_BANK_QUESTIONS + 1} starts here.` }],
+  );
 }

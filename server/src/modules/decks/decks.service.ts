@@ -10,6 +10,7 @@ import {
   type ImportDeckFormat,
   type ImportDeckInput,
   type ImportedDeck,
+  type Media,
   type Poll,
   validationDetails,
 } from '@pollkit/contracts';
@@ -17,18 +18,15 @@ import type { z } from 'zod';
 import { ApiError } from '../../core/api-error.js';
 import type { FileDownload } from '../../core/file-download.js';
 import { loadSharp } from '../../infra/sharp.js';
-import { storeImageBytes } from '../media/media.service.js';
+import { MEDIA_FILES_PATH, storeImageBytes } from '../media/media.service.js';
 import { MAX_INLINE_INGESTIONS } from '../polls/poll-media.js';
 import { createPoll, getPoll, type PollWriteDeps } from '../polls/polls.service.js';
 import { type Bank, BankRefused } from './bank.js';
+import { bankReaders } from './bank-readers.js';
 import { contentOfBank, type ImageStore } from './bank-to-content.js';
 import type { DeckFile, DeckToWrite } from './deck-file.js';
-import { readAiken } from './formats/aiken.js';
 import { writeAiken } from './formats/aiken-writer.js';
-import { readGift } from './formats/gift.js';
 import { writeGift } from './formats/gift-writer.js';
-import { readKahootXlsx } from './formats/kahoot-xlsx.js';
-import { readMoodleXml } from './formats/moodle-xml.js';
 import { writeMoodleXml } from './formats/moodle-xml-writer.js';
 import { writeQti } from './formats/qti-writer.js';
 
@@ -56,6 +54,14 @@ const FORMAT_NAMES: Record<ImportDeckFormat, string> = {
 /** `POST /polls/import`: the file read, then one draft poll created from it (as `POST /polls` would). */
 export async function importDeck(deps: DecksDeps, workspaceId: string, input: ImportInput): Promise<ImportedDeck> {
   const deck = await readDeck(deps, input, { store: true });
+  if (deck.content.questions.length === 0 && input.format !== 'pollkit') {
+    // An empty draft would be a poll nobody asked for; the report says why nothing came of the file.
+    const problems = deck.report.skipped.map((skip) => `question ${skip.number}: ${skip.message}`);
+    throw invalidSource(
+      'No question of the file could be imported',
+      problems.length > 0 ? problems : ['The file holds no question'],
+    );
+  }
   const poll: Poll = await createPoll(deps, workspaceId, {
     title: input.title ?? deck.settings.title ?? `Imported ${FORMAT_NAMES[input.format]} deck`,
     content: deck.content,
@@ -78,9 +84,10 @@ async function readDeck(deps: DecksDeps, input: ImportInput, { store }: { store:
   if (input.format === 'pollkit') return readPollkitDeck(source.toString('utf8'));
   let bank: Bank;
   try {
-    bank = await readBank(input.format, source);
+    bank = await bankReaders.read(input.format, source);
   } catch (error) {
     if (error instanceof BankRefused) throw refusedFile(error);
+    if (error instanceof ApiError) throw error;
     // Readers refuse what they understand to be wrong with BankRefused; anything else a file made
     // one of them (or a library under it, such as exceljs) throw is still the file's doing, and an
     // answer about the file, never a 500.
@@ -89,19 +96,6 @@ async function readDeck(deps: DecksDeps, input: ImportInput, { store }: { store:
   }
   const { content, report } = await contentOfBank(bank, imageStore(deps, store));
   return { content, branching: null, report, settings: {} };
-}
-
-function readBank(format: Exclude<ImportDeckFormat, 'pollkit'>, source: Buffer): Bank | Promise<Bank> {
-  switch (format) {
-    case 'gift':
-      return readGift(source.toString('utf8'));
-    case 'aiken':
-      return readAiken(source.toString('utf8'));
-    case 'moodle_xml':
-      return readMoodleXml(source.toString('utf8'));
-    case 'kahoot_xlsx':
-      return readKahootXlsx(new Uint8Array(source.buffer, source.byteOffset, source.byteLength));
-  }
 }
 
 /**
@@ -187,41 +181,69 @@ function readPollkitDeck(text: string): ReadDeck {
 
 /**
  * Embedded images re-hosted as `POST /media` does, at most MAX_INLINE_INGESTIONS distinct ones per
- * import (each costs a decode and an encode); the same bytes twice are stored once. A dry run only
- * reads each image's header, to report the ones that would be left out.
+ * import (each costs a decode and an encode; the budget counts linked images too, which the save
+ * fetches); the same image twice is stored once. A dry run only reads each embedded image's header,
+ * to report the ones that would be left out. A linked image is kept by its address: the save
+ * resolves it as `POST /polls` resolves inline media (one this server stored is kept as stored).
  */
 function imageStore(deps: DecksDeps, store: boolean): ImageStore {
-  const seen = new Map<string, Promise<{ media?: Poll['content']['questions'][number]['media'] } | undefined>>();
+  const seen = new Map<string, ReturnType<ImageStore>>();
   return (image) => {
-    const key = createHash('sha256').update(image.bytes).digest('hex');
+    const key = 'url' in image ? `url ${image.url}` : createHash('sha256').update(image.bytes).digest('hex');
     const known = seen.get(key);
     if (known) return known;
-    if (seen.size >= MAX_INLINE_INGESTIONS) return Promise.resolve(undefined);
-    const result = (async () => {
-      if (image.bytes.length > deps.config.MEDIA_MAX_BYTES) return undefined;
-      if (!store) return (await isDecodableImage(deps, image.bytes)) ? {} : undefined;
-      try {
-        return { media: await storeImageBytes(deps, image.bytes) };
-      } catch (error) {
-        // The image's own fault (not an image, too many pixels): left out and reported. Anything
-        // else (storage failing) is the server's, and fails the import.
-        if (error instanceof ApiError && error.status < 500) return undefined;
-        throw error;
-      }
-    })();
+    if (seen.size >= MAX_INLINE_INGESTIONS) {
+      return Promise.resolve({ dropped: `an import takes at most ${MAX_INLINE_INGESTIONS} distinct images` });
+    }
+    const result = 'url' in image ? Promise.resolve({ media: linkedImage(deps, image.url) }) : embedded(image.bytes);
     seen.set(key, result);
     return result;
   };
+
+  async function embedded(bytes: Buffer): ReturnType<ImageStore> {
+    if (bytes.length > deps.config.MEDIA_MAX_BYTES) {
+      return { dropped: `it is larger than ${deps.config.MEDIA_MAX_BYTES} bytes` };
+    }
+    if (!store) {
+      const problem = await imageProblem(deps, bytes);
+      return problem ? { dropped: problem } : {};
+    }
+    try {
+      return { media: await storeImageBytes(deps, bytes) };
+    } catch (error) {
+      // The image's own fault (not an image, too many pixels): left out and reported. Anything
+      // else (storage failing) is the server's, and fails the import.
+      // Worded as a dry run words it (storing speaks of URLs, which an embedded image has none of).
+      if (error instanceof ApiError && error.status < 500) {
+        return { dropped: (await imageProblem(deps, bytes)) ?? lowerFirst(error.message) };
+      }
+      throw error;
+    }
+  }
 }
 
-/** What storing would decide, from the header alone: a dry run stores nothing. */
-async function isDecodableImage(deps: DecksDeps, bytes: Buffer): Promise<boolean> {
+/** A linked image as inline media: with its stored copy named when this server stored it. */
+function linkedImage(deps: DecksDeps, url: string): Media {
+  const storedHere = url.startsWith(`${deps.media.baseUrl()}${MEDIA_FILES_PATH}/`);
+  return storedHere ? { type: 'image', url, storedUrl: url } : { type: 'image', url };
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
+}
+
+/** What storing would refuse, from the header alone (a dry run stores nothing); undefined if nothing. */
+async function imageProblem(deps: DecksDeps, bytes: Buffer): Promise<string | undefined> {
   const sharp = await loadSharp();
   try {
-    const { width, height } = await sharp(bytes, { limitInputPixels: deps.config.MEDIA_MAX_PIXELS }).metadata();
-    return Boolean(width && height && width * height <= deps.config.MEDIA_MAX_PIXELS);
+    const { width, height } = await sharp(bytes, { limitInputPixels: false }).metadata();
+    if (!width || !height) return 'it is not an image the server can decode';
+    if (width * height > deps.config.MEDIA_MAX_PIXELS) {
+      return `the image has more than ${deps.config.MEDIA_MAX_PIXELS} pixels`;
+    }
+    return undefined;
   } catch {
-    return false;
+    return 'it is not an image the server can decode';
   }
 }
 

@@ -2,7 +2,7 @@
  * The Aiken format (https://docs.moodle.org/en/Aiken_format) read into a question bank: a question's
  * text, its options `A)` / `A.`, then `ANSWER: X`. Plain text: nothing is unescaped or rendered.
  */
-import { type Bank, type BankQuestion, BankRefused } from '../bank.js';
+import { type Bank, type BankQuestion, BankRefused, refusePastQuestionLimit } from '../bank.js';
 import { collapseWhitespace } from './plain-text.js';
 
 /** A question as it is gathered line by line. */
@@ -36,6 +36,7 @@ export function readAiken(text: string): Bank {
       skipped: { reason: 'malformed', message: `Question ${number}, on line ${line}, ${problem}.` },
       changes: [],
     });
+    refusePastQuestionLimit(questions);
   };
   const endUnanswered = () => {
     if (draft === undefined) return;
@@ -60,7 +61,10 @@ export function readAiken(text: string): Bank {
       } else {
         const question = questionOf(draft, answer[1]!.trim(), questions.length + 1);
         if (typeof question === 'string') addMalformed(draft.line, question);
-        else questions.push(question);
+        else {
+          questions.push(question);
+          refusePastQuestionLimit(questions);
+        }
       }
       draft = undefined;
       return;

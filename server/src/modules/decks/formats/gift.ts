@@ -6,7 +6,14 @@
  * errors as grammar expectations. Reading one blank-line-separated block at a time, as Moodle does,
  * also keeps a broken question from swallowing the next one and gives every question its line.
  */
-import { type Bank, type BankChange, type BankQuestion, BankRefused, type BankSlide } from '../bank.js';
+import {
+  type Bank,
+  type BankChange,
+  type BankQuestion,
+  BankRefused,
+  type BankSlide,
+  refusePastQuestionLimit,
+} from '../bank.js';
 import { collapseWhitespace, hasMarkup, plainTextOfHtml } from './plain-text.js';
 
 type TextFormat = 'moodle' | 'html' | 'plain' | 'markdown';
@@ -40,6 +47,7 @@ export function readGift(text: string): Bank {
       sawGiftSyntax = true;
     }
     questions.push(questionOf(block, questions.length + 1));
+    refusePastQuestionLimit(questions);
   }
   if (questions.length === 0) {
     throw new BankRefused('The file holds no GIFT questions.', [

@@ -8,6 +8,7 @@ import {
   type BankQuestion,
   BankRefused,
   type BankSlide,
+  refusePastQuestionLimit,
   type SkipReason,
 } from '../bank.js';
 import { collapseWhitespace, plainTextOfHtml } from './plain-text.js';
@@ -40,6 +41,7 @@ export function readMoodleXml(text: string): Bank {
     }
     if (read === 'category') continue;
     questions.push({ number: questions.length + 1, ...read });
+    refusePastQuestionLimit(questions);
   }
   return { questions };
 }
@@ -264,7 +266,12 @@ function readBlock(xml: string, block: Block): ReadQuestion | 'category' {
 
   const valid = XMLValidator.validate(xml);
   if (valid !== true) {
-    return malformed(`Invalid XML at line ${block.line + valid.err.line - 1}: ${valid.err.msg}`);
+    // The validator counts lines from the question's start; so do its messages ("opened in line 3").
+    const message = valid.err.msg.replace(
+      /\bline (\d+)/g,
+      (_, line: string) => `line ${block.line + Number(line) - 1}`,
+    );
+    return malformed(`Invalid XML at line ${block.line + valid.err.line - 1}: ${message}`);
   }
   let question: XmlElement | undefined;
   try {
@@ -479,6 +486,11 @@ function readRich(container: XmlElement, question: XmlElement | undefined): Rich
       if (bytes) images.push({ image: { bytes }, alt: img.alt });
       continue;
     }
+    if (/^https?:\/\//i.test(img.src)) {
+      // Linked, not embedded: resolved by address when the poll is saved, as inline media are.
+      images.push({ image: { url: img.src }, alt: img.alt });
+      continue;
+    }
     const file = resolvePluginFile(files, img.src);
     if (!file || used.has(file)) continue;
     used.add(file);
@@ -493,7 +505,8 @@ function readRich(container: XmlElement, question: XmlElement | undefined): Rich
     }
   }
   const [first, ...more] = images;
-  for (const extra of more) droppedMedia.push(extra.image.name ?? 'an inline image');
+  for (const extra of more)
+    droppedMedia.push(extra.image.name ?? ('url' in extra.image ? extra.image.url : 'an inline image'));
 
   return {
     text: format === 'plain_text' ? collapseWhitespace(scan.text) : plainTextOfHtml(scan.text),
