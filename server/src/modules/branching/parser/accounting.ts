@@ -1,6 +1,7 @@
 import type { Slide } from '@pollkit/contracts';
 import { alike, normaliseText, optionMentions, vocabularyOf, wordsOf } from './evidence.js';
 import { KIND_WORDS, LEXICON_WORDS, PEOPLE_NOUNS, STOP_WORDS, SYNONYMS } from './lexicon.js';
+import { anOptionOf } from './messages.js';
 import { clauseText, refuseWords } from './phrases.js';
 import type { Token } from './tokens.js';
 
@@ -140,13 +141,7 @@ export function refuseUnknownListMembers(
       if (joint < from || joint >= to || !['or', 'and', 'nor'].includes(tokens[joint]?.value ?? '')) continue;
       const member = skip(joint + step, step);
       if (member < from || member >= to || isMember(member)) continue;
-      refuseWords(
-        tokens,
-        member,
-        member + 1,
-        `an option of "${tested.text}": ${'options' in tested ? tested.options.map((option) => `"${option.label}"`).join(', ') : 'its options'}`,
-        'no_such_option',
-      );
+      refuseWords(tokens, member, member + 1, anOptionOf(tested), 'no_such_option');
     }
   }
 }
@@ -173,12 +168,6 @@ export function refuseUnknownQuotes(
     if (labels.includes(quoted) || tested.options.some((option) => option.id === quoted)) continue;
     if (slides.some((slide) => normaliseText(slide.text).includes(quoted))) continue;
     if (!wordsOf(token.value).some((word) => labelWords.has(word))) continue;
-    refuseWords(
-      tokens,
-      at,
-      at + 1,
-      `an option of "${tested.text}": ${tested.options.map((option) => `"${option.label}"`).join(', ')}`,
-      'no_such_option',
-    );
+    refuseWords(tokens, at, at + 1, anOptionOf(tested), 'no_such_option');
   }
 }

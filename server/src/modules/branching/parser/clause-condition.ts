@@ -93,7 +93,9 @@ export function readClauseCondition(
     .slice(from, to)
     .filter((_, index) => !taken.has(from + index))
     .map((token) => token.value);
-  for (const [slide, score] of paraphraseScores(words, slides)) add(slide, Math.min(score, 4));
+  // How well the words describe each slide: computed once, read again below.
+  const paraphrased = paraphraseScores(words, slides);
+  for (const [slide, score] of paraphrased) add(slide, Math.min(score, 4));
   // A grid's statement ("catering") names its grid as surely as an option names its slide.
   for (const slide of slides) {
     if (slide.kind !== 'scale') continue;
@@ -158,7 +160,7 @@ export function readClauseCondition(
     for (const mention of options) if (mention.slide === candidate && mention.strong) at.add(mention.from);
     const namedHere =
       named.some((mention) => mention.slide === candidate) ||
-      (paraphraseScores(words, slides).get(candidate) ?? 0) >= 1 ||
+      (paraphrased.get(candidate) ?? 0) >= 1 ||
       (candidate.kind === 'scale' &&
         candidate.min === 0 &&
         candidate.max === 10 &&
@@ -240,13 +242,10 @@ export function readClauseCondition(
   }
   const numberedRef = named.some((mention) => mention.slide === slide && mention.numbered);
   // "item 3 (session attendance)": a number and words that name different slides cannot both be right.
-  const described = bestParaphrase(words, slides);
+  const described = bestParaphrase(words, slides, paraphrased);
   for (const mention of named) {
     if (!mention.numbered || !described || described === mention.slide) continue;
-    if (
-      (paraphraseScores(words, slides).get(described) ?? 0) >= 2 &&
-      !paraphraseScores(words, slides).has(mention.slide)
-    ) {
+    if ((paraphrased.get(described) ?? 0) >= 2 && !paraphrased.has(mention.slide)) {
       refuseWords(
         tokens,
         mention.from,

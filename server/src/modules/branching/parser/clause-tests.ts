@@ -16,6 +16,7 @@ import {
   TEXT_WORDS,
   WRONG_WORDS,
 } from './lexicon.js';
+import { anOptionOf } from './messages.js';
 import { firstAt, hasPhrase, phraseAt, refuseWords } from './phrases.js';
 import { ratingTests, readRatings } from './ratings.js';
 import type { Token } from './tokens.js';
@@ -243,25 +244,13 @@ export function testsOn(slide: Slide, slides: readonly Slide[], words: Condition
   if (ids.length === 0 && yesNo.ids.length > 0) {
     // "they will attend … not …": a "not" that is not before the slide's words is not clear enough.
     if (negated(words)) {
-      refuseWords(
-        tokens,
-        from,
-        to,
-        `an option of "${slide.text}": ${options.map((option) => `"${option.label}"`).join(', ')}`,
-        'unreadable',
-      );
+      refuseWords(tokens, from, to, anOptionOf(slide), 'unreadable');
     }
     ids = yesNo.ids;
   }
   if (ids.length === 0) {
     if (said(ANSWER_VERBS)) return [{ operator: negated(words) ? 'not_answered' : 'answered' }];
-    return refuseWords(
-      tokens,
-      from,
-      to,
-      `an option of "${slide.text}": ${options.map((option) => `"${option.label}"`).join(', ')}`,
-      'no_such_option',
-    );
+    return refuseWords(tokens, from, to, anOptionOf(slide), 'no_such_option');
   }
   if (slide.kind === 'ranking') {
     if (!said(FIRST_PLACE) && !said(OTHER_PLACES)) {
@@ -354,9 +343,7 @@ export function refuseUnknownNames(
       tokens,
       at,
       Math.min(to, at + 1),
-      ofSlide
-        ? `a slide of this poll: none is about "${token.written}"`
-        : `an option of "${slide.text}"${'options' in slide ? `: ${slide.options.map((option) => `"${option.label}"`).join(', ')}` : ''}`,
+      ofSlide ? `a slide of this poll: none is about "${token.written}"` : anOptionOf(slide),
       ofSlide || !('options' in slide) ? 'no_such_slide' : 'no_such_option',
     );
   }

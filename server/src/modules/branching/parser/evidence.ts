@@ -99,6 +99,7 @@ export function numbered(slides: readonly Slide[], numbering: Numbering, n: numb
  * A slide named at token `at` by number ("Q3", "question 3", "item 2", "slide 5", "the fifth
  * question", "the last slide") or by id. Undefined when the words there are not one; a
  * {@link MissingSlide} when they are, but the deck has no such slide.
+ * Unlike readSlide (references.ts), on purpose: evidence in people's writing, never consumed or refused.
  */
 export function slideNamedAt(
   tokens: readonly Token[],
@@ -219,10 +220,15 @@ export function paraphraseScores(words: readonly string[], slides: readonly Slid
 /**
  * The one slide `words` describe best, when one does; a tie is broken by every word the words share
  * with each slide's text, common ones included ("whether we may contact them" is "May we contact
- * you…?" rather than "How did you contact us?"). Still tied, or nothing: undefined.
+ * you…?" rather than "How did you contact us?"). Still tied, or nothing: undefined. `scores` is
+ * {@link paraphraseScores} of the same words, when the caller has it already.
  */
-export function bestParaphrase(words: readonly string[], slides: readonly Slide[]): Slide | undefined {
-  const ranked = [...paraphraseScores(words, slides)].sort((a, b) => b[1] - a[1]);
+export function bestParaphrase(
+  words: readonly string[],
+  slides: readonly Slide[],
+  scores: ReadonlyMap<Slide, number> = paraphraseScores(words, slides),
+): Slide | undefined {
+  const ranked = [...scores].sort((a, b) => b[1] - a[1]);
   const [first, second] = ranked;
   if (!first) return undefined;
   if (!second || second[1] < first[1]) return first[0];

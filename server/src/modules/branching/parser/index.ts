@@ -182,7 +182,7 @@ function numbersAgree(instruction: string, slides: readonly Slide[], numbering: 
     const beside = /^\s*\(([^)]*)\)/.exec(after)?.[1] ?? /^\s*((?:[\p{L}-]+\s*){1,3})/u.exec(after)?.[1] ?? '';
     const words = wordsOf(beside);
     const scores = paraphraseScores(words, slides);
-    const named = bestParaphrase(words, slides);
+    const named = bestParaphrase(words, slides, scores);
     if (named && named !== slide && (scores.get(named) ?? 0) >= 2 && !scores.has(slide)) return false;
   }
   return true;

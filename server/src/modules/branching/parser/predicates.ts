@@ -1,5 +1,6 @@
 import type { Slide } from '@pollkit/contracts';
 import { COMPARISON_PREFIXES, CONDITION_EXPECTED, NOT_OPTION_WORDS } from './lexicon.js';
+import { anOptionOf } from './messages.js';
 import { optionsIfAny, readOption, readOptions } from './references.js';
 import {
   COPULAS,
@@ -89,10 +90,7 @@ export function valuePredicate(p: Cursor, slide: Slide): Condition {
   const next = p.peek();
   const namesOption =
     'options' in slide && (next?.kind === 'quoted' || (next?.kind === 'word' && !NOT_OPTION_WORDS.has(next.value)));
-  if (namesOption && 'options' in slide) {
-    const labels = slide.options.map((option) => `"${option.label}"`).join(', ');
-    return p.fail(`an option of "${slide.text}": one of ${labels}`, 'no_such_option');
-  }
+  if (namesOption && 'options' in slide) return p.fail(anOptionOf(slide, 'one of '), 'no_such_option');
   return p.fail(CONDITION_EXPECTED, 'unreadable');
 }
 

@@ -1,6 +1,7 @@
 import type { Slide } from '@pollkit/contracts';
 import { sameWord } from './evidence.js';
 import { DESCRIPTION_FILLERS, DESCRIPTION_STOPS, NOT_OPTION_WORDS, ORDINALS, SLIDE_EXPECTED } from './lexicon.js';
+import { quotedLabels } from './messages.js';
 import { OPTION_NOUNS } from './strict-lexicon.js';
 import { type Cursor, InstructionError } from './tokens.js';
 
@@ -14,6 +15,7 @@ export function nthSlide(p: Cursor, list: readonly Slide[], n: number, noun: str
   return slide;
 }
 
+/** A slide where the strict grammar needs one, consumed or refused: unlike slideNamedAt (evidence.ts), on purpose. */
 export function readSlide(p: Cursor): Slide {
   p.accept('the answer to') || p.accept('the answers to') || p.accept('the rating of');
   const start = p.at;
@@ -190,10 +192,9 @@ export function optionAfterArticle(
       p.at++;
       return found.id;
     }
-    const labels = options.map((option) => `"${option.label}"`).join(', ');
     return p.fail(
       options.length > 0
-        ? `an option of ${slide.id}: one of ${labels}`
+        ? `an option of ${slide.id}: one of ${quotedLabels(options)}`
         : `something slide ${slide.id} (a ${slide.kind.replace('_', '-')} slide) can be answered with`,
       'no_such_option',
     );

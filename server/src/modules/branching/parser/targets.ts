@@ -164,7 +164,8 @@ export function slideTarget(scope: ClauseScope, at: number, to: number): ClauseA
       .map((token) => token.value)
       .join(' '),
   );
-  let slide = bestParaphrase(words, slides);
+  const scores = paraphraseScores(words, slides);
+  let slide = bestParaphrase(words, slides, scores);
   // "slide 6 (open-ended recall question)": the words in brackets may settle a tie.
   if (!slide && tokens[end]?.value === '(') {
     const close = tokens.findIndex((token, index) => index > end && token.value === ')');
@@ -174,7 +175,7 @@ export function slideTarget(scope: ClauseScope, at: number, to: number): ClauseA
   // "the bonus round on Asian capitals": words the poll does not have name a slide it does not have,
   // however well one of their words fits a slide that is there.
   const strange = unknownWords(words, slides, LEXICON_WORDS);
-  if (slide && strange.length >= 2 && (paraphraseScores(words, slides).get(slide) ?? 0) <= 2) return undefined;
+  if (slide && strange.length >= 2 && (scores.get(slide) ?? 0) <= 2) return undefined;
   if (slide) return { destination: { kind: 'slide', slide, numbered: false }, from: at, to: end };
   return undefined;
 }
@@ -197,7 +198,7 @@ function numberAgreesWithWords(
   }
   const words = tokens.slice(named.to, last).map((token) => token.value);
   const scores = paraphraseScores(words, slides);
-  const described = bestParaphrase(words, slides);
+  const described = bestParaphrase(words, slides, scores);
   if (!described || described === named.slide || (scores.get(described) ?? 0) < 2 || scores.has(named.slide)) return;
   throw new InstructionError(
     clauseText(tokens, named.from, last),

@@ -1,6 +1,7 @@
 import type { Slide } from '@pollkit/contracts';
 import { type OptionMention, wordsOf } from './evidence.js';
 import { DECLINING_VERBS, LEXICON_WORDS, NEGATIONS, STOP_WORDS, SYNONYMS } from './lexicon.js';
+import { anOptionOf } from './messages.js';
 import { phraseAt, refuseWords } from './phrases.js';
 import type { Token } from './tokens.js';
 
@@ -62,13 +63,7 @@ export function yesNoOptions(
     !text.includes(verb.value) &&
     !slide.options.some((option) => wordsOf(option.label).includes(verb.value))
   ) {
-    refuseWords(
-      tokens,
-      before,
-      first + 1,
-      `an option of "${slide.text}": ${slide.options.map((option) => `"${option.label}"`).join(', ')}`,
-      'unreadable',
-    );
+    refuseWords(tokens, before, first + 1, anOptionOf(slide), 'unreadable');
   }
   if (!negatedText && mentions.length > 0) return none;
   return { ids: negatedText ? no : yes, negatedText };
