@@ -115,6 +115,7 @@ export const TEST_PROJECTS = {
   ],
   system: [
     'server/test/deck-qti-schema.test.ts',
+    'server/test/deck-reader-thread.test.ts',
     // Browsers (Chromium through playwright-core).
     'server/test/api-reference.browser.test.ts',
     'server/test/docs-site.browser.test.ts',

@@ -35,9 +35,21 @@ const files: [name: string, format: string, source: string][] = [
   ['Aiken, 2 MiB of ordinary questions', 'aiken', fill('What is it?\nA) One\nB) Two\nANSWER: A\n\n')],
   ['Aiken, 2 MiB of options without a question', 'aiken', fill('A) x\n')],
   ['Moodle XML, 2 MiB of ordinary questions', 'moodle_xml', fill(xmlQuestion(1), QUIZ_HEAD, '</quiz>\n')],
-  ['Moodle XML, one question of unclosed `<!--`', 'moodle_xml', fill('&lt;!--', `${QUIZ_HEAD}<question type="essay"><questiontext format="html"><text>`, '</text></questiontext></question></quiz>')],
+  [
+    'Moodle XML, one question of unclosed `<!--`',
+    'moodle_xml',
+    fill(
+      '&lt;!--',
+      `${QUIZ_HEAD}<question type="essay"><questiontext format="html"><text>`,
+      '</text></questiontext></question></quiz>',
+    ),
+  ],
   ['Moodle XML, 2 MiB of unclosed `<question`', 'moodle_xml', fill('<question type="essay">', QUIZ_HEAD)],
-  ['Moodle XML, nested entities (billion laughs)', 'moodle_xml', `<?xml version="1.0"?><!DOCTYPE quiz [<!ENTITY a "aaaaaaaaaa">${Array.from({ length: 9 }, (_, i) => `<!ENTITY ${String.fromCharCode(98 + i)} "${`&${String.fromCharCode(97 + i)};`.repeat(10)}">`).join('')}]><quiz><question type="essay"><questiontext><text>&j;</text></questiontext></question></quiz>`],
+  [
+    'Moodle XML, nested entities (billion laughs)',
+    'moodle_xml',
+    `<?xml version="1.0"?><!DOCTYPE quiz [<!ENTITY a "aaaaaaaaaa">${Array.from({ length: 9 }, (_, i) => `<!ENTITY ${String.fromCharCode(98 + i)} "${`&${String.fromCharCode(97 + i)};`.repeat(10)}">`).join('')}]><quiz><question type="essay"><questiontext><text>&j;</text></questiontext></question></quiz>`,
+  ],
   ['Pollkit, 2 MiB of JSON nesting', 'pollkit', fill('[', '', '')],
 ];
 

@@ -137,3 +137,30 @@ function expectImagesMatch(actual: BankSlide, image: string, where: string): voi
     throw new Error(`${where}: unknown image expectation "${image}"`);
   }
 }
+
+/** The one question of a file that has one. */
+export function only(bank: Bank): BankQuestion {
+  expect(bank.questions).toHaveLength(1);
+  return bank.questions[0]!;
+}
+
+/** The slide a question became; fails if it was skipped. */
+export function slideOf(question: BankQuestion): BankSlide {
+  expect(question.skipped, question.skipped?.message).toBeUndefined();
+  return question.slide!;
+}
+
+export function choiceOf(question: BankQuestion): Extract<BankSlide, { kind: 'choice' }> {
+  const slide = slideOf(question);
+  if (slide.kind !== 'choice') throw new Error(`expected a choice, got ${slide.kind}`);
+  return slide;
+}
+
+export function labelsOf(question: BankQuestion): string[] {
+  return choiceOf(question).options.map((option) => option.label);
+}
+
+export function correctLabelsOf(question: BankQuestion): string[] {
+  const slide = choiceOf(question);
+  return slide.correct.map((index) => slide.options[index]!.label);
+}

@@ -22,7 +22,7 @@ interface Job {
  * Imported files are read on a thread of their own, one at a time, so that a file built to be slow
  * (or a large one) costs its own request time and never the event loop every other request shares
  * (server/bench/RESULTS.md, "Issue 40"). The thread starts on the first import and does not keep
- * the process alive. Every read is bounded: past BANK_READ_TIMEOUT_MS a read is abandoned (the thread
+ * the process alive while idle. Every read is bounded: past BANK_READ_TIMEOUT_MS a read is abandoned (the thread
  * is ended and a new one starts for the next file) and a file still waiting is refused as busy.
  */
 class BankReaderThread {
@@ -51,18 +51,23 @@ class BankReaderThread {
     const job = this.queue.shift() as Job;
     this.current = job;
     job.started = true;
-    this.thread().postMessage(job.request);
+    const thread = this.thread();
+    // Held while it reads, so a process waiting on nothing but this read waits for it.
+    thread.ref();
+    thread.postMessage(job.request);
   }
 
   private thread(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(threadUrl());
-    worker.unref();
     worker.on('message', (answer: ReadAnswer) => this.answered(answer));
     worker.on('error', (error) => this.lost(error));
     worker.on('exit', () => {
       if (this.worker === worker) this.lost(new Error('the bank-reader thread exited'));
     });
+    // Idle, the thread must never keep the process alive (a server stops, a CLI ends): unref'd after
+    // the listeners, since a `message` listener added later takes the port back into the event loop.
+    worker.unref();
     this.worker = worker;
     return worker;
   }
@@ -100,6 +105,7 @@ class BankReaderThread {
   private finish(job: Job): void {
     clearTimeout(job.deadline);
     if (this.current === job) this.current = undefined;
+    if (this.queue.length === 0) this.worker?.unref();
     queueMicrotask(() => this.pump());
   }
 }

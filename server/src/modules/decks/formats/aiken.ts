@@ -4,6 +4,7 @@
  */
 import { type Bank, type BankQuestion, BankRefused, refusePastQuestionLimit } from '../bank.js';
 import { collapseWhitespace } from './plain-text.js';
+import { linesOfTextFile } from './text-file.js';
 
 /** A question as it is gathered line by line. */
 interface Draft {
@@ -19,7 +20,7 @@ const OPTION = /^([A-Za-z])(?:\)[ \t]*|\.(?:[ \t]+|$))(.*)$/;
 const ANSWER = /^ANSWER[ \t]*:(.*)$/i;
 
 export function readAiken(text: string): Bank {
-  const lines = linesOfTextFile(text);
+  const lines = linesOfTextFile(text, 'Aiken');
   if (!lines.some((line) => ANSWER.test(line.trim()))) {
     throw new BankRefused('The file is not Aiken: no line in it is an ANSWER: line.', [
       { message: 'An Aiken question ends with a line such as "ANSWER: B"; the file has none.' },
@@ -113,27 +114,4 @@ function questionOf(draft: Draft, answer: string, number: number): BankQuestion 
     },
     changes: [],
   };
-}
-
-function linesOfTextFile(text: string): string[] {
-  if (text.trim() === '' || text.trim() === '\ufeff') {
-    throw new BankRefused('The file is empty.', [{ message: 'The file holds no text.' }]);
-  }
-  if (looksBinary(text)) {
-    throw new BankRefused('The file is not Aiken: it is not text.', [
-      { message: 'The file holds control characters that a text file does not.' },
-    ]);
-  }
-  return text.replace(/^\ufeff/, '').split(/\r\n|\r|\n/);
-}
-
-/** NUL anywhere, or many control characters (tab, line breaks and form feeds aside) or undecodable bytes. */
-function looksBinary(text: string): boolean {
-  let suspicious = 0;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code === 0) return true;
-    if ((code < 0x20 && (code < 0x09 || code > 0x0d)) || code === 0x7f || code === 0xfffd) suspicious++;
-  }
-  return suspicious > text.length * 0.05;
 }

@@ -14,7 +14,8 @@ import {
   type BankSlide,
   refusePastQuestionLimit,
 } from '../bank.js';
-import { collapseWhitespace, hasMarkup, plainTextOfHtml } from './plain-text.js';
+import { collapseWhitespace, hasMarkup, plainTextOfHtml, plainTextOfMarkdown } from './plain-text.js';
+import { linesOfTextFile } from './text-file.js';
 
 type TextFormat = 'moodle' | 'html' | 'plain' | 'markdown';
 
@@ -27,6 +28,8 @@ interface Block {
 type Reading =
   | { outcome: 'slide'; name?: string; slide: BankSlide; changes: BankChange[] }
   | { outcome: 'unsupported'; name?: string; kind: string }
+  /** Its text is nothing but a recording (an `<audio>` or `<video>` element, a link to a sound file). */
+  | { outcome: 'audio'; name?: string }
   /** `problem` completes "Question N, on line L, …". */
   | { outcome: 'malformed'; problem: string };
 
@@ -38,7 +41,7 @@ interface Answer {
 }
 
 export function readGift(text: string): Bank {
-  const lines = linesOfTextFile(text);
+  const lines = linesOfTextFile(text, 'GIFT');
   const questions: BankQuestion[] = [];
   let sawGiftSyntax = false;
   for (const block of blocksOf(lines)) {
@@ -62,29 +65,6 @@ export function readGift(text: string): Bank {
     ]);
   }
   return { questions };
-}
-
-function linesOfTextFile(text: string): string[] {
-  if (text.trim() === '' || text.trim() === '\ufeff') {
-    throw new BankRefused('The file is empty.', [{ message: 'The file holds no text.' }]);
-  }
-  if (looksBinary(text)) {
-    throw new BankRefused('The file is not GIFT: it is not text.', [
-      { message: 'The file holds control characters that a text file does not.' },
-    ]);
-  }
-  return text.replace(/^\ufeff/, '').split(/\r\n|\r|\n/);
-}
-
-/** NUL anywhere, or many control characters (tab, line breaks and form feeds aside) or undecodable bytes. */
-function looksBinary(text: string): boolean {
-  let suspicious = 0;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code === 0) return true;
-    if ((code < 0x20 && (code < 0x09 || code > 0x0d)) || code === 0x7f || code === 0xfffd) suspicious++;
-  }
-  return suspicious > text.length * 0.05;
 }
 
 /**
@@ -130,6 +110,17 @@ function questionOf(block: Block, number: number): BankQuestion {
         },
         changes: [],
       };
+    case 'audio':
+      return {
+        number,
+        ...nameField(reading.name),
+        line,
+        skipped: {
+          reason: 'audio',
+          message: `Question ${number} is only a recording, which a slide cannot play.`,
+        },
+        changes: [],
+      };
     case 'malformed':
       return {
         number,
@@ -172,6 +163,7 @@ function readBlock(block: Block, number: number): Reading {
   const { name, stem } = named;
   const { format, body } = formatOf(stem);
   const questionText = plainTextOf(body, format);
+  if (questionText === '' && RECORDING.test(body)) return { outcome: 'audio', name };
 
   if (open < 0) {
     if (questionText === '') return { outcome: 'malformed', problem: 'has no text' };
@@ -191,6 +183,9 @@ function readBlock(block: Block, number: number): Reading {
 
   return readAnswerBlock(source.slice(open + 1, close), { number, name, text: questionText, format });
 }
+
+/** Markup or a link that is a recording: what is left of a question whose text was only that. */
+const RECORDING = /<(audio|video|source)\b|\.(mp3|wav|ogg|oga|m4a|aac|flac|opus|mp4|webm)\b/i;
 
 /** What the text before the answer block says about the question. */
 interface Stem {
@@ -380,30 +375,6 @@ const GIFT_ESCAPES: Record<string, string> = {
 
 function unescapeGift(text: string): string {
   return text.replace(/\\([:=~#{}\\n])/g, (_, char: string) => GIFT_ESCAPES[char]!);
-}
-
-/** Private-use stand-ins for backslash-escaped characters, so that `\*` is not taken for emphasis. */
-const ESCAPED_BASE = 0xe000;
-
-/**
- * Markdown as the words a reader sees: emphasis, code, strike-through, link and image syntax,
- * headings, quotes and bullets removed. Every pattern scans from one marker to the next at most, so
- * the whole is linear in the text's length.
- */
-function plainTextOfMarkdown(markdown: string): string {
-  return markdown
-    .replace(/\\([!-/:-@[-`{-~])/g, (_, char: string) => String.fromCharCode(ESCAPED_BASE + char.charCodeAt(0)))
-    .replace(/!?\[([^[\]\n]*)\]\([^()\n]*\)/g, '$1')
-    .replace(/^[ \t]{0,3}#{1,6}[ \t]+/gm, '')
-    .replace(/^[ \t]{0,3}>[ \t]?/gm, '')
-    .replace(/^[ \t]*[-*+][ \t]+/gm, '')
-    .replace(/(?<!`)(`+)([^`]+)\1(?!`)/g, '$2')
-    .replace(/\*\*([^*]+)\*\*/g, '$1')
-    .replace(/__([^_]+)__/g, '$1')
-    .replace(/\*([^*\s](?:[^*]*[^*\s])?)\*/g, '$1')
-    .replace(/(^|\W)_([^_\s](?:[^_]*[^_\s])?)_(?!\w)/g, '$1$2')
-    .replace(/~~([^~]+)~~/g, '$1')
-    .replace(/[\ue021-\ue07e]/g, (char) => String.fromCharCode(char.charCodeAt(0) - ESCAPED_BASE));
 }
 
 /** The index of `needle` in `text` where it is not escaped by a backslash, or -1. */

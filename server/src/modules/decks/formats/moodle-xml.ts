@@ -11,7 +11,7 @@ import {
   refusePastQuestionLimit,
   type SkipReason,
 } from '../bank.js';
-import { collapseWhitespace, plainTextOfHtml } from './plain-text.js';
+import { collapseWhitespace, plainTextOfHtml, plainTextOfMarkdown } from './plain-text.js';
 
 /**
  * Moodle XML (`<quiz><question type="…">…</question>…</quiz>`) -> a Bank.
@@ -509,12 +509,22 @@ function readRich(container: XmlElement, question: XmlElement | undefined): Rich
     droppedMedia.push(extra.image.name ?? ('url' in extra.image ? extra.image.url : 'an inline image'));
 
   return {
-    text: format === 'plain_text' ? collapseWhitespace(scan.text) : plainTextOfHtml(scan.text),
+    text: textOfFormat(format, scan.text),
     ...(first ? { image: first.image } : {}),
     alt: collapseWhitespace(first?.alt ?? ''),
     hasAudio,
     droppedMedia,
   };
+}
+
+/**
+ * A Moodle text in its `format`: `plain_text` as written, `markdown` as the words a reader sees, and
+ * `html` or `moodle_auto_format` (HTML with line breaks kept) as plain text.
+ */
+function textOfFormat(format: string, text: string): string {
+  if (format === 'plain_text') return collapseWhitespace(text);
+  if (format === 'markdown') return plainTextOfHtml(plainTextOfMarkdown(text));
+  return plainTextOfHtml(text);
 }
 
 const IMAGE_EXTENSIONS = new Set(['png', 'jpg', 'jpeg', 'jpe', 'gif', 'webp', 'bmp', 'tif', 'tiff', 'avif']);

@@ -120,3 +120,27 @@ export function hasMarkup(text: string): boolean {
 export function collapseWhitespace(text: string): string {
   return text.replace(/[\s\u00a0]+/g, ' ').trim();
 }
+
+/** Private-use stand-ins for backslash-escaped characters, so that `\*` is not taken for emphasis. */
+const ESCAPED_BASE = 0xe000;
+
+/**
+ * Markdown as the words a reader sees: emphasis, code, strike-through, link and image syntax,
+ * headings, quotes and bullets removed. Every pattern scans from one marker to the next at most, so
+ * the whole is linear in the text's length.
+ */
+export function plainTextOfMarkdown(markdown: string): string {
+  return markdown
+    .replace(/\\([!-/:-@[-`{-~])/g, (_, char: string) => String.fromCharCode(ESCAPED_BASE + char.charCodeAt(0)))
+    .replace(/!?\[([^[\]\n]*)\]\([^()\n]*\)/g, '$1')
+    .replace(/^[ \t]{0,3}#{1,6}[ \t]+/gm, '')
+    .replace(/^[ \t]{0,3}>[ \t]?/gm, '')
+    .replace(/^[ \t]*[-*+][ \t]+/gm, '')
+    .replace(/(?<!`)(`+)([^`]+)\1(?!`)/g, '$2')
+    .replace(/\*\*([^*]+)\*\*/g, '$1')
+    .replace(/__([^_]+)__/g, '$1')
+    .replace(/\*([^*\s](?:[^*]*[^*\s])?)\*/g, '$1')
+    .replace(/(^|\W)_([^_\s](?:[^_]*[^_\s])?)_(?!\w)/g, '$1$2')
+    .replace(/~~([^~]+)~~/g, '$1')
+    .replace(/[\ue021-\ue07e]/g, (char) => String.fromCharCode(char.charCodeAt(0) - ESCAPED_BASE));
+}
