@@ -9,7 +9,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import { ApiError } from '../core/api-error.js';
 import { TtlCache } from '../infra/ttl-cache.js';
 import type { PageSettings, PageTarget, PageTheme } from '../modules/pages/pages.service.js';
-import { contentHash, notModified, type StaticAsset, sendStaticAsset } from './static-asset.js';
+import { contentHash, type StaticAsset, sendStaticAsset } from './static-asset.js';
 
 /**
  * The audience page (`/join`, `/join/{pin}`: the join URL the QR code encodes) and the presenter
