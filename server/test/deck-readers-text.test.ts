@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BankRefused, MAX_BANK_QUESTIONS } from '../src/modules/decks/bank.js';
+import { MAX_BANK_QUESTIONS } from '../src/modules/decks/bank.js';
 import { readAiken } from '../src/modules/decks/formats/aiken.js';
 import { readGift } from '../src/modules/decks/formats/gift.js';
 import {
@@ -16,6 +16,7 @@ import {
   labelsOf,
   only,
   readBankExpectation,
+  refusal,
   slideOf,
 } from './support/bank-expectations.js';
 
@@ -43,16 +44,6 @@ describe('blind dev fixtures', () => {
     expectBankMatches(bank, readBankExpectation(join(BLIND, file.replace(/\.[a-z]+$/, '.expect.json'))));
   });
 });
-
-function refusal(read: () => unknown): BankRefused {
-  try {
-    read();
-  } catch (error) {
-    expect(error).toBeInstanceOf(BankRefused);
-    return error as BankRefused;
-  }
-  throw new Error('the file was not refused');
-}
 
 describe('GIFT: kinds of question', () => {
   it('a choice with = and ~ is a quiz, the = answers correct', () => {

@@ -11,9 +11,6 @@ import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { type BankImage, type BankQuestion, BankRefused } from '../src/modules/decks/bank.js';
 
-/** An embedded image's bytes; undefined for none, or for one linked by address. */
-const bytesOf = (image: BankImage | undefined) => (image && 'bytes' in image ? image.bytes : undefined);
-
 import { KAHOOT_MAX_UNZIPPED_BYTES, readKahootXlsx } from '../src/modules/decks/formats/kahoot-xlsx.js';
 import { readMoodleXml } from '../src/modules/decks/formats/moodle-xml.js';
 import {
@@ -23,10 +20,14 @@ import {
   labelsOf,
   only,
   readBankExpectation,
+  refusal,
   slideOf,
 } from './support/bank-expectations.js';
 
 const BLIND = join(import.meta.dirname, 'fixtures/decks/blind/moodle-xml');
+
+/** An embedded image's bytes; undefined for none, or for one linked by address. */
+const bytesOf = (image: BankImage | undefined) => (image && 'bytes' in image ? image.bytes : undefined);
 
 /** Every file of the blind set, the holdout (`it_bank_export`, scored once: fixtures/decks/blind/README.md) included. */
 const DEV_FIXTURES = [
@@ -39,16 +40,6 @@ const HOSTILE_FIXTURES = ['hostile_xxe.xml', 'hostile_billion_laughs.xml'];
 
 function blindFile(file: string): string {
   return readFileSync(join(BLIND, file), 'utf8');
-}
-
-function refusal(read: () => unknown): BankRefused {
-  try {
-    read();
-  } catch (error) {
-    expect(error).toBeInstanceOf(BankRefused);
-    return error as BankRefused;
-  }
-  throw new Error('expected the file to be refused');
 }
 
 async function asyncRefusal(read: () => Promise<unknown>): Promise<BankRefused> {

@@ -5,14 +5,18 @@ import ExcelJS from 'exceljs';
 import { unzipSync } from 'fflate';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../src/db/ids.js';
-import { deltasFor } from '../src/modules/answers/tallies.js';
 import { CSV_BATCH_ROWS } from '../src/modules/results/csv-export.js';
 import { exportResults } from '../src/modules/results/results.service.js';
 import { zipInputOf } from '../src/modules/results/xlsx-export.js';
 import { expectError } from './support/assertions.js';
 import { call } from './support/http.js';
-import { type ContentInput, csvExportContent, type PublishedPoll, sampleContent } from './support/polls.js';
+import {
+  type ContentInput,
+  csvExportContent,
+  type PublishedPoll,
+  pendingText,
+  sampleContent,
+} from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
@@ -365,21 +369,8 @@ describe('GET /polls/{id}/export?format=xlsx', () => {
     const distinct = CSV_BATCH_ROWS * 2 + 37;
     const asked = CSV_BATCH_ROWS + 5;
     // Written as the responses route writes them (same row, same deltas), without thousands of requests.
-    const write = (slide: Slide, voterId: string, text: string) => {
-      const value = { text };
-      const row = {
-        id: newId('response'),
-        poll_id: pollId,
-        slide_id: slide.id,
-        voter_id: voterId,
-        kind: 'response' as const,
-        slide_kind: slide.kind,
-        value: JSON.stringify(value),
-        status: slide.kind === 'qa' ? ('approved' as const) : null,
-        created_at: new Date(),
-      };
-      return t.server.deps.answerWriter.write({ row, deltas: deltasFor(slide, value) }, version);
-    };
+    const write = (slide: Slide, voterId: string, text: string) =>
+      t.server.deps.answerWriter.write(pendingText(pollId, slide, voterId, text), version);
     const outcomes = await Promise.all([
       ...Array.from({ length: distinct }, (_, i) => write(slides[0]!, `voter-${i}`, `=answer ${i}`)),
       ...Array.from({ length: asked }, (_, i) => write(slides[1]!, `asker-${i % 50}`, `question ${i}`)),

@@ -1,12 +1,10 @@
 import type { Slide } from '@pollkit/contracts';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../src/db/ids.js';
-import { deltasFor } from '../src/modules/answers/tallies.js';
 import { CSV_BATCH_ROWS } from '../src/modules/results/csv-export.js';
 import { exportResults } from '../src/modules/results/results.service.js';
 import { call } from './support/http.js';
-import { csvExportContent, pollPublisher } from './support/polls.js';
+import { csvExportContent, pendingText, pollPublisher } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
@@ -46,21 +44,9 @@ async function submit(pollId: string, slides: Json[], body: Json): Promise<strin
  */
 async function writeAll(pollId: string, version: string, slide: Slide, texts: { voterId: string; text: string }[]) {
   const outcomes = await Promise.all(
-    texts.map(({ voterId, text }) => {
-      const value = { text };
-      const row = {
-        id: newId('response'),
-        poll_id: pollId,
-        slide_id: slide.id,
-        voter_id: voterId,
-        kind: 'response' as const,
-        slide_kind: slide.kind,
-        value: JSON.stringify(value),
-        status: slide.kind === 'qa' ? ('approved' as const) : null,
-        created_at: new Date(),
-      };
-      return t.server.deps.answerWriter.write({ row, deltas: deltasFor(slide, value) }, version);
-    }),
+    texts.map(({ voterId, text }) =>
+      t.server.deps.answerWriter.write(pendingText(pollId, slide, voterId, text), version),
+    ),
   );
   expect(new Set(outcomes)).toEqual(new Set(['accepted']));
 }

@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import type { RouteDefinition } from '@pollkit/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiCall, type ApiRequest, newCall, type Outcome } from '../api/call.js';
 import type { Operation } from '../api/pipeline.js';
@@ -7,7 +6,6 @@ import { toApiError } from '../core/api-error.js';
 import { openEventStream } from './event-stream.js';
 import { logFailure } from './log-failure.js';
 import { writeRateLimitHeaders } from './rate-limit-headers.js';
-import { allHeaderRefs } from './response-headers.js';
 
 /**
  * Serves every operation of the contract as a Fastify route under `basePath`: Fastify's router (a
@@ -99,47 +97,4 @@ function sendOutcome(reply: FastifyReply, call: ApiCall, outcome: Exclude<Outcom
         .send(Readable.from(download.chunks, { highWaterMark: 1 }));
     }
   }
-}
-
-/**
- * A `format: 'file'` route answers a streamed file (http/contract-routes.ts), one of its `files`,
- * not the JSON the generator assumes from its `output` schema.
- */
-export function fileOpenApiResponse(route: RouteDefinition) {
-  const files = Object.values(route.files ?? {});
-  const ownHeaders = Object.fromEntries(
-    files.flatMap((file) =>
-      Object.entries(file.headers ?? {}).map(([name, description]) => [
-        name,
-        { description, required: false, schema: { type: 'string' } },
-      ]),
-    ),
-  );
-  return {
-    description: route.output.description ?? 'The file.',
-    headers: {
-      ...allHeaderRefs,
-      'Content-Disposition': {
-        description: 'Downloads the document as a file: `attachment; filename="…"`.',
-        required: true,
-        schema: { type: 'string', pattern: '^attachment; filename="[^"]+"$' },
-      },
-      ...ownHeaders,
-    },
-    content: Object.fromEntries(
-      files.map((file) => [
-        file.contentType.split(';')[0] as string,
-        {
-          schema: file.binary
-            ? { type: 'string', format: 'binary' }
-            : {
-                type: 'string',
-                ...(file.contentType.startsWith('text/csv')
-                  ? { description: 'UTF-8, RFC 4180 (CRLF line ends).' }
-                  : {}),
-              },
-        },
-      ]),
-    ),
-  };
 }

@@ -15,7 +15,6 @@ import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { createSchema } from 'zod-openapi';
 import { declaredErrorCodes } from '../api/declared-errors.js';
-import { fileOpenApiResponse } from '../http/contract-routes.js';
 import { mediaFilesPath } from '../http/media-files.js';
 import { OAUTH_TOKEN_PATH, oauthTokenPath, oauthTokenSchemas } from '../http/oauth-token.js';
 import { openApiDocumentPath } from '../http/openapi-route.js';
@@ -460,4 +459,47 @@ function fieldDescription(route: RouteDefinition, name: string): string | undefi
     schema = (schema._zod.def as { innerType?: z.ZodType }).innerType;
   }
   return undefined;
+}
+
+/**
+ * A `format: 'file'` route answers a streamed file (http/contract-routes.ts), one of its `files`,
+ * not the JSON the generator assumes from its `output` schema.
+ */
+function fileOpenApiResponse(route: RouteDefinition) {
+  const files = Object.values(route.files ?? {});
+  const ownHeaders = Object.fromEntries(
+    files.flatMap((file) =>
+      Object.entries(file.headers ?? {}).map(([name, description]) => [
+        name,
+        { description, required: false, schema: { type: 'string' } },
+      ]),
+    ),
+  );
+  return {
+    description: route.output.description ?? 'The file.',
+    headers: {
+      ...allHeaderRefs,
+      'Content-Disposition': {
+        description: 'Downloads the document as a file: `attachment; filename="…"`.',
+        required: true,
+        schema: { type: 'string', pattern: '^attachment; filename="[^"]+"$' },
+      },
+      ...ownHeaders,
+    },
+    content: Object.fromEntries(
+      files.map((file) => [
+        file.contentType.split(';')[0] as string,
+        {
+          schema: file.binary
+            ? { type: 'string', format: 'binary' }
+            : {
+                type: 'string',
+                ...(file.contentType.startsWith('text/csv')
+                  ? { description: 'UTF-8, RFC 4180 (CRLF line ends).' }
+                  : {}),
+              },
+        },
+      ]),
+    ),
+  };
 }

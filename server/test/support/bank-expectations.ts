@@ -5,7 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
-import type { Bank, BankQuestion, BankSlide, SkipReason } from '../../src/modules/decks/bank.js';
+import {
+  type Bank,
+  type BankQuestion,
+  BankRefused,
+  type BankSlide,
+  type SkipReason,
+} from '../../src/modules/decks/bank.js';
 
 export interface ExpectedSlide {
   /** `quiz`: a choice with a correct option; `multiple_choice`: a choice with none. */
@@ -163,4 +169,15 @@ export function labelsOf(question: BankQuestion): string[] {
 export function correctLabelsOf(question: BankQuestion): string[] {
   const slide = choiceOf(question);
   return slide.correct.map((index) => slide.options[index]!.label);
+}
+
+/** What a reader refused the file with; fails if it read the file instead. */
+export function refusal(read: () => unknown): BankRefused {
+  try {
+    read();
+  } catch (error) {
+    expect(error).toBeInstanceOf(BankRefused);
+    return error as BankRefused;
+  }
+  throw new Error('the file was not refused');
 }

@@ -236,3 +236,26 @@ export function pendingVote(
     deltas: deltasFor(slide, value),
   };
 }
+
+/**
+ * An open-ended answer or a Q&A question (approved) as the responses route hands it to the
+ * AnswerWriter (same row, same aggregate deltas): for tests that need thousands without thousands of
+ * requests.
+ */
+export function pendingText(pollId: string, slide: Slide, voterId: string, text: string): PendingAnswer {
+  const value = { text };
+  return {
+    row: {
+      id: newId('response'),
+      poll_id: pollId,
+      slide_id: slide.id,
+      voter_id: voterId,
+      kind: 'response',
+      slide_kind: slide.kind,
+      value: JSON.stringify(value),
+      status: slide.kind === 'qa' ? 'approved' : null,
+      created_at: new Date(),
+    },
+    deltas: deltasFor(slide, value),
+  };
+}

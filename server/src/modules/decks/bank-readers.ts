@@ -15,7 +15,6 @@ interface Job {
   resolve(bank: Bank): void;
   reject(error: unknown): void;
   deadline: NodeJS.Timeout;
-  started: boolean;
 }
 
 /**
@@ -37,7 +36,6 @@ class BankReaderThread {
         request: { id: this.nextId++, format, source },
         resolve,
         reject,
-        started: false,
         deadline: setTimeout(() => this.expire(job), timeoutMs),
       };
       job.deadline.unref();
@@ -50,7 +48,6 @@ class BankReaderThread {
     if (this.current || this.queue.length === 0) return;
     const job = this.queue.shift() as Job;
     this.current = job;
-    job.started = true;
     const thread = this.thread();
     // Held while it reads, so a process waiting on nothing but this read waits for it.
     thread.ref();
@@ -94,7 +91,7 @@ class BankReaderThread {
   }
 
   private expire(job: Job): void {
-    if (!job.started) {
+    if (this.current !== job) {
       this.queue.splice(this.queue.indexOf(job), 1);
       job.reject(new ApiError('service_unavailable', 'Imports are busy: send the file again in a moment'));
       return;

@@ -283,11 +283,7 @@ export async function exportDeck(
 
 /** Pollkit's own deck: every slide, the skip logic and the poll's settings, as `DeckDocument` reads them. */
 function writePollkitDeck(deck: DeckToWrite): DeckFile {
-  return { body: `${JSON.stringify(pollkitDocumentOf(deck), null, 2)}\n`, skipped: [] };
-}
-
-function pollkitDocumentOf(deck: DeckToWrite): DeckDocumentType {
-  return {
+  const document: DeckDocumentType = {
     format: 'pollkit.deck',
     version: 1,
     title: deck.title,
@@ -296,4 +292,5 @@ function pollkitDocumentOf(deck: DeckToWrite): DeckDocumentType {
     content: deck.content,
     branching: deck.branching,
   };
+  return { body: `${JSON.stringify(document, null, 2)}\n`, skipped: [] };
 }
