@@ -4,7 +4,8 @@
  *
  *   http/ (transport) → api/ (pipeline) → modules/ (handlers, services, repositories) → db/
  *
- * with core/ (the domain error, paging) and infra/ (shared state, safe fetch, storage) below the
+ * with mcp/ (the MCP server: tools made from the contract) between http/, which serves it at /mcp,
+ * and the pipeline every tool call runs through; core/ (the domain error, paging) and infra/ (shared state, safe fetch, storage) below the
  * modules, and openapi/ (the document generator) above the transport. Lower layers never import
  * higher ones. Type-only imports count: they couple the files just the same.
  */
@@ -12,12 +13,14 @@ const layer = (name) => `^server/src/${name}/`;
 
 /** Each rule: files in `from` may not import files in any of `to`. */
 const upward = [
-  ['core', ['db', 'infra', 'modules', 'api', 'http', 'cli', 'openapi']],
-  ['db', ['infra', 'modules', 'api', 'http', 'cli', 'openapi']],
-  ['infra', ['db', 'modules', 'api', 'http', 'cli', 'openapi']],
-  ['modules', ['api', 'http', 'cli', 'openapi']],
-  ['api', ['http', 'cli', 'openapi']],
-  ['cli', ['api', 'http', 'openapi']],
+  ['core', ['db', 'infra', 'modules', 'api', 'mcp', 'http', 'cli', 'openapi']],
+  ['db', ['infra', 'modules', 'api', 'mcp', 'http', 'cli', 'openapi']],
+  ['infra', ['db', 'modules', 'api', 'mcp', 'http', 'cli', 'openapi']],
+  ['modules', ['api', 'mcp', 'http', 'cli', 'openapi']],
+  ['api', ['mcp', 'http', 'cli', 'openapi']],
+  ['cli', ['api', 'mcp', 'http', 'openapi']],
+  // The MCP protocol (tools from the contract) under the transport that serves it at /mcp.
+  ['mcp', ['http', 'cli', 'openapi']],
   ['http', ['cli', 'openapi']],
 ];
 
@@ -61,7 +64,7 @@ module.exports = {
       name: 'below-transport-imports-no-composition-root',
       severity: 'error',
       comment: 'deps.ts, server.ts and main.ts assemble the layers; nothing inside a layer imports them.',
-      from: { path: '^server/src/(core|db|infra|modules|api|http)/' },
+      from: { path: '^server/src/(core|db|infra|modules|api|mcp|http)/' },
       to: { path: '^server/src/(deps|server|main)\\.ts$' },
     },
     {

@@ -39,6 +39,7 @@ export const TEST_PROJECTS = {
   ],
   api: [
     'server/test/lazy-schema-compilers.test.ts',
+    'server/test/mcp.test.ts',
     'server/test/access-log.test.ts',
     'server/test/migrations.test.ts',
     'server/test/address-rules.test.ts',

@@ -79,6 +79,19 @@ export interface RouteDefinition<TInput extends z.ZodType = z.ZodType, TOutput e
    * `BODY_LIMIT_BYTES` (an imported file travels in the body).
    */
   bodyLimitBytes?: number;
+  /**
+   * What a call changes, as tools for AI agents describe it (the MCP annotations of `/mcp`):
+   * - `reads`: nothing; every GET, and a POST that only computes (a skip-logic draft);
+   * - `writes`: creates or changes something another call can change back;
+   * - `destroys`: removes or invalidates something for good; every DELETE, a revocation, a rotation.
+   * By default `reads` for GET, `destroys` for DELETE, `writes` otherwise (`routeEffect`).
+   */
+  effect?: RouteEffect;
+  /**
+   * Whether a call may reach outside this server: a URL the caller names (media, a logo, a webhook
+   * endpoint) or the AI provider.
+   */
+  reachesOut?: boolean;
   input: TInput;
   output: TOutput;
   /** Error codes this operation can answer besides those every authenticated route can. */
@@ -93,6 +106,15 @@ export interface FileType {
   binary?: boolean;
   /** Response headers it carries besides `Content-Disposition`, with what each says. */
   headers?: Readonly<Record<string, string>>;
+}
+
+export type RouteEffect = 'reads' | 'writes' | 'destroys';
+
+/** What a call of the route changes: its `effect`, or the one its method implies. */
+export function routeEffect(route: Pick<RouteDefinition, 'method' | 'effect'>): RouteEffect {
+  if (route.effect) return route.effect;
+  if (route.method === 'GET') return 'reads';
+  return route.method === 'DELETE' ? 'destroys' : 'writes';
 }
 
 /** Every scope a workspace credential needs to call the route: `scope`, then `additionalScopes`. */

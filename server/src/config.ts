@@ -483,7 +483,7 @@ export function liveJoinUrl(config: Config, port: number, pin: string): string {
 }
 
 /** The base URL clients reach this server at, for links the API hands out. */
-export function publicBaseUrl(config: Config, port: number): string {
+export function publicBaseUrl(config: Pick<Config, 'PUBLIC_BASE_URL' | 'HOST'>, port: number): string {
   if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL.replace(/\/$/, '');
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;

@@ -20,6 +20,8 @@ export const branchPoll = defineRoute({
     'call (the server’s `BRANCH_RATE_LIMIT_PER_MINUTE`): past it, 429. Pro and Enterprise plans. See ' +
     'docs/branching.md.',
   auth: 'workspace',
+  reachesOut: true,
+  effect: 'reads',
   scope: 'branching:write',
   plan: 'pro',
   successStatus: 200,

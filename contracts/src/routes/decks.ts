@@ -27,6 +27,7 @@ export const importDeck = defineRoute({
     'is created and the answer (200) is what would be. Bodies up to 4 MiB; a limit of its own per minute. ' +
     'See docs/decks.md.',
   auth: 'workspace',
+  reachesOut: true,
   scope: 'polls:write',
   successStatus: 201,
   alternateSuccess: { status: 200, description: '`dryRun: true`: what the import would create (`DeckImportPreview`).' },

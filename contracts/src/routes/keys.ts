@@ -54,6 +54,7 @@ export const revokeKey = defineRoute({
     'changes nothing and returns it as it is. The calling credential must hold every scope of the key it revokes ' +
     '(403 `insufficient_scope` otherwise), as for a rotation.',
   auth: 'workspace',
+  effect: 'destroys',
   scope: 'keys:manage',
   successStatus: 200,
   input: ApiKeyIdInput,
@@ -73,6 +74,7 @@ export const rotateKey = defineRoute({
     'key holds the old one’s `scopes`, so the calling credential must hold them all (403 `insufficient_scope` ' +
     'otherwise).',
   auth: 'workspace',
+  effect: 'destroys',
   scope: 'keys:manage',
   successStatus: 201,
   input: RotateApiKeyInput,

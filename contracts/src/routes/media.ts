@@ -15,6 +15,7 @@ export const ingestMedia = defineRoute({
     'metadata and re-hosted at `storedUrl`; any other page is a `link`. Limited to ' +
     `${MEDIA_INGEST_REQUESTS_PER_MINUTE} requests a minute on top of the general limit. See docs/media.md.`,
   auth: 'workspace',
+  reachesOut: true,
   scope: 'media:write',
   successStatus: 201,
   rateLimitPerMinute: MEDIA_INGEST_REQUESTS_PER_MINUTE,

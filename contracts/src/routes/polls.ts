@@ -37,6 +37,7 @@ export const createPoll = defineRoute({
     'and options is resolved as `POST /media` would (images fetched and re-hosted) before anything is saved; a ' +
     'refused media URL fails the request with `details.path` naming it. See docs/media.md.',
   auth: 'workspace',
+  reachesOut: true,
   scope: 'polls:write',
   successStatus: 201,
   input: CreatePollInput,
@@ -68,6 +69,7 @@ export const updatePoll = defineRoute({
     '`content.questions`). `content` replaces every slide and is refused once the poll has answers ' +
     '(`poll_has_responses`; `DELETE /polls/{id}/answers` deletes them); its inline media is resolved as on `POST /polls`.',
   auth: 'workspace',
+  reachesOut: true,
   scope: 'polls:write',
   successStatus: 200,
   input: UpdatePollInput,

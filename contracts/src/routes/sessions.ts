@@ -142,6 +142,7 @@ export const rotateHostToken = defineRoute({
     'credential or by the session’s current `X-Host-Token` (a presenter device that suspects its token leaked). ' +
     'The new token carries the scopes of the credential that asked for it (a host token: its own).',
   auth: 'host',
+  effect: 'destroys',
   scope: 'sessions:write',
   successStatus: 200,
   input: RotateHostTokenInput,

@@ -38,6 +38,7 @@ export const createTheme = defineRoute({
     'against background below 3:1, or a primary on which neither white nor black text reaches 4.5:1 ' +
     '(`colors.primary`). The logo is fetched once and re-hosted as WebP, as `POST /media` does.',
   auth: 'workspace',
+  reachesOut: true,
   scope: 'polls:write',
   successStatus: 201,
   input: CreateThemeInput,
@@ -68,6 +69,7 @@ export const updateTheme = defineRoute({
     'Changes the name, the colours (all three, checked together as on create), the logo (`null` removes it) or ' +
     'the font. Pages using the theme show the change on their next load.',
   auth: 'workspace',
+  reachesOut: true,
   scope: 'polls:write',
   successStatus: 200,
   input: UpdateThemeInput,

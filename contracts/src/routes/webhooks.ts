@@ -107,6 +107,7 @@ export const rotateWebhookSecret = defineRoute({
     'the receiver accepts as Pollkit’s, so the credential needs the scopes guarding the data of the endpoint’s ' +
     'events (all three for `*`; 403 `insufficient_scope` otherwise, with `details.missingScopes`).',
   auth: 'workspace',
+  effect: 'destroys',
   scope: 'webhooks:write',
   successStatus: 200,
   input: WebhookEndpointIdInput,
@@ -123,6 +124,7 @@ export const sendTestWebhook = defineRoute({
     'Queues a `webhook.test` event for this endpoint alone, delivered, signed, retried and logged like any ' +
     'other. The answer is its delivery: follow it with `GET /webhooks/{id}/deliveries/{deliveryId}`.',
   auth: 'workspace',
+  reachesOut: true,
   scope: 'webhooks:write',
   successStatus: 202,
   input: WebhookEndpointIdInput,
@@ -169,6 +171,7 @@ export const redeliverWebhook = defineRoute({
     'event’s data to the endpoint’s URL, so the credential needs the delivery’s `payloadScope` too (none for ' +
     '`webhook.test`; 403 `insufficient_scope` otherwise).',
   auth: 'workspace',
+  reachesOut: true,
   scope: 'webhooks:write',
   successStatus: 202,
   input: WebhookDeliveryInput,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.js';
 import { ClientId, PollId } from './polls.js';
-import { displayText, text } from './text.js';
+import { displayText, text, untrustedText } from './text.js';
 
 /** The caller's own identifier for a respondent: an email hash, a user id, a session id… */
 export const VoterId = text()
@@ -113,7 +113,7 @@ export const PollResponse = z
     scaleValue: z.number().optional(),
     scaleValues: z.record(z.string(), z.number()).optional(),
     rankingOrder: z.array(z.string()).optional(),
-    text: z.string().optional(),
+    text: untrustedText(z.string()).optional(),
     optionIds: z.array(z.string()).optional(),
     /**
      * Q&A questions, and open-ended answers held for review (`textFilter: review`); other open-ended
@@ -160,7 +160,7 @@ export const Question = z
     pollId: PollId,
     slideId: SlideId,
     voterId: VoterId,
-    text: z.string(),
+    text: untrustedText(z.string()),
     status: QuestionStatus,
     flagged: z.boolean().describe('Whether the text filter finds a vulgar word in `text` (docs/moderation.md).'),
     upvotes: z.number().int(),

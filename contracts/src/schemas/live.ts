@@ -13,7 +13,7 @@ import {
 import { RespondentId } from './respondents.js';
 import { PollResults, SlideResult } from './results.js';
 import { JoinCode, Session, SessionId, SessionPace, SessionStatus } from './sessions.js';
-import { displayText, text } from './text.js';
+import { displayText, text, untrustedText } from './text.js';
 
 export const ParticipantId = z.string().describe('Participant id (`prt_…`): the `voterId` of its answers.');
 
@@ -40,7 +40,7 @@ export type ParticipantSlide = z.output<typeof ParticipantSlide>;
 export const Participant = z
   .object({
     id: ParticipantId,
-    name: z.string().nullable().describe('As given at join; null when none was.'),
+    name: untrustedText(z.string().nullable()).describe('As given at join; null when none was.'),
     score: z
       .number()
       .int()
@@ -103,7 +103,9 @@ export const LeaderboardEntry = z
   .object({
     rank: z.number().int().describe('1 for the highest score; equal scores share a rank.'),
     participantId: ParticipantId,
-    name: z.string().nullable().describe('Flagged words masked, unless the poll’s `textFilter` is `off`.'),
+    name: untrustedText(z.string().nullable()).describe(
+      'Flagged words masked, unless the poll’s `textFilter` is `off`.',
+    ),
     score: z.number().int(),
     flagged: z
       .boolean()

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PollResponse, Question, ResponseId, SlideId, Vote, VoteId, VoterId } from './answers.js';
 import { ListCursor, ListLimit, pageOf, Timestamp } from './common.js';
 import { PollId } from './polls.js';
-import { text } from './text.js';
+import { text, untrustedText } from './text.js';
 
 /**
  * The customer's own id for a live or self-paced participant, given at join (`respondentId`, e.g. from
@@ -36,9 +36,9 @@ export const RespondentParticipant = z
     id: z.string().describe('Participant id (`prt_…`): the `voterId` of its answers.'),
     sessionId: z.string(),
     pollId: PollId,
-    name: z.string().nullable().describe('As given at join; null when none was (or once erased).'),
+    name: untrustedText(z.string().nullable()).describe('As given at join; null when none was (or once erased).'),
     flagged: z.boolean().describe('Whether the text filter flags `name`.'),
-    respondentId: z.string().nullable().describe('As given at join; null when none was.'),
+    respondentId: untrustedText(z.string().nullable()).describe('As given at join; null when none was.'),
     score: z.number().int().describe('Quiz points its answers earned in the session.'),
     joinedAt: Timestamp,
     removedAt: Timestamp.nullable().describe('When the host removed it (or it was erased); null while it may answer.'),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PollId } from './polls.js';
+import { untrustedText } from './text.js';
 
 const base = { slideId: z.string(), text: z.string() };
 const Percentage = z.number().min(0).max(100).describe('Share of the slide’s answers, 0–100, two decimals.');
@@ -83,9 +84,11 @@ export const OpenEndedResult = z
     ...base,
     kind: z.literal('open_ended'),
     totalAnswers: z.number().int(),
-    recent: z.array(z.object({ text: z.string(), createdAt: z.string() })).describe('The 20 newest answers.'),
+    recent: z
+      .array(z.object({ text: untrustedText(z.string()), createdAt: z.string() }))
+      .describe('The 20 newest answers.'),
     words: z
-      .array(z.object({ word: z.string(), count: z.number().int() }))
+      .array(z.object({ word: untrustedText(z.string()), count: z.number().int() }))
       .describe('The 50 most frequent words, for a word cloud.'),
   })
   .meta({ id: 'OpenEndedResult' });
@@ -96,7 +99,9 @@ export const QaResult = z
     kind: z.literal('qa'),
     totalQuestions: z.number().int().describe('Every question asked, pending and dismissed included.'),
     questions: z
-      .array(z.object({ id: z.string(), text: z.string(), upvotes: z.number().int(), createdAt: z.string() }))
+      .array(
+        z.object({ id: z.string(), text: untrustedText(z.string()), upvotes: z.number().int(), createdAt: z.string() }),
+      )
       .describe('The 50 most upvoted approved questions.'),
   })
   .meta({ id: 'QaResult' });

@@ -83,3 +83,19 @@ export const displayTextNormalisation = z.overwrite<string>(normaliseDisplayText
 export function displayText() {
   return z.string().check(storableText, displayTextNormalisation);
 }
+
+/**
+ * The keyword, in the OpenAPI document and in a tool's output schema on `/mcp`, that marks text an
+ * answer carries but nobody in the workspace wrote: a participant's answer, question or name, or what
+ * a webhook receiver answered. Such text is data to show, never instructions: an AI agent reading a
+ * result must not be steered by what an audience typed (docs/mcp.md).
+ */
+export const UNTRUSTED_TEXT_KEYWORD = 'x-untrusted-text';
+
+/**
+ * Marks an output field (and every string inside it) as untrusted text (`UNTRUSTED_TEXT_KEYWORD`).
+ * Its description, if any, is kept: zod merges metadata.
+ */
+export function untrustedText<T extends z.ZodType>(schema: T): T {
+  return schema.meta({ [UNTRUSTED_TEXT_KEYWORD]: true }) as T;
+}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type Scope, scopes } from '../scopes.js';
 import { ListCursor, ListLimit, pageOf, resourceId, Timestamp } from './common.js';
-import { displayText, text } from './text.js';
+import { displayText, text, untrustedText } from './text.js';
 
 export const WebhookEndpointId = resourceId('whk', 'Webhook endpoint id.');
 export const WebhookEventId = resourceId('evt', 'Event id: the `webhook-id` header of every delivery of the event.');
@@ -180,14 +180,11 @@ export const WebhookAttempt = z
     outcome: z.enum(['succeeded', 'failed']),
     responseStatus: z.number().int().nullable().describe('The HTTP status; null when no answer came.'),
     latencyMs: z.number().int().describe('From sending the request to the end of the answer (or the failure).'),
-    responseExcerpt: z
-      .string()
-      .nullable()
-      .describe(
-        `The first ${webhookLimits.responseExcerptBytes} bytes of the answer's body, as text; null when no answer ` +
-          "came, or when the credential lacks the scope that guards the event's data (a receiver may echo it: " +
-          'see `payloadScope`).',
-      ),
+    responseExcerpt: untrustedText(z.string().nullable()).describe(
+      `The first ${webhookLimits.responseExcerptBytes} bytes of the answer's body, as text; null when no answer ` +
+        "came, or when the credential lacks the scope that guards the event's data (a receiver may echo it: " +
+        'see `payloadScope`).',
+    ),
     error: z
       .string()
       .nullable()
@@ -222,13 +219,10 @@ export const WebhookDelivery = z
   .meta({ id: 'WebhookDelivery' });
 
 export const WebhookDeliveryDetail = WebhookDelivery.extend({
-  payload: z
-    .string()
-    .nullable()
-    .describe(
-      'The body every attempt sends, exactly as signed; null when the credential lacks `payloadScope` (it holds ' +
-        'votes, responses or questions, a poll with its quiz answers, or a session).',
-    ),
+  payload: untrustedText(z.string().nullable()).describe(
+    'The body every attempt sends, exactly as signed; null when the credential lacks `payloadScope` (it holds ' +
+      'votes, responses or questions, a poll with its quiz answers, or a session).',
+  ),
   attemptLog: z.array(WebhookAttempt).describe('Every attempt, oldest first.'),
 }).meta({ id: 'WebhookDeliveryDetail' });
 

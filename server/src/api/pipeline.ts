@@ -1,4 +1,5 @@
 import {
+  type Contract,
   contract,
   type ErrorCode,
   operationId,
@@ -16,8 +17,9 @@ import { JsonText } from '../core/json-text.js';
 import type { Database } from '../db/schema.js';
 import type { RateLimitStore } from '../infra/rate-limit.js';
 import type { Authenticator } from '../modules/auth/auth.service.js';
+import type { WorkspaceCredential } from '../modules/credentials/workspace-credential.js';
 import type { ContractHandlers, Handler, HandlerContext, ModuleDeps } from '../modules/handler.js';
-import type { ApiCall, Next, Outcome, Step } from './call.js';
+import type { ApiCall, ApiRequest, Next, Outcome, RateLimitDecision, Step } from './call.js';
 import { declaredErrorCodes } from './declared-errors.js';
 import { idempotencyStep, takesIdempotencyKey } from './idempotency.js';
 import { inputReader } from './input.js';
@@ -36,6 +38,10 @@ export interface PipelineDeps extends ModuleDeps, LiveGateDeps {
 
 /** One operation of the contract, ready to serve: its route object and the whole pipeline for it. */
 export interface Operation {
+  /** `polls`: the route's group in the contract (its key in `contract`, and the tag of the SDK namespace). */
+  group: string;
+  /** `get`: the route's key within its group. */
+  name: string;
   /** `pollsGet`: the operationId in the OpenAPI document. */
   operationId: string;
   route: RouteDefinition;
@@ -84,14 +90,25 @@ export function stepsFor(route: RouteDefinition, deps: PipelineDeps): Step[] {
   return steps;
 }
 
-/** Every operation of the contract with its handler, each composed once, at start-up. */
-export function buildOperations(handlers: ContractHandlers, deps: PipelineDeps): Operation[] {
-  return Object.entries(contract).flatMap(([group, routes]) =>
-    Object.entries(routes).map(([name, route]): Operation => {
-      const groupHandlers = handlers[group as keyof ContractHandlers] as Record<string, Handler<RouteDefinition>>;
-      const handler = groupHandlers[name];
+/**
+ * Every operation of the contract with its handler, each composed once, at start-up. `routes` is the
+ * contract but in a test that proves a route added to it is served by every transport.
+ */
+export function buildOperations(
+  handlers: ContractHandlers,
+  deps: PipelineDeps,
+  routes: Contract = contract,
+): Operation[] {
+  return Object.entries(routes).flatMap(([group, groupRoutes]) =>
+    Object.entries(groupRoutes).map(([name, route]): Operation => {
+      const groupHandlers = handlers[group as keyof ContractHandlers] as
+        | Record<string, Handler<RouteDefinition>>
+        | undefined;
+      const handler = groupHandlers?.[name];
       if (!handler) throw new Error(`No handler for ${group}.${name}`);
       return {
+        group,
+        name,
         operationId: operationId(group, name),
         route,
         run: compose(stepsFor(route, deps), handlerStep(route, handler, deps)),
@@ -127,12 +144,39 @@ function authenticateStep(
   };
 }
 
-/** Whether the workspace's plan has the API (every paid plan) and this route's feature (402 otherwise). */
-const planStep: Step = (call, next) => {
-  const { plan } = call.credential!;
+/**
+ * Who is calling, for a transport that must know before it runs any operation (the MCP endpoint lists
+ * only the tools a credential may call): the authenticate step's answer and the plan's API access,
+ * with the same failures (401; 429 past the address's budget of failures, `rateLimit` set; 402 on
+ * the free plan). Each operation the transport then runs checks the credential again, as every call does.
+ */
+export async function identifyCaller(
+  deps: Pick<PipelineDeps, 'authenticator' | 'rateLimits'> & {
+    config: Pick<Config, 'AUTH_FAILURES_PER_IP_PER_MINUTE'>;
+  },
+  caller: { request: Pick<ApiRequest, 'authorization' | 'ip'>; rateLimit: RateLimitDecision | undefined },
+): Promise<WorkspaceCredential> {
+  let credential: WorkspaceCredential;
+  try {
+    credential = await deps.authenticator.authenticate(caller.request.authorization);
+  } catch (error) {
+    throw await afterAuthFailure(deps, caller, error);
+  }
+  refuseFreePlan(credential.plan);
+  return credential;
+}
+
+/** 402 on the free plan: the API (every paid plan has it) is not part of it. */
+function refuseFreePlan(plan: WorkspaceCredential['plan']): void {
   if (plan === 'free') {
     throw new ApiError('upgrade_required', 'The API is available on the Pro and Enterprise plans', { plan });
   }
+}
+
+/** Whether the workspace's plan has the API (every paid plan) and this route's feature (402 otherwise). */
+const planStep: Step = (call, next) => {
+  const { plan } = call.credential!;
+  refuseFreePlan(plan);
   if (call.route.plan === 'enterprise' && plan !== 'enterprise') {
     throw new ApiError('upgrade_required', 'This feature is available on the Enterprise plan', {
       plan,

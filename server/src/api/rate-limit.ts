@@ -65,7 +65,7 @@ export interface AuthFailureDeps {
  */
 export async function afterAuthFailure(
   deps: AuthFailureDeps,
-  call: ApiCall,
+  call: { request: Pick<ApiCall['request'], 'ip'>; rateLimit: RateLimitDecision | undefined },
   error: unknown,
   codes: ReadonlySet<ErrorCode> = AUTH_FAILURE_CODES,
 ): Promise<unknown> {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Contract } from '@pollkit/contracts';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -20,6 +21,7 @@ import { registerHealthRoutes } from './health.js';
 import type { HttpDeps } from './http-deps.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { lazySchemaCompilers } from './lazy-schema-compilers.js';
+import { registerMcpRoutes } from './mcp-route.js';
 import { registerMediaFilesRoute } from './media-files.js';
 import { type RequestMetrics, registerMetricsRoute, registerRequestMetrics } from './metrics-route.js';
 import { registerOAuthTokenRoute } from './oauth-token.js';
@@ -36,6 +38,11 @@ export interface AppParts {
   handlers: ContractHandlers;
   /** Builds the OpenAPI document served at `/api/v1/openapi.json` (openapi/document.ts). */
   openApiDocument: () => Promise<object>;
+  /**
+   * The operations to serve: `contract` (contracts/), unless a test adds a route to prove every
+   * transport serves what the contract holds.
+   */
+  contract?: Contract;
 }
 
 /**
@@ -55,9 +62,9 @@ export async function buildApp(deps: HttpDeps, parts: AppParts): Promise<Fastify
   registerMetricsRoute(app, deps.metrics, deps.config.METRICS_TOKEN);
   registerHealthRoutes(app, deps);
   registerOpenApiRoute(app, API_BASE_PATH, parts.openApiDocument);
-  registerContractRoutes(app, buildOperations(parts.handlers, deps), API_BASE_PATH, {
-    heartbeatMs: deps.config.LIVE_HEARTBEAT_MS,
-  });
+  const operations = buildOperations(parts.handlers, deps, parts.contract);
+  registerContractRoutes(app, operations, API_BASE_PATH, { heartbeatMs: deps.config.LIVE_HEARTBEAT_MS });
+  registerMcpRoutes(app, deps, operations);
   registerOAuthTokenRoute(app, deps);
   registerMediaFilesRoute(app, deps);
   registerWebPages(app, { lookup: pageSettingsLookup(deps) });

@@ -19,6 +19,8 @@ export interface HttpDeps extends PipelineDeps {
       | 'LIVE_HEARTBEAT_MS'
       | 'TRUST_PROXY'
       | 'METRICS_TOKEN'
+      | 'PUBLIC_BASE_URL'
+      | 'HOST'
     >;
   /** Readiness reports Redis away as "degraded" (http/health.ts). */
   redis: RedisConnection | undefined;

@@ -7,7 +7,12 @@ import { isDependencyUnavailable } from '../core/unavailable.js';
  * once at `warn` (deps.ts, infra/redis.ts) and each 503 is in the access log. Anything else is a
  * bug: `error`, with the whole cause.
  */
-export function logFailure(log: FastifyBaseLogger, error: unknown, message: string, fields: object = {}): void {
+export function logFailure(
+  log: Pick<FastifyBaseLogger, 'debug' | 'error'>,
+  error: unknown,
+  message: string,
+  fields: object = {},
+): void {
   if (isDependencyUnavailable(error))
     log.debug({ ...fields, dependency: error.dependency, reason: error.reason }, message);
   else log.error({ ...fields, err: error }, message);

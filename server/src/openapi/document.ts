@@ -15,6 +15,7 @@ import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { createSchema } from 'zod-openapi';
 import { declaredErrorCodes } from '../api/declared-errors.js';
+import { API_VERSION } from '../core/api-version.js';
 import { mediaFilesPath } from '../http/media-files.js';
 import { OAUTH_TOKEN_PATH, oauthTokenPath, oauthTokenSchemas } from '../http/oauth-token.js';
 import { openApiDocumentPath } from '../http/openapi-route.js';
@@ -23,8 +24,6 @@ import { scopeDescriptions } from '../modules/oauth/scope-descriptions.js';
 import { codeSamples } from './code-samples.js';
 import { contractRouter, requiresParticipantToken } from './contract-router.js';
 import { tagDescriptions } from './tag-descriptions.js';
-
-export const API_VERSION = '1.0.0';
 
 type Schema = Record<string, unknown>;
 type Operation = {
