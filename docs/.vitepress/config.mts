@@ -33,6 +33,7 @@ const guides: DefaultTheme.SidebarItem[] = [
   { text: 'Media', link: '/media' },
   { text: 'Branching', link: '/branching' },
   { text: 'Webhooks', link: '/webhooks' },
+  { text: 'AI agents (MCP)', link: '/mcp' },
   { text: 'Idempotency', link: '/idempotency' },
   { text: 'Privacy: access and erasure', link: '/privacy' },
   { text: 'Errors', link: '/errors' },

@@ -4,6 +4,7 @@
  *   BENCH_DATABASE_URL=postgres://… npx -y pnpm@10 bench   # on PostgreSQL
  *   BENCH_SCENARIOS=get-poll,vote-ingestion BENCH_DURATION=20 BENCH_CONNECTIONS=100 BENCH_ROUNDS=5 npx -y pnpm@10 bench
  *   BENCH_SCENARIOS=sdk-overhead BENCH_SDK_CALLS=1000 BENCH_SDK_CONCURRENCY=16 BENCH_ROUNDS=5 npx -y pnpm@10 bench
+ *   BENCH_SCENARIOS=mcp-overhead BENCH_SDK_CALLS=1000 BENCH_SDK_CONCURRENCY=16 BENCH_ROUNDS=5 npx -y pnpm@10 bench   # /mcp beside REST
  *   BENCH_SCENARIOS=pipeline-steps BENCH_STEP_CALLS=200000 npx -y pnpm@10 bench   # µs per pipeline step
  *   BENCH_SCENARIOS=metrics BENCH_ROUNDS=5 npx -y pnpm@10 bench   # GET /polls/{id} with METRICS_TOKEN set and unset
  *   BENCH_SCENARIOS=media BENCH_DURATION=10 BENCH_MEDIA_SINGLES=5 BENCH_MEDIA_CONCURRENCY=4,8 npx -y pnpm@10 bench
@@ -25,6 +26,7 @@ import { getPollScenario } from './get-poll.js';
 import { joinChallengeScenario } from './join-challenge.js';
 import { liveSessionsScenario } from './live-sessions.js';
 import { mediaIngestionScenario } from './media-ingestion.js';
+import { mcpOverheadScenario } from './mcp-overhead.js';
 import { metricsOverheadScenario } from './metrics-overhead.js';
 import { pageLoadScenario } from './page-load.js';
 import { pipelineStepsScenario } from './pipeline-steps.js';
@@ -208,6 +210,27 @@ if (selected.has('sdk-overhead')) {
       (row) =>
         `| ${row.operation} | ${row.concurrency} | ${us(row.raw.wallUs)} | ${us(row.sdk.wallUs)} | ${us(row.overhead.wallUs)} | ${us(row.raw.cpuUs)} | ${us(row.sdk.cpuUs)} | ${us(row.overhead.cpuUs)} |`,
     ),
+    '',
+  );
+}
+
+if (selected.has('mcp-overhead')) {
+  const r = await mcpOverheadScenario({ rounds, calls: sdkCalls, concurrency: sdkConcurrency });
+  const us = (n: number) => n.toFixed(0);
+  print(
+    `#### A tool call on /mcp beside the same REST call (${r.database})`,
+    '',
+    `${sdkCalls} calls per measurement after a 200-call warm-up, 1 and ${sdkConcurrency} in flight, each sent by a bare fetch; REST and MCP alternate over ${rounds} rounds and the median is shown. ` +
+      'µs per call; server CPU is the server process\'s user + system time (/proc, 10 ms ticks) divided by the calls.',
+    '',
+    '| call | in flight | REST wall µs | MCP wall µs | REST server CPU µs | MCP server CPU µs | MCP overhead, server CPU µs |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...r.rows.map(
+      (row) =>
+        `| ${row.operation} | ${row.concurrency} | ${us(row.rest.wallUs)} | ${us(row.mcp.wallUs)} | ${us(row.rest.serverCpuUs)} | ${us(row.mcp.serverCpuUs)} | ${us(row.mcp.serverCpuUs - row.rest.serverCpuUs)} |`,
+    ),
+    '',
+    `tools/list: ${r.list.tools} tools, ${(r.list.bytes / 1024).toFixed(0)} KiB; the first (which builds the schemas) took ${r.list.firstMs.toFixed(0)} ms; then ${us(r.list.wallUs)} µs wall and ${us(r.list.serverCpuUs)} µs of server CPU each (median of ${rounds} rounds of 200).`,
     '',
   );
 }

@@ -33,6 +33,9 @@ const TSC = join(REPO_ROOT, 'node_modules/.bin/tsc');
 const SCRIPT_TIMEOUT_MS = 90_000;
 const PROGRAM_TIMEOUT_MS = 60_000;
 const run = promisify(execFile);
+const MCP_SDK_VERSION: string = JSON.parse(readFileSync(join(REPO_ROOT, 'server/package.json'), 'utf8')).dependencies[
+  '@modelcontextprotocol/sdk'
+];
 
 /** Pages whose runnable blocks a test of their own runs, with what they need (a receiver, a deck…). */
 const DEDICATED: Record<string, string> = {
@@ -91,7 +94,10 @@ beforeAll(async () => {
   });
   workDir = await mkdtemp(join(tmpdir(), 'pollkit-docs-samples-'));
   projectDir = join(workDir, 'project');
-  if (samplePages.some((page) => page.ts.length > 0)) await installPackedSdk(projectDir, join(workDir, 'tarballs'));
+  if (samplePages.some((page) => page.ts.length > 0)) {
+    // docs/mcp.md's sample uses the official MCP client, at the version the server is built on.
+    await installPackedSdk(projectDir, join(workDir, 'tarballs'), { '@modelcontextprotocol/sdk': MCP_SDK_VERSION });
+  }
   // Packing the SDK (a build) and installing it ran past 240 s on the busy 2-core machine.
 }, 900_000);
 

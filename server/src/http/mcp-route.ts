@@ -79,7 +79,6 @@ export function registerMcpRoutes(app: FastifyInstance, deps: HttpDeps, operatio
     scopes_supported: [...scopes],
     bearer_methods_supported: ['header'],
     resource_name: 'Pollkit',
-    resource_documentation: `${baseUrl()}/docs/mcp`,
   });
   app.get(PROTECTED_RESOURCE_PATH, async () => protectedResource());
   app.get(`${PROTECTED_RESOURCE_PATH}${MCP_PATH}`, async () => protectedResource());

@@ -71,7 +71,12 @@ async function sourceFingerprint(): Promise<string> {
  * not see the workspace; only the SDK's own dependencies (zod, eventsource-parser) come from the
  * registry, or from npm's cache.
  */
-export async function installPackedSdk(projectDir: string, tarballDir: string): Promise<void> {
+export async function installPackedSdk(
+  projectDir: string,
+  tarballDir: string,
+  /** Packages from the registry the project needs besides the SDK (name -> version range). */
+  registryDependencies: Record<string, string> = {},
+): Promise<void> {
   const tarballs = await buildAndPack(tarballDir);
   await mkdir(projectDir, { recursive: true });
   await writeFile(
@@ -80,7 +85,11 @@ export async function installPackedSdk(projectDir: string, tarballDir: string): 
       name: 'pollkit-scratch',
       private: true,
       type: 'module',
-      dependencies: { '@pollkit/contracts': `file:${tarballs.contracts}`, '@pollkit/sdk': `file:${tarballs.sdk}` },
+      dependencies: {
+        ...registryDependencies,
+        '@pollkit/contracts': `file:${tarballs.contracts}`,
+        '@pollkit/sdk': `file:${tarballs.sdk}`,
+      },
     }),
   );
   await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline', '--loglevel=error'], {
