@@ -344,6 +344,70 @@ describe('calls go through the REST pipeline', () => {
   });
 });
 
+describe('hostile and malformed messages', () => {
+  /** One raw POST to /mcp with the all-scope key: the status and the parsed body. */
+  async function post(rawBody: string) {
+    return call('POST', `${t.url}/mcp`, {
+      apiKey,
+      rawBody,
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+    });
+  }
+
+  it('answers each with a 4xx or a JSON-RPC error, never a 5xx, and stays healthy', async () => {
+    const toolCall = (args: unknown) => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'polls_create', arguments: args },
+    });
+    const messages: unknown[] = [
+      {},
+      [],
+      'tools/list',
+      { jsonrpc: '2.0', id: 1, method: 'no/such/method' },
+      toolCall(null),
+      toolCall(['an', 'array']),
+      // Written as JSON text: an object literal's `__proto__` would set its prototype, not a key.
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"polls_create","arguments":{"__proto__":{"polluted":true},"title":"","content":{"questions":[]}}}}',
+      toolCall({ title: 'NUL \u0000 inside', content: sampleContent() }),
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'polls_get', arguments: { id: '../keys' } } },
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'polls_get', arguments: { id: 42 } } },
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'polls_get', arguments: { id: 'x' }, _meta: 7 } },
+      Array.from({ length: 20 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'tools/list' })),
+    ];
+    for (const message of messages) {
+      const res = await post(
+        typeof message === 'string' && message.startsWith('{') ? message : JSON.stringify(message),
+      );
+      expect(res.status, `${JSON.stringify(message)} -> ${res.text.slice(0, 200)}`).toBeLessThan(500);
+      if (res.status === 200 && !Array.isArray(res.body)) {
+        const failure = res.body.error ?? (res.body.result?.isError ? res.body.result : undefined);
+        expect(failure, `${JSON.stringify(message)} -> ${res.text.slice(0, 200)}`).toBeDefined();
+      }
+    }
+    expect((await call('GET', `${t.url}/healthz`)).status).toBe(200);
+    expect((await call('GET', `${t.api}/polls`, { apiKey })).status).toBe(200);
+    expect(({} as Json).polluted).toBeUndefined();
+  });
+
+  it('takes no host token, participant token or key of another kind as the bearer credential', async () => {
+    const poll = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Hosted', content: sampleContent() } });
+    await call('PATCH', `${t.api}/polls/${poll.body.id}`, { apiKey, body: { publish: true } });
+    const session = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.body.id } });
+    const joined = await call('POST', `${t.api}/live/${session.body.pin}/join`, { body: {} });
+    for (const token of [session.body.hostToken, joined.body.participantToken]) {
+      const res = await call('POST', `${t.url}/mcp`, {
+        apiKey: token,
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        headers: { accept: 'application/json, text/event-stream' },
+      });
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('invalid_api_key');
+    }
+  });
+});
+
 describe('a route added to the contract', () => {
   let app: FastifyInstance;
   let url: string;
