@@ -60,7 +60,12 @@ export async function mcpOverheadScenario(options: { rounds: number; calls: numb
     {},
     profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {},
   );
-  const { url, apiKey, pollId, database } = target.info as { url: string; apiKey: string; pollId: string; database: string };
+  const { url, apiKey, pollId, database } = target.info as {
+    url: string;
+    apiKey: string;
+    pollId: string;
+    database: string;
+  };
   const pid = target.process.pid as number;
   const authorization = `Bearer ${apiKey}`;
   const rpc = (method: string, params: object) =>

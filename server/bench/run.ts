@@ -25,8 +25,8 @@
 import { getPollScenario } from './get-poll.js';
 import { joinChallengeScenario } from './join-challenge.js';
 import { liveSessionsScenario } from './live-sessions.js';
-import { mediaIngestionScenario } from './media-ingestion.js';
 import { mcpOverheadScenario } from './mcp-overhead.js';
+import { mediaIngestionScenario } from './media-ingestion.js';
 import { metricsOverheadScenario } from './metrics-overhead.js';
 import { pageLoadScenario } from './page-load.js';
 import { pipelineStepsScenario } from './pipeline-steps.js';
@@ -221,7 +221,7 @@ if (selected.has('mcp-overhead')) {
     `#### A tool call on /mcp beside the same REST call (${r.database})`,
     '',
     `${sdkCalls} calls per measurement after a 200-call warm-up, 1 and ${sdkConcurrency} in flight, each sent by a bare fetch; REST and MCP alternate over ${rounds} rounds and the median is shown. ` +
-      'µs per call; server CPU is the server process\'s user + system time (/proc, 10 ms ticks) divided by the calls.',
+      "µs per call; server CPU is the server process's user + system time (/proc, 10 ms ticks) divided by the calls.",
     '',
     '| call | in flight | REST wall µs | MCP wall µs | REST server CPU µs | MCP server CPU µs | MCP overhead, server CPU µs |',
     '|---|---:|---:|---:|---:|---:|---:|',

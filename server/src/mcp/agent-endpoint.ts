@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   type CallToolRequest,
   CallToolRequestSchema,
@@ -10,6 +9,7 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { inputInQuery, pathParams } from '@pollkit/contracts';
 import { type ApiCall, type ApiRequest, newCall, type Outcome } from '../api/call.js';
 import type { Operation } from '../api/pipeline.js';
