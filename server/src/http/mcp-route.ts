@@ -54,7 +54,6 @@ export function registerMcpRoutes(app: FastifyInstance, deps: HttpDeps, operatio
     const response = await endpoint.handle(webRequestOf(request, baseUrl()), request.body, {
       credential,
       request: { id: request.id, log: request.log, authorization: request.headers.authorization, ip: request.ip },
-      bodyBytes: Number(request.headers['content-length'] ?? 0),
     });
     reply.code(response.status);
     response.headers.forEach((value, name) => {

@@ -38,8 +38,6 @@ export const RESULT_META = {
 export interface AgentCaller {
   credential: WorkspaceCredential;
   request: Pick<ApiRequest, 'id' | 'log' | 'authorization' | 'ip'>;
-  /** The HTTP body's size in bytes: a tool's arguments may be no larger than its route's body limit. */
-  bodyBytes: number;
 }
 
 export interface AgentEndpointOptions {
@@ -118,11 +116,15 @@ export class AgentEndpoint {
     const { route } = tool.operation;
     let call: ApiCall | undefined;
     try {
+      // The arguments are the route's body: held to its limit, as Fastify holds a REST request to it
+      // (the HTTP request was held to the largest, mcp-route.ts). Measured as JSON, whatever the
+      // request's framing (a chunked request has no Content-Length) or the calls beside it in a batch.
       const limit = route.bodyLimitBytes ?? this.options.bodyLimitBytes;
-      if (caller.bodyBytes > limit) {
+      const bytes = Buffer.byteLength(JSON.stringify(request.params.arguments ?? {}));
+      if (bytes > limit) {
         throw new ApiError(
           'payload_too_large',
-          `The request is ${caller.bodyBytes} bytes; ${tool.definition.name} takes at most ${limit}`,
+          `The arguments are ${bytes} bytes; ${tool.definition.name} takes at most ${limit}`,
           { maxBytes: limit },
         );
       }
