@@ -2,6 +2,7 @@ import { type Config, ConfigError, parseConfig, publicBaseUrl } from './config.j
 import { DependencyUnavailableError } from './core/unavailable.js';
 import type { DatabaseProgress } from './db/database.js';
 import { API_BASE_PATH } from './http/app.js';
+import { MCP_PATH } from './http/mcp-route.js';
 import { flushLogs } from './logger.js';
 import { bootstrapDefaultWorkspace } from './modules/api-keys/api-keys.admin.js';
 import { type RunningServer, startServer } from './server.js';
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
     `  API:       ${base}${API_BASE_PATH}`,
     `  OpenAPI:   ${base}${API_BASE_PATH}/openapi.json`,
     `  reference: ${base}/docs (the API reference; "try it" with your key)`,
+    `  MCP:       ${base}${MCP_PATH} (AI agents: every operation a tool, with your key; docs/mcp.md)`,
     `  audience:  ${base}/join (live sessions; the presenter screen is /present/{sessionId}#hostToken=…)`,
     '  guides:    docs/ in the repository',
   ];

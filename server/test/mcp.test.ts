@@ -179,10 +179,24 @@ describe('the tool list', () => {
     for (const destructive of ['polls_delete', 'respondents_erase', 'keys_revoke', 'keys_rotate', 'votes_delete']) {
       expect(byName.get(destructive)?.annotations?.destructiveHint, destructive).toBe(true);
     }
+    const formats = new Set<string>();
+    const collectFormats = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(collectFormats);
+      else if (node && typeof node === 'object') {
+        const { format } = node as { format?: unknown };
+        if (typeof format === 'string') formats.add(format);
+        Object.values(node).forEach(collectFormats);
+      }
+    };
     for (const listed of byName.values()) {
       expect(listed.inputSchema.type, listed.name).toBe('object');
       expect(listed.outputSchema?.type, listed.name).toBe('object');
+      collectFormats(listed);
     }
+    // Only formats JSON Schema defines: clients' Ajv warns about any other (zod's `starts_with`, …).
+    expect([...formats].sort()).toEqual(['date-time', 'uri']);
+    expect(byName.get('sessions_participants')?.description).toContain('`responses:read` scope.');
+    expect(byName.get('sessions_deck')?.description).toMatch(/`sessions:read` and `polls:read` scopes\./);
   });
 
   it('shows a polls:read key no write tool, and refuses one it calls anyway with the REST 403', async () => {
@@ -301,9 +315,20 @@ describe('calls go through the REST pipeline', () => {
     const first = await tool(agent, 'polls_create', { title: 'Once', content: sampleContent() }, meta);
     const second = await tool(agent, 'polls_create', { title: 'Once', content: sampleContent() }, meta);
     expect((second.structuredContent as Json).id).toBe((first.structuredContent as Json).id);
-    expect(second._meta?.['pollkit/idempotentReplayOf']).toEqual(expect.any(String));
+    // The replay names the call it replays by the request id that call's result gave.
+    expect(first._meta?.['pollkit/requestId']).toEqual(expect.any(String));
+    expect(second._meta?.['pollkit/idempotentReplayOf']).toBe(first._meta?.['pollkit/requestId']);
+    // The key's name is matched in any case, as an HTTP header's is.
+    const lower = { 'idempotency-key': meta['Idempotency-Key'] };
+    const third = await tool(agent, 'polls_create', { title: 'Once', content: sampleContent() }, lower);
+    expect((third.structuredContent as Json).id).toBe((first.structuredContent as Json).id);
     const other = await failed(agent, 'polls_create', { title: 'Twice', content: sampleContent() }, 422, meta);
     expect(other.code).toBe('idempotency_key_reused');
+    // A key that is not text is refused rather than ignored: the caller meant the call to be safe to retry.
+    const numeric = await failed(agent, 'polls_create', { title: 'N', content: sampleContent() }, 400, {
+      'Idempotency-Key': 12345,
+    });
+    expect(numeric.code).toBe('bad_request');
   });
 
   it('counts calls against the credential’s rate limit, with REST calls on the same counter', async () => {
@@ -327,7 +352,10 @@ describe('calls go through the REST pipeline', () => {
 
   it('answers an unknown tool as a protocol error', async () => {
     const agent = await connect(apiKey);
-    await expect(agent.callTool({ name: 'polls_nuke', arguments: {} })).rejects.toThrow(/Unknown tool/);
+    const refused = await agent.callTool({ name: 'polls_nuke', arguments: {} }).catch((error: Error) => error);
+    expect(refused).toBeInstanceOf(Error);
+    // Said once: the client adds its own "MCP error -32602:" prefix.
+    expect((refused as Error).message).toBe('MCP error -32602: Unknown tool: polls_nuke');
   });
 
   it('gives another workspace’s poll as not found, as REST does', async () => {

@@ -7,7 +7,6 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { inputInQuery, pathParams } from '@pollkit/contracts';
@@ -30,7 +29,9 @@ export const RESULT_META = {
   rateLimit: 'pollkit/rateLimit',
   /** JSON Pointers into `structuredContent` of each string nobody in the workspace wrote. */
   untrustedText: 'pollkit/untrustedText',
-  /** A replayed idempotent call: the request id of the call whose result this is. */
+  /** The call's own request id (each call of a batch has its own), as logged and kept with an idempotent result. */
+  requestId: 'pollkit/requestId',
+  /** A replayed idempotent call: the `pollkit/requestId` of the call whose result this is. */
   replayOf: 'pollkit/idempotentReplayOf',
 } as const;
 
@@ -100,7 +101,9 @@ export class AgentEndpoint {
     server.setRequestHandler(CallToolRequestSchema, (call) => {
       // A tool the list hides is still called: the pipeline refuses it as the REST route would (403, 402).
       const tool = tools.get(call.params.name);
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${call.params.name}`);
+      // A plain error with a code: McpError would put "MCP error -32602:" in the message, which the
+      // client's own McpError then says again.
+      if (!tool) throw Object.assign(new Error(`Unknown tool: ${call.params.name}`), { code: ErrorCode.InvalidParams });
       return this.#call(tool, call, caller);
     });
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
@@ -152,7 +155,7 @@ function apiRequestOf(tool: AgentTool, request: CallToolRequest, caller: AgentCa
     params[param] = value;
     delete rest[param];
   }
-  const idempotencyKey = request.params._meta?.[IDEMPOTENCY_KEY_META];
+  const idempotencyKey = idempotencyKeyOf(request.params._meta);
   const inQuery = inputInQuery(route.method);
   return {
     // One HTTP request may carry several calls (a JSON-RPC batch): each gets its own id.
@@ -168,6 +171,21 @@ function apiRequestOf(tool: AgentTool, request: CallToolRequest, caller: AgentCa
     query: inQuery ? rest : {},
     body: inQuery ? undefined : rest,
   };
+}
+
+/**
+ * The call's idempotency key: `_meta`'s `Idempotency-Key`, named in any case as an HTTP header may be.
+ * A key that is not text is refused (400), not ignored: the caller meant the call to be safe to retry.
+ */
+function idempotencyKeyOf(meta: Record<string, unknown> | undefined): string | undefined {
+  if (!meta) return undefined;
+  const name = Object.keys(meta).find((key) => key.toLowerCase() === IDEMPOTENCY_KEY_META.toLowerCase());
+  if (name === undefined) return undefined;
+  const key = meta[name];
+  if (typeof key !== 'string') {
+    throw new ApiError('bad_request', `The ${IDEMPOTENCY_KEY_META} in _meta must be a string`);
+  }
+  return key;
 }
 
 function successResult(tool: AgentTool, call: ApiCall, outcome: Outcome): CallToolResult {
@@ -189,6 +207,7 @@ function successResult(tool: AgentTool, call: ApiCall, outcome: Outcome): CallTo
     ...(structured ? { structuredContent: value as Record<string, unknown> } : {}),
     _meta: {
       [RESULT_META.status]: outcome.status,
+      [RESULT_META.requestId]: call.request.id,
       ...(call.rateLimit ? { [RESULT_META.rateLimit]: call.rateLimit } : {}),
       ...(pointers.length > 0 ? { [RESULT_META.untrustedText]: pointers } : {}),
       ...(replayOf !== undefined ? { [RESULT_META.replayOf]: replayOf } : {}),
@@ -203,6 +222,7 @@ function errorResult(error: ApiError, call: ApiCall | undefined): CallToolResult
     content: [{ type: 'text', text: JSON.stringify(error.toEnvelope()) }],
     _meta: {
       [RESULT_META.status]: error.status,
+      ...(call ? { [RESULT_META.requestId]: call.request.id } : {}),
       ...(call?.rateLimit ? { [RESULT_META.rateLimit]: call.rateLimit } : {}),
     },
   };

@@ -76,6 +76,7 @@ export function toolAllowed(tool: AgentTool, credential: Pick<WorkspaceCredentia
 
 function describe(route: RouteDefinition): string {
   const scopes = requiredScopes(route);
-  const needs = scopes.length > 0 ? `\n\nNeeds the ${scopes.map((scope) => `\`${scope}\``).join(' and ')} scope.` : '';
+  const named = scopes.map((scope) => `\`${scope}\``).join(' and ');
+  const needs = scopes.length > 0 ? `\n\nNeeds the ${named} scope${scopes.length > 1 ? 's' : ''}.` : '';
   return `${route.description ?? route.summary}${needs} (REST: \`${route.method} /api/v1${route.path}\`.)`;
 }

@@ -13,7 +13,16 @@ export type JsonSchema = Record<string, unknown>;
  * refinement) are left to the pipeline's validation, which runs on every call.
  */
 export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema | undefined {
-  const document = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as JsonSchema;
+  const document = z.toJSONSchema(schema, {
+    target: 'draft-7',
+    io,
+    unrepresentable: 'any',
+    // zod names checks JSON Schema has no format for (`starts_with`, `ulid`, …) as formats; clients'
+    // Ajv warns on each unknown one at every tools/list. The `pattern` beside it says the same.
+    override: ({ jsonSchema }) => {
+      if (typeof jsonSchema.format === 'string' && !STANDARD_FORMATS.has(jsonSchema.format)) delete jsonSchema.format;
+    },
+  }) as JsonSchema;
   const { $schema, definitions, ...root } = document;
   const definitionMap = (definitions ?? {}) as Record<string, JsonSchema>;
   const ref = typeof root.$ref === 'string' ? root.$ref.replace(/^#\/definitions\//, '') : undefined;
@@ -26,6 +35,29 @@ export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonS
     ...(definitions ? { definitions } : {}),
   };
 }
+
+/** The formats JSON Schema defines, which clients' validators (Ajv with ajv-formats) know. */
+const STANDARD_FORMATS: ReadonlySet<string> = new Set([
+  'date-time',
+  'date',
+  'time',
+  'duration',
+  'email',
+  'idn-email',
+  'hostname',
+  'idn-hostname',
+  'ipv4',
+  'ipv6',
+  'uri',
+  'uri-reference',
+  'iri',
+  'iri-reference',
+  'uri-template',
+  'uuid',
+  'json-pointer',
+  'relative-json-pointer',
+  'regex',
+]);
 
 /** Whether every value the schema accepts is a JSON object. */
 function isObjectSchema(schema: JsonSchema, definitions: Record<string, JsonSchema>, depth = 0): boolean {
