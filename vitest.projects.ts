@@ -36,6 +36,7 @@ export const TEST_PROJECTS = {
     'server/test/deck-readers-text.test.ts',
     'server/test/deck-readers-xml.test.ts',
     'server/test/deck-writers.test.ts',
+    'server/test/untrusted-text.test.ts',
   ],
   api: [
     'server/test/lazy-schema-compilers.test.ts',
