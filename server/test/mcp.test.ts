@@ -331,16 +331,26 @@ describe('calls go through the REST pipeline', () => {
     expect(numeric.code).toBe('bad_request');
   });
 
-  it('counts calls against the credential’s rate limit, with REST calls on the same counter', async () => {
-    const workspace = await t.workspace('enterprise', { rateLimitPerMinute: 3 });
-    const agent = await connect(workspace.apiKey);
-    const first = await tool(agent, 'polls_list');
-    expect(first._meta?.['pollkit/rateLimit']).toMatchObject({ limit: 3, remaining: 2 });
-    expect((await call('GET', `${t.api}/polls`, { apiKey: workspace.apiKey })).status).toBe(200);
-    expect((await tool(agent, 'polls_list'))._meta?.['pollkit/rateLimit']).toMatchObject({ remaining: 0 });
+  it('counts calls, and every other request, against the credential’s rate limit, with REST on the same counter', async () => {
+    const workspace = await t.workspace('enterprise', { rateLimitPerMinute: 5 });
+    const agent = await connect(workspace.apiKey); // initialize: 1 (its notification is not counted)
+    await agent.listTools(); // 2
+    const first = await tool(agent, 'polls_list'); // 3
+    expect(first._meta?.['pollkit/rateLimit']).toMatchObject({ limit: 5, remaining: 2 });
+    expect((await call('GET', `${t.api}/polls`, { apiKey: workspace.apiKey })).status).toBe(200); // 4
+    expect((await tool(agent, 'polls_list'))._meta?.['pollkit/rateLimit']).toMatchObject({ remaining: 0 }); // 5
     const error = await failed(agent, 'polls_list', {}, 429);
     expect(error.code).toBe('rate_limited');
     expect((await call('GET', `${t.api}/polls`, { apiKey: workspace.apiKey })).status).toBe(429);
+    // Listing the tools is refused too: one credential cannot keep the server busy for free.
+    const listed = await call('POST', `${t.url}/mcp`, {
+      apiKey: workspace.apiKey,
+      body: { jsonrpc: '2.0', id: 9, method: 'tools/list' },
+      headers: { accept: 'application/json, text/event-stream' },
+    });
+    expect(listed.status).toBe(429);
+    expect(listed.body.error.code).toBe('rate_limited');
+    expect(listed.headers.get('x-ratelimit-remaining')).toBe('0');
   });
 
   it('keeps each tool to its route’s body limit', async () => {

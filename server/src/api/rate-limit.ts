@@ -2,6 +2,7 @@ import type { ErrorCode } from '@pollkit/contracts';
 import { ApiError } from '../core/api-error.js';
 import type { RateLimitHit, RateLimitStore } from '../infra/rate-limit.js';
 import { AUTH_FAILURE_CODES, countAuthFailure } from '../modules/credentials/auth-failures.js';
+import type { WorkspaceCredential } from '../modules/credentials/workspace-credential.js';
 import type { ApiCall, RateLimitDecision, Step } from './call.js';
 
 export interface RateLimitDeps {
@@ -19,11 +20,7 @@ export interface RateLimitDeps {
  */
 export function rateLimitStep(deps: RateLimitDeps): Step {
   return async (call, next) => {
-    const credential = call.credential!;
-    const general = {
-      key: `cred:${credential.id}`,
-      limit: credential.rateLimitPerMinute ?? deps.config.RATE_LIMIT_PER_MINUTE,
-    };
+    const general = generalLimit(deps, call.credential!);
     const generalHit = await deps.rateLimits.hit(general.key);
     const own = call.route.rateLimitPerMinute;
     if (own === undefined || generalHit.count > general.limit) {
@@ -37,8 +34,33 @@ export function rateLimitStep(deps: RateLimitDeps): Step {
   };
 }
 
+/** A credential's own counter and limit: the workspace's override or the server's. */
+function generalLimit(deps: RateLimitDeps, credential: WorkspaceCredential): { key: string; limit: number } {
+  return {
+    key: `cred:${credential.id}`,
+    limit: credential.rateLimitPerMinute ?? deps.config.RATE_LIMIT_PER_MINUTE,
+  };
+}
+
+/**
+ * Counts a request that runs no operation against its credential's limit, as a call of one would be
+ * counted (the same counter): MCP's `initialize`, `tools/list` and `ping`, which cost the server as
+ * much as a read and must not be free for one credential to repeat while others wait. 429 past it.
+ */
+export async function countRequest(
+  deps: RateLimitDeps,
+  caller: { credential: WorkspaceCredential; rateLimit: RateLimitDecision | undefined },
+): Promise<void> {
+  const general = generalLimit(deps, caller.credential);
+  decideRateLimit(caller, general.limit, await deps.rateLimits.hit(general.key));
+}
+
 /** Records the decision on the call (the transport turns it into headers); past the limit, 429. */
-export function decideRateLimit(call: ApiCall, limit: number, hit: RateLimitHit): void {
+export function decideRateLimit(
+  call: { rateLimit: RateLimitDecision | undefined },
+  limit: number,
+  hit: RateLimitHit,
+): void {
   const decision: RateLimitDecision = { limit, remaining: Math.max(0, limit - hit.count), resetAt: hit.resetAt };
   call.rateLimit = decision;
   if (hit.count > limit) {

@@ -1,6 +1,7 @@
 import { scopes } from '@pollkit/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { identifyCaller, type Operation } from '../api/pipeline.js';
+import { countRequest } from '../api/rate-limit.js';
 import { publicBaseUrl } from '../config.js';
 import { ApiError, toApiError } from '../core/api-error.js';
 import { AgentEndpoint } from '../mcp/agent-endpoint.js';
@@ -41,6 +42,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: HttpDeps, operatio
   );
 
   app.post(MCP_PATH, { bodyLimit }, async (request, reply) => {
+    // What identifying and counting the caller decided: the rate limit goes out as headers.
     const caller: Parameters<typeof identifyCaller>[1] = {
       request: { authorization: request.headers.authorization, ip: request.ip },
       rateLimit: undefined,
@@ -48,9 +50,21 @@ export function registerMcpRoutes(app: FastifyInstance, deps: HttpDeps, operatio
     let credential: Awaited<ReturnType<typeof identifyCaller>>;
     try {
       credential = await identifyCaller(deps, caller);
+      // A tool call is counted by its operation's pipeline (its result's `_meta` says how); any
+      // other request (initialize, tools/list, ping) once here, on the same counter. Notifications
+      // cost nothing to answer.
+      if (countsAsRequest(request.body)) {
+        const counted = { credential, rateLimit: caller.rateLimit };
+        try {
+          await countRequest(deps, counted);
+        } finally {
+          caller.rateLimit = counted.rateLimit;
+        }
+      }
     } catch (error) {
       return sendFailure(request, reply, error, caller.rateLimit, baseUrl());
     }
+    if (caller.rateLimit) writeRateLimitHeaders(reply, caller.rateLimit);
     const response = await endpoint.handle(webRequestOf(request, baseUrl()), request.body, {
       credential,
       request: { id: request.id, log: request.log, authorization: request.headers.authorization, ip: request.ip },
@@ -94,8 +108,18 @@ export function registerMcpRoutes(app: FastifyInstance, deps: HttpDeps, operatio
   }));
 }
 
+/** Whether a body holds a JSON-RPC request other than `tools/call` (a batch: any of its messages). */
+function countsAsRequest(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((message) => {
+    if (message === null || typeof message !== 'object') return false;
+    const { method, id } = message as { method?: unknown; id?: unknown };
+    return typeof method === 'string' && id !== undefined && method !== 'tools/call';
+  });
+}
+
 /**
- * A failure to identify the caller, in the API's envelope. A 401 carries the challenge that sends an
+ * A failure to identify the caller (or to count its request), in the API's envelope. A 401 carries the challenge that sends an
  * MCP client to the resource metadata (and says `invalid_token` when a credential was sent).
  */
 function sendFailure(

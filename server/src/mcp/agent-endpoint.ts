@@ -68,7 +68,7 @@ export class AgentEndpoint {
   #tools: Map<string, AgentTool> | undefined;
   /**
    * One for every request's server: each would otherwise make its own Ajv instance (measured: a
-   * quarter of a tool call's cost). Servers use it only to check what a client answers to an
+   * third of a tool call's server CPU, server/bench/RESULTS.md). Servers use it only to check what a client answers to an
    * elicitation, which Pollkit never asks for.
    */
   readonly #validator = new AjvJsonSchemaValidator();
