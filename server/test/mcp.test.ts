@@ -429,6 +429,15 @@ describe('hostile and malformed messages', () => {
     expect(({} as Json).polluted).toBeUndefined();
   });
 
+  it('answers a tools/call whose params are malformed with -32602, invalid params', async () => {
+    for (const params of [{}, { name: 7 }, { name: 'polls_list', arguments: 'x' }]) {
+      const res = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }));
+      expect(res.status).toBe(200);
+      expect(res.body.error.code, JSON.stringify(params)).toBe(-32602);
+      expect(res.body.error.message).toMatch(/Invalid tools\/call request/);
+    }
+  });
+
   it('takes no host token, participant token or key of another kind as the bearer credential', async () => {
     const poll = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Hosted', content: sampleContent() } });
     await call('PATCH', `${t.api}/polls/${poll.body.id}`, { apiKey, body: { publish: true } });

@@ -3,13 +3,13 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   type CallToolRequest,
-  CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { inputInQuery, pathParams } from '@pollkit/contracts';
+import { z } from 'zod';
 import { type ApiCall, type ApiRequest, newCall, type Outcome } from '../api/call.js';
 import type { Operation } from '../api/pipeline.js';
 import { ApiError, invalidField, toApiError } from '../core/api-error.js';
@@ -98,7 +98,8 @@ export class AgentEndpoint {
     server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: [...tools.values()].filter((tool) => toolAllowed(tool, caller.credential)).map((tool) => tool.definition),
     }));
-    server.setRequestHandler(CallToolRequestSchema, (call) => {
+    server.setRequestHandler(LooseCallToolRequest, (looseCall) => {
+      const call = looseCall as CallToolRequest;
       // A tool the list hides is still called: the pipeline refuses it as the REST route would (403, 402).
       const tool = tools.get(call.params.name);
       // A plain error with a code: McpError would put "MCP error -32602:" in the message, which the
@@ -140,6 +141,14 @@ export class AgentEndpoint {
     }
   }
 }
+
+/**
+ * `tools/call` as the handler is registered for it: the method alone. The SDK's `Server` checks the
+ * whole request against `CallToolRequestSchema` before the handler runs and answers a bad one with
+ * -32602 (invalid params); registered with that schema itself, the SDK's generic parse would run
+ * first and answer -32603 (internal error) instead.
+ */
+const LooseCallToolRequest = z.looseObject({ method: z.literal('tools/call') });
 
 /**
  * The tool's arguments as the request the REST route would get: path parameters by name, the rest
