@@ -91,8 +91,8 @@ export function stepsFor(route: RouteDefinition, deps: PipelineDeps): Step[] {
 }
 
 /**
- * Every operation of the contract with its handler, each composed once, at start-up. `routes` is the
- * contract but in a test that proves a route added to it is served by every transport.
+ * Every operation of the contract with its handler, each composed once, at start-up. `routes` is
+ * `contract`, except in the test that adds a route to it to prove every transport serves it.
  */
 export function buildOperations(
   handlers: ContractHandlers,
