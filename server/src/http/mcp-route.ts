@@ -4,7 +4,7 @@ import { identifyCaller, type Operation } from '../api/pipeline.js';
 import { countRequest } from '../api/rate-limit.js';
 import { publicBaseUrl } from '../config.js';
 import { ApiError, toApiError } from '../core/api-error.js';
-import { AgentEndpoint } from '../mcp/agent-endpoint.js';
+import type { AgentEndpoint } from '../mcp/agent-endpoint.js';
 import { isAgentOperation } from '../mcp/agent-tools.js';
 import type { HttpDeps } from './http-deps.js';
 import { logFailure } from './log-failure.js';
@@ -30,10 +30,19 @@ export function registerMcpRoutes(app: FastifyInstance, deps: HttpDeps, operatio
     const address = app.server.address();
     return publicBaseUrl(deps.config, typeof address === 'object' && address ? address.port : 0);
   };
-  const endpoint = new AgentEndpoint(operations, {
-    bodyLimitBytes: deps.config.BODY_LIMIT_BYTES,
-    onFailure: (caller, error, tool) => logFailure(caller.request.log, error, 'tool call failed', { tool }),
-  });
+  // The MCP SDK takes ~0.2 s to load: on the first /mcp request, not at every start (as the
+  // OpenAPI generator, server.ts).
+  let endpoint: Promise<AgentEndpoint> | undefined;
+  const agentEndpoint = () => {
+    endpoint ??= import('../mcp/agent-endpoint.js').then(
+      ({ AgentEndpoint }) =>
+        new AgentEndpoint(operations, {
+          bodyLimitBytes: deps.config.BODY_LIMIT_BYTES,
+          onFailure: (caller, error, tool) => logFailure(caller.request.log, error, 'tool call failed', { tool }),
+        }),
+    );
+    return endpoint;
+  };
   // A tool's arguments are its route's body: the largest route limit bounds the request, and each
   // call is then held to its own route's (AgentEndpoint).
   const bodyLimit = Math.max(
@@ -65,7 +74,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: HttpDeps, operatio
       return sendFailure(request, reply, error, caller.rateLimit, baseUrl());
     }
     if (caller.rateLimit) writeRateLimitHeaders(reply, caller.rateLimit);
-    const response = await endpoint.handle(webRequestOf(request, baseUrl()), request.body, {
+    const response = await (await agentEndpoint()).handle(webRequestOf(request, baseUrl()), request.body, {
       credential,
       request: { id: request.id, log: request.log, authorization: request.headers.authorization, ip: request.ip },
     });
