@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { TEST_PROJECTS } from './vitest.projects.js';
+import { SlowFirstSequencer } from './vitest.sequencer.js';
 
 /**
  * A test's budget only turns a hang into a failure; it must never fail a slow machine. Measured on
@@ -28,6 +29,8 @@ export default defineConfig({
   test: {
     pool: 'forks',
     maxWorkers: 2,
+    // The slowest files first, whatever their project (vitest.sequencer.ts).
+    sequence: { sequencer: SlowFirstSequencer },
     reporters: ['default', './vitest.summary-reporter.ts'],
     projects: Object.entries(TEST_PROJECTS).map(([name, include]) => ({
       extends: true,

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, LAPTOP, launchChromium, PagePool, poll, type WatchedPage } from './support/browser.js';
 import { call } from './support/http.js';
 import { createLiveSession, type LiveSessionFixture } from './support/live-deck.js';
-import { startTestServer, type TestServer } from './support/server.js';
+import { onceOnEmbeddedLeg, startTestServer, type TestServer } from './support/server.js';
 
 /**
  * Embedding (docs/embedding.md) in a real browser (Debian's Chromium through playwright-core): a
@@ -132,7 +132,7 @@ async function startParentSite(): Promise<ParentSite> {
 
 type EmbedEvent = { type: string; sessionId: string | null; [field: string]: unknown };
 
-describe.skipIf(!chromiumAvailable)('the pages inside another site’s frame, in Chromium', () => {
+describe.skipIf(!chromiumAvailable || onceOnEmbeddedLeg)('the pages inside another site’s frame, in Chromium', () => {
   beforeAll(async () => {
     const built = await esbuild.build({
       entryPoints: [join(repoRoot, 'sdk', 'src', 'embed.ts')],

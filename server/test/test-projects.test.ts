@@ -3,6 +3,7 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { TEST_FOLDERS, TEST_PROJECTS } from '../../vitest.projects.js';
+import { SLOW_FILES } from '../../vitest.sequencer.js';
 
 /**
  * Every test file runs in exactly one vitest project (vitest.projects.ts): a file in no list would
@@ -30,6 +31,11 @@ describe('test projects', () => {
     const missing = [...projectsOf.keys()].filter((file) => !onDisk.includes(file));
     expect({ inNoProject, inSeveral, missing }).toEqual({ inNoProject: [], inSeveral: [], missing: [] });
     expect(onDisk.length).toBeGreaterThan(0);
+  });
+
+  it('put first only files that exist (vitest.sequencer.ts)', async () => {
+    const onDisk = (await Promise.all(TEST_FOLDERS.map(testFilesUnder))).flat();
+    expect(SLOW_FILES.filter((file) => !onDisk.includes(file))).toEqual([]);
   });
 
   it('search only folders that exist', async () => {

@@ -1,0 +1,44 @@
+import { relative } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The files that take longest, longest first, as CI measured them on the 2-core machine (seconds on
+ * the embedded leg, 2026-11-29). Two workers share ~130 files: a file of 100 s started last keeps
+ * one worker busy for 100 s after the other is done. Vitest orders a fresh clone (no results cache)
+ * project by project and, within one, by file size, which put the docs build, a small file taking
+ * 100 s, near the end. Longest first (LPT) ends both workers close together.
+ */
+export const SLOW_FILES: readonly string[] = [
+  'server/test/fuzz.test.ts', // 118
+  'server/test/docs-site.browser.test.ts', // 100
+  'server/test/cli.test.ts', // 51
+  'server/test/docs-samples.test.ts', // 47
+  'server/test/webhooks-multi-process.test.ts', // 46
+  'server/test/live-pages.browser.test.ts', // 43
+  'server/test/pages-i18n.browser.test.ts', // 35
+  'server/test/faults-postgres.test.ts', // 31
+  'server/test/webhooks-durability.test.ts', // 24
+  'server/test/self-paced.browser.test.ts', // 23
+  'server/test/entry-point.test.ts', // 22
+  'server/test/trust-proxy.test.ts', // 22
+  'server/test/faults-redis.test.ts', // 17
+  'server/test/api-reference.browser.test.ts', // 16
+  'server/test/embedding.browser.test.ts', // 15
+  'sdk/test/export-stream.test.ts', // 15
+  'server/test/live-abuse.test.ts', // 15
+];
+
+/** Vitest's order (failed first, then by the last run's duration or by size), the slow files moved to the front. */
+export class SlowFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (spec: TestSpecification) => {
+      const index = SLOW_FILES.indexOf(relative(this.ctx.config.root, spec.moduleId));
+      return index === -1 ? SLOW_FILES.length : index;
+    };
+    return sorted
+      .map((spec, order) => ({ spec, order, rank: rank(spec) }))
+      .sort((a, b) => a.rank - b.rank || a.order - b.order)
+      .map(({ spec }) => spec);
+  }
+}
