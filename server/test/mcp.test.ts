@@ -75,6 +75,15 @@ async function failed(client: Client, name: string, args: Json, status: number, 
   return JSON.parse(text).error;
 }
 
+/** `tools/list` POSTed by hand to /mcp with `token` as the bearer (none if undefined): the raw HTTP answer. */
+function listToolsRaw(token: string | undefined) {
+  return call('POST', `${t.url}/mcp`, {
+    ...(token === undefined ? {} : { apiKey: token }),
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    headers: { accept: 'application/json, text/event-stream' },
+  });
+}
+
 /** What the route table says an agent can call: every JSON operation of a workspace credential. */
 const eligible = Object.entries(routeTable).flatMap(([group, routes]) =>
   Object.entries(routes)
@@ -84,10 +93,7 @@ const eligible = Object.entries(routeTable).flatMap(([group, routes]) =>
 
 describe('authentication and discovery', () => {
   it('answers 401 in the envelope without a credential, pointing at the resource metadata', async () => {
-    const res = await call('POST', `${t.url}/mcp`, {
-      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
-      headers: { accept: 'application/json, text/event-stream' },
-    });
+    const res = await listToolsRaw(undefined);
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('missing_authorization');
     const challenge = res.headers.get('www-authenticate') ?? '';
@@ -110,11 +116,7 @@ describe('authentication and discovery', () => {
   });
 
   it('refuses a wrong key with 401 invalid_token, and the official client fails to connect without one', async () => {
-    const res = await call('POST', `${t.url}/mcp`, {
-      apiKey: 'pk_live_wrong',
-      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
-      headers: { accept: 'application/json, text/event-stream' },
-    });
+    const res = await listToolsRaw('pk_live_wrong');
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('invalid_api_key');
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
@@ -125,11 +127,7 @@ describe('authentication and discovery', () => {
 
   it('refuses the free plan with 402, as every API route does', async () => {
     const { apiKey: freeKey } = await t.workspace('free');
-    const res = await call('POST', `${t.url}/mcp`, {
-      apiKey: freeKey,
-      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
-      headers: { accept: 'application/json, text/event-stream' },
-    });
+    const res = await listToolsRaw(freeKey);
     expect(res.status).toBe(402);
     expect(res.body.error.code).toBe('upgrade_required');
   });
@@ -343,11 +341,7 @@ describe('calls go through the REST pipeline', () => {
     expect(error.code).toBe('rate_limited');
     expect((await call('GET', `${t.api}/polls`, { apiKey: workspace.apiKey })).status).toBe(429);
     // Listing the tools is refused too: one credential cannot keep the server busy for free.
-    const listed = await call('POST', `${t.url}/mcp`, {
-      apiKey: workspace.apiKey,
-      body: { jsonrpc: '2.0', id: 9, method: 'tools/list' },
-      headers: { accept: 'application/json, text/event-stream' },
-    });
+    const listed = await listToolsRaw(workspace.apiKey);
     expect(listed.status).toBe(429);
     expect(listed.body.error.code).toBe('rate_limited');
     expect(listed.headers.get('x-ratelimit-remaining')).toBe('0');
@@ -444,11 +438,7 @@ describe('hostile and malformed messages', () => {
     const session = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.body.id } });
     const joined = await call('POST', `${t.api}/live/${session.body.pin}/join`, { body: {} });
     for (const token of [session.body.hostToken, joined.body.participantToken]) {
-      const res = await call('POST', `${t.url}/mcp`, {
-        apiKey: token,
-        body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
-        headers: { accept: 'application/json, text/event-stream' },
-      });
+      const res = await listToolsRaw(token);
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('invalid_api_key');
     }

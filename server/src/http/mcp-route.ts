@@ -51,11 +51,9 @@ export function registerMcpRoutes(app: FastifyInstance, deps: HttpDeps, operatio
   );
 
   app.post(MCP_PATH, { bodyLimit }, async (request, reply) => {
+    const facts = { id: request.id, log: request.log, authorization: request.headers.authorization, ip: request.ip };
     // What identifying and counting the caller decided: the rate limit goes out as headers.
-    const caller: Parameters<typeof identifyCaller>[1] = {
-      request: { authorization: request.headers.authorization, ip: request.ip },
-      rateLimit: undefined,
-    };
+    const caller: Parameters<typeof identifyCaller>[1] = { request: facts, rateLimit: undefined };
     let credential: Awaited<ReturnType<typeof identifyCaller>>;
     try {
       credential = await identifyCaller(deps, caller);
@@ -76,7 +74,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: HttpDeps, operatio
     if (caller.rateLimit) writeRateLimitHeaders(reply, caller.rateLimit);
     const response = await (await agentEndpoint()).handle(webRequestOf(request, baseUrl()), request.body, {
       credential,
-      request: { id: request.id, log: request.log, authorization: request.headers.authorization, ip: request.ip },
+      request: facts,
     });
     reply.code(response.status);
     response.headers.forEach((value, name) => {
