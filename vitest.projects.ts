@@ -16,6 +16,7 @@ export const TEST_PROJECTS = {
     'server/test/docs-truth.test.ts',
     'server/test/generated-files.test.ts',
     'server/test/live-projection.test.ts',
+    'server/test/descriptors.test.ts',
     'server/test/ttl-cache.test.ts',
     'server/test/turn-loader.test.ts',
     'server/test/branching-parser.test.ts',
@@ -41,6 +42,7 @@ export const TEST_PROJECTS = {
   api: [
     'server/test/lazy-schema-compilers.test.ts',
     'server/test/mcp.test.ts',
+    'server/test/event-stream-wire.test.ts',
     'server/test/access-log.test.ts',
     'server/test/migrations.test.ts',
     'server/test/address-rules.test.ts',

@@ -1,53 +1,65 @@
 #!/usr/bin/env bash
-# The live-sessions scenario at two trees, in alternating rounds, in one run: what a change costs the
-# answers of a live room, with the machine's drift spread over both sides.
+# The live-sessions scenario at two trees, in alternating rounds, in one run: what a change costs or
+# saves a live room, with the machine's drift spread over both sides.
 #
 #   server/bench/compare-live.sh <before-commit> <after-commit> [rounds] [participants]
 #
 # (server/bench/answers-in-process.ts measures the same answers without HTTP, SSE or load generators.)
 #
 # Each commit is checked out into a worktree under ${TMPDIR:-/tmp} (installed offline from the pnpm
-# store), then rounds alternate before, after, before, after… (each a fresh server: N join, N streams,
-# `next`, N answers at once). Prints each round's answers accepted per second and join rate, then the
-# medians and the after/before ratio, of the rate and of the server's CPU seconds for the answers (the
-# latter steadier on a machine shared with other work). Embedded PGlite unless BENCH_DATABASE_URL is set.
+# store). Both sides are driven by the same load generator, this tree's (the bench files other than
+# targets/ are copied into the before tree: only the server under test differs). Rounds alternate
+# before, after, before, after… (each a fresh server: N join, N streams, `next`, BENCH_LIVE_BROADCASTS
+# more moves, N answers at once, the reconnect storm). Prints each round's figures, then the medians
+# and after/before. Embedded PGlite unless BENCH_DATABASE_URL is set (each round on a fresh database).
 set -euo pipefail
 before=${1:?before commit}
 after=${2:?after commit}
 rounds=${3:-5}
 participants=${4:-5000}
 repo=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
+bench=$(cd "$(dirname "$0")" && pwd)
 work=${TMPDIR:-/tmp}/pollkit-bench-compare
 mkdir -p "$work"
 
 # shellcheck source=compare-trees.sh
 source "$(dirname "$0")/compare-trees.sh"
 
+# The figures of one round, space-separated (see the header printed below).
 round() {
-  local dir=$1 log
-  log=$(cd "$dir/server" && BENCH_SCENARIOS=live-sessions BENCH_LIVE_SIZES=$participants \
-    npx tsx --conditions=@pollkit/source bench/run.ts 2>&1)
-  # The answers table's row: | N | accepted | refused | accepted/s | p50 | p99 | counted | CPU |
-  local answers joins n
-  n=$(echo "$participants" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')
-  answers=$(echo "$log" | awk -F'|' -v n="$n" \
-    '$2 ~ n && NF == 10 { gsub(/[ ,]/, "", $5); gsub(/[ ,]/, "", $7); gsub(/[ ,]/, "", $9); print $5, $7, $9 }' | tail -1)
-  joins=$(echo "$log" | awk -F'|' -v n="$n" \
-    '$2 ~ n && NF > 12 { gsub(/[ ,]/, "", $3); print $3 }' | tail -1)
-  echo "$answers $joins"
+  local dir=$1 json
+  json=$(mktemp)
+  (cd "$dir/server" && BENCH_SCENARIOS=live-sessions BENCH_LIVE_SIZES=$participants BENCH_LIVE_JSON=$json \
+    npx tsx --conditions=@pollkit/source bench/run.ts >/dev/null 2>&1) || true
+  jq -r '.sizes[0] | [
+      (.join.perSec // 0 | floor), (.join.p99Ms // 0 | floor),
+      (.delivery.p99Ms // 0 | floor), (.broadcasts.serverCpuUsPerStream // 0 | . * 10 | round / 10),
+      (.broadcasts.p99Ms // 0 | floor), (.memory.perStreamKb // 0 | . * 10 | round / 10),
+      (.answers.perSec // 0 | floor), (.answers.p99Ms // 0 | floor), (.answers.serverCpuSec // 0),
+      (.storm.sinceDropSec // 0 | . * 10 | round / 10), (.storm.ok // 0), (.storm.missedNothing // 0),
+      (.error // "-" | gsub(" "; "_"))
+    ] | join(" ")' "$json"
+  rm -f "$json"
 }
 
 before_dir=$(tree "$before")
 after_dir=$(tree "$after")
-declare -a b_rates a_rates b_cpu a_cpu
-echo "round | side | answers accepted/s | answer p99 ms | server CPU s for the answers | joins/s"
+# The same load generator on both sides: this tree's harness, the before tree's server and targets.
+for file in "$bench"/*.ts; do cp "$file" "$before_dir/server/bench/"; done
+
+columns="joins/s join_p99_ms next_p99_ms cpu_us_per_stream_per_broadcast moves_p99_ms kb_per_stream answers/s answer_p99_ms answers_cpu_s storm_s resumed missed_nothing error"
+echo "round side $columns"
+declare -a b_rows a_rows
 for i in $(seq 1 "$rounds"); do
-  read -r rate p99 cpu joins < <(round "$before_dir")
-  b_rates+=("$rate"); b_cpu+=("$cpu"); echo "$i | before ($before) | $rate | $p99 | $cpu | $joins"
-  read -r rate p99 cpu joins < <(round "$after_dir")
-  a_rates+=("$rate"); a_cpu+=("$cpu"); echo "$i | after ($after) | $rate | $p99 | $cpu | $joins"
+  row=$(round "$before_dir"); b_rows+=("$row"); echo "$i before($before) $row"
+  row=$(round "$after_dir"); a_rows+=("$row"); echo "$i after($after) $row"
 done
-mb=$(median "${b_rates[@]}"); ma=$(median "${a_rates[@]}")
-echo "median answers/s: before $mb, after $ma, after/before $(awk -v a="$ma" -v b="$mb" 'BEGIN { printf "%.3f", a / b }')"
-cb=$(median "${b_cpu[@]}"); ca=$(median "${a_cpu[@]}")
-echo "median server CPU s for the answers: before $cb, after $ca, after/before $(awk -v a="$ca" -v b="$cb" 'BEGIN { printf "%.3f", a / b }')"
+# Medians per column (the error column left out) and after/before.
+n=$(echo "$columns" | wc -w)
+for k in $(seq 1 $((n - 1))); do
+  name=$(echo "$columns" | cut -d' ' -f"$k")
+  mapfile -t bv < <(printf '%s\n' "${b_rows[@]}" | cut -d' ' -f"$k")
+  mapfile -t av < <(printf '%s\n' "${a_rows[@]}" | cut -d' ' -f"$k")
+  mb=$(median "${bv[@]}"); ma=$(median "${av[@]}")
+  echo "median $name: before $mb, after $ma, after/before $(awk -v a="$ma" -v b="$mb" 'BEGIN { printf "%.3f", (b == 0 ? 0 : a / b) }')"
+done

@@ -39,7 +39,7 @@ export type Reply =
   | { type: 'collected'; arrivalsMs: number[]; streamsOpen: number; cpuSec: number }
   | ({ type: 'answered' } & Timed)
   | { type: 'dropped' }
-  | ({ type: 'resumed'; missedNothing: number } & Timed)
+  | ({ type: 'resumed'; missedNothing: number; retried: number } & Timed)
   | { type: 'error'; message: string };
 
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
@@ -302,19 +302,31 @@ function drop(): void {
   }
 }
 
-async function resume(): Promise<Timed & { missedNothing: number }> {
+/** Attempts a reconnect gets when the server resets or refuses it (EventSource and the audience page retry too). */
+const RESUME_ATTEMPTS = 5;
+
+async function resume(): Promise<Timed & { missedNothing: number; retried: number }> {
   const result = timed();
   let missedNothing = 0;
+  let retried = 0;
   await bounded(concurrency, async (participant) => {
     const started = nowMs();
-    participant.pending = '';
-    const failure = await openStream(participant, participant.lastEventId);
+    let failure: string | undefined;
+    for (let attempt = 1; attempt <= RESUME_ATTEMPTS; attempt++) {
+      participant.pending = '';
+      failure = await openStream(participant, participant.lastEventId);
+      // A reset connection (the server out of descriptors) or a 429 (past its stream cap) is retried,
+      // as a browser's EventSource retries a dropped connection; anything else is a failure.
+      if (failure === undefined || !['ECONNRESET', 'EPIPE', 'closed', '429'].includes(failure)) break;
+      retried += 1;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
     if (failure) return result.fail(failure);
     result.ok += 1;
     result.latenciesMs.push(nowMs() - started);
     if (participant.slideId !== participant.slideIdAtDrop) missedNothing += 1;
   });
-  return { ...finish(result), missedNothing };
+  return { ...finish(result), missedNothing, retried };
 }
 
 async function handle(command: Command): Promise<void> {

@@ -49,7 +49,7 @@ export interface LiveSizeResult {
   connect?: PhaseResult;
   memory?: { rssAfterJoinMb: number; rssAfterConnectMb: number; perStreamKb: number };
   /** The reconnect storm: every stream cut at once, then resumed with its Last-Event-ID. */
-  storm?: PhaseResult & { missedNothing: number; sinceDropSec: number };
+  storm?: PhaseResult & { missedNothing: number; sinceDropSec: number; retried: number };
   delivery?: Percentiles & {
     received: number;
     streamsOpen: number;
@@ -59,6 +59,19 @@ export interface LiveSizeResult {
     clientCpuSec: number;
   };
   answers?: PhaseResult & { counted: number };
+  /**
+   * Slide moves after the timed `next` (prev, next, …, an even number: the session ends where it
+   * was), each waited for until every stream has it: the server's CPU for a broadcast, per stream.
+   */
+  broadcasts?: {
+    count: number;
+    /** `slide` events received, all moves together. */
+    received: number;
+    /** Server CPU (user + system) per stream per broadcast, µs. */
+    serverCpuUsPerStream: number;
+    /** The moves' delivery p99s, median. */
+    p99Ms: number;
+  };
 }
 
 export function percentiles(values: number[]): Percentiles {
@@ -190,6 +203,7 @@ async function measureSize(options: {
   clientScript: string;
   serverNodeArgs: string[];
   serverFdLimit?: number;
+  broadcasts: number;
   log: (line: string) => void;
 }): Promise<LiveSizeResult & { database: string }> {
   const { participants: n, log } = options;
@@ -311,6 +325,33 @@ async function measureSize(options: {
         `(monotonic ms ${sentAt.toFixed(0)}–${(sentAt + delivery.maxMs).toFixed(0)}, for a CPU profile's timeline)`,
     );
 
+    if (options.broadcasts > 0) {
+      cpu = await cpuSeconds(info.pid);
+      const broadcastFrom = nowMs();
+      let received = 0;
+      const p99s: number[] = [];
+      for (let k = 0; k < options.broadcasts; k++) {
+        await all({ type: 'arm' }, 'armed');
+        const movedAt = nowMs();
+        await expectStatus('move', call(control, 'POST', host, { action: k % 2 === 0 ? 'prev' : 'next' }), 200);
+        const arrivals = (await all({ type: 'collect', timeoutMs: 60_000 }, 'collected')).flatMap((c) => c.arrivalsMs);
+        received += arrivals.length;
+        p99s.push(percentiles(arrivals.map((at) => at - movedAt)).p99Ms);
+      }
+      const broadcastCpu = (await cpuSeconds(info.pid)) - cpu;
+      result.broadcasts = {
+        count: options.broadcasts,
+        received,
+        serverCpuUsPerStream: (broadcastCpu * 1e6) / Math.max(1, received),
+        p99Ms: percentiles(p99s).p50Ms,
+      };
+      log(
+        `  ${n}: ${options.broadcasts} more moves, ${received} slide events: ` +
+          `${result.broadcasts.serverCpuUsPerStream.toFixed(1)} µs of server CPU per stream per broadcast ` +
+          `(monotonic ms ${window(broadcastFrom)}, for a CPU profile's timeline)`,
+      );
+    }
+
     const slideId = info.slideIds[1] as string;
     cpu = await cpuSeconds(info.pid);
     const answerFrom = nowMs();
@@ -341,10 +382,11 @@ async function measureSize(options: {
     const sinceDropSec = (nowMs() - dropAt) / 1000;
     const storm = merge(resumed, 0);
     const missedNothing = resumed.reduce((sum, r) => sum + r.missedNothing, 0);
-    result.storm = { ...storm, missedNothing, sinceDropSec };
+    const retried = resumed.reduce((sum, r) => sum + r.retried, 0);
+    result.storm = { ...storm, missedNothing, sinceDropSec, retried };
     log(
       `  ${n}: reconnect storm: ${storm.ok} of ${n} resumed ${sinceDropSec.toFixed(1)} s after the cut, ` +
-        `${missedNothing} sent the slide they missed, p99 ${storm.p99Ms.toFixed(0)} ms (monotonic ms ${window(resumeFrom)})` +
+        `${missedNothing} sent the slide they missed, ${retried} retries, p99 ${storm.p99Ms.toFixed(0)} ms (monotonic ms ${window(resumeFrom)})` +
         (storm.failed ? `, failures ${JSON.stringify(storm.failures)}` : ''),
     );
   } catch (error) {
@@ -367,6 +409,8 @@ export async function liveSessionsScenario(options: {
   serverNodeArgs?: string[];
   /** `ulimit -n` for the server (default: as high as allowed), to see what running out of descriptors does. */
   serverFdLimit?: number;
+  /** Slide moves measured after the timed `next` (an even number; 0: none). */
+  broadcasts?: number;
   log?: (line: string) => void;
 }): Promise<{ database: string; sizes: LiveSizeResult[] }> {
   const clientScript = await bundle(fileURLToPath(new URL('./live-client.ts', import.meta.url)), 'live-clients');
@@ -382,6 +426,7 @@ export async function liveSessionsScenario(options: {
       clientScript,
       serverNodeArgs: options.serverNodeArgs ?? [],
       serverFdLimit: options.serverFdLimit,
+      broadcasts: 2 * Math.ceil((options.broadcasts ?? 6) / 2),
       log,
     });
     database = used;

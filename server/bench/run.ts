@@ -13,7 +13,8 @@
  *   BENCH_SCENARIOS=live-sessions BENCH_LIVE_SIZES=1000,5000,10000 BENCH_LIVE_CLIENTS=2 BENCH_LIVE_CONCURRENCY=256 \
  *     npx -y pnpm@10 bench   # N participants on one session: join, SSE fan-out of `next`, answers, memory
  *   (BENCH_LIVE_CPU_PROF=<dir> writes the server's V8 CPU profile per N there; BENCH_LIVE_SERVERS=2 with
- *   BENCH_DATABASE_URL and BENCH_REDIS_URL: two server processes share the session, scale-out)
+ *   BENCH_DATABASE_URL and BENCH_REDIS_URL: two server processes share the session, scale-out;
+ *   BENCH_LIVE_BROADCASTS=6 more slide moves after the timed `next`: server CPU µs per stream per broadcast)
  *   BENCH_SCENARIOS=page-load BENCH_PAGE_LOADS=20 [BENCH_PAGE_LANGUAGE=ar] npx -y pnpm@10 bench   # the audience page in Chromium
  *   BENCH_SCENARIOS=join-challenge BENCH_CHALLENGES=30 BENCH_PAGE_LOADS=10 npx -y pnpm@10 bench   # the join challenge: phone, server
  *   BENCH_SCENARIOS=session-outcome BENCH_OUTCOME_PARTICIPANTS=10000 npx -y pnpm@10 bench   # participants list, results
@@ -22,6 +23,7 @@
  *   (WEBHOOK_CONCURRENCY, WEBHOOK_POLL_INTERVAL_MS, … set on the command reach the servers;
  *   BENCH_WEBHOOK_EXPERIMENT, see bench/targets/webhooks.ts; BENCH_WEBHOOK_CPU_PROF=<dir> profiles the drain's server)
  */
+import { writeFile } from 'node:fs/promises';
 import { getPollScenario } from './get-poll.js';
 import { joinChallengeScenario } from './join-challenge.js';
 import { liveSessionsScenario } from './live-sessions.js';
@@ -308,7 +310,10 @@ if (selected.has('live-sessions')) {
     concurrency: liveConcurrency,
     serverNodeArgs: liveCpuProf ? ['--cpu-prof', `--cpu-prof-dir=${liveCpuProf}`] : [],
     serverFdLimit: process.env.BENCH_LIVE_SERVER_FD_LIMIT ? Number(process.env.BENCH_LIVE_SERVER_FD_LIMIT) : undefined,
+    broadcasts: Number(process.env.BENCH_LIVE_BROADCASTS ?? 6),
   });
+  // For compare-live.sh: every figure of every size, as JSON.
+  if (process.env.BENCH_LIVE_JSON) await writeFile(process.env.BENCH_LIVE_JSON, JSON.stringify(r));
   const ms = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '—' : n < 10 ? n.toFixed(1) : fmt(n));
   const failures = (x: { failed: number; failures: Record<string, number> } | undefined) =>
     x === undefined
@@ -319,7 +324,7 @@ if (selected.has('live-sessions')) {
             .map(([what, count]) => `${what}×${fmt(count)}`)
             .join(', ');
   const row = (x: (typeof r.sizes)[number]) => {
-    const { join, connect, memory, delivery } = x;
+    const { join, connect, memory, delivery, broadcasts } = x;
     return [
       fmt(x.participants),
       join ? fmt(join.perSec) : '—',
@@ -333,6 +338,8 @@ if (selected.has('live-sessions')) {
       ms(delivery?.p99Ms),
       ms(delivery?.maxMs),
       delivery ? `${delivery.serverCpuSec.toFixed(2)} / ${delivery.clientCpuSec.toFixed(2)}` : '—',
+      broadcasts ? `**${broadcasts.serverCpuUsPerStream.toFixed(1)}**` : '—',
+      ms(broadcasts?.p99Ms),
     ];
   };
   const answerRow = (x: (typeof r.sizes)[number]) => {
@@ -354,10 +361,11 @@ if (selected.has('live-sessions')) {
     '',
     `${liveClients} load-generator processes (node:http), ${liveConcurrency} requests in flight in all; a fresh server per N. ` +
       'Delivery: from just before `POST /sessions/{id}/control {action: "next"}` is written until each stream has read the new `slide` event. ' +
-      'CPU: user + system seconds over the phase, of the server process (/proc) and of the load generators (process.cpuUsage).',
+      'CPU: user + system seconds over the phase, of the server process (/proc) and of the load generators (process.cpuUsage). ' +
+      `µs per stream per broadcast: the server's CPU over ${Number(process.env.BENCH_LIVE_BROADCASTS ?? 6)} more slide moves (prev, next, …; each waited for until every stream had it) over the \`slide\` events received; p99 the median of theirs.`,
     '',
-    '| participants | joins/s | join p99 ms | streams connected | connect s (streams/s) | RSS after joins → streams MB | KB per stream | `next` delivered | delivery p50 ms | p99 ms | max ms | CPU s server / clients (delivery) |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| participants | joins/s | join p99 ms | streams connected | connect s (streams/s) | RSS after joins → streams MB | KB per stream | `next` delivered | delivery p50 ms | p99 ms | max ms | CPU s server / clients (delivery) | server CPU µs per stream per broadcast | moves p99 ms |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...r.sizes.map((x) => `| ${row(x).join(' | ')} |`),
     '',
     '| participants | answers accepted | refused | accepted/s | answer p50 ms | p99 ms | counted by /results | server CPU s |',
@@ -366,18 +374,18 @@ if (selected.has('live-sessions')) {
     '',
     'Reconnect storm: every stream cut at once, the session moved on (`next`) while they are away, then each reconnects with its `Last-Event-ID`; resumed = the missed `slide` event replayed to it.',
     '',
-    '| participants | resumed | failed | s after the cut | reconnect p50 ms | p99 ms | sent the slide they missed |',
-    '|---:|---:|---|---:|---:|---:|---:|',
+    '| participants | resumed | failed | retried (reset or 429, then resumed or failed) | s after the cut | reconnect p50 ms | p99 ms | sent the slide they missed |',
+    '|---:|---:|---|---:|---:|---:|---:|---:|',
     ...r.sizes.map((x) => {
       const st = x.storm;
-      return `| ${fmt(x.participants)} | ${st ? fmt(st.ok) : '—'} | ${failures(st)} | ${st ? st.sinceDropSec.toFixed(1) : '—'} | ${ms(st?.p50Ms)} | ${ms(st?.p99Ms)} | ${st ? fmt(st.missedNothing) : '—'} |`;
+      return `| ${fmt(x.participants)} | ${st ? fmt(st.ok) : '—'} | ${failures(st)} | ${st ? fmt(st.retried) : '—'} | ${st ? st.sinceDropSec.toFixed(1) : '—'} | ${ms(st?.p50Ms)} | ${ms(st?.p99Ms)} | ${st ? fmt(st.missedNothing) : '—'} |`;
     }),
     '',
     `Server open-files limit: ${[...new Set(r.sizes.map((x) => fmt(x.serverFdLimit)))].join(', ')}. ` +
       `Control request (\`next\`) answered in: ${r.sizes.map((x) => `${fmt(x.participants)}: ${ms(x.delivery?.controlMs)} ms`).join('; ')}. ` +
       `Joins failed: ${r.sizes.map((x) => `${fmt(x.participants)}: ${failures(x.join)}`).join('; ')}.`,
     ...stopped.map((x) => `Stopped at ${fmt(x.participants)}: ${x.error}`),
-    'Targets (issue 29), at 10,000 on one process: joins ≥ 2,000/s with p99 < 2 s; `next` delivered p99 < 300 ms; every answer accepted within 2 s (≥ 5,000/s, p99 < 1 s); the storm resumed within 10 s, missing nothing.',
+    'Targets (issue 42), on one process: ≤ 15 µs of server CPU per stream per broadcast at 10,000 and 18,000; `next` p99 < 150 ms at 10,000 and < 300 ms at 18,000; ≤ 12 KB per stream; joins ≥ 3,000/s with p99 < 1 s at 10,000; 18,000 streams with none reset and the storm resumed within 15 s, missing nothing.',
     '',
   );
 }

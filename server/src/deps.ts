@@ -9,6 +9,7 @@ import { type Clock, systemClock } from './core/clock.js';
 import type { SecretSealer } from './core/sealed-secrets.js';
 import { type DatabaseHandle, type DatabaseProgress, openDatabase } from './db/database.js';
 import type { Database } from './db/schema.js';
+import { openFilesLimit, streamBudget } from './infra/descriptors.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './infra/invalidation.js';
 import { LocalDiskMediaStorage } from './infra/media-storage.js';
 import type { Metrics } from './infra/metrics.js';
@@ -122,6 +123,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     );
     const media = createMediaDeps(config);
     const joinUrl = (pin: string) => liveJoinUrl(config, media.port(), pin);
+    const streams = liveStreamCap(config.LIVE_MAX_STREAMS_PER_PROCESS, log);
     const liveHub = new LiveHub({
       db: database.db,
       clock,
@@ -134,7 +136,8 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
       streamLimits: {
         perParticipant: config.LIVE_STREAMS_PER_PARTICIPANT,
         anonymousPerAddress: config.LIVE_ANONYMOUS_STREAMS_PER_IP,
-        perProcess: config.LIVE_MAX_STREAMS_PER_PROCESS,
+        perProcess: streams.cap,
+        descriptorLimit: streams.descriptorLimit,
       },
     });
     // Redis is back after an outage: what other processes published meanwhile was lost. Whatever
@@ -218,6 +221,32 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
  * What the database layer reports, logged: the start of an outage once (with why), its end once,
  * and each dead connection at `debug` (they come by the pool-full when the server restarts).
  */
+/**
+ * How many event streams this process may hold, logged at start with the descriptor limit it comes
+ * from: each stream is a socket, and a process out of descriptors resets new connections instead of
+ * answering them (docs/self-hosting.md, "How many participants a process holds").
+ */
+/** A stream cap below which the start-up line is a warning: the descriptor limit is a distribution's default. */
+const LOW_STREAM_CAP = 1000;
+
+function liveStreamCap(configured: number, log: Logger): { cap: number; descriptorLimit: number | undefined } {
+  const descriptorLimit = openFilesLimit();
+  const cap = streamBudget(configured, descriptorLimit);
+  const fields = { descriptorLimit: descriptorLimit ?? null, streamCap: cap, configured };
+  if (cap < LOW_STREAM_CAP) {
+    log.warn(
+      fields,
+      'the open-files limit leaves room for few live event streams: raise it (ulimit -n, systemd LimitNOFILE) to hold a room (docs/self-hosting.md)',
+    );
+  } else {
+    log.info(
+      fields,
+      'live event streams: this process holds at most streamCap at once (its descriptor limit less a reserve)',
+    );
+  }
+  return { cap, descriptorLimit };
+}
+
 function databaseLog(log: Logger): NonNullable<Parameters<typeof openDatabase>[0]['events']> {
   let downSince: number | undefined;
   return {

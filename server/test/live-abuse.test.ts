@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { addressKey } from '../src/core/client-address.js';
+import { insertParticipants } from '../src/modules/live/participants.repository.js';
 import { expectError } from './support/assertions.js';
 import { ManualClock } from './support/clock.js';
 import { randomLoopback, requestFrom, streamStatusFrom } from './support/from-address.js';
@@ -352,6 +353,46 @@ describe('joins, participants, questions', () => {
     // A participant who joined resumes with its token, full or not.
     const token = joins.find((j) => j.status === 200)?.body.participantToken as string;
     expect((await s.join(session.pin, undefined, token)).status).toBe(200);
+  });
+
+  it('cap participants when joins arrive as batches side by side (one statement per batch; on PostgreSQL, concurrent)', async () => {
+    const capped = await s.session({ maxParticipants: 25 });
+    const locked = await s.session({ maxParticipants: 25 });
+    const lock = await call('PATCH', `${s.t.api}/sessions/${locked.id}`, {
+      body: { joinsLocked: true },
+      headers: { 'x-host-token': locked.hostToken },
+    });
+    expect(lock.status, lock.text).toBe(200);
+    const { db } = s.t.server.deps;
+    const newcomer = (sessionId: string, n: number) => ({
+      id: `par_batch_${sessionId}_${n}`,
+      session_id: sessionId,
+      token_hash: randomBytes(16).toString('hex'),
+      name: `P${n}`,
+      respondent_id: null,
+    });
+    // Eight batches of ten for a cap of 25, each batch also asking a seat in a session whose joins are locked.
+    const batches = Array.from({ length: 8 }, (_, b) => [
+      ...Array.from({ length: 10 }, (_, i) => newcomer(capped.id, b * 10 + i)),
+      newcomer(locked.id, b),
+    ]);
+    const seated = (await Promise.all(batches.map((batch) => insertParticipants(db, batch)))).flat();
+    expect(seated.filter((row) => row.session_id === capped.id)).toHaveLength(25);
+    expect(seated.filter((row) => row.session_id === locked.id)).toHaveLength(0);
+    // Within a batch, seats go to the first asked: no batch has a later newcomer seated before an earlier one.
+    for (const batch of batches) {
+      const got = batch.map((n) => seated.some((row) => row.id === n.id));
+      expect(got.indexOf(false) === -1 || !got.slice(got.indexOf(false), 10).includes(true)).toBe(true);
+    }
+    const now = await call('GET', `${s.t.api}/sessions/${capped.id}`, { apiKey: s.apiKey });
+    expect(now.body).toMatchObject({ participantCount: 25, maxParticipants: 25 });
+    const stored = await db
+      .selectFrom('session_participants')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('session_id', '=', capped.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(stored.n)).toBe(25);
+    expect((await s.join(capped.pin)).body.error).toMatchObject({ code: 'session_full' });
   });
 
   it('take the server’s default cap, and refuse one above its ceiling', async () => {

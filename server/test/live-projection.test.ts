@@ -7,6 +7,7 @@ import {
   eventsFor,
   type HistoryEvent,
   participantSnapshot,
+  participantSnapshots,
   personalised,
   presenterSnapshot,
   projectEnd,
@@ -222,6 +223,98 @@ describe('results shown', () => {
   });
 });
 
+describe('what streams share (the transport encodes one event object once for every stream it reaches)', () => {
+  const quizResult: SlideResult = {
+    slideId: 'capital',
+    text: 'Capital of France?',
+    kind: 'quiz',
+    totalAnswers: 2,
+    correctAnswers: 1,
+    correctRate: 50,
+    options: [],
+  };
+
+  it('gives every participant who answered one object, everyone who did not another, and never mixes them', () => {
+    const board = questionBoard('ask', { questions: [] });
+    const projection = projectSlideMove(
+      history(12, { action: 'goto', slideIndex: 1 }),
+      (id) => id === 'par_alice',
+      board,
+    );
+    const carol = { kind: 'participant', participantId: 'par_carol' } as const;
+    expect(eventsFor(bob, projection)).toBe(eventsFor(carol, projection));
+    expect(eventsFor(bob, projection)).toBe(eventsFor(anonymous, projection));
+    expect(eventsFor(alice, projection)).not.toBe(eventsFor(bob, projection));
+    expect(data(eventsFor(alice, projection)[0]).answered).toBe(true);
+    expect(data(eventsFor(carol, projection)[0]).answered).toBe(false);
+    // The board is the same object in both variants.
+    expect(eventsFor(alice, projection)[1]).toBe(eventsFor(bob, projection)[1]);
+  });
+
+  it('shares results, markers and the summary when there is no leaderboard', () => {
+    const results = slideResultsJson(slides[1] as Slide, quizResult, undefined);
+    const shown = projectResultsShown(history(13, { action: 'showResults', resultsVisible: true }), results);
+    expect(eventsFor(alice, shown)).toBe(eventsFor(bob, shown));
+    const marker = projectMarker(history(14, { action: 'lock' }));
+    expect(eventsFor(alice, marker)).toBe(eventsFor(bob, marker));
+    const end = projectEnd(history(15, { action: 'end', status: 'ended' }), summaryJson('ses_1', 3, [], undefined));
+    expect(eventsFor(alice, end)).toBe(eventsFor(bob, end));
+    const refresh = refreshFanout('15', { type: 'counts', data: '{}' }, results, '{"board":1}');
+    expect(eventsFor(alice, refresh)).toBe(eventsFor(bob, refresh));
+  });
+
+  it("makes a leaderboard's events per participant: nobody is sent another's rank", () => {
+    const results = slideResultsJson(slides[1] as Slide, quizResult, standings);
+    const shown = projectResultsShown(history(16, { action: 'showResults', resultsVisible: true }), results);
+    const forAlice = eventsFor(alice, shown)[0];
+    const forBob = eventsFor(bob, shown)[0];
+    expect(forAlice).not.toBe(forBob);
+    expect(data(forAlice).leaderboard.you.participantId).toBe('par_alice');
+    expect(data(forBob).leaderboard.you.participantId).toBe('par_bob');
+    expect(data(eventsFor(anonymous, shown)[0]).leaderboard.you).toBeNull();
+    const refresh = refreshFanout('16', { type: 'counts', data: '{}' }, results, undefined);
+    expect(data(eventsFor(bob, refresh)[0]).leaderboard.you.participantId).toBe('par_bob');
+    const end = projectEnd(history(17, { action: 'end', status: 'ended' }), summaryJson('ses_1', 3, [], standings));
+    expect(data(eventsFor(alice, end)[0]).leaderboard.you.participantId).toBe('par_alice');
+    expect(data(eventsFor(bob, end)[0]).leaderboard.you.participantId).toBe('par_bob');
+  });
+});
+
+describe('streams connecting together share their snapshot', () => {
+  const quizResult: SlideResult = {
+    slideId: 'capital',
+    text: 'Capital of France?',
+    kind: 'quiz',
+    totalAnswers: 2,
+    correctAnswers: 1,
+    correctRate: 50,
+    options: [],
+  };
+  const shown = { ...row, status: 'active' as const, current_slide_index: 1, results_visible: true };
+
+  it('gives every stream alike the same events, answered apart from not answered', () => {
+    const pick = participantSnapshots(shown, poll, {
+      results: slideResultsJson(slides[1] as Slide, quizResult, undefined),
+      board: undefined,
+    });
+    expect(pick(alice, false)).toBe(pick(bob, false));
+    expect(pick(alice, true)).not.toBe(pick(alice, false));
+    expect(data(pick(alice, true)[0]).answered).toBe(true);
+    expect(data(pick(bob, false)[0]).answered).toBe(false);
+    expect(pick(alice, true)[1]).toBe(pick(bob, false)[1]);
+  });
+
+  it('makes a leaderboard per participant, so a stream carries only its own rank', () => {
+    const pick = participantSnapshots(shown, poll, {
+      results: slideResultsJson(slides[1] as Slide, quizResult, standings),
+      board: undefined,
+    });
+    expect(data(pick(alice, false)[1]).leaderboard.you.participantId).toBe('par_alice');
+    expect(data(pick(bob, false)[1]).leaderboard.you.participantId).toBe('par_bob');
+    expect(pick(alice, false)[0]).toBe(pick(bob, false)[0]);
+  });
+});
+
 describe('markers and the end', () => {
   it('names the slide a lock, an unlock or hidden results apply to', () => {
     const types = (['lock', 'unlock', 'hideResults'] as const).map((action) => {
@@ -277,7 +370,10 @@ describe('streams connecting without Last-Event-ID', () => {
   });
 
   it('gives a participant its slide and what every stream shares', () => {
-    const shared = { results: personalised('{"you":null}', undefined), board: '{"questions":[]}' };
+    const shared = {
+      results: { forPresenter: '{"you":null}', ...personalised('{"you":null}', undefined) },
+      board: '{"questions":[]}',
+    };
     const events = participantSnapshot(active, poll, alice, false, shared);
     expect(events.map((event) => event.type)).toEqual(['slide', 'results', 'questions']);
     expect(data(events[0])).toMatchObject({ slideIndex: 2, answered: false, status: 'active' });
@@ -317,10 +413,14 @@ describe('refreshes and payload pieces', () => {
 
   it('fills `leaderboard.you` per participant from one serialisation', () => {
     const json = JSON.stringify({ leaderboard: { you: '\u0000you' } });
-    const forParticipant = personalised(json, standings);
+    const { forParticipant, shared } = personalised(json, standings);
     expect(JSON.parse(forParticipant('par_bob')).leaderboard.you.rank).toBe(2);
     expect(JSON.parse(forParticipant('par_unknown')).leaderboard.you).toBeNull();
-    expect(JSON.parse(personalised(json, undefined)('par_bob')).leaderboard.you).toBeNull();
+    // With a leaderboard nothing is the same for everybody; without one, everybody's is one string.
+    expect(shared).toBeUndefined();
+    const unranked = personalised(json, undefined);
+    expect(JSON.parse(unranked.forParticipant('par_bob')).leaderboard.you).toBeNull();
+    expect(unranked.shared).toBe(unranked.forParticipant('par_alice'));
   });
 
   it("reads a history event's snapshot, and states it as session-row fields", () => {

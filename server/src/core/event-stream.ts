@@ -12,8 +12,13 @@ export interface StreamEvent {
 }
 
 export interface EventSink {
-  /** Writes an event; a no-op once the stream is closed. */
+  /**
+   * Writes an event; a no-op once the stream is closed. Give every stream that is sent alike the same
+   * event object: the transport encodes an object once and writes those bytes to each stream.
+   */
   send(event: StreamEvent): void;
+  /** Writes events together (one write on the socket for all of them). */
+  sendAll(events: readonly StreamEvent[]): void;
   /** Ends the stream from the server's side (after a session's last event). */
   close(): void;
 }

@@ -17,6 +17,7 @@ import { registerApiReferencePage } from './api-reference-page.js';
 import { clientErrorHandler, refuseConnect } from './client-errors.js';
 import { registerContractRoutes } from './contract-routes.js';
 import { fromFastifyError, registerErrorHandlers } from './errors.js';
+import { OpenStreams } from './event-stream.js';
 import { registerHealthRoutes } from './health.js';
 import type { HttpDeps } from './http-deps.js';
 import { registerJsonBodyParser } from './json-body.js';
@@ -63,7 +64,10 @@ export async function buildApp(deps: HttpDeps, parts: AppParts): Promise<Fastify
   registerHealthRoutes(app, deps);
   registerOpenApiRoute(app, API_BASE_PATH, parts.openApiDocument);
   const operations = buildOperations(parts.handlers, deps, parts.contract);
-  registerContractRoutes(app, operations, API_BASE_PATH, { heartbeatMs: deps.config.LIVE_HEARTBEAT_MS });
+  // One heartbeat timer for every event stream of this app (http/event-stream.ts).
+  const streams = new OpenStreams(deps.config.LIVE_HEARTBEAT_MS);
+  app.addHook('onClose', async () => streams.close());
+  registerContractRoutes(app, operations, API_BASE_PATH, { streams });
   registerMcpRoutes(app, deps, operations);
   registerOAuthTokenRoute(app, deps);
   registerMediaFilesRoute(app, deps);

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiCall, type ApiRequest, newCall, type Outcome } from '../api/call.js';
 import type { Operation } from '../api/pipeline.js';
 import { toApiError } from '../core/api-error.js';
-import { openEventStream } from './event-stream.js';
+import { type OpenStreams, openEventStream } from './event-stream.js';
 import { logFailure } from './log-failure.js';
 import { writeRateLimitHeaders } from './rate-limit-headers.js';
 
@@ -18,7 +18,7 @@ export function registerContractRoutes(
   app: FastifyInstance,
   operations: readonly Operation[],
   basePath: string,
-  options: { heartbeatMs: number },
+  options: { streams: OpenStreams },
 ) {
   for (const operation of operations) {
     const { route } = operation;
@@ -34,10 +34,10 @@ export function registerContractRoutes(
           const outcome = await operation.run(call);
           if (outcome.kind === 'sse') {
             if (call.rateLimit) writeRateLimitHeaders(reply, call.rateLimit);
+            const log = request.log;
             openEventStream(request, reply, outcome.feed, {
-              heartbeatMs: options.heartbeatMs,
-              onError: (error) =>
-                logFailure(request.log, error, 'event stream failed', { operation: operation.operationId }),
+              streams: options.streams,
+              onError: (error) => logFailure(log, error, 'event stream failed', { operation: operation.operationId }),
             });
             return reply;
           }

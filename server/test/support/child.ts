@@ -91,12 +91,15 @@ export interface Child {
  * CLI, which runs the server as a second process and relays SIGTERM to it, then SIGKILLs it when
  * it has not acknowledged within 30 ms: on a busy machine that cut graceful shutdowns short
  * (exit 143). `pnpm start` runs the built server on plain Node, with no relay either.
+ * With `built`, the bundle `pnpm start` runs (dist/main.js, the same entry), which the caller has
+ * brought up to date (scripts/ensure-built.mjs): it starts without compiling the sources again.
  */
-export function startChild(env: Record<string, string>): Child {
+export function startChild(env: Record<string, string>, { built = false }: { built?: boolean } = {}): Child {
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !(name in CONFIG_VARIABLES) && name !== 'INIT_CWD'),
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@pollkit/source', 'src/main.ts'], {
+  const entry = built ? ['dist/main.js'] : ['--import', 'tsx', '--conditions=@pollkit/source', 'src/main.ts'];
+  const child = spawn(process.execPath, entry, {
     cwd: SERVER_DIR,
     // The failed-authentication budget is per address, and with Redis shared by every test server on
     // 127.0.0.1 (support/server.ts says why it is lifted there too).

@@ -20,8 +20,17 @@ export interface LiveHubDeps extends ChannelDeps {
   events: DomainEvents;
   /** How often counts and results refresh at most (ms). */
   refreshIntervalMs?: number;
-  /** Event streams held open at once (LIVE_STREAMS_PER_PARTICIPANT, …): past them, 429. */
-  streamLimits: { perParticipant: number; anonymousPerAddress: number; perProcess: number };
+  /**
+   * Event streams held open at once (LIVE_STREAMS_PER_PARTICIPANT, …): past them, 429. `perProcess`
+   * already fits the descriptor limit (`descriptorLimit`, infra/descriptors.ts), named in the warning
+   * logged when the streams approach it.
+   */
+  streamLimits: {
+    perParticipant: number;
+    anonymousPerAddress: number;
+    perProcess: number;
+    descriptorLimit?: number | undefined;
+  };
   /** The clock a session's end is stamped by (sessions.service.ts); the system clock by default. */
   clock?: Clock;
 }
@@ -39,6 +48,8 @@ const PARTICIPANT_CACHE_SIZE = 100_000;
 const PARTICIPANT_CACHE_TTL_MS = 10_000;
 /** Token lookups sent as one query at most (a bound on its parameters). */
 const PARTICIPANT_LOOKUP_BATCH = 500;
+/** Joins seated by one statement at most (a bound on its arrays). */
+const SEAT_CLAIM_BATCH = 500;
 /** How often what no stream follows is swept from memory. */
 const SWEEP_EVERY_MS = 60_000;
 
@@ -67,6 +78,17 @@ export class LiveHub {
     return tokenHashes.map((hash) => byHash.get(hash));
   }, PARTICIPANT_LOOKUP_BATCH);
 
+  /**
+   * Joins that arrive in one event-loop turn claim their seats in one statement
+   * (participants.repository.ts insertParticipants): a room of thousands joining paid one statement
+   * each, queued on the embedded database's one connection (RESULTS.md, issue 42).
+   */
+  readonly #seats = turnLoader<participants.NewParticipant, ParticipantRow | undefined>(async (newcomers) => {
+    const rows = await participants.insertParticipants(this.deps.db, newcomers);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return newcomers.map((newcomer) => byId.get(newcomer.id));
+  }, SEAT_CLAIM_BATCH);
+
   readonly #channels = new Map<string, SessionChannel>();
   readonly #bus: LiveBus;
   readonly #streams: StreamLimits;
@@ -76,7 +98,12 @@ export class LiveHub {
   constructor(readonly deps: LiveHubDeps) {
     this.refreshIntervalMs = deps.refreshIntervalMs ?? DEFAULT_REFRESH_MS;
     this.#sessions = new SessionCache(deps.db);
-    this.#streams = new StreamLimits(deps.streamLimits.perProcess);
+    this.#streams = new StreamLimits(deps.streamLimits.perProcess, (streams, cap) =>
+      deps.log.warn(
+        { streams, streamCap: cap, descriptorLimit: deps.streamLimits.descriptorLimit ?? null },
+        'live event streams approach what this process may hold: past the cap new streams get 429; add processes (REDIS_URL) or raise LIVE_MAX_STREAMS_PER_PROCESS with the open-files limit (docs/self-hosting.md)',
+      ),
+    );
     this.#bus = new LiveBus(deps.bus, deps.log, this.refreshIntervalMs, (message) => this.#onBusMessage(message));
     deps.events.subscribe((event) => this.#onDomainEvent(event));
     this.#sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
@@ -127,6 +154,16 @@ export class LiveHub {
   /** Whether this process holds the participant a token hash names in memory: a lookup that reads no database. */
   knowsParticipantToken(tokenHash: string): boolean {
     return this.#participantsByToken.get(tokenHash) !== undefined;
+  }
+
+  /**
+   * Seats a newcomer if its session has a seat left (cap, locked joins and the session's end checked
+   * in the same statement as the insert); undefined when it has none.
+   */
+  async seatParticipant(newcomer: participants.NewParticipant): Promise<ParticipantRow | undefined> {
+    const row = await this.#seats.load(newcomer);
+    if (row) this.rememberParticipant(row);
+    return row;
   }
 
   rememberParticipant(row: ParticipantRow): void {

@@ -29,7 +29,11 @@ export interface StreamAudience {
 /** Events to send: the presenter's, and each participant's (made per stream, from shared parts). */
 export interface Fanout {
   presenter: StreamEvent[];
-  participant: (audience: StreamAudience) => StreamEvent[];
+  /**
+   * A participant's events. Streams sent alike get the same array of the same objects: the transport
+   * encodes each object once for all of them (http/event-stream.ts).
+   */
+  participant: (audience: StreamAudience) => readonly StreamEvent[];
 }
 
 /** A history event turned into what each kind of stream is sent. */
@@ -43,6 +47,8 @@ export interface Projection extends Fanout {
 export interface PersonalisedJson {
   forPresenter: string;
   forParticipant: (participantId: string | undefined) => string;
+  /** Every participant's, when they are all the same (no leaderboard): made once. */
+  shared: string | undefined;
 }
 
 /** A history event, with what was read to project it: the poll, the session row, its participants. */
@@ -62,7 +68,7 @@ const YOU_MARK = '\u0000you';
 const YOU_MARK_JSON = JSON.stringify(YOU_MARK);
 
 /** The events of a fan-out one stream is sent. */
-export function eventsFor(audience: StreamAudience, fanout: Fanout): StreamEvent[] {
+export function eventsFor(audience: StreamAudience, fanout: Fanout): readonly StreamEvent[] {
   if (audience.kind !== 'presenter') return fanout.participant(audience);
   return audience.view === undefined || audience.view === 'full'
     ? fanout.presenter
@@ -143,30 +149,28 @@ export function projectSlideMove(
     // A self-paced session moves no shared slide: its one move is `start`, when every participant
     // stands on the first slide (nobody can move before it). Their own moves are sent to them alone.
     const session = { ...row, ...sessionFields(snapshot) };
-    const start = JSON.stringify(walkState(session, poll, newcomerRow(session), false));
-    return {
-      seq: event.seq,
-      ended: false,
-      presenter: [sessionEvent(event)],
-      participant: () => [{ type: 'slide', id, data: start }],
-    };
+    const start = [{ type: 'slide', id, data: JSON.stringify(walkState(session, poll, newcomerRow(session), false)) }];
+    return { seq: event.seq, ended: false, presenter: [sessionEvent(event)], participant: () => start };
   }
-  const unanswered = JSON.stringify(liveState(row.id, poll, snapshot, false));
-  const answered = JSON.stringify(liveState(row.id, poll, snapshot, true));
+  // Two variants of the slide, each one event object for every stream it goes to (the transport
+  // encodes an object once): the Q&A board, the same for everybody, follows in the same write.
+  const boardEvents: StreamEvent[] = board ? [{ type: 'questions', id, data: board }] : [];
+  const unanswered = [
+    { type: 'slide', id, data: JSON.stringify(liveState(row.id, poll, snapshot, false)) },
+    ...boardEvents,
+  ];
+  const answered = [
+    { type: 'slide', id, data: JSON.stringify(liveState(row.id, poll, snapshot, true)) },
+    ...boardEvents,
+  ];
   const presenter = [sessionEvent(event)];
   if (presenterCounts !== undefined) presenter.push({ type: 'counts', id, data: presenterCounts });
   return {
     seq: event.seq,
     ended: false,
     presenter,
-    participant: (audience) => [
-      {
-        type: 'slide',
-        id,
-        data: audience.participantId && hasAnswered(audience.participantId) ? answered : unanswered,
-      },
-      ...(board ? [{ type: 'questions', id, data: board }] : []),
-    ],
+    participant: (audience) =>
+      audience.participantId !== undefined && hasAnswered(audience.participantId) ? answered : unanswered,
   };
 }
 
@@ -176,12 +180,19 @@ export function projectResultsShown(event: HistoryEvent, results: PersonalisedJs
   const presenter = [sessionEvent(event)];
   if (!results) return { seq: event.seq, ended: false, presenter, participant: () => [] };
   presenter.push({ type: 'results', id, data: results.forPresenter });
-  return {
-    seq: event.seq,
-    ended: false,
-    presenter,
-    participant: (audience) => [{ type: 'results', id, data: results.forParticipant(audience.participantId) }],
-  };
+  return { seq: event.seq, ended: false, presenter, participant: participantEvents('results', id, results) };
+}
+
+/**
+ * A participant's event carrying `json`: one object for everybody when it is the same for everybody
+ * (no leaderboard), else made per participant, with their own rank.
+ */
+function participantEvents(type: string, id: string, json: PersonalisedJson): Fanout['participant'] {
+  if (json.shared !== undefined) {
+    const events = [{ type, id, data: json.shared }];
+    return () => events;
+  }
+  return (audience) => [{ type, id, data: json.forParticipant(audience.participantId) }];
 }
 
 /** `hideResults`, `lock`, `unlock`: participants learn which slide it applies to. */
@@ -189,9 +200,8 @@ export function projectMarker(event: HistoryEvent): Projection {
   const { action } = event.snapshot;
   const type = action === 'hideResults' ? 'results_hidden' : action === 'lock' ? 'locked' : 'unlocked';
   const slide = currentSlide(event.poll, event.snapshot);
-  const data = JSON.stringify({ slideId: slide?.id ?? null });
-  const id = String(event.seq);
-  return { seq: event.seq, ended: false, presenter: [sessionEvent(event)], participant: () => [{ type, id, data }] };
+  const events = [{ type, id: String(event.seq), data: JSON.stringify({ slideId: slide?.id ?? null }) }];
+  return { seq: event.seq, ended: false, presenter: [sessionEvent(event)], participant: () => events };
 }
 
 /** `end`: the summary to everybody; the streams close after it. */
@@ -201,7 +211,7 @@ export function projectEnd(event: HistoryEvent, summary: PersonalisedJson): Proj
     seq: event.seq,
     ended: true,
     presenter: [sessionEvent(event), { type: 'ended', id, data: summary.forPresenter }],
-    participant: (audience) => [{ type: 'ended', id, data: summary.forParticipant(audience.participantId) }],
+    participant: participantEvents('ended', id, summary),
   };
 }
 
@@ -226,10 +236,7 @@ export function slideResultsJson(
     results: result,
     leaderboard: standings ? { top: standings.top, you: you as null } : null,
   });
-  return {
-    forPresenter: JSON.stringify(data(null)),
-    forParticipant: personalised(JSON.stringify(data(YOU_MARK)), standings),
-  };
+  return { forPresenter: JSON.stringify(data(null)), ...personalised(JSON.stringify(data(YOU_MARK)), standings) };
 }
 
 /** The `ended` event's data: every slide's results, and the leaderboard when the deck has a quiz. */
@@ -245,10 +252,7 @@ export function summaryJson(
     leaderboard: standings ? { top: standings.top, you: you as null } : null,
     slides,
   });
-  return {
-    forPresenter: JSON.stringify(data(null)),
-    forParticipant: personalised(JSON.stringify(data(YOU_MARK)), standings),
-  };
+  return { forPresenter: JSON.stringify(data(null)), ...personalised(JSON.stringify(data(YOU_MARK)), standings) };
 }
 
 /**
@@ -258,11 +262,17 @@ export function summaryJson(
 export function personalised(
   json: string,
   standings: Standings | undefined,
-): (participantId: string | undefined) => string {
+): Pick<PersonalisedJson, 'forParticipant' | 'shared'> {
   const parts = json.split(YOU_MARK_JSON);
-  if (parts.length !== 2 || !standings) return () => json.replace(YOU_MARK_JSON, 'null');
+  if (parts.length !== 2 || !standings) {
+    const shared = json.replace(YOU_MARK_JSON, 'null');
+    return { forParticipant: () => shared, shared };
+  }
   const [before, after] = parts as [string, string];
-  return (participantId) => `${before}${JSON.stringify(standings.of(participantId))}${after}`;
+  return {
+    forParticipant: (participantId) => `${before}${JSON.stringify(standings.of(participantId))}${after}`,
+    shared: undefined,
+  };
 }
 
 /** The `progress` event's data (SessionProgress): participants per slide, completions, every slide's results. */
@@ -340,25 +350,58 @@ export function presenterSnapshot(
   return events;
 }
 
+/** What every participant stream connecting now shares besides its slide: the results shown, the Q&A board. */
+export interface ConnectShared {
+  results: PersonalisedJson | undefined;
+  board: string | undefined;
+}
+
 /**
  * What a participant stream connecting without `Last-Event-ID` to an open session is sent: its
- * slide, and what every stream connecting now shares (`shared`: the results shown, the Q&A board).
+ * slide, and what every stream connecting now shares (`shared`). Made once for a state of the session:
+ * the returned function picks, per stream, one of two arrays of events (answered or not) that every
+ * stream alike is sent — only a leaderboard's results are made per participant.
  */
+export function participantSnapshots(
+  row: SessionRow,
+  poll: Poll,
+  shared: ConnectShared | undefined,
+): (audience: StreamAudience, hasAnswered: boolean) => readonly StreamEvent[] {
+  const id = String(row.seq);
+  const snapshot = snapshotOfRow(row);
+  const board: StreamEvent[] = shared?.board ? [{ type: 'questions', id, data: shared.board }] : [];
+  const results = shared?.results;
+  const sharedResults: StreamEvent[] =
+    results?.shared !== undefined ? [{ type: 'results', id, data: results.shared }] : [];
+  const variant = (answered: boolean) => ({
+    type: 'slide',
+    id,
+    data: JSON.stringify(liveState(row.id, poll, snapshot, answered)),
+  });
+  const slides = { answered: variant(true), unanswered: variant(false) };
+  const alike = {
+    answered: [slides.answered, ...sharedResults, ...board],
+    unanswered: [slides.unanswered, ...sharedResults, ...board],
+  };
+  if (results === undefined || results.shared !== undefined) {
+    return (_audience, hasAnswered) => (hasAnswered ? alike.answered : alike.unanswered);
+  }
+  return (audience, hasAnswered) => [
+    hasAnswered ? slides.answered : slides.unanswered,
+    { type: 'results', id, data: results.forParticipant(audience.participantId) },
+    ...board,
+  ];
+}
+
+/** One participant's connect events (participantSnapshots, for one stream). */
 export function participantSnapshot(
   row: SessionRow,
   poll: Poll,
   audience: StreamAudience,
   hasAnswered: boolean,
-  shared: { results: PersonalisedJson['forParticipant'] | undefined; board: string | undefined } | undefined,
-): StreamEvent[] {
-  const id = String(row.seq);
-  const snapshot = snapshotOfRow(row);
-  const events: StreamEvent[] = [
-    { type: 'slide', id, data: JSON.stringify(liveState(row.id, poll, snapshot, hasAnswered)) },
-  ];
-  if (shared?.results) events.push({ type: 'results', id, data: shared.results(audience.participantId) });
-  if (shared?.board) events.push({ type: 'questions', id, data: shared.board });
-  return events;
+  shared: ConnectShared | undefined,
+): readonly StreamEvent[] {
+  return participantSnapshots(row, poll, shared)(audience, hasAnswered);
 }
 
 /** What a stream connecting to an ended session is sent: the summary. */
@@ -384,15 +427,26 @@ export function refreshFanout(
   board: string | undefined,
 ): Fanout {
   const presenter: StreamEvent[] = [{ type: live.type, id, data: live.data }];
-  if (results === undefined && board === undefined) return { presenter, participant: () => [] };
+  if (results === undefined && board === undefined) return { presenter, participant: sendsNothing };
+  const boardEvents: StreamEvent[] = board ? [{ type: 'questions', id, data: board }] : [];
+  if (results === undefined || results.shared !== undefined) {
+    const events: StreamEvent[] = [
+      ...(results ? [{ type: 'results', id, data: results.shared as string }] : []),
+      ...boardEvents,
+    ];
+    return { presenter, participant: () => events };
+  }
   return {
     presenter,
     participant: (audience) => [
-      ...(results ? [{ type: 'results', id, data: results.forParticipant(audience.participantId) }] : []),
-      ...(board ? [{ type: 'questions', id, data: board }] : []),
+      { type: 'results', id, data: results.forParticipant(audience.participantId) },
+      ...boardEvents,
     ],
   };
 }
+
+/** The participant side of a fan-out that sends participants nothing (the channel then walks presenters only). */
+export const sendsNothing: Fanout['participant'] = () => [];
 
 /** The session row's state as a `start` snapshot: what a stream connecting now is shown. */
 export function snapshotOfRow(row: SessionRow): SessionSnapshot {

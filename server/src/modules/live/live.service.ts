@@ -185,7 +185,7 @@ async function addParticipant(
     (await namePolicy(deps, session.workspace_id, poll)).check(input.name, 'name', 'name');
   }
   const token = newSecret(TOKEN_PREFIX);
-  const row = await participants.insertParticipant(deps.db, {
+  const row = await deps.liveHub.seatParticipant({
     id: newId('participant'),
     session_id: session.id,
     token_hash: hashSecret(token),
@@ -194,7 +194,6 @@ async function addParticipant(
     respondent_id: input.respondentId ?? null,
   });
   if (!row) throw await noSeat(deps, session);
-  deps.liveHub.rememberParticipant(row);
   deps.events.publish({
     type: 'participant.joined',
     workspaceId: session.workspace_id,

@@ -3,41 +3,63 @@ import { toNumber } from '../../db/database.js';
 import { preparedStatement } from '../../db/prepared.js';
 import type { AnswerRow, AnswerValue, Database, ParticipantRow } from '../../db/schema.js';
 
-/**
- * A new participant, if the session has a seat for it: one statement claims the seat (the session's
- * `participant_count` below `max_participants`, joins not locked, not ended) and inserts the
- * participant, so however many join at once the cap is never passed. Undefined when there was no seat.
- */
-export async function insertParticipant(
-  db: Kysely<Database>,
-  participant: {
-    id: string;
-    session_id: string;
-    token_hash: string;
-    name: string | null;
-    respondent_id: string | null;
-  },
-): Promise<ParticipantRow | undefined> {
-  // A prepared statement (db/prepared.ts): a room of thousands joins in seconds, and parsing and
-  // planning this statement was most of a join's time on the embedded database (RESULTS.md, issue
-  // 29). Its columns are named, so a column added later cannot change a prepared statement's result.
-  const { rows } = await sql<ParticipantRow>`${sql.raw(INSERT_PARTICIPANT)}
-    with seat as (
-      update sessions set participant_count = participant_count + 1
-      where id = ${participant.session_id}::text and participant_count < max_participants
-        and joins_locked = false and status <> 'ended'
-      returning id
-    )
-    insert into session_participants (id, session_id, token_hash, name, respondent_id)
-    select ${participant.id}::text, seat.id, ${participant.token_hash}::text, ${participant.name}::text,
-           ${participant.respondent_id}::text
-    from seat
-    returning id, session_id, token_hash, name, created_at, removed_at, slide_index, slide_reached_at, steps, skips,
-              completed_at, respondent_id`.execute(db);
-  return rows[0];
+/** A participant to seat: the row a join would insert. */
+export interface NewParticipant {
+  id: string;
+  session_id: string;
+  token_hash: string;
+  name: string | null;
+  respondent_id: string | null;
 }
 
-const INSERT_PARTICIPANT = preparedStatement('insert_participant');
+/**
+ * New participants, each if its session has a seat for it, in one statement for all of them (joins
+ * that arrive together, live-hub.ts): per session, the seats left are locked and counted
+ * (`participant_count` below `max_participants`, joins not locked, not ended) and given to the first
+ * of the newcomers in the order given; the rest get none. However many join at once, on however many
+ * processes, the cap is never passed: the session row is locked while its seats are handed out (a
+ * statement waiting on the lock reads the count as the other left it). Answers the inserted rows;
+ * a newcomer missing from them found no seat.
+ */
+export async function insertParticipants(
+  db: Kysely<Database>,
+  newcomers: readonly NewParticipant[],
+): Promise<ParticipantRow[]> {
+  // A prepared statement (db/prepared.ts): a room of thousands joins in seconds, and parsing and
+  // planning was most of a join's time on the embedded database (RESULTS.md, issue 29). Its
+  // parameters are arrays, so its text is the same for one newcomer or five hundred; its columns
+  // are named, so a column added later cannot change a prepared statement's result.
+  const { rows } = await sql<ParticipantRow>`${sql.raw(INSERT_PARTICIPANTS)}
+    with wanted as (
+      select w.id, w.session_id, w.token_hash, w.name, w.respondent_id,
+             row_number() over (partition by w.session_id order by w.ord) as place
+      from unnest(${newcomers.map((p) => p.id)}::text[], ${newcomers.map((p) => p.session_id)}::text[],
+                  ${newcomers.map((p) => p.token_hash)}::text[], ${newcomers.map((p) => p.name)}::text[],
+                  ${newcomers.map((p) => p.respondent_id)}::text[])
+           with ordinality as w(id, session_id, token_hash, name, respondent_id, ord)
+    ),
+    asked as (select session_id, count(*) as n from wanted group by session_id),
+    open_session as (
+      select s.id, least(asked.n, s.max_participants - s.participant_count) as seats
+      from sessions s join asked on asked.session_id = s.id
+      where s.participant_count < s.max_participants and s.joins_locked = false and s.status <> 'ended'
+      for update of s
+    ),
+    seat as (
+      update sessions set participant_count = sessions.participant_count + open_session.seats
+      from open_session where sessions.id = open_session.id
+      returning sessions.id, open_session.seats
+    )
+    insert into session_participants (id, session_id, token_hash, name, respondent_id)
+    select wanted.id, wanted.session_id, wanted.token_hash, wanted.name, wanted.respondent_id
+    from wanted join seat on seat.id = wanted.session_id
+    where wanted.place <= seat.seats
+    returning id, session_id, token_hash, name, created_at, removed_at, slide_index, slide_reached_at, steps, skips,
+              completed_at, respondent_id`.execute(db);
+  return rows;
+}
+
+const INSERT_PARTICIPANTS = preparedStatement('insert_participants');
 
 /** The participants these tokens name, unless the host removed them (one query for many lookups). */
 export function findParticipantsByTokenHashes(

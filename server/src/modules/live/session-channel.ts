@@ -29,7 +29,7 @@ import {
   narrowedFor,
   type PersonalisedJson,
   type Projection,
-  participantSnapshot,
+  participantSnapshots,
   presenterSessionEvent,
   presenterSnapshot,
   progressJson,
@@ -40,6 +40,7 @@ import {
   questionBoard,
   refreshFanout,
   type StreamAudience,
+  sendsNothing,
   slideResultsJson,
   snapshotOfEvent,
   snapshotOfRow,
@@ -96,6 +97,8 @@ export class SessionChannel {
   readonly #workspaceId: string;
   readonly pollId: string;
   readonly #subscribers = new Set<Subscriber>();
+  /** The presenter streams among them: a refresh that sends participants nothing walks only these. */
+  readonly #presenters = new Set<Subscriber>();
   /** The last history event this channel has sent out. */
   #lastSeq: number;
   #queue: Promise<void> = Promise.resolve();
@@ -128,14 +131,8 @@ export class SessionChannel {
   #paused = false;
   /** Streams being attached (their first events are being sent): the channel stays while there are any. */
   #attaching = 0;
-  #snapshotCache:
-    | {
-        seq: number;
-        at: number;
-        results: PersonalisedJson['forParticipant'] | undefined;
-        board: string | undefined;
-      }
-    | undefined;
+  /** What participant streams connecting in this state of the session are sent (#connectSnapshots). */
+  #snapshotCache: { seq: number; at: number; pick: ReturnType<typeof participantSnapshots> } | undefined;
 
   constructor(
     private readonly host: ChannelHost,
@@ -241,7 +238,7 @@ export class SessionChannel {
       subscriber.lastSeq = row.seq;
       const place = await this.#placeEvents(row, poll, walker, String(row.seq));
       subscriber.qaSlideId = place.qaSlideId;
-      for (const event of place.events) subscriber.sink.send(event);
+      subscriber.sink.sendAll(place.events);
     } else if (Number.isSafeInteger(resumeAfter) && resumeAfter >= 0 && resumeAfter <= row.seq) {
       const missed = await this.#historyAfter(resumeAfter, row.seq);
       subscriber.lastSeq = resumeAfter;
@@ -258,13 +255,14 @@ export class SessionChannel {
     } else {
       // A stream's first events cover the history up to the row it was built from.
       subscriber.lastSeq = row.seq;
-      for (const event of await this.#snapshotEvents(row, poll, subscriber, answered)) subscriber.sink.send(event);
+      subscriber.sink.sendAll(await this.#snapshotEvents(row, poll, subscriber, answered));
     }
     if (row.status === 'ended' || this.#closed) {
       subscriber.sink.close();
       return;
     }
     this.#subscribers.add(subscriber);
+    if (subscriber.kind === 'presenter') this.#presenters.add(subscriber);
     // The row read here may be newer than what this channel has sent: catch the others up.
     if (row.seq > this.#lastSeq) await this.#deliverNewEvents();
   }
@@ -315,6 +313,7 @@ export class SessionChannel {
 
   detach(subscriber: Subscriber): void {
     this.#subscribers.delete(subscriber);
+    this.#presenters.delete(subscriber);
     if (this.#subscribers.size === 0 && this.#attaching === 0) {
       if (this.#refreshTimer) clearTimeout(this.#refreshTimer);
       if (this.#retryTimer) clearTimeout(this.#retryTimer);
@@ -338,6 +337,7 @@ export class SessionChannel {
     if (this.#retryTimer) clearTimeout(this.#retryTimer);
     for (const subscriber of this.#subscribers) subscriber.sink.close();
     this.#subscribers.clear();
+    this.#presenters.clear();
   }
 
   /** Some process announced a change: send the history events this channel has not sent yet. */
@@ -425,8 +425,7 @@ export class SessionChannel {
   }
 
   #hasPresenter(): boolean {
-    for (const subscriber of this.#subscribers) if (subscriber.kind === 'presenter') return true;
-    return false;
+    return this.#presenters.size > 0;
   }
 
   /** The results of a slide, with the leaderboard on quiz slides (each participant's own rank spliced in). */
@@ -457,7 +456,7 @@ export class SessionChannel {
     poll: Poll,
     subscriber: Subscriber,
     answered: Set<string>,
-  ): Promise<StreamEvent[]> {
+  ): Promise<readonly StreamEvent[]> {
     const { db, joinUrl } = this.host.deps;
     const slide = currentSlide(poll, snapshotOfRow(row));
     const view = subscriber.kind === 'presenter' ? (subscriber.view ?? 'full') : 'full';
@@ -484,26 +483,28 @@ export class SessionChannel {
       ];
     }
     const hasAnswered = slide !== undefined && answered.has(slide.id);
-    const shared =
-      slide && (row.results_visible || slide.kind === 'qa') ? await this.#sharedSnapshot(row, poll, slide) : undefined;
-    return participantSnapshot(row, poll, subscriber, hasAnswered, shared);
+    return (await this.#connectSnapshots(row, poll, slide))(subscriber, hasAnswered);
   }
 
   /**
-   * What every participant stream connecting now is sent besides its slide — the results shown, the
-   * Q&A board — made once per refresh interval rather than once per stream.
+   * What participant streams connecting now are sent (live-projection.ts participantSnapshots):
+   * made once per state of the session and refresh interval, not once per stream — a room of
+   * 18,000 connecting, or reconnecting after a restart, shares two arrays of events.
    */
-  async #sharedSnapshot(row: SessionRow, poll: Poll, slide: Slide) {
+  async #connectSnapshots(row: SessionRow, poll: Poll, slide: Slide | undefined) {
     const cached = this.#snapshotCache;
-    if (cached && cached.seq === row.seq && Date.now() - cached.at < this.host.refreshIntervalMs) return cached;
-    const made = {
-      seq: row.seq,
-      at: Date.now(),
-      results: row.results_visible ? (await this.#slideResults(poll, slide)).forParticipant : undefined,
-      board: slide.kind === 'qa' ? await this.#questionBoard(poll, slide) : undefined,
-    };
-    this.#snapshotCache = made;
-    return made;
+    if (cached && cached.seq === row.seq && Date.now() - cached.at < this.host.refreshIntervalMs) return cached.pick;
+    const at = Date.now();
+    const shared =
+      slide && (row.results_visible || slide.kind === 'qa')
+        ? {
+            results: row.results_visible ? await this.#slideResults(poll, slide) : undefined,
+            board: slide.kind === 'qa' ? await this.#questionBoard(poll, slide) : undefined,
+          }
+        : undefined;
+    const pick = participantSnapshots(row, poll, shared);
+    this.#snapshotCache = { seq: row.seq, at, pick };
+    return pick;
   }
 
   async #questionBoard(poll: Poll, slide: Slide): Promise<string> {
@@ -582,7 +583,7 @@ export class SessionChannel {
       const place = await this.#placeEvents(row, await this.#poll(), participantId, String(this.#lastSeq));
       for (const subscriber of streams()) {
         subscriber.qaSlideId = place.qaSlideId;
-        for (const event of place.events) subscriber.sink.send(event);
+        subscriber.sink.sendAll(place.events);
       }
     });
   }
@@ -631,10 +632,13 @@ export class SessionChannel {
       results,
       board,
     );
-    for (const subscriber of this.#subscribers) send(subscriber, fanout);
+    // Participants are sent nothing unless results are shown or a board is up: then only the
+    // presenters are walked, not a room of 10,000 streams four times a second.
+    const streams = fanout.participant === sendsNothing ? this.#presenters : this.#subscribers;
+    for (const subscriber of streams) send(subscriber, fanout);
   }
 }
 
 function send(subscriber: Subscriber, fanout: Fanout): void {
-  for (const event of eventsFor(subscriber, fanout)) subscriber.sink.send(event);
+  subscriber.sink.sendAll(eventsFor(subscriber, fanout));
 }

@@ -16,8 +16,19 @@ export class StreamLimits {
   /** Open streams per holder: the caps count them. */
   readonly #streamsOf = new Map<string, number>();
   #streams = 0;
+  /** Said once when the streams pass 90 % of the cap, again only after they fell below 80 %. */
+  #warned = false;
 
-  constructor(private readonly perProcess: number) {}
+  constructor(
+    private readonly perProcess: number,
+    /** Told when the process's streams approach its cap (the server logs a warning). */
+    private readonly onApproach: (streams: number, cap: number) => void = () => {},
+  ) {}
+
+  /** Streams held now. */
+  get streams(): number {
+    return this.#streams;
+  }
 
   /** Counts a stream from now; returns what stops counting it (idempotent). Throws 429 past a cap. */
   take(holder: StreamHolder | undefined): () => void {
@@ -31,11 +42,16 @@ export class StreamLimits {
     }
     this.#streams += 1;
     if (holder) this.#streamsOf.set(holder.key, held + 1);
+    if (!this.#warned && this.#streams >= perProcess * 0.9) {
+      this.#warned = true;
+      this.onApproach(this.#streams, perProcess);
+    }
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.#streams -= 1;
+      if (this.#warned && this.#streams < perProcess * 0.8) this.#warned = false;
       if (!holder) return;
       const left = (this.#streamsOf.get(holder.key) ?? 1) - 1;
       if (left > 0) this.#streamsOf.set(holder.key, left);
