@@ -1,6 +1,6 @@
-import { connect, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { frameOf, sseText } from '../src/http/event-stream.js';
+import { frameOf, MAX_QUEUED_BYTES, sseText, write } from '../src/http/event-stream.js';
 import { call } from './support/http.js';
 import { pollPublisher, sampleContent } from './support/polls.js';
 import { startTestServer, type TestServer } from './support/server.js';
@@ -187,5 +187,33 @@ describe('event streams on the wire', () => {
     ]);
     expect(forAlice.at(-1)?.type).toBe('ended');
     expect(forBob.at(-1)?.type).toBe('ended');
+  });
+
+  it('cuts a stream whose client stopped reading once a megabyte waits for it, rather than hold every event since', async () => {
+    const accepted = new Promise<Socket>((resolve) => {
+      const server = createServer((socket) => {
+        server.close();
+        resolve(socket);
+      }).listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number };
+        // A client that connects and never reads.
+        connect(port, '127.0.0.1').pause();
+      });
+    });
+    const socket = await accepted;
+    const stream = { socket, framing: 'plain' as const, ended: false };
+    const event = Buffer.alloc(64 * 1024, 'x');
+    let written = 0;
+    while (!socket.destroyed && written < 64 * MAX_QUEUED_BYTES) {
+      write(stream, event);
+      written += event.length;
+      // Let the kernel take what it will, as between broadcasts.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(socket.destroyed).toBe(true);
+    // What the kernel's buffers took, plus the megabyte: far less than the 64 MB offered.
+    expect(written).toBeLessThan(16 * MAX_QUEUED_BYTES);
+    // A write to a cut stream is a no-op.
+    write(stream, event);
   });
 });

@@ -66,10 +66,10 @@ const HEARTBEAT = { chunked: framed(':\n\n', 'chunked'), plain: framed(':\n\n', 
  * a stalled proxy) would otherwise hold every event since in the server's memory. It reconnects with
  * its `Last-Event-ID` and is sent what it missed from the history.
  */
-const MAX_QUEUED_BYTES = 1024 * 1024;
+export const MAX_QUEUED_BYTES = 1024 * 1024;
 
 /** One open stream: its socket and framing, and how to end it. */
-interface OpenStream {
+export interface OpenStream {
   socket: Socket;
   framing: Framing;
   /** The server ended the body (its last chunk is written): nothing may follow it on the socket. */
@@ -116,7 +116,7 @@ export class OpenStreams {
 }
 
 /** Writes to a stream's socket; cuts a stream whose client has stopped reading (MAX_QUEUED_BYTES). */
-function write(stream: OpenStream, bytes: Buffer): void {
+export function write(stream: OpenStream, bytes: Buffer): void {
   const { socket } = stream;
   if (stream.ended || socket.destroyed) return;
   if (socket.writableLength > MAX_QUEUED_BYTES) {

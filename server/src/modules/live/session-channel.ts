@@ -117,7 +117,9 @@ export class SessionChannel {
     readAt: number;
     after: Map<number, Promise<SessionEventRow[]>>;
     counts?: Promise<ParticipantCounts>;
-  } = { headSeq: -1, readAt: 0, after: new Map() };
+    /** History events projected for replay, by seq: every stream replaying one is sent the same events. */
+    projected: Map<number, Promise<Projection>>;
+  } = { headSeq: -1, readAt: 0, after: new Map(), projected: new Map() };
   /**
    * A connecting participant's own answers, read for every stream that connects in one event-loop
    * turn in one query (a room joining, or 10,000 streams reconnecting after a restart), as the
@@ -200,19 +202,21 @@ export class SessionChannel {
   attach(subscriber: Subscriber, lastEventId: string | undefined): Promise<void> {
     this.#attaching += 1;
     // The participant's own answers are read before its turn in the queue, so that streams
-    // connecting together (a room joining, or reconnecting after a restart) wait on the database
-    // side by side rather than one after another.
-    const answered =
+    // connecting together (a room joining) wait on the database side by side rather than one after
+    // another. A stream resuming from a `Last-Event-ID` is sent the history, projected once for
+    // every stream replaying it: it needs them only if its id turns out not to be one this channel sent.
+    const readAnswered = () =>
       subscriber.participantId === undefined
         ? Promise.resolve(new Set<string>())
         : this.#answeredSlides.load(subscriber.participantId);
-    answered.catch(() => {});
+    const early = lastEventId === undefined ? readAnswered() : undefined;
+    early?.catch(() => {});
     // A stream that cannot be attached (the database is away) fails its start: the transport
     // closes it and the client reconnects (the `retry:` hint), rather than holding a stream open
     // that nothing would ever be sent to. The channel's queue goes on either way.
     const attached = this.#queue.then(async () => {
       try {
-        await this.#attach(subscriber, lastEventId, await answered);
+        await this.#attach(subscriber, lastEventId, () => early ?? readAnswered());
       } finally {
         this.#attaching -= 1;
       }
@@ -221,7 +225,11 @@ export class SessionChannel {
     return attached;
   }
 
-  async #attach(subscriber: Subscriber, lastEventId: string | undefined, answered: Set<string>): Promise<void> {
+  async #attach(
+    subscriber: Subscriber,
+    lastEventId: string | undefined,
+    answered: () => Promise<Set<string>>,
+  ): Promise<void> {
     // At most a second old, and never older than what this channel has sent (each delivery keeps
     // the row it read): a stream whose snapshot is older than the history still gets what follows.
     const row = await this.host.freshSession(this.sessionId);
@@ -245,9 +253,7 @@ export class SessionChannel {
       // A self-paced session that ended: its `start` would show a participant the first slide again.
       const walked = row.pace === 'audience' && subscriber.kind === 'participant';
       for (const event of missed) {
-        if (!(walked && event.type === 'start')) {
-          send(subscriber, await this.#project(event, poll, row, answered, this.#replayCounts(row.seq)));
-        }
+        if (!(walked && event.type === 'start')) send(subscriber, await this.#replayed(event, poll, row));
         subscriber.lastSeq = event.seq;
       }
       // A presenter back from a break gets the current slide's counts soon, not at the next answer.
@@ -255,7 +261,7 @@ export class SessionChannel {
     } else {
       // A stream's first events cover the history up to the row it was built from.
       subscriber.lastSeq = row.seq;
-      subscriber.sink.sendAll(await this.#snapshotEvents(row, poll, subscriber, answered));
+      subscriber.sink.sendAll(await this.#snapshotEvents(row, poll, subscriber, await answered()));
     }
     if (row.status === 'ended' || this.#closed) {
       subscriber.sink.close();
@@ -303,11 +309,29 @@ export class SessionChannel {
     return shared.counts;
   }
 
+  /**
+   * A history event as streams replaying it are sent it, projected once for all of them (within
+   * #historyAfter's bounds): who answered the slide it moves to is read once, as for a live move,
+   * and the events sent are the same objects for every stream alike — a reconnect storm of 18,000
+   * shares the bytes of each event, as a broadcast does.
+   */
+  #replayed(event: SessionEventRow, poll: Poll, row: SessionRow): Promise<Projection> {
+    this.#sharedHistory(row.seq);
+    const shared = this.#history;
+    let projection = shared.projected.get(event.seq);
+    if (!projection) {
+      projection = this.#project(event, poll, row, this.#replayCounts(row.seq));
+      shared.projected.set(event.seq, projection);
+      projection.catch(() => shared.projected.delete(event.seq));
+    }
+    return projection;
+  }
+
   /** The shared reads of #historyAfter and #replayCounts, started afresh when stale. */
   #sharedHistory(headSeq: number): void {
     const now = Date.now();
     if (this.#history.headSeq !== headSeq || now - this.#history.readAt > HISTORY_SHARED_MS) {
-      this.#history = { headSeq, readAt: now, after: new Map() };
+      this.#history = { headSeq, readAt: now, after: new Map(), projected: new Map() };
     }
   }
 
@@ -375,21 +399,20 @@ export class SessionChannel {
   }
 
   /**
-   * Reads what a history event needs and projects it. `answered`: the slides of the one participant
-   * a replay is for; without it, who answered the slide a `slide` event moves to (going back to one,
-   * they have) is read once for every stream.
+   * Reads what a history event needs and projects it, once for every stream it goes to: who answered
+   * the slide a `slide` event moves to (going back to one, they have) is read once for all of them.
    */
   async #project(
     event: SessionEventRow,
     poll: Poll,
     row: SessionRow,
-    answered?: Set<string>,
-    sharedCounts?: Promise<ParticipantCounts>,
+    /** A replay's: the counts shared by the streams replaying together (a replay carries no presenter counts). */
+    replayCounts?: Promise<ParticipantCounts>,
   ): Promise<Projection> {
     const { db, joinUrl } = this.host.deps;
     const snapshot = snapshotOfEvent(event);
     const slide = currentSlide(poll, snapshot);
-    const counts = await (sharedCounts ?? countSessionParticipants(db, this.sessionId));
+    const counts = await (replayCounts ?? countSessionParticipants(db, this.sessionId));
     const history: HistoryEvent = { seq: event.seq, snapshot, poll, row, counts, joinUrl: joinUrl(joinCodeOf(row)) };
     switch (snapshot.action) {
       case 'start':
@@ -397,18 +420,15 @@ export class SessionChannel {
       case 'prev':
       case 'goto': {
         const respondents =
-          slide && answersOnce(slide) && !answered
-            ? await participants.slideRespondents(db, this.sessionId, slide.id)
-            : undefined;
-        const hasAnswered = (participantId: string) =>
-          slide !== undefined && (answered ? answered.has(slide.id) : (respondents?.has(participantId) ?? false));
+          slide && answersOnce(slide) ? await participants.slideRespondents(db, this.sessionId, slide.id) : undefined;
+        const hasAnswered = (participantId: string) => respondents?.has(participantId) ?? false;
         // A Q&A slide comes with its board: the questions already approved.
         const board = slide?.kind === 'qa' ? await this.#questionBoard(poll, slide) : undefined;
         // The presenter's counts of the new slide come with the move: a slide gone back to has its
         // answers already, and the next join or answer may be a while (issue 36: "0 answers" shown
         // beside an audience's "1 answer"). Read once per move, for live delivery to a presenter.
         const presenterCounts =
-          answered === undefined && row.pace !== 'audience' && slide && this.#hasPresenter()
+          replayCounts === undefined && row.pace !== 'audience' && slide && this.#hasPresenter()
             ? (await this.#liveFigures(row, poll, slide, counts)).data
             : undefined;
         return projectSlideMove(history, hasAnswered, board, presenterCounts);
