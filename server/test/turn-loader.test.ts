@@ -59,4 +59,32 @@ describe('turnLoader (infra/turn-loader.ts)', () => {
     fail = false;
     expect(await loader.load(1)).toBe(2);
   });
+
+  it('holds the keys that arrive while a batch is loading, one turn after another, and sends them together when it ends', async () => {
+    const batches: number[][] = [];
+    let finishFirst = () => {};
+    const loader = turnLoader<number, number>(async (keys) => {
+      batches.push([...keys]);
+      if (batches.length === 1) await new Promise<void>((resolve) => (finishFirst = resolve));
+      return keys.map((key) => key * 2);
+    });
+    const first = inTask(() => loader.load(1));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(batches).toEqual([[1]]);
+    // Requests arriving one per turn while the first batch is in flight: none is sent on its own.
+    const later: Promise<number>[] = [];
+    for (const key of [2, 3, 4, 5]) {
+      later.push(inTask(() => loader.load(key)));
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(batches).toEqual([[1]]);
+    finishFirst();
+    expect(await first).toBe(2);
+    expect(await Promise.all(later)).toEqual([4, 6, 8, 10]);
+    expect(batches).toEqual([[1], [2, 3, 4, 5]]);
+    // Idle again: a lone key goes at once, alone.
+    expect(await loader.load(9)).toBe(18);
+    expect(batches.at(-1)).toEqual([9]);
+  });
 });

@@ -61,18 +61,24 @@ export async function insertParticipants(
 
 const INSERT_PARTICIPANTS = preparedStatement('insert_participants');
 
-/** The participants these tokens name, unless the host removed them (one query for many lookups). */
-export function findParticipantsByTokenHashes(
+/**
+ * The participants these tokens name, unless the host removed them (one query for many lookups). A
+ * prepared statement (the hashes travel as one array, so its text is the same for one or five
+ * hundred): a room reconnecting runs it hundreds of times.
+ */
+export async function findParticipantsByTokenHashes(
   db: Kysely<Database>,
   tokenHashes: readonly string[],
 ): Promise<ParticipantRow[]> {
-  return db
-    .selectFrom('session_participants')
-    .selectAll()
-    .where('token_hash', 'in', tokenHashes)
-    .where('removed_at', 'is', null)
-    .execute();
+  const { rows } = await sql<ParticipantRow>`${sql.raw(PARTICIPANTS_BY_TOKEN)}
+    select id, session_id, token_hash, name, created_at, removed_at, slide_index, slide_reached_at, steps, skips,
+           completed_at, respondent_id
+    from session_participants
+    where token_hash = any(${tokenHashes}::text[]) and removed_at is null`.execute(db);
+  return rows;
 }
+
+const PARTICIPANTS_BY_TOKEN = preparedStatement('participants_by_token');
 
 /**
  * One participant's quiz points, leaving out those of `hiddenSlideId` — the slide on screen whose
@@ -100,16 +106,16 @@ export async function answeredSlidesOfEach(
   sessionId: string,
   participantIds: readonly string[],
 ): Promise<Map<string, Set<string>>> {
-  const rows = await db
-    .selectFrom('answers')
-    .select(['voter_id', 'slide_id'])
-    .where('session_id', '=', sessionId)
-    .where('voter_id', 'in', participantIds)
-    .execute();
+  // Prepared, as the token lookup above: a room connecting runs it hundreds of times.
+  const { rows } = await sql<{ voter_id: string; slide_id: string }>`${sql.raw(ANSWERED_SLIDES)}
+    select voter_id, slide_id from answers
+    where session_id = ${sessionId}::text and voter_id = any(${participantIds}::text[])`.execute(db);
   const answered = new Map<string, Set<string>>(participantIds.map((id) => [id, new Set()]));
   for (const row of rows) answered.get(row.voter_id)?.add(row.slide_id);
   return answered;
 }
+
+const ANSWERED_SLIDES = preparedStatement('answered_slides');
 
 /** The slides of the session this participant answered. */
 export async function answeredSlides(
