@@ -1,8 +1,9 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
 import { scopes } from '@pollkit/contracts';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import { type RunningServer, startServer } from '../src/server.js';
 import { startChild, stop } from './support/child.js';
 import { runCliInProcess } from './support/cli.js';
 import { call } from './support/http.js';
+import { pgliteTemplate } from './support/pglite-template.js';
 import { testDatabase, usingPostgres } from './support/server.js';
 import { type ReceivedDelivery, WebhookReceiver } from './support/webhook-receiver.js';
 import { createEndpoint, waitForDelivery } from './support/webhooks.js';
@@ -22,7 +24,10 @@ import { createEndpoint, waitForDelivery } from './support/webhooks.js';
  * The admin CLI as an operator runs it: a separate Node process on the same database as the
  * server (an on-disk PGlite DATA_DIR, or PostgreSQL with TEST_DATABASE_URL). A process start costs
  * one to three seconds on a busy machine, so the main flows are spawned and the many help, usage
- * and refusal cases call the same `runCli` in this process.
+ * and refusal cases call the same `runCli` in this process. The main flows spawn the bundle that
+ * `pnpm pollkit` and `pnpm start` run (server/dist, rebuilt first when its sources changed, as they
+ * do): through tsx, every start compiled the CLI or the server from source again, which cost each
+ * process one to three seconds more. The help case still spawns the sources through tsx.
  */
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -42,6 +47,12 @@ let databaseEnv: { DATA_DIR: string } | { DATABASE_URL: string };
 /** Settles once the database under test exists with its schema; the first test to use it waits. */
 let databaseReady: Promise<void>;
 
+/**
+ * Settles once server/dist is built from the current sources: what `pnpm pollkit` and `pnpm start`
+ * run first (scripts/ensure-built.mjs). Every spawn of the bundle waits for it.
+ */
+let builtReady: Promise<void>;
+
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'pollkit-cli-'));
   if (usingPostgres) {
@@ -54,6 +65,13 @@ beforeAll(async () => {
   // database spawn their processes.
   databaseReady = createSchema();
   databaseReady.catch(() => {});
+  // Meanwhile, and once for the file: two builds at once would write server/dist over each other.
+  builtReady = new Promise<void>((resolve, reject) => {
+    execFile(process.execPath, ['server/scripts/ensure-built.mjs'], { cwd: repoRoot }, (error) =>
+      error ? reject(error) : resolve(),
+    );
+  });
+  builtReady.catch(() => {});
 });
 
 afterAll(async () => {
@@ -61,13 +79,14 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** The CLI from its sources (through tsx), as most spawned cases run it. */
+/** The CLI from its sources (through tsx), as the help case spawns it. */
 const sourceCli = ['--import', 'tsx', '--conditions=@pollkit/source', 'server/src/cli/main.ts'];
-/** The bundle `pnpm pollkit` runs. */
+/** The bundle `pnpm pollkit` runs, as the main flows spawn it. */
 const builtCli = ['server/dist/cli.js'];
 
 /** Runs `pollkit <args>` in its own process with only the environment given here. */
-function cli(args: string[], env: Record<string, string> = databaseEnv, entry = sourceCli): Promise<CliResult> {
+async function cli(args: string[], env: Record<string, string> = databaseEnv, entry = builtCli): Promise<CliResult> {
+  if (entry === builtCli) await builtReady;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...entry, ...args], {
       cwd: repoRoot,
@@ -93,6 +112,17 @@ function json(result: CliResult) {
 }
 
 async function createSchema(): Promise<void> {
+  if ('DATA_DIR' in databaseEnv) {
+    // A copy of the migrated database the in-memory test servers start from (support/pglite-template.ts),
+    // laid where openDatabase keeps an embedded one: initdb and every migration on disk took ~12 s
+    // of this file (a first start that creates one is entry-point.test.ts's). Were it laid anywhere
+    // else, the migration below would make the schema as before.
+    const dataDir = join(databaseEnv.DATA_DIR, 'pglite');
+    mkdirSync(dataDir, { recursive: true });
+    const pglite = new PGlite(dataDir, { loadDataDir: await pgliteTemplate() });
+    await pglite.waitReady;
+    await pglite.close();
+  }
   const handle = await openDatabase({
     databaseUrl: 'DATABASE_URL' in databaseEnv ? databaseEnv.DATABASE_URL : undefined,
     dataDir: 'DATA_DIR' in databaseEnv ? databaseEnv.DATA_DIR : scratch,
@@ -163,7 +193,7 @@ describe('pollkit CLI: command line', () => {
     expect(existsSync(join(scratch, 'never-created'))).toBe(false);
 
     // And as a process: the exit code and the text reach the shell.
-    const spawned = await cli(['keys', 'create', '--help'], { DATA_DIR: join(scratch, 'never-created') });
+    const spawned = await cli(['keys', 'create', '--help'], { DATA_DIR: join(scratch, 'never-created') }, sourceCli);
     expect(spawned).toEqual(results[6]);
   });
 
@@ -230,12 +260,9 @@ describe('pollkit CLI: command line', () => {
   });
 
   it('runs as the built CLI that `pnpm pollkit` runs: --version, and a --json usage error', async () => {
-    // What `pnpm pollkit` runs first: builds server/dist only if the sources changed since the last build.
-    await new Promise<void>((resolve, reject) => {
-      execFile(process.execPath, ['server/scripts/ensure-built.mjs'], { cwd: repoRoot }, (error) =>
-        error ? reject(error) : resolve(),
-      );
-    });
+    // What `pnpm pollkit` runs first: builds server/dist only if the sources changed since the last build
+    // (started with the file, see beforeAll; it must succeed).
+    await builtReady;
     const built = (args: string[]) => cli(args, { DATA_DIR: join(scratch, 'never-created') }, builtCli);
     const version = JSON.parse(readFileSync(join(repoRoot, 'server/package.json'), 'utf8')).version;
     expect(await built(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
@@ -415,19 +442,26 @@ describe('pollkit CLI: webhook signing secrets (WEBHOOK_SECRETS_KEY)', () => {
     return Buffer.from(Array.from({ length: 32 }, () => Math.floor(Math.random() * 256))).toString('base64');
   }
 
-  /** The real server (src/main.ts) on this file's database, delivering webhooks to loopback at once. */
+  /**
+   * The real server (src/main.ts, as bundled in server/dist: what `pnpm start` runs) on this file's
+   * database, delivering webhooks to loopback at once.
+   */
   async function server(env: Record<string, string> = {}) {
-    const child = startChild({
-      ...databaseEnv,
-      PORT: '0',
-      BOOTSTRAP: 'false',
-      LOG_LEVEL: 'warn',
-      LOG_FORMAT: 'json',
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_LOOPBACK: 'true',
-      WEBHOOK_POLL_INTERVAL_MS: '50',
-      ...env,
-    });
+    await builtReady;
+    const child = startChild(
+      {
+        ...databaseEnv,
+        PORT: '0',
+        BOOTSTRAP: 'false',
+        LOG_LEVEL: 'warn',
+        LOG_FORMAT: 'json',
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_ALLOW_LOOPBACK: 'true',
+        WEBHOOK_POLL_INTERVAL_MS: '50',
+        ...env,
+      },
+      { built: true },
+    );
     const [, url] = await child.waitFor(/Pollkit listening on (http:\/\/\S+)/);
     return { api: `${url}/api/v1`, child };
   }
