@@ -7,8 +7,8 @@
 # (server/bench/answers-in-process.ts measures the same answers without HTTP, SSE or load generators.)
 #
 # Each commit is checked out into a worktree under ${TMPDIR:-/tmp} (installed offline from the pnpm
-# store). Both sides are driven by the same load generator, this tree's (the bench files other than
-# targets/ are copied into the before tree: only the server under test differs). Rounds alternate
+# store). Both sides are driven by the same load generator and targets, this tree's (server/bench is
+# copied into the before tree: only the server under test differs). Rounds alternate
 # before, after, before, after… (each a fresh server: N join, N streams, `next`, BENCH_LIVE_BROADCASTS
 # more moves, N answers at once, the reconnect storm). Prints each round's figures, then the medians
 # and after/before. Embedded PGlite unless BENCH_DATABASE_URL is set (each round on a fresh database).
@@ -33,7 +33,7 @@ round() {
     npx tsx --conditions=@pollkit/source bench/run.ts >/dev/null 2>&1) || true
   jq -r '.sizes[0] | [
       (.join.perSec // 0 | floor), (.join.p99Ms // 0 | floor),
-      (.delivery.p99Ms // 0 | floor), (.broadcasts.serverCpuUsPerStream // 0 | . * 10 | round / 10),
+      (.delivery.p99Ms // 0 | floor), (.broadcasts.serverCpuUsPerStream // 0 | . * 10 | round / 10), (.broadcasts.serverSystemUsPerStream // 0 | . * 10 | round / 10),
       (.broadcasts.p99Ms // 0 | floor), (.memory.perStreamKb // 0 | . * 10 | round / 10),
       (.answers.perSec // 0 | floor), (.answers.p99Ms // 0 | floor), (.answers.serverCpuSec // 0),
       (.storm.sinceDropSec // 0 | . * 10 | round / 10), (.storm.ok // 0), (.storm.missedNothing // 0),
@@ -44,10 +44,10 @@ round() {
 
 before_dir=$(tree "$before")
 after_dir=$(tree "$after")
-# The same load generator on both sides: this tree's harness, the before tree's server and targets.
-for file in "$bench"/*.ts; do cp "$file" "$before_dir/server/bench/"; done
+# The same load generator on both sides: this tree's harness and targets, the before tree's server.
+for file in "$bench"/*.ts "$bench"/targets/*.ts; do cp "$file" "$before_dir/server/bench/${file#"$bench"/}"; done
 
-columns="joins/s join_p99_ms next_p99_ms cpu_us_per_stream_per_broadcast moves_p99_ms kb_per_stream answers/s answer_p99_ms answers_cpu_s storm_s resumed missed_nothing error"
+columns="joins/s join_p99_ms next_p99_ms cpu_us_per_stream_per_broadcast of_it_system_us moves_p99_ms kb_per_stream answers/s answer_p99_ms answers_cpu_s storm_s resumed missed_nothing error"
 echo "round side $columns"
 declare -a b_rows a_rows
 for i in $(seq 1 "$rounds"); do

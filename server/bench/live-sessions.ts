@@ -69,6 +69,8 @@ export interface LiveSizeResult {
     received: number;
     /** Server CPU (user + system) per stream per broadcast, µs. */
     serverCpuUsPerStream: number;
+    /** The system (kernel) part of it, µs: the `write` to each socket, which on loopback also runs the receiver's TCP input. */
+    serverSystemUsPerStream: number;
     /** The moves' delivery p99s, median. */
     p99Ms: number;
   };
@@ -92,11 +94,24 @@ async function procStatus(pid: number): Promise<{ rssMb: number }> {
   return { rssMb: Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) / 1024 };
 }
 
+/** A server's RSS once it has collected its garbage (SIGUSR2, targets/live.ts) and settled for a second. */
+async function settledRssMb(pid: number): Promise<number> {
+  process.kill(pid, 'SIGUSR2');
+  await sleep(1000);
+  return (await procStatus(pid)).rssMb;
+}
+
 /** User + system CPU seconds of a process so far (/proc/<pid>/stat, clock ticks of 1/100 s). */
 async function cpuSeconds(pid: number): Promise<number> {
+  const { user, system } = await cpuSplit(pid);
+  return user + system;
+}
+
+/** User and system CPU seconds of a process so far, apart. */
+async function cpuSplit(pid: number): Promise<{ user: number; system: number }> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
 }
 
 /** A load-generator process, driven one command at a time. */
@@ -223,7 +238,12 @@ async function measureSize(options: {
     // Scale-out: the processes share the session's events through Redis.
     ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
   };
-  const serverOptions = { fdLimit: options.serverFdLimit ?? FD_LIMIT, nodeArgs: options.serverNodeArgs };
+  // `--expose-gc`: the target collects its garbage on SIGUSR2 (targets/live.ts), so the memory read
+  // after the joins and after the streams is what they hold, not what the last phase left to collect.
+  const serverOptions = {
+    fdLimit: options.serverFdLimit ?? FD_LIMIT,
+    nodeArgs: ['--expose-gc', ...options.serverNodeArgs],
+  };
   const target = await startTarget(
     fileURLToPath(new URL('./targets/live.ts', import.meta.url)),
     serverEnv,
@@ -281,8 +301,7 @@ async function measureSize(options: {
     const joined = merge(await all({ type: 'join' }, 'joined'), (await cpuSeconds(info.pid)) - cpu);
     result.join = joined;
     log(`  ${n}: ${joined.ok} joined in ${joined.seconds.toFixed(1)} s (monotonic ms ${window(joinFrom)})`);
-    await sleep(1000);
-    const rssAfterJoin = (await procStatus(info.pid)).rssMb;
+    const rssAfterJoin = await settledRssMb(info.pid);
 
     // The host's keep-alive socket is kept busy while the streams connect, as a presenter's would
     // be: once the server runs out of descriptors, a new connection for `next` would be refused.
@@ -295,8 +314,7 @@ async function measureSize(options: {
       (await cpuSeconds(info.pid)) - cpu,
     );
     log(`  ${n}: ${connected.ok} streams in ${connected.seconds.toFixed(1)} s`);
-    await sleep(1000);
-    const rssAfterConnect = (await procStatus(info.pid)).rssMb;
+    const rssAfterConnect = await settledRssMb(info.pid);
     result.connect = connected;
     result.memory = {
       rssAfterJoinMb: rssAfterJoin,
@@ -329,7 +347,7 @@ async function measureSize(options: {
     );
 
     if (options.broadcasts > 0) {
-      cpu = await cpuSeconds(info.pid);
+      const split = await cpuSplit(info.pid);
       const broadcastFrom = nowMs();
       let received = 0;
       const p99s: number[] = [];
@@ -341,16 +359,19 @@ async function measureSize(options: {
         received += arrivals.length;
         p99s.push(percentiles(arrivals.map((at) => at - movedAt)).p99Ms);
       }
-      const broadcastCpu = (await cpuSeconds(info.pid)) - cpu;
+      const after = await cpuSplit(info.pid);
+      const broadcastCpu = after.user - split.user + after.system - split.system;
       result.broadcasts = {
         count: options.broadcasts,
         received,
         serverCpuUsPerStream: (broadcastCpu * 1e6) / Math.max(1, received),
+        serverSystemUsPerStream: ((after.system - split.system) * 1e6) / Math.max(1, received),
         p99Ms: percentiles(p99s).p50Ms,
       };
       log(
         `  ${n}: ${options.broadcasts} more moves, ${received} slide events: ` +
           `${result.broadcasts.serverCpuUsPerStream.toFixed(1)} µs of server CPU per stream per broadcast ` +
+          `(${result.broadcasts.serverSystemUsPerStream.toFixed(1)} of it system) ` +
           `(monotonic ms ${window(broadcastFrom)}, for a CPU profile's timeline)`,
       );
     }

@@ -338,7 +338,9 @@ if (selected.has('live-sessions')) {
       ms(delivery?.p99Ms),
       ms(delivery?.maxMs),
       delivery ? `${delivery.serverCpuSec.toFixed(2)} / ${delivery.clientCpuSec.toFixed(2)}` : '—',
-      broadcasts ? `**${broadcasts.serverCpuUsPerStream.toFixed(1)}**` : '—',
+      broadcasts
+        ? `**${broadcasts.serverCpuUsPerStream.toFixed(1)}** (${broadcasts.serverSystemUsPerStream.toFixed(1)} system)`
+        : '—',
       ms(broadcasts?.p99Ms),
     ];
   };

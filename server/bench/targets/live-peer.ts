@@ -6,4 +6,7 @@
 import { startBenchServer } from './server.js';
 
 const server = await startBenchServer();
+// The scenario reads the memory a phase leaves after a full collection (live-sessions.ts settledRssMb).
+const collect = (globalThis as { gc?: () => void }).gc;
+if (collect) process.on('SIGUSR2', () => collect());
 process.stdout.write(`${JSON.stringify({ url: server.url, pid: process.pid })}\n`);
