@@ -25,11 +25,21 @@ mkdir -p "$work"
 # shellcheck source=compare-trees.sh
 source "$(dirname "$0")/compare-trees.sh"
 
+# On PostgreSQL each round gets a database of its own (pollkit_bench_live, made afresh beside the one
+# BENCH_DATABASE_URL names): a room's rows left by the round before would slow the next.
+fresh_database() {
+  local admin=${BENCH_DATABASE_URL%/*}/postgres
+  psql "$admin" -qc "drop database if exists pollkit_bench_live" -c "create database pollkit_bench_live" >/dev/null
+  echo "${BENCH_DATABASE_URL%/*}/pollkit_bench_live"
+}
+
 # The figures of one round, space-separated (see the header printed below).
 round() {
   local dir=$1 json
   json=$(mktemp)
-  (cd "$dir/server" && BENCH_SCENARIOS=live-sessions BENCH_LIVE_SIZES=$participants BENCH_LIVE_JSON=$json \
+  if [ -n "${BENCH_DATABASE_URL:-}" ]; then export ROUND_DATABASE_URL; ROUND_DATABASE_URL=$(fresh_database); fi
+  (cd "$dir/server" && env ${ROUND_DATABASE_URL:+BENCH_DATABASE_URL=$ROUND_DATABASE_URL} \
+    BENCH_SCENARIOS=live-sessions BENCH_LIVE_SIZES=$participants BENCH_LIVE_JSON=$json \
     npx tsx --conditions=@pollkit/source bench/run.ts >/dev/null 2>&1) || true
   jq -r '.sizes[0] | [
       (.join.perSec // 0 | floor), (.join.p99Ms // 0 | floor),

@@ -305,7 +305,7 @@ export const ConfigSchema = z.object({
     .min(1)
     .default(20_000)
     .describe(
-      'Event streams (participants and presenters) one process holds open at most; more are 429 `rate_limited`. Each holds a socket: keep the file limit above it.',
+      'Event streams (participants and presenters) one process holds open at most; more are 429 `rate_limited`. Each holds a socket: the process lowers the cap to its open-files limit less 1,000 (logged at start; docs/self-hosting.md).',
     ),
   LIVE_HOST_TOKEN_TTL_AFTER_END_MS: z.coerce
     .number()
