@@ -319,7 +319,8 @@ async function measureSize(options: {
     result.memory = {
       rssAfterJoinMb: rssAfterJoin,
       rssAfterConnectMb: rssAfterConnect,
-      perStreamKb: ((rssAfterConnect - rssAfterJoin) * 1024) / Math.max(1, connected.ok),
+      // The first process's memory, over the streams it holds.
+      perStreamKb: ((rssAfterConnect - rssAfterJoin) * 1024) / Math.max(1, connected.ok / options.servers),
     };
 
     // Time `next` from just before its request is written (on the host's warm socket).
@@ -364,8 +365,9 @@ async function measureSize(options: {
       result.broadcasts = {
         count: options.broadcasts,
         received,
-        serverCpuUsPerStream: (broadcastCpu * 1e6) / Math.max(1, received),
-        serverSystemUsPerStream: ((after.system - split.system) * 1e6) / Math.max(1, received),
+        // CPU is the first process's: per stream, of the streams it holds (its share of the load generators').
+        serverCpuUsPerStream: (broadcastCpu * 1e6) / Math.max(1, received / options.servers),
+        serverSystemUsPerStream: ((after.system - split.system) * 1e6) / Math.max(1, received / options.servers),
         p99Ms: percentiles(p99s).p50Ms,
       };
       log(
