@@ -216,4 +216,30 @@ describe('event streams on the wire', () => {
     // A write to a cut stream is a no-op.
     write(stream, event);
   });
+
+  it('answers HEAD with the head alone: no stream opened, and the connection serves the next request', async () => {
+    const poll = await pollPublisher(() => ({ api: t.api, apiKey, title: 'Head', content: sampleContent() }))();
+    const created = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.id } });
+    expect(created.status, created.text).toBe(201);
+    const { port } = new URL(t.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+    });
+    const request = (method: string, path: string) =>
+      socket.write(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n`);
+    request('HEAD', `/api/v1/live/${created.body.pin}/events`);
+    request('GET', '/healthz');
+    const raw: RawStream = { text: () => received, closed: Promise.resolve(), socket };
+    await until(raw, (text) => text.includes('"status"'), 'the second response');
+    socket.destroy();
+    const [head, second] = received.split(/(?=HTTP\/1\.1 )/);
+    expect(head).toMatch(/^HTTP\/1\.1 200 OK/);
+    expect(head?.toLowerCase()).toContain('content-type: text/event-stream');
+    // Nothing after the head: the next bytes are the second response's.
+    expect(head?.endsWith('\r\n\r\n')).toBe(true);
+    expect(second).toMatch(/^HTTP\/1\.1 200 OK/);
+  });
 });

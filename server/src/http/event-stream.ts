@@ -139,7 +139,7 @@ export function openEventStream(
 ): void {
   reply.hijack();
   const response = reply.raw;
-  const socket = request.raw.socket;
+  const socket = request.raw.socket as Socket | null;
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value : String(value);
@@ -157,12 +157,17 @@ export function openEventStream(
   };
   let stream: OpenStream | undefined;
   response.once('close', stop);
-  if (socket.destroyed || response.destroyed) {
+  if (!socket || socket.destroyed || response.destroyed) {
     // The client left before the head could be written: nothing to start.
     stop();
     return;
   }
   response.writeHead(200, headers);
+  if (request.raw.method === 'HEAD') {
+    // The head alone (Fastify answers HEAD on every GET route): no stream, and no byte of a body.
+    response.end();
+    return;
+  }
   // The head goes out now, through Node; from here on the body's bytes go to the socket directly,
   // framed as Node framed the head (chunked, unless the client spoke HTTP/1.0).
   response.flushHeaders();
