@@ -85,7 +85,7 @@ function middle(values: number[]): number {
 function recordRequestMicroseconds(): number {
   const metrics = new Metrics({
     databasePool: () => undefined,
-    live: () => ({ streams: 0, sessions: 0 }),
+    live: () => ({ streams: 0, sessions: 0, cap: 19_000, refusedAtCap: 0 }),
     webhookOldestDueSeconds: async () => 0,
   });
   const record = metrics.requestRecorder('/api/v1/polls/{id}', 'GET');

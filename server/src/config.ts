@@ -261,7 +261,7 @@ export const ConfigSchema = z.object({
     .min(1)
     .default(20_000)
     .describe(
-      'The most `maxParticipants` a session may ask for (one process has served 20,000 streams of one session: server/bench/RESULTS.md, issue 11).',
+      'The most `maxParticipants` a session may ask for (one process has held 18,000 streams of one session, and two 20,000: server/bench/RESULTS.md, issue 42).',
     ),
   SESSION_CLOSE_CHECK_MS: z.coerce
     .number()

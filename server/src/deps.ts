@@ -233,10 +233,11 @@ function liveStreamCap(configured: number, log: Logger): { cap: number; descript
   const descriptorLimit = openFilesLimit();
   const cap = streamBudget(configured, descriptorLimit);
   const fields = { descriptorLimit: descriptorLimit ?? null, streamCap: cap, configured };
-  if (cap < LOW_STREAM_CAP) {
+  // Only a cap the descriptors lowered is worth a warning: a small LIVE_MAX_STREAMS_PER_PROCESS was chosen.
+  if (cap < configured && cap < LOW_STREAM_CAP) {
     log.warn(
       fields,
-      'the open-files limit leaves room for few live event streams: raise it (ulimit -n, systemd LimitNOFILE) to hold a room (docs/self-hosting.md)',
+      'the open-files limit leaves room for few live event streams: raise it (ulimit -Hn, systemd LimitNOFILE) to hold a room (docs/self-hosting.md)',
     );
   } else {
     log.info(
@@ -280,7 +281,7 @@ async function createMetrics(parts: {
         rateLimitFallback: () => shared.inFallback,
         rateLimitFallbackRequests: () => shared.fallbackHits,
       },
-    live: () => ({ streams: liveHub.connectedStreams, sessions: liveHub.activeSessions }),
+    live: () => ({ streams: liveHub.connectedStreams, sessions: liveHub.activeSessions, ...liveHub.streamCap }),
     webhookOldestDueSeconds: () => webhookBacklogAgeSeconds(database.db).catch(() => undefined),
   });
 }

@@ -49,4 +49,17 @@ describe('the descriptor budget of event streams', () => {
     limitsOf.take(undefined);
     expect(warnings).toEqual([9, 9]);
   });
+
+  it('keeps places for presenters: participants and anonymous viewers stop short of the cap, and refusals are counted', () => {
+    const limits = new StreamLimits(1000);
+    expect(limits.presenterPlaces).toBe(10);
+    const viewer = { key: 'a:127.0.0.1', limit: 10_000, what: 'this address' };
+    for (let i = 0; i < 990; i++) limits.take(viewer);
+    expect(() => limits.take(viewer)).toThrow(/holds 990 event streams/);
+    for (let i = 0; i < 10; i++) limits.take(undefined);
+    expect(() => limits.take(undefined)).toThrow(/holds 1000 event streams/);
+    expect(limits.refusedAtCap).toBe(2);
+    expect(new StreamLimits(19_000).presenterPlaces).toBe(100);
+    expect(new StreamLimits(6).presenterPlaces).toBe(1);
+  });
 });

@@ -668,17 +668,23 @@ describe('event streams', () => {
     expect(viewers.map((v) => v.status)).toEqual([200, 200]);
     expect((await s.stream(session.pin)).status).toBe(429);
 
-    // Two participant streams and two anonymous ones are open: two more presenters fill the process.
+    // Two participant streams and two anonymous ones are open. Participants stop one short of the
+    // process's 6: the last place is kept for the presenter, whom a full room must not lock out.
+    const other = { 'x-participant-token': (await s.join(session.pin)).body.participantToken as string };
+    expect((await s.stream(session.pin, other)).status).toBe(200);
+    const crowded = await s.stream(session.pin, other);
+    expect(crowded.status).toBe(429);
+    expect(crowded.error.error.message).toMatch(/5 event streams/);
     const presenter = async () => {
       const opened = await openSse(`${s.t.api}/sessions/${session.id}/events`, { 'x-host-token': session.hostToken });
       streams.push(opened);
       return opened;
     };
     expect((await presenter()).status).toBe(200);
-    expect((await presenter()).status).toBe(200);
     const full = await presenter();
     expect(full.status).toBe(429);
     expect(full.error.error.message).toMatch(/6 event streams/);
+    expect(s.t.server.deps.liveHub.streamCap).toEqual({ cap: 6, refusedAtCap: 2 });
   });
 });
 

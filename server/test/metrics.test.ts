@@ -115,6 +115,10 @@ describe('GET /metrics', () => {
       expect(open.get('pollkit_answer_batch_failures_total')).toBe(0);
       expect(open.get('pollkit_sse_streams_open')).toBe(1);
       expect(open.get('pollkit_live_sessions_active')).toBe(1);
+      // The cap the process logged at start (its descriptor limit less the reserve), and no refusal at it.
+      expect(open.get('pollkit_sse_streams_cap')).toBe(t.server.deps.liveHub.streamCap.cap);
+      expect(open.get('pollkit_sse_streams_cap')).toBeGreaterThan(0);
+      expect(open.get('pollkit_sse_streams_refused_total')).toBe(0);
       for (const name of [
         'process_resident_memory_bytes',
         'nodejs_heap_size_used_bytes',

@@ -23,7 +23,7 @@ export interface MetricSources {
     /** Requests counted in this process that way, since start. */
     rateLimitFallbackRequests(): number;
   };
-  live(): { streams: number; sessions: number };
+  live(): { streams: number; sessions: number; cap: number; refusedAtCap: number };
   /** Seconds since the oldest webhook delivery (or answers' event batch) waiting to go out became due; undefined if none waits or it cannot be read now. */
   webhookOldestDueSeconds(): Promise<number | undefined>;
 }
@@ -157,6 +157,20 @@ export class Metrics {
         this.set(sources.live().streams);
       },
     });
+    new Gauge({
+      name: 'pollkit_sse_streams_cap',
+      help: 'Live-session event streams this process holds at most: its open-files limit less 1,000, or LIVE_MAX_STREAMS_PER_PROCESS if lower (participants stop a few short, kept for presenters).',
+      registers,
+      collect() {
+        this.set(sources.live().cap);
+      },
+    });
+    monotonic(
+      registers,
+      'pollkit_sse_streams_refused_total',
+      'Live-session event streams refused with 429 because this process held its most.',
+      () => sources.live().refusedAtCap,
+    );
     new Gauge({
       name: 'pollkit_live_sessions_active',
       help: 'Live sessions with at least one event stream open on this process.',

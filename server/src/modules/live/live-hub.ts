@@ -330,6 +330,11 @@ export class LiveHub {
     if (this.#channels.get(channel.sessionId) === channel) this.#channels.delete(channel.sessionId);
   }
 
+  /** The stream cap (descriptors less a reserve, LIVE_MAX_STREAMS_PER_PROCESS) and the refusals at it since start. */
+  get streamCap(): { cap: number; refusedAtCap: number } {
+    return { cap: this.#streams.cap, refusedAtCap: this.#streams.refusedAtCap };
+  }
+
   /** Streams connected to this process (all sessions). */
   get connectedStreams(): number {
     let count = 0;

@@ -18,6 +18,8 @@ export class StreamLimits {
   #streams = 0;
   /** Said once when the streams pass 90 % of the cap, again only after they fell below 80 %. */
   #warned = false;
+  /** Streams refused because the process held its most (not a holder's cap), since start. */
+  #refusedAtCap = 0;
 
   constructor(
     private readonly perProcess: number,
@@ -30,11 +32,35 @@ export class StreamLimits {
     return this.#streams;
   }
 
-  /** Counts a stream from now; returns what stops counting it (idempotent). Throws 429 past a cap. */
+  /** The most this process holds (presenters' streams included). */
+  get cap(): number {
+    return this.perProcess;
+  }
+
+  /** Streams refused at the process's cap since start. */
+  get refusedAtCap(): number {
+    return this.#refusedAtCap;
+  }
+
+  /**
+   * The places kept for presenters' streams: a room that fills the process must not lock its host
+   * out of the presenter screen. Participants' and anonymous streams stop that many short of the cap.
+   */
+  get presenterPlaces(): number {
+    return Math.min(100, Math.max(1, Math.floor(this.perProcess / 100)));
+  }
+
+  /**
+   * Counts a stream from now; returns what stops counting it (idempotent). Throws 429 past a cap.
+   * `holder`: a participant's or an address's streams (undefined: a presenter's, which may use the
+   * places kept for presenters).
+   */
   take(holder: StreamHolder | undefined): () => void {
     const perProcess = this.perProcess;
-    if (this.#streams >= perProcess) {
-      throw streamsExceeded(`This server holds ${perProcess} event streams, its most; retry shortly`, perProcess);
+    const most = holder ? perProcess - this.presenterPlaces : perProcess;
+    if (this.#streams >= most) {
+      this.#refusedAtCap += 1;
+      throw streamsExceeded(`This server holds ${most} event streams, its most; retry shortly`, most);
     }
     const held = holder ? (this.#streamsOf.get(holder.key) ?? 0) : 0;
     if (holder && held >= holder.limit) {
