@@ -37,7 +37,10 @@ interface RawStream {
   socket: Socket;
 }
 
-function rawGet(path: string, headers: Record<string, string>, version: '1.0' | '1.1'): RawStream {
+/** A raw connection to the server: every byte received as text, and whether the server closed it. */
+function rawConnection(): RawStream & {
+  request(method: string, path: string, headers?: Record<string, string>, version?: '1.0' | '1.1'): void;
+} {
   const { port } = new URL(t.url);
   const socket = connect(Number(port), '127.0.0.1');
   let received = '';
@@ -46,10 +49,22 @@ function rawGet(path: string, headers: Record<string, string>, version: '1.0' | 
     received += chunk;
   });
   const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-  const lines = [`GET ${path} HTTP/${version}`, 'Host: 127.0.0.1', 'Accept: text/event-stream'];
-  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
-  socket.write(`${lines.join('\r\n')}\r\n\r\n`);
-  return { text: () => Buffer.from(received, 'latin1').toString('utf8'), closed, socket };
+  return {
+    text: () => Buffer.from(received, 'latin1').toString('utf8'),
+    closed,
+    socket,
+    request(method, path, headers = {}, version = '1.1') {
+      const lines = [`${method} ${path} HTTP/${version}`, 'Host: 127.0.0.1', 'Accept: text/event-stream'];
+      for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+      socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+    },
+  };
+}
+
+function rawGet(path: string, headers: Record<string, string>, version: '1.0' | '1.1'): RawStream {
+  const connection = rawConnection();
+  connection.request('GET', path, headers, version);
+  return connection;
 }
 
 /** Waits until `predicate` holds of the text received (bounded; the bound only turns a hang into a failure). */
@@ -221,20 +236,12 @@ describe('event streams on the wire', () => {
     const poll = await pollPublisher(() => ({ api: t.api, apiKey, title: 'Head', content: sampleContent() }))();
     const created = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.id } });
     expect(created.status, created.text).toBe(201);
-    const { port } = new URL(t.url);
-    const socket = connect(Number(port), '127.0.0.1');
-    let received = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => {
-      received += chunk;
-    });
-    const request = (method: string, path: string) =>
-      socket.write(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n`);
-    request('HEAD', `/api/v1/live/${created.body.pin}/events`);
-    request('GET', '/healthz');
-    const raw: RawStream = { text: () => received, closed: Promise.resolve(), socket };
-    await until(raw, (text) => text.includes('"status"'), 'the second response');
-    socket.destroy();
+    const connection = rawConnection();
+    connection.request('HEAD', `/api/v1/live/${created.body.pin}/events`);
+    connection.request('GET', '/healthz');
+    await until(connection, (text) => text.includes('"status"'), 'the second response');
+    connection.socket.destroy();
+    const received = connection.text();
     const [head, second] = received.split(/(?=HTTP\/1\.1 )/);
     expect(head).toMatch(/^HTTP\/1\.1 200 OK/);
     expect(head?.toLowerCase()).toContain('content-type: text/event-stream');

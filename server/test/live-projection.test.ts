@@ -131,6 +131,16 @@ const standings = new Standings([
 ]);
 
 const data = (event: { data: string } | undefined) => JSON.parse(event?.data ?? 'null');
+/** The quiz slide's results, as shown. */
+const result: SlideResult = {
+  slideId: 'capital',
+  text: 'Capital of France?',
+  kind: 'quiz',
+  totalAnswers: 2,
+  correctAnswers: 1,
+  correctRate: 50,
+  options: [],
+};
 
 describe('a slide move', () => {
   it('sends the presenter the session as the event states it, and each participant the slide without its answer', () => {
@@ -188,16 +198,6 @@ describe('a slide move', () => {
 });
 
 describe('results shown', () => {
-  const result: SlideResult = {
-    slideId: 'capital',
-    text: 'Capital of France?',
-    kind: 'quiz',
-    totalAnswers: 2,
-    correctAnswers: 1,
-    correctRate: 50,
-    options: [],
-  };
-
   it("splices each participant's own rank into the leaderboard; the presenter's `you` is null", () => {
     const results = slideResultsJson(slides[1] as Slide, result, standings);
     const projection = projectResultsShown(history(9, { action: 'showResults', resultsVisible: true }), results);
@@ -224,16 +224,6 @@ describe('results shown', () => {
 });
 
 describe('what streams share (the transport encodes one event object once for every stream it reaches)', () => {
-  const quizResult: SlideResult = {
-    slideId: 'capital',
-    text: 'Capital of France?',
-    kind: 'quiz',
-    totalAnswers: 2,
-    correctAnswers: 1,
-    correctRate: 50,
-    options: [],
-  };
-
   it('gives every participant who answered one object, everyone who did not another, and never mixes them', () => {
     const board = questionBoard('ask', { questions: [] });
     const projection = projectSlideMove(
@@ -252,7 +242,7 @@ describe('what streams share (the transport encodes one event object once for ev
   });
 
   it('shares results, markers and the summary when there is no leaderboard', () => {
-    const results = slideResultsJson(slides[1] as Slide, quizResult, undefined);
+    const results = slideResultsJson(slides[1] as Slide, result, undefined);
     const shown = projectResultsShown(history(13, { action: 'showResults', resultsVisible: true }), results);
     expect(eventsFor(alice, shown)).toBe(eventsFor(bob, shown));
     const marker = projectMarker(history(14, { action: 'lock' }));
@@ -264,7 +254,7 @@ describe('what streams share (the transport encodes one event object once for ev
   });
 
   it("makes a leaderboard's events per participant: nobody is sent another's rank", () => {
-    const results = slideResultsJson(slides[1] as Slide, quizResult, standings);
+    const results = slideResultsJson(slides[1] as Slide, result, standings);
     const shown = projectResultsShown(history(16, { action: 'showResults', resultsVisible: true }), results);
     const forAlice = eventsFor(alice, shown)[0];
     const forBob = eventsFor(bob, shown)[0];
@@ -281,20 +271,11 @@ describe('what streams share (the transport encodes one event object once for ev
 });
 
 describe('streams connecting together share their snapshot', () => {
-  const quizResult: SlideResult = {
-    slideId: 'capital',
-    text: 'Capital of France?',
-    kind: 'quiz',
-    totalAnswers: 2,
-    correctAnswers: 1,
-    correctRate: 50,
-    options: [],
-  };
   const shown = { ...row, status: 'active' as const, current_slide_index: 1, results_visible: true };
 
   it('gives every stream alike the same events, answered apart from not answered', () => {
     const pick = participantSnapshots(shown, poll, {
-      results: slideResultsJson(slides[1] as Slide, quizResult, undefined),
+      results: slideResultsJson(slides[1] as Slide, result, undefined),
       board: undefined,
     });
     expect(pick(alice, false)).toBe(pick(bob, false));
@@ -306,7 +287,7 @@ describe('streams connecting together share their snapshot', () => {
 
   it('makes a leaderboard per participant, so a stream carries only its own rank', () => {
     const pick = participantSnapshots(shown, poll, {
-      results: slideResultsJson(slides[1] as Slide, quizResult, standings),
+      results: slideResultsJson(slides[1] as Slide, result, standings),
       board: undefined,
     });
     expect(data(pick(alice, false)[1]).leaderboard.you.participantId).toBe('par_alice');

@@ -79,9 +79,10 @@ export class LiveHub {
   }, PARTICIPANT_LOOKUP_BATCH);
 
   /**
-   * Joins that arrive in one event-loop turn claim their seats in one statement
-   * (participants.repository.ts insertParticipants): a room of thousands joining paid one statement
-   * each, queued on the embedded database's one connection (RESULTS.md, issue 42).
+   * Joins that arrive together (in one event-loop turn, or while the batch before is being seated)
+   * claim their seats in one statement (participants.repository.ts insertParticipants): a room of
+   * thousands joining paid one statement each, queued on the embedded database's one connection
+   * (RESULTS.md, issue 42).
    */
   readonly #seats = turnLoader<participants.NewParticipant, ParticipantRow | undefined>(async (newcomers) => {
     const rows = await participants.insertParticipants(this.deps.db, newcomers);
