@@ -6,7 +6,6 @@ import {
   endedSnapshot,
   eventsFor,
   type HistoryEvent,
-  participantSnapshot,
   participantSnapshots,
   personalised,
   presenterSnapshot,
@@ -355,10 +354,10 @@ describe('streams connecting without Last-Event-ID', () => {
       results: { forPresenter: '{"you":null}', ...personalised('{"you":null}', undefined) },
       board: '{"questions":[]}',
     };
-    const events = participantSnapshot(active, poll, alice, false, shared);
+    const events = participantSnapshots(active, poll, shared)(alice, false);
     expect(events.map((event) => event.type)).toEqual(['slide', 'results', 'questions']);
     expect(data(events[0])).toMatchObject({ slideIndex: 2, answered: false, status: 'active' });
-    expect(participantSnapshot(active, poll, alice, false, undefined).map((event) => event.type)).toEqual(['slide']);
+    expect(participantSnapshots(active, poll, undefined)(alice, false).map((event) => event.type)).toEqual(['slide']);
   });
 });
 

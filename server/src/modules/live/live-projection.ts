@@ -393,17 +393,6 @@ export function participantSnapshots(
   ];
 }
 
-/** One participant's connect events (participantSnapshots, for one stream). */
-export function participantSnapshot(
-  row: SessionRow,
-  poll: Poll,
-  audience: StreamAudience,
-  hasAnswered: boolean,
-  shared: ConnectShared | undefined,
-): readonly StreamEvent[] {
-  return participantSnapshots(row, poll, shared)(audience, hasAnswered);
-}
-
 /** What a stream connecting to an ended session is sent: the summary. */
 export function endedSnapshot(row: SessionRow, audience: StreamAudience, summary: PersonalisedJson): StreamEvent[] {
   const data = audience.kind === 'presenter' ? summary.forPresenter : summary.forParticipant(audience.participantId);
