@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import { TEST_PROJECTS } from './vitest.projects.js';
 import { SlowFirstSequencer } from './vitest.sequencer.js';
 
 /**
@@ -11,6 +10,22 @@ import { SlowFirstSequencer } from './vitest.sequencer.js';
  * most set their own) and for setting up either (servers, Chromium; the docs build sets its own).
  * Unit tests start nothing.
  */
+/**
+ * A test's folder says what it costs and which project runs it:
+ * - `unit`: no server, no network, no child process (server/test/unit, web/test);
+ * - `api`: a real server over HTTP in the test process; loopback stand-ins such as a fake OpenAI or a
+ *   webhook receiver allowed (server/test/api, sdk/test/api);
+ * - `system`: browsers, the docs build, packing the SDK, child processes, fault tests
+ *   (server/test/system, sdk/test/system).
+ * `pnpm test` runs all three; `pnpm test:unit` etc. one. Helpers live in `support/` and data in
+ * `fixtures/`, outside the globs.
+ */
+const TEST_PROJECTS = {
+  unit: ['server/test/unit/**/*.test.ts', 'web/test/**/*.test.ts'],
+  api: ['server/test/api/**/*.test.ts', 'sdk/test/api/**/*.test.ts'],
+  system: ['server/test/system/**/*.test.ts', 'sdk/test/system/**/*.test.ts'],
+} as const;
+
 const PROJECT_BUDGETS = {
   unit: { testTimeout: 20_000, hookTimeout: 60_000 },
   api: { testTimeout: 120_000, hookTimeout: 180_000 },
@@ -18,7 +33,7 @@ const PROJECT_BUDGETS = {
 } satisfies Record<keyof typeof TEST_PROJECTS, { testTimeout: number; hookTimeout: number }>;
 
 /**
- * The whole workspace's tests in three projects (vitest.projects.ts lists which file is in which).
+ * The whole workspace's tests in three projects, by folder (TEST_PROJECTS).
  * Integration tests start real servers on ephemeral ports, so files run in separate processes, two
  * at a time (the CI machine has two cores).
  * TEST_DATABASE_URL / TEST_REDIS_URL switch the same tests from PGlite to real PostgreSQL and Redis.

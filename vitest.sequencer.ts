@@ -9,23 +9,23 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * 100 s, near the end. Longest first (LPT) ends both workers close together.
  */
 export const SLOW_FILES: readonly string[] = [
-  'server/test/fuzz.test.ts', // 118
-  'server/test/docs-site.browser.test.ts', // 100
-  'server/test/cli.test.ts', // 51
-  'server/test/docs-samples.test.ts', // 47
-  'server/test/webhooks-multi-process.test.ts', // 46
-  'server/test/live-pages.browser.test.ts', // 43
-  'server/test/pages-i18n.browser.test.ts', // 35
-  'server/test/faults-postgres.test.ts', // 31
-  'server/test/webhooks-durability.test.ts', // 24
-  'server/test/self-paced.browser.test.ts', // 23
-  'server/test/entry-point.test.ts', // 22
-  'server/test/trust-proxy.test.ts', // 22
-  'server/test/faults-redis.test.ts', // 17
-  'server/test/api-reference.browser.test.ts', // 16
-  'server/test/embedding.browser.test.ts', // 15
-  'sdk/test/export-stream.test.ts', // 15
-  'server/test/live-abuse.test.ts', // 15
+  'server/test/api/fuzz.test.ts', // 118
+  'server/test/system/docs-site.browser.test.ts', // 100
+  'server/test/system/cli.test.ts', // 51
+  'server/test/system/docs-samples.test.ts', // 47
+  'server/test/system/webhooks-multi-process.test.ts', // 46
+  'server/test/system/live-pages.browser.test.ts', // 43
+  'server/test/system/pages-i18n.browser.test.ts', // 35
+  'server/test/system/faults-postgres.test.ts', // 31
+  'server/test/api/webhooks-durability.test.ts', // 24
+  'server/test/system/self-paced.browser.test.ts', // 23
+  'server/test/system/entry-point.test.ts', // 22
+  'server/test/api/trust-proxy.test.ts', // 22
+  'server/test/system/faults-redis.test.ts', // 17
+  'server/test/system/api-reference.browser.test.ts', // 16
+  'server/test/system/embedding.browser.test.ts', // 15
+  'sdk/test/api/export-stream.test.ts', // 15
+  'server/test/api/live-abuse.test.ts', // 15
 ];
 
 /** Vitest's order (failed first, then by the last run's duration or by size), the slow files moved to the front. */

@@ -1,7 +1,7 @@
 /**
  * The comparison behind `generated:check` (`npx -y pnpm@10 generate --check`): which committed files
  * differ from what `npx -y pnpm@10 generate` makes, each named with why, and the one message that says so.
- * Pure, so a unit test can call it on files held in memory (server/test/generated-files.test.ts).
+ * Pure, so a unit test can call it on files held in memory (server/test/unit/generated-files.test.ts).
  */
 
 /** What fixes every stale file. */

@@ -23,7 +23,7 @@ export function takesIdempotencyKey(route: RouteDefinition): boolean {
 /**
  * The routes whose reply carries a secret: a key's `secret`, a webhook signing secret, a host token.
  * Their stored reply is sealed (core/sealed-secrets.ts) and opened only to replay it to the
- * credential that sent the request. server/test/idempotency-secrets.test.ts fails when a POST route's
+ * credential that sent the request. server/test/api/idempotency-secrets.test.ts fails when a POST route's
  * output names a secret or a token and is missing here.
  */
 export const SECRET_BEARING_ROUTES: ReadonlySet<RouteDefinition> = new Set<RouteDefinition>([

@@ -3,7 +3,7 @@
  * writes with `@pollkit/sdk` first (so an API explorer such as Scalar offers it first), then the same
  * request with curl. The input is an example made from the route's input schema: every required
  * field (and, for a body with none, its first field), with the schema's own example, default,
- * constant or first allowed value, else a plausible value for its name. server/test/code-samples.test.ts
+ * constant or first allowed value, else a plausible value for its name. server/test/system/code-samples.test.ts
  * type-checks every TypeScript sample against the SDK's source.
  */
 import { inputInQuery, pathParams, type RouteDefinition } from '@pollkit/contracts';

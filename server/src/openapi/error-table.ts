@@ -1,7 +1,7 @@
 /**
  * The table of error codes in docs/errors.md, generated from the registry (contracts/src/errors.ts):
  * `npx -y pnpm@10 generate` (contract-artifacts.ts) rewrites it between its markers, `generated:check` (part
- * of `pnpm check`) and server/test/errors.test.ts fail when the committed table is stale. A code added
+ * of `pnpm check`) and server/test/api/errors.test.ts fail when the committed table is stale. A code added
  * to the registry is in the document the moment it exists, with the words the OpenAPI document uses.
  */
 import { fileURLToPath } from 'node:url';

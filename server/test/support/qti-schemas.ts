@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /**
- * The IMS QTI 2.1 and IMS CP 1.1 schemas for server/test/deck-qti-schema.test.ts, found at test
+ * The IMS QTI 2.1 and IMS CP 1.1 schemas for server/test/system/deck-qti-schema.test.ts, found at test
  * time: they are not in the repository (the workplace keeps content brought from public
  * repositories out of commits; server/test/fixtures/qti/README.md). They are used unmodified, and
  * the addresses they import are mapped to local files by an OASIS XML catalog

@@ -116,7 +116,7 @@ function written(phrases: readonly string[], count = 8): string {
 /**
  * What each operator means, as the model is told: the contract's operator list with its meaning
  * and the words people write for it, taken from the rule-based parser's own lexicon
- * (parser/lexicon.ts), so both drafters are told the same words (server/test/openai-table.test.ts
+ * (parser/lexicon.ts), so both drafters are told the same words (server/test/api/openai-table.test.ts
  * checks every operator is here, and that every phrasing of the parser's table reaches the model).
  */
 export const OPERATOR_MEANINGS: Record<(typeof OPERATORS)[number], string> = {

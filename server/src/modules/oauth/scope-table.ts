@@ -1,7 +1,7 @@
 /**
  * The scope table in docs/authentication.md (which route needs which scope), generated from the
  * contract: `npx -y pnpm@10 generate` rewrites it between its markers; `generated:check` (part of
- * `pnpm check`) and server/test/oauth.test.ts fail when the committed table is stale.
+ * `pnpm check`) and server/test/api/oauth.test.ts fail when the committed table is stale.
  */
 import { fileURLToPath } from 'node:url';
 import { contract, type RouteDefinition, requiredScopes, scopes } from '@pollkit/contracts';

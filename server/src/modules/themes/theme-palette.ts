@@ -131,7 +131,7 @@ export function themeColorProblems(colors: ThemeColors): Record<string, string> 
 
 /**
  * Every colour custom property of the pages, keyed by name (`--ink`, …), derived from a theme.
- * The guarantees (each tested for random accepted themes in server/test/theme-palette.test.ts) hold
+ * The guarantees (each tested for random accepted themes in server/test/unit/theme-palette.test.ts) hold
  * for any theme themeColorProblems accepts; for others the result is a best effort.
  */
 export function themePalette(colors: ThemeColors): Record<string, string> {

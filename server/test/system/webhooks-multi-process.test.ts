@@ -1,0 +1,276 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/db/database.js';
+import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
+import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
+import { CHILD_TEST_TIMEOUT_MS, type Child, startApiChild, stop } from '../support/child.js';
+import { call } from '../support/http.js';
+import { pollPublisher, sampleContent } from '../support/polls.js';
+import { testDatabase } from '../support/server.js';
+import { processGroup, socketOwner } from '../support/socket-owner.js';
+import { type ReceivedDelivery, WebhookReceiver } from '../support/webhook-receiver.js';
+
+/**
+ * Webhook delivery from two real server processes on one PostgreSQL database, as docs/self-hosting.md
+ * ("Several processes behind a load balancer") scales out: both workers claim from the one outbox (`FOR UPDATE SKIP LOCKED`), so a thousand events are
+ * each delivered exactly once — no attempt sent twice, none lost — though votes arrive through both
+ * processes and retries are taken by whichever process is free. Needs TEST_DATABASE_URL (and uses
+ * TEST_REDIS_URL when set, as a deployment of several processes would); the connections' owners are
+ * read from /proc, so Linux.
+ */
+
+const enabled = Boolean(process.env.TEST_DATABASE_URL);
+const EVENTS = 1000;
+/** Every this-many-th event to arrive is refused at its first attempt, so retries happen too. */
+const REFUSE_EVERY = 10;
+const IN_FLIGHT = 20;
+/**
+ * The attempts' deadline: the default. The receiver shares this process with the thousand votes'
+ * sender, and a busy two-core machine can hold a request up for seconds; an attempt past its
+ * deadline is rightly sent again, which would read here as a duplicate.
+ */
+const TIMEOUT_MS = 10_000;
+/** A delivery claimed by a process is someone else's to send this long after the claim (delivery-worker.ts). */
+const LEASE_MS = TIMEOUT_MS + 30_000;
+
+interface ServerProcess {
+  api: string;
+  child: Child;
+  /** The processes of its group (tsx and the server it runs): whoever holds its sockets. */
+  pids: number[];
+}
+
+describe.runIf(enabled)('webhook deliveries from two server processes, one PostgreSQL', () => {
+  let database: { url: string; drop(): Promise<void> };
+  let handle: DatabaseHandle;
+  let apiKey: string;
+  let receiver: WebhookReceiver;
+  const servers: ServerProcess[] = [];
+  /** Which process opened each connection the receiver accepted, by the sender's port. */
+  const connectionOwner = new Map<number, ServerProcess | undefined>();
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    database = await testDatabase();
+    handle = await openDatabase({ databaseUrl: database.url, dataDir: '', poolSize: 2 });
+    await migrateToLatest(handle.db);
+    const workspace = await createWorkspace(handle.db, {
+      name: 'webhooks multi',
+      plan: 'pro',
+      rateLimitPerMinute: null,
+    });
+    apiKey = (await createApiKey(handle.db, { workspaceId: workspace.id, name: 'webhooks' })).secret;
+    servers.push(...(await Promise.all([startProcess(database.url), startProcess(database.url)])));
+    // Asked as the receiver accepts a connection: the sender holds its socket then.
+    receiver.onConnection = (remotePort) => {
+      const pid = socketOwner(
+        remotePort,
+        receiver.port,
+        servers.flatMap((server) => server.pids),
+      );
+      connectionOwner.set(
+        remotePort,
+        servers.find((server) => pid !== undefined && server.pids.includes(pid)),
+      );
+    };
+  }, CHILD_TEST_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => stop(server.child)));
+    await handle?.close();
+    await database?.drop();
+    await receiver?.close();
+  }, CHILD_TEST_TIMEOUT_MS);
+
+  it(
+    'delivers a thousand events made through both processes, each attempt exactly once, retries included',
+    async () => {
+      const [a, b] = servers as [ServerProcess, ServerProcess];
+      const created = await call('POST', `${a.api}/webhooks`, {
+        apiKey,
+        body: { url: receiver.url, events: ['vote.created'] },
+      });
+      expect(created.status, created.text).toBe(201);
+      const endpointId: string = created.body.id;
+      receiver.secrets.push(created.body.secret);
+
+      // The n-th event id to arrive, by first arrival; every tenth is refused once.
+      const order = new Map<string, number>();
+      receiver.respond = (delivery, count) => {
+        if (count === 1) order.set(delivery.id, order.size + 1);
+        return count === 1 && (order.get(delivery.id) ?? 0) % REFUSE_EVERY === 0 ? 500 : 200;
+      };
+
+      const poll = await pollPublisher(() => ({ api: a.api, apiKey, title: 'Busy', content: sampleContent() }))();
+      // Votes through A and B in turn, IN_FLIGHT at a time.
+      const voteIds: string[] = [];
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (next < EVENTS) {
+            const i = next++;
+            const server = i % 2 === 0 ? a : b;
+            const vote = await call('POST', `${server.api}/polls/${poll.id}/votes`, {
+              apiKey,
+              body: { voterId: `voter-${i}`, slideId: 'lunch', optionIds: [i % 3 === 0 ? 'sushi' : 'pizza'] },
+            });
+            expect(vote.status, vote.text).toBe(201);
+            voteIds.push(vote.body.id);
+          }
+        }),
+      );
+
+      const succeeded = () => new Set(receiver.received.filter((d) => d.answered === 200).map((d) => d.id));
+      await receiver.waitFor(() => succeeded().size === EVENTS, 40_000, 'a 2xx for every event');
+      // The receiver answered; the workers record outcomes in batches just after.
+      const statsNow = async () => (await call('GET', `${b.api}/webhooks/${endpointId}`, { apiKey })).body.stats;
+      const deadline = Date.now() + 10_000;
+      let stats = await statsNow();
+      while (stats.succeededDeliveries < EVENTS && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        stats = await statsNow();
+      }
+
+      // The receiver's side: every request verified by the independent library, one event per vote.
+      const received = receiver.received;
+      for (const delivery of received) {
+        expect(delivery.verified, delivery.body).toBe(true);
+        expect(delivery.event?.type).toBe('vote.created');
+        expect(delivery.event?.id).toBe(delivery.id);
+      }
+      const byId = new Map<string, typeof received>();
+      for (const delivery of received) byId.set(delivery.id, [...(byId.get(delivery.id) ?? []), delivery]);
+      expect(byId.size).toBe(EVENTS);
+      expect(new Set(received.map((d) => (d.event?.data as { id: string } | undefined)?.id))).toEqual(new Set(voteIds));
+      // Each event once — or, if it was among the refused, twice: refused, then taken. Never more.
+      const refused = [...order].filter(([, n]) => n % REFUSE_EVERY === 0).map(([id]) => id);
+      expect(refused).toHaveLength(EVENTS / REFUSE_EVERY);
+      const refusedIds = new Set(refused);
+      for (const [id, attempts] of byId) {
+        const expected = refusedIds.has(id) ? [500, 200] : [200];
+        expect(
+          attempts.map((d) => d.answered),
+          id,
+        ).toEqual(expected);
+        expect(new Set(attempts.map((d) => d.body)).size, id).toBe(1);
+      }
+      expect(received).toHaveLength(EVENTS + refused.length);
+
+      // The database's side: one row per attempt the receiver saw, no attempt number twice, all delivered.
+      const duplicates = await sql<{ delivery_id: string; attempt: number }>`
+        select delivery_id, attempt from webhook_attempts group by delivery_id, attempt having count(*) > 1`.execute(
+        handle.db,
+      );
+      expect(duplicates.rows).toEqual([]);
+      const attempts = await handle.db
+        .selectFrom('webhook_attempts')
+        .select(['delivery_id', 'attempt', 'outcome', 'response_status'])
+        .execute();
+      expect(attempts).toHaveLength(received.length);
+      const deliveries = await handle.db
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'event_id', 'status', 'attempts'])
+        .execute();
+      expect(deliveries).toHaveLength(EVENTS);
+      for (const delivery of deliveries) {
+        expect(delivery.status, delivery.id).toBe('succeeded');
+        const sent = byId.get(delivery.event_id)?.length ?? 0;
+        expect(delivery.attempts, delivery.id).toBe(sent);
+        const logged = attempts.filter((attempt) => attempt.delivery_id === delivery.id).map((row) => row.attempt);
+        expect(logged.sort(), delivery.id).toEqual(Array.from({ length: sent }, (_, i) => i + 1));
+      }
+      expect(attempts.filter((attempt) => attempt.response_status === 500)).toHaveLength(refused.length);
+      expect(stats).toMatchObject({
+        pendingDeliveries: 0,
+        succeededDeliveries: EVENTS,
+        failedDeliveries: 0,
+        attempts: received.length,
+        failedAttempts: refused.length,
+      });
+
+      // Both processes delivered: every request came on a connection held by A or by B, and each
+      // sent a share. Retries went to whichever process claimed them first.
+      const sender = (remotePort: number) => connectionOwner.get(remotePort);
+      expect(received.filter((delivery) => sender(delivery.remotePort) === undefined)).toEqual([]);
+      const byA = received.filter((delivery) => sender(delivery.remotePort) === a).length;
+      const byB = received.filter((delivery) => sender(delivery.remotePort) === b).length;
+      expect(byA + byB).toBe(received.length);
+      expect(byA).toBeGreaterThan(0);
+      expect(byB).toBeGreaterThan(0);
+      const crossed = refused.filter((id) => {
+        const [first, retry] = byId.get(id) ?? [];
+        return first && retry && sender(first.remotePort) !== sender(retry.remotePort);
+      });
+      expect(crossed.length).toBeGreaterThan(0);
+    },
+    CHILD_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'sends again, with the same webhook-id, an attempt whose process was killed mid-send, once its lease is over',
+    async () => {
+      const [a] = servers as [ServerProcess, ServerProcess];
+      const created = await call('POST', `${a.api}/webhooks`, {
+        apiKey,
+        body: { url: receiver.url.replace('/hooks', '/hooks/crash'), events: ['poll.deleted'] },
+      });
+      expect(created.status, created.text).toBe(201);
+      receiver.secrets.push(created.body.secret);
+      // The first attempt hangs: its process is killed while it waits for the answer.
+      receiver.respond = (delivery, count) =>
+        delivery.event?.type === 'webhook.test' && count === 1 ? 'no answer' : 200;
+      const queued = await call('POST', `${a.api}/webhooks/${created.body.id}/test`, { apiKey });
+      expect(queued.status, queued.text).toBe(202);
+      const eventId: string = queued.body.eventId;
+      const sent = () => receiver.received.filter((delivery) => delivery.id === eventId);
+      await receiver.waitFor(() => sent().length === 1, 15_000, 'the first attempt');
+
+      // Whichever process claimed it dies without recording anything; the other takes it over once
+      // the claim's lease (the attempt's deadline plus 30 s) is over.
+      const holder = connectionOwner.get(sent()[0]?.remotePort ?? 0);
+      const survivor = servers.find((server) => server !== holder);
+      expect(holder).toBeDefined();
+      holder?.child.kill();
+      await holder?.child.exited;
+      await receiver.waitFor(() => sent().length === 2, LEASE_MS + 20_000, 'the attempt taken over');
+
+      const [first, second] = sent() as [ReceivedDelivery, ReceivedDelivery];
+      expect(connectionOwner.get(second.remotePort)).toBe(survivor);
+      expect(second.receivedAt - first.receivedAt).toBeGreaterThanOrEqual(LEASE_MS - 1000);
+      // At least once: the receiver got the event twice, under one webhook-id, both verified.
+      for (const delivery of [first, second]) {
+        expect(delivery.verified).toBe(true);
+        expect(delivery.event?.id).toBe(eventId);
+      }
+      expect(second.body).toBe(first.body);
+      expect(second.answered).toBe(200);
+
+      // The killed process's attempt 1 never reached the log; the survivor's is attempt 2.
+      const deadline = Date.now() + 10_000;
+      let detail = await call('GET', `${survivor?.api}/webhooks/${created.body.id}/deliveries/${queued.body.id}`, {
+        apiKey,
+      });
+      while (detail.body.status !== 'succeeded' && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        detail = await call('GET', `${survivor?.api}/webhooks/${created.body.id}/deliveries/${queued.body.id}`, {
+          apiKey,
+        });
+      }
+      expect(detail.body).toMatchObject({ status: 'succeeded', attempts: 2 });
+      expect(detail.body.attemptLog).toMatchObject([{ attempt: 2, outcome: 'succeeded', responseStatus: 200 }]);
+      expect(detail.body.attemptLog).toHaveLength(1);
+    },
+    CHILD_TEST_TIMEOUT_MS,
+  );
+});
+
+async function startProcess(databaseUrl: string): Promise<ServerProcess> {
+  const { api, child } = await startApiChild(databaseUrl, {
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
+    WEBHOOK_RETRY_SCHEDULE_MS: '200',
+    WEBHOOK_POLL_INTERVAL_MS: '50',
+    WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+  });
+  return { api, child, pids: processGroup(child.process.pid ?? 0) };
+}
