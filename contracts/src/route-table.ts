@@ -1,4 +1,4 @@
-// Generated from `contract` (index.ts) by server/src/openapi/route-table.ts: do not edit.
+// Generated from `contract` (index.ts) by docs/scripts/route-table.ts: do not edit.
 // `npx -y pnpm@10 generate` rewrites it; `pnpm check` fails when it is stale.
 import type { ErrorCode } from './errors.js';
 import type { RouteHead } from './route.js';

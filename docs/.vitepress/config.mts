@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type DefaultTheme, defineConfig } from 'vitepress';
 
@@ -49,6 +49,24 @@ const operations: DefaultTheme.SidebarItem[] = [
   { text: 'CLI', link: '/cli' },
 ];
 
+/**
+ * Each decision record (docs/decisions/NNNN-title.md) as a sidebar entry, read from the folder so that
+ * a new decision needs no edit here: its number and title from its first line, "# NNNN. Title".
+ */
+const decisionsDir = fileURLToPath(new URL('../decisions/', import.meta.url));
+const decisionItems: DefaultTheme.SidebarItem[] = readdirSync(decisionsDir)
+  .filter((file) => /^\d{4}-.+\.md$/.test(file) && !file.startsWith('0000-'))
+  .sort()
+  .map((file) => {
+    const heading = readFileSync(`${decisionsDir}${file}`, 'utf8').split('\n', 1)[0] ?? '';
+    return { text: heading.replace(/^#\s*/, ''), link: `/decisions/${file.replace(/\.md$/, '')}` };
+  });
+
+const contributing: DefaultTheme.SidebarItem[] = [
+  { text: 'Architecture', link: '/architecture' },
+  { text: 'Decisions', link: '/decisions/README', collapsed: true, items: decisionItems },
+];
+
 const reference: DefaultTheme.SidebarItem[] = [
   { text: 'API reference', link: '/reference/api' },
   { text: 'Error codes', link: '/reference/errors' },
@@ -75,8 +93,9 @@ export default defineConfig({
   cleanUrls: true,
   lastUpdated: false,
   head: [['link', { rel: 'icon', type: 'image/svg+xml', href: '/favicon.svg' }]],
-  // Contributor docs stay in the repository; scripts and the package manifest are not pages.
-  srcExclude: ['architecture.md', 'releasing.md', 'README.md', 'scripts/**', 'node_modules/**'],
+  // The architecture map and the decisions are pages, so their links work on the site as in the
+  // repository; the release guide stays in the repository; scripts and the manifest are not pages.
+  srcExclude: ['releasing.md', 'README.md', 'scripts/**', 'node_modules/**'],
   markdown: { anchor: { slugify: githubSlug } },
   themeConfig: {
     logo: '/favicon.svg',
@@ -91,6 +110,7 @@ export default defineConfig({
       { text: 'SDK', items: sdk },
       { text: 'Running Pollkit', items: operations },
       { text: 'Reference', items: reference },
+      { text: 'Contributing', items: contributing },
     ],
     outline: { level: [2, 3] },
     // MiniSearch over the built pages, in the browser: no search service, works offline.

@@ -7,9 +7,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { BranchCondition, Slide } from '@pollkit/contracts';
-import { withGeneratedBlock } from '../../server/src/core/generated-block.js';
 import { InstructionError, parseInstruction } from '../../server/src/modules/branching/parser/index.js';
 import { type DeckName, instructionTable, tableDecks } from '../../server/test/fixtures/branching/instruction-table.js';
+import { withGeneratedBlock } from './generated-block.js';
 
 export const BRANCHING_DOC_PATH = fileURLToPath(new URL('../branching.md', import.meta.url));
 const TABLE_START =

@@ -1,10 +1,11 @@
 /**
  * Writes every generated artifact of the repository (`npx -y pnpm@10 generate`), in one run:
  *
- * - what the contracts generate (server/src/openapi/contract-artifacts.ts): docs/openapi.json, the
+ * - what the contracts generate (contract-artifacts.ts): docs/openapi.json, the
  *   schema-free route table contracts/src/route-table.ts, and the tables inside docs/errors.md and
  *   docs/authentication.md;
  * - the instruction table of docs/branching.md, from the parser's fixtures (branching-table.ts);
+ * - the module graph of docs/architecture.md, from the imports under server/src/modules (module-graph.ts);
  * - docs/reference/errors.md, from the contracts' error registry (contracts/src/errors.ts);
  * - docs/reference/configuration.md, from the server's config schema (server/src/config.ts), and the
  *   same table in README.md between its `generated:configuration` markers;
@@ -23,8 +24,9 @@ import { fileURLToPath } from 'node:url';
 import { type ErrorCode, errorCodes, type RetryAdvice } from '@pollkit/contracts';
 import { Application } from 'typedoc';
 import { ConfigSchema } from '../../server/src/config.js';
-import { contractArtifacts } from '../../server/src/openapi/contract-artifacts.js';
 import { withBranchingTables } from './branching-table.js';
+import { contractArtifacts } from './contract-artifacts.js';
+import { withModuleGraph } from './module-graph.js';
 import { GENERATE_COMMAND, type GeneratedFiles, staleFiles, staleMessage } from './stale-files.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -349,6 +351,7 @@ async function generateAll(): Promise<GeneratedFiles> {
   files.set('docs/reference/configuration.md', configurationPage());
   files.set('docs/changelog.md', await changelogPage());
   files.set('docs/branching.md', withBranchingTables((await committedFile('docs/branching.md')) ?? ''));
+  files.set('docs/architecture.md', withModuleGraph((await committedFile('docs/architecture.md')) ?? ''));
   files.set('README.md', readmeWithConfiguration((await committedFile('README.md')) ?? ''));
   const scratch = await mkdtemp(join(tmpdir(), 'pollkit-docs-'));
   try {

@@ -119,7 +119,7 @@ export type RouteMethod<R extends RouteDefinition> = R extends { format: 'file' 
     : (input: RouteInput<R>, options?: RouteOptions<R>) => RouteResult<R>;
 
 /** The values of a file route's `format` input that download bytes (`'xlsx'`, `'qti'`); never for none. */
-export type BinaryFormatOf<R extends RouteDefinition> = R extends { files: infer Files }
+type BinaryFormatOf<R extends RouteDefinition> = R extends { files: infer Files }
   ? { [K in keyof Files]: Files[K] extends { binary: true } ? K : never }[keyof Files]
   : never;
 

@@ -443,7 +443,7 @@ export type Config = z.output<typeof ConfigSchema>;
  * the server logs a warning for each one in effect when it starts (server.ts), or nothing would tell
  * an operator who copied a development `.env` that webhooks may reach `http://` or loopback addresses.
  */
-export const developmentOnlySettings = {
+const developmentOnlySettings = {
   WEBHOOK_ALLOW_HTTP: 'webhook endpoints may be http:// (deliveries unencrypted)',
   WEBHOOK_ALLOW_LOOPBACK: 'webhook endpoints may be on 127.0.0.0/8 and ::1 (this machine)',
   MEDIA_ALLOW_LOOPBACK: 'media fetches may reach 127.0.0.0/8 and ::1 (this machine)',

@@ -17,6 +17,9 @@ import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from '
 import { RedisConnection } from './infra/redis.js';
 import { WebhookSender } from './infra/webhook-sender.js';
 import { AnswerWriter } from './modules/answers/answer-writer.js';
+import type { PollSessions } from './modules/answers/answers.service.js';
+import { pollHasAnswers } from './modules/answers/index.js';
+import type { OAuthClientHold } from './modules/api-keys/api-keys.service.js';
 import { Authenticator } from './modules/auth/auth.service.js';
 import type { BranchDrafter } from './modules/branching/branching.service.js';
 import { draftWithOpenAI, openAiSettings } from './modules/branching/openai-drafter.js';
@@ -31,7 +34,10 @@ import {
 import { LiveHub } from './modules/live/live-hub.js';
 import type { MediaFiles } from './modules/media/media.service.js';
 import { FilterTermsCache } from './modules/moderation/index.js';
+import { holdClientForKey } from './modules/oauth/oauth.service.js';
 import { PollCache } from './modules/polls/poll-cache.js';
+import type { AnsweredPolls } from './modules/polls/polls.service.js';
+import { sessionIdsOfPoll } from './modules/sessions/index.js';
 import { type AttemptResult, WebhookDeliveryWorker } from './modules/webhooks/delivery-worker.js';
 import { webhookSecretSealer } from './modules/webhooks/secrets-key.js';
 import { webhookBacklogAgeSeconds } from './modules/webhooks/webhooks.service.js';
@@ -77,6 +83,16 @@ export interface AppDeps {
   clock: Clock;
   /** Set when shutdown begins: readiness fails so load balancers stop sending traffic. */
   state: { shuttingDown: boolean };
+  /**
+   * A module's function another module is handed rather than imports, where importing it would make
+   * the two modules depend on each other. Each table has one owner (db/table-owners.ts), whose
+   * functions are the only way to it: polls ask answers whether a poll has answers, a poll's reset
+   * asks sessions for the poll's sessions, and a key made by an OAuth credential asks oauth to hold
+   * the client against its revocation.
+   */
+  answeredPolls: AnsweredPolls;
+  pollSessions: PollSessions;
+  oauthClients: OAuthClientHold;
 }
 
 /** Answers waiting for, or taken by, the writer's flush at which it counts as saturated. */
@@ -208,6 +224,9 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
       log,
       clock,
       state: { shuttingDown: false },
+      answeredPolls: { pollHasAnswers },
+      pollSessions: { idsOf: sessionIdsOfPoll },
+      oauthClients: { holdClientForKey },
     };
   } catch (error) {
     await invalidation?.close();

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 
-export type LogFormat = 'json' | 'pretty';
+type LogFormat = 'json' | 'pretty';
 
 export interface LoggerOptions {
   level: string;
@@ -15,7 +15,7 @@ export interface LoggerOptions {
 }
 
 /** 4 MiB of waiting log text: minutes of access log at a quiet server, a few seconds at full load. */
-export const DEFAULT_MAX_BUFFERED = 4 * 1024 * 1024;
+const DEFAULT_MAX_BUFFERED = 4 * 1024 * 1024;
 
 /** How long `logger.flush()` waits for the lines already written to leave the process. */
 const FLUSH_TIMEOUT_MS = 2_000;
@@ -71,7 +71,7 @@ export function createLogger({
  * one line says how many were lost. (A terminal stays synchronous, as Node makes it: one that is
  * paused with Ctrl-S holds the process, as any program writing to it.)
  */
-export class BoundedOutput {
+class BoundedOutput {
   /** Called once the queue has drained after lines were dropped, with how many were. */
   onDropsEnded: ((droppedLines: number) => void) | undefined;
   #dropped = 0;

@@ -190,7 +190,7 @@ const classByOAuthCode: Readonly<Record<string, typeof PollkitError>> = {
  * any other the family of its status); a body of another shape is read like any API error.
  * The secret never reaches the message, even when a server echoes it.
  */
-export function tokenEndpointError(
+function tokenEndpointError(
   response: { status: number; headers: Headers; text: string },
   clientSecret: string,
 ): PollkitError {

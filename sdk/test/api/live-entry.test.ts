@@ -17,7 +17,7 @@ let client: sdk.PollkitClient;
 
 beforeAll(async () => {
   // Per-address limits count every test file's requests from 127.0.0.1 when Redis is shared:
-  // they are tested on their own addresses in server/test/api/live-sessions.test.ts.
+  // they are tested on their own addresses in server/test/api/live-sessions.participants.test.ts.
   t = await startTestServer({
     LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
     LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000000',

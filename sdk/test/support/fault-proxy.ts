@@ -25,7 +25,7 @@ export interface RecordedRequest {
  * - `drop`: forwards, lets the server answer, then closes the connection without a byte of the answer;
  * - `rewrite`: forwards, then replaces the 2xx body with `rewrite(body)`.
  */
-export type Fault =
+type Fault =
   | { kind: 'status'; status: number; code: string; message?: string }
   | { kind: 'delay'; ms: number }
   | { kind: 'drop' }

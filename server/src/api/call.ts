@@ -6,7 +6,7 @@ import type { WorkspaceCredential } from '../modules/credentials/workspace-crede
 import type { HostGrant, LiveCaller } from '../modules/live/live-caller.js';
 
 /** The part of a pino logger the pipeline and handlers use (Fastify's request logger is one). */
-export type RequestLog = Pick<Logger, 'error' | 'warn' | 'info' | 'debug'>;
+type RequestLog = Pick<Logger, 'error' | 'warn' | 'info' | 'debug'>;
 
 /**
  * One request as the pipeline sees it: what the transport read off the wire, in plain values. The

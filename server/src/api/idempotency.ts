@@ -158,7 +158,7 @@ function voterIdOf(body: unknown): string | undefined {
 }
 
 /** The key from its header value: 1–255 printable ASCII characters, else 400 `bad_request`. */
-export function parseIdempotencyKey(header: string | string[]): string {
+function parseIdempotencyKey(header: string | string[]): string {
   const value = Array.isArray(header) ? header.join(', ') : header;
   if (value.length === 0 || value.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(value)) {
     throw new ApiError(
@@ -170,7 +170,7 @@ export function parseIdempotencyKey(header: string | string[]): string {
 }
 
 /** JSON with object keys sorted at every level: equal values, equal text. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.keys(value)
@@ -187,7 +187,7 @@ export function canonicalJson(value: unknown): string {
  * body, canonically (key order and whitespace do not matter). A missing body counts as `{}`, as it
  * does for the input.
  */
-export function requestFingerprint(route: RouteDefinition, params: unknown, body: unknown): string {
+function requestFingerprint(route: RouteDefinition, params: unknown, body: unknown): string {
   return createHash('sha256')
     .update(canonicalJson([route.method, route.path, params ?? {}, body ?? {}]))
     .digest('hex');

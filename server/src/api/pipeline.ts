@@ -330,7 +330,7 @@ const checkOutputStep: Step = async (call, next) => {
  * (`declaredErrorCodes`: its `errors` and its gates' codes, what the OpenAPI document lists for it).
  * Any other code is a 500, logged naming the route and the code: the document would have lied.
  */
-export function declaredErrorsStep(route: RouteDefinition): Step {
+function declaredErrorsStep(route: RouteDefinition): Step {
   const declared: ReadonlySet<ErrorCode> = new Set(declaredErrorCodes(route));
   return async (call, next) => {
     try {

@@ -10,6 +10,7 @@ import {
   toApiKeySummary,
 } from '../modules/api-keys/api-keys.admin.js';
 import { revokeApiKey, rotateApiKey } from '../modules/api-keys/api-keys.service.js';
+import { holdClientForKey } from '../modules/oauth/oauth.service.js';
 import { UnopenableSecretsError } from '../modules/webhooks/secrets-key.js';
 import {
   createWorkspace,
@@ -185,7 +186,11 @@ export async function rotateKeyCommand(
   const bus = await openCredentialBus();
   let rotated: Awaited<ReturnType<typeof rotateApiKey>>;
   try {
-    rotated = await rotateApiKey({ db, invalidation: bus.invalidation }, { keyId, gracePeriodSeconds: options.grace });
+    rotated = await rotateApiKey(
+      // The replacement of a key an OAuth client made is held against the client's revocation.
+      { db, invalidation: bus.invalidation, oauthClients: { holdClientForKey } },
+      { keyId, gracePeriodSeconds: options.grace },
+    );
   } finally {
     await bus.close();
   }

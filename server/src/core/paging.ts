@@ -5,7 +5,7 @@ import { ApiError } from './api-error.js';
  * Cursors are opaque to clients (base64url of the last id on the page), so the ordering key can
  * change later without breaking anyone who stores them.
  */
-export function encodeCursor(lastId: string): string {
+function encodeCursor(lastId: string): string {
   return Buffer.from(lastId, 'utf8').toString('base64url');
 }
 
@@ -17,7 +17,7 @@ export function invalidCursor(): ApiError {
   } satisfies ValidationErrorDetails);
 }
 
-export function decodeCursor(cursor: string, idPrefix: string): string {
+function decodeCursor(cursor: string, idPrefix: string): string {
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!new RegExp(`^${idPrefix}_[0-9A-HJKMNP-TV-Z]{26}$`).test(id)) throw invalidCursor();
   return id;

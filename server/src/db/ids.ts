@@ -25,7 +25,7 @@ function pooledRandom(): () => number {
   };
 }
 
-export const idPrefixes = {
+const idPrefixes = {
   workspace: 'ws',
   apiKey: 'key',
   poll: 'poll',

@@ -4,8 +4,10 @@
  * each connection the first time that connection runs it, again after a reconnect). Only for
  * statements whose text is fixed whatever their parameters (arrays rather than lists of
  * placeholders), run often enough that planning counts: planning the answer writer's batch
- * statement took 0.8–1.2 ms of a 4 ms flush (server/bench/RESULTS.md, issue 29). PGlite ignores the
- * marker: it is a comment.
+ * statement took 0.8–1.2 ms of a 4 ms flush (server/bench/RESULTS.md, issue 29). The marker is read
+ * by the pg pool's wrapper (postgres.ts) and, on PGlite, which has no API for named statements, by
+ * pglite-prepared.ts, which prepares the statement through the wire protocol; there a marked
+ * statement inside a transaction runs unprepared, its marker only a comment.
  */
 export function preparedStatement(name: string): string {
   if (!/^[a-z_]+$/.test(name)) throw new Error(`Bad prepared statement name: ${name}`);

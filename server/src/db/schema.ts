@@ -54,7 +54,7 @@ export interface ThemesTable {
   updated_at: Timestamp;
 }
 
-export interface ApiKeysTable {
+interface ApiKeysTable {
   id: string;
   workspace_id: string;
   name: string;
@@ -75,7 +75,7 @@ export interface ApiKeysTable {
   created_by_oauth_client_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
-export interface PollsTable {
+interface PollsTable {
   id: string;
   workspace_id: string;
   title: string;
@@ -101,7 +101,7 @@ export interface AnswerValue {
   text?: string;
 }
 
-export interface AnswersTable {
+interface AnswersTable {
   id: string;
   poll_id: string;
   slide_id: string;
@@ -119,23 +119,23 @@ export interface AnswersTable {
 }
 
 /** A respondent counted against a poll's `max_respondents`: `v:<voterId>` or `p:<participantId>`. */
-export interface RespondentSeatsTable {
+interface RespondentSeatsTable {
   poll_id: string;
   holder: string;
 }
 
-export interface PollSeatCountsTable {
+interface PollSeatCountsTable {
   poll_id: string;
   taken: number;
 }
 
-export interface QuestionUpvotesTable {
+interface QuestionUpvotesTable {
   question_id: string;
   voter_id: string;
   created_at: CreatedAt;
 }
 
-export interface PollVotersTable {
+interface PollVotersTable {
   poll_id: string;
   voter_id: string;
 }
@@ -143,13 +143,13 @@ export interface PollVotersTable {
 /** int8 columns: strings from `pg`, numbers from PGlite; read them through `toNumber`. */
 type Int8 = ColumnType<string | number, number, number>;
 
-export interface PollStatsTable {
+interface PollStatsTable {
   poll_id: string;
   voters: Int8;
   answers: Int8;
 }
 
-export interface SlideTalliesTable {
+interface SlideTalliesTable {
   poll_id: string;
   slide_id: string;
   key: string;
@@ -157,7 +157,7 @@ export interface SlideTalliesTable {
   total: number;
 }
 
-export interface OpenTextCountsTable {
+interface OpenTextCountsTable {
   poll_id: string;
   slide_id: string;
   text_hash: string;
@@ -165,7 +165,7 @@ export interface OpenTextCountsTable {
   count: Int8;
 }
 
-export interface WordCountsTable {
+interface WordCountsTable {
   poll_id: string;
   slide_id: string;
   word: string;
@@ -173,18 +173,18 @@ export interface WordCountsTable {
 }
 
 /** A session's share of the aggregates above (migration 0012): the same columns, keyed by session. */
-export interface SessionStatsTable {
+interface SessionStatsTable {
   session_id: string;
   voters: Int8;
   answers: Int8;
 }
 
-export interface SessionVotersTable {
+interface SessionVotersTable {
   session_id: string;
   voter_id: string;
 }
 
-export interface SessionTalliesTable {
+interface SessionTalliesTable {
   session_id: string;
   slide_id: string;
   key: string;
@@ -192,7 +192,7 @@ export interface SessionTalliesTable {
   total: number;
 }
 
-export interface SessionTextCountsTable {
+interface SessionTextCountsTable {
   session_id: string;
   slide_id: string;
   text_hash: string;
@@ -200,7 +200,7 @@ export interface SessionTextCountsTable {
   count: Int8;
 }
 
-export interface SessionWordCountsTable {
+interface SessionWordCountsTable {
   session_id: string;
   slide_id: string;
   word: string;
@@ -208,7 +208,7 @@ export interface SessionWordCountsTable {
 }
 
 /** A claimed `Idempotency-Key` (docs/idempotency.md). */
-export interface IdempotencyKeysTable {
+interface IdempotencyKeysTable {
   workspace_id: string;
   key: string;
   /** SHA-256 (hex) of method, route, path parameters and the canonical JSON body. */
@@ -229,7 +229,7 @@ export interface IdempotencyKeysTable {
 }
 
 /** An OAuth 2.0 client; its id is the `client_id`. */
-export interface OAuthClientsTable {
+interface OAuthClientsTable {
   id: string;
   workspace_id: string;
   name: string;
@@ -241,7 +241,7 @@ export interface OAuthClientsTable {
 }
 
 /** An issued access token, known only by its SHA-256. */
-export interface OAuthTokensTable {
+interface OAuthTokensTable {
   id: string;
   client_id: string;
   workspace_id: string;
@@ -294,7 +294,7 @@ export interface SessionsTable {
   join_challenge: ColumnType<JoinChallengeMode | null, JoinChallengeMode | null | undefined, JoinChallengeMode | null>;
 }
 
-export interface SessionParticipantsTable {
+interface SessionParticipantsTable {
   id: string;
   session_id: string;
   /** SHA-256 (hex) of the participant token. */
@@ -318,7 +318,7 @@ export interface SessionParticipantsTable {
 }
 
 /** A session's history: one row per control action, replayed to streams that reconnect. */
-export interface SessionEventsTable {
+interface SessionEventsTable {
   session_id: string;
   seq: number;
   type: string;
@@ -356,7 +356,7 @@ export interface WebhookEndpointsTable {
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
-export interface WebhookDeliveriesTable {
+interface WebhookDeliveriesTable {
   id: string;
   endpoint_id: string;
   /** The event's id (`webhook-id`): the same in every endpoint's delivery of it. */
@@ -379,7 +379,7 @@ export interface WebhookDeliveriesTable {
  * The events of one answer-writer flush for one endpoint, not yet fanned out into deliveries
  * (migrations/0007, outbox.repository.ts `fanOutEventBatches`): the three arrays run in parallel.
  */
-export interface WebhookEventBatchesTable {
+interface WebhookEventBatchesTable {
   id: string;
   endpoint_id: string;
   event_ids: string[];
@@ -388,7 +388,7 @@ export interface WebhookEventBatchesTable {
   created_at: CreatedAt;
 }
 
-export interface WebhookAttemptsTable {
+interface WebhookAttemptsTable {
   id: string;
   delivery_id: string;
   endpoint_id: string;
@@ -401,14 +401,14 @@ export interface WebhookAttemptsTable {
   started_at: Timestamp;
 }
 
-export interface ServerKeysTable {
+interface ServerKeysTable {
   name: string;
   key: string;
   created_at: CreatedAt;
 }
 
 /** Join challenges that joined a participant, until they expire: each joins once (without Redis). */
-export interface SpentJoinChallengesTable {
+interface SpentJoinChallengesTable {
   /** The challenge's hex SHA-256, as issued. */
   challenge: string;
   expires_at: Date;

@@ -60,7 +60,8 @@ function contentType(name: string): string {
 
 function defaultScalarDist(): string {
   // The package exports no package.json: its main entry is dist/index.js.
-  return dirname(createRequire(import.meta.url).resolve('@scalar/api-reference'));
+  const require = createRequire(import.meta.url);
+  return dirname(require.resolve('@scalar/api-reference'));
 }
 
 /** Scalar's browser build as installed: dist/browser/standalone.esm.js and its chunks/. */

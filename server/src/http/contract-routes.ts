@@ -12,7 +12,8 @@ import { writeRateLimitHeaders } from './rate-limit-headers.js';
  * radix tree) matches the path and decodes its parameters, Fastify's parsers own the body; the
  * request goes through the operation's pipeline (api/pipeline.ts) and its outcome is written here —
  * the status, the rate-limit headers the pipeline decided, the body or the error envelope. This is
- * the only place that turns a pipeline result into HTTP. See docs/architecture.md.
+ * the only place that turns a pipeline result into HTTP. Why it is Fastify's routes and not a tRPC adapter:
+ * docs/decisions/0001-serving-the-contract-with-fastify-routes.md.
  */
 export function registerContractRoutes(
   app: FastifyInstance,

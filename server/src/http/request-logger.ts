@@ -10,7 +10,7 @@ type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
  * first line that is actually written at an enabled level, and otherwise costs one small object.
  * Installed with Fastify's `childLoggerFactory` (http/app.ts).
  */
-export class LazyRequestLogger {
+class LazyRequestLogger {
   #child: FastifyBaseLogger | undefined;
 
   constructor(

@@ -37,7 +37,7 @@ export const responseHeaders = {
 export type ResponseHeaderName = keyof typeof responseHeaders;
 
 /** `{ name: { $ref } }` for each header named. */
-export function headerRefs(names: readonly ResponseHeaderName[]) {
+function headerRefs(names: readonly ResponseHeaderName[]) {
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
 

@@ -21,7 +21,7 @@ export function contentHash(body: string | Buffer): string {
 }
 
 /** Whether the browser's cached copy (`If-None-Match`, weak or strong) is this one. */
-export function notModified(request: FastifyRequest, etag: string): boolean {
+function notModified(request: FastifyRequest, etag: string): boolean {
   const header = request.headers['if-none-match'];
   return header?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag) ?? false;
 }

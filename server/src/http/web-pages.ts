@@ -61,7 +61,7 @@ interface Asset extends StaticAsset {
 }
 
 /** web/dist, found through the workspace dependency (so it is found from server/src and server/dist alike). */
-export function defaultWebDistDir(): string {
+function defaultWebDistDir(): string {
   const require = createRequire(import.meta.url);
   return join(dirname(require.resolve('@pollkit/web/package.json')), 'dist');
 }

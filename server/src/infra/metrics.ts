@@ -28,7 +28,7 @@ export interface MetricSources {
   webhookOldestDueSeconds(): Promise<number | undefined>;
 }
 
-export interface DatabasePoolFigures {
+interface DatabasePoolFigures {
   total: number;
   idle: number;
   waiting: number;

@@ -19,10 +19,10 @@ import { type AgentTool, agentToolsOf, toolAllowed } from './agent-tools.js';
 import { pointerPattern, untrustedPointers } from './untrusted-text.js';
 
 /** The `_meta` key of a tool call that carries its idempotency key, as the header does over REST. */
-export const IDEMPOTENCY_KEY_META = 'Idempotency-Key';
+const IDEMPOTENCY_KEY_META = 'Idempotency-Key';
 
 /** The `_meta` keys of a tool result (docs/mcp.md). */
-export const RESULT_META = {
+const RESULT_META = {
   /** The HTTP status the same REST call answers. */
   status: 'pollkit/status',
   /** The rate limit the call counted against: `{ limit, remaining, resetAt }` (ms since the epoch). */

@@ -25,7 +25,7 @@ export function isAgentOperation(route: RouteDefinition): boolean {
 }
 
 /** `polls` + `create` -> `polls_create`: the route-table key, as a tool name MCP allows. */
-export function toolName(operation: Pick<Operation, 'group' | 'name'>): string {
+function toolName(operation: Pick<Operation, 'group' | 'name'>): string {
   return `${operation.group}_${operation.name}`;
 }
 

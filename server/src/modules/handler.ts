@@ -4,15 +4,15 @@ import type { z } from 'zod';
 import type { EventFeed } from '../core/event-stream.js';
 import type { FileDownload, WithStatus } from '../core/file-download.js';
 import type { JsonText } from '../core/json-text.js';
-import type { AnswersDeps } from './answers/answers.service.js';
-import type { ApiKeysDeps } from './api-keys/api-keys.service.js';
+import type { AnswerResetDeps, AnswersDeps } from './answers/answers.service.js';
+import type { KeyIssuingDeps } from './api-keys/api-keys.service.js';
 import type { BranchingDeps } from './branching/branching.service.js';
 import type { HeldScopes } from './credentials/credential-scopes.js';
 import type { WorkspaceCredential } from './credentials/workspace-credential.js';
 import type { LiveDeps } from './live/live.service.js';
 import type { HostGrant, LiveCaller } from './live/live-caller.js';
 import type { MediaDeps } from './media/media.service.js';
-import type { PollWriteDeps } from './polls/polls.service.js';
+import type { PollUpdateDeps } from './polls/polls.service.js';
 import type { RespondentsDeps } from './respondents/respondents.service.js';
 import type { SessionsDeps } from './sessions/sessions.service.js';
 import type { WebhooksDeps } from './webhooks/webhooks.service.js';
@@ -24,9 +24,10 @@ import type { WorkspacesDeps } from './workspaces/workspaces.service.js';
  * services each declare, and receive, only their own part.
  */
 export interface ModuleDeps
-  extends PollWriteDeps,
+  extends PollUpdateDeps,
     AnswersDeps,
-    ApiKeysDeps,
+    AnswerResetDeps,
+    KeyIssuingDeps,
     // Sessions knows the live hub by the part it uses (LiveSide); LiveDeps names the hub itself.
     Omit<SessionsDeps, 'config' | 'liveHub'>,
     Omit<LiveDeps, 'config'>,
@@ -71,7 +72,7 @@ export type Handler<R extends RouteDefinition> = (args: {
  * What a handler answers: per the route's `format`, a file download, SVG text, an event feed (or
  * undefined when the stream has nothing left to send: 204), or JSON.
  */
-export type HandlerResult<R extends RouteDefinition> = R['format'] extends 'file'
+type HandlerResult<R extends RouteDefinition> = R['format'] extends 'file'
   ? FileDownload
   : R['format'] extends 'svg'
     ? string

@@ -158,7 +158,7 @@ function objectExample(schema: JsonSchema, context: Context): Record<string, unk
 }
 
 /** The route's input as an example: path parameters, and what travels in the query or body. */
-export function exampleInput(group: string, route: RouteDefinition): Record<string, unknown> {
+function exampleInput(group: string, route: RouteDefinition): Record<string, unknown> {
   const root = z.toJSONSchema(route.input, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   const context = { root, group };
   const params = new Set(pathParams(route.path));

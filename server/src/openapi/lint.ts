@@ -10,10 +10,11 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OPENAPI_JSON_PATH } from './contract-artifacts.js';
 import { buildOpenApiDocument, servedOpenApiDocument } from './document.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/** The document the docs site renders, as `pnpm generate` writes it (docs/scripts/contract-artifacts.ts). */
+const OPENAPI_JSON_PATH = join(REPO_ROOT, 'docs/openapi.json');
 /** The origin a server started with the README's command names (localhost and example.com draw warnings). */
 const EXAMPLE_BASE_URL = 'http://127.0.0.1:3000';
 

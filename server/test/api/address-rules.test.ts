@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forbiddenAddressReason } from '../../src/infra/safe-fetch.js';
 import { WebhookSender } from '../../src/infra/webhook-sender.js';
 import { expectError } from '../support/assertions.js';
-import { call } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { type ApiResponse, errorDetails, expectOk, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * Which addresses media fetches and webhook deliveries may reach (infra/safe-fetch.ts), issue 24
@@ -18,6 +19,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 let host: { url: string; port: number; server: Server; requests: string[] };
 
@@ -77,10 +79,10 @@ async function startImageHost(): Promise<typeof host> {
 beforeAll(async () => {
   host = await startImageHost();
   t = await startTestServer({
+    ...UNLIMITED,
     MEDIA_ALLOW_LOOPBACK: 'true',
     WEBHOOK_ALLOW_LOOPBACK: 'true',
     WEBHOOK_ALLOW_HTTP: 'true',
-    RATE_LIMIT_PER_MINUTE: '100000',
   });
   ({ apiKey } = await t.workspace('pro'));
 });
@@ -126,7 +128,7 @@ describe('webhook registration', () => {
     'refuses an endpoint at %s (%s) with 422 webhook_url_not_allowed',
     async (_what, address) => {
       for (const url of [`https://[${address}]/hooks`, `http://[${address}]:8080/hooks`]) {
-        const res = await call('POST', `${t.api}/webhooks`, { apiKey, body: { url } });
+        const res = await api.request('POST /webhooks', { apiKey, body: { url } });
         expectError(res, 422, 'webhook_url_not_allowed');
         expect(res.body.error.message, url).toMatch(/resolves to (a|an IPv6 form of a) (private|loopback)/);
       }
@@ -135,26 +137,27 @@ describe('webhook registration', () => {
 
   it('refuses the same addresses when an endpoint is moved to them, and stored nothing', async () => {
     const { apiKey: own } = await t.workspace('pro');
-    const created = await call('POST', `${t.api}/webhooks`, {
+    const created = await api.request('POST /webhooks', {
       apiKey: own,
       body: { url: `${host.url}/hooks`, events: ['poll.deleted'] },
     });
-    expect(created.status, created.text).toBe(201);
+    expectStatus(created, 201);
     for (const address of ['::7f00:1', '::ffff:0:7f00:1', '64:ff9b:1::7f00:1']) {
-      const moved = await call('PATCH', `${t.api}/webhooks/${created.body.id}`, {
+      const moved: ApiResponse<'PATCH /webhooks/{id}'> = await api.request('PATCH /webhooks/{id}', {
+        params: { id: created.body.id },
         apiKey: own,
         body: { url: `https://[${address}]/hooks` },
       });
       expectError(moved, 422, 'webhook_url_not_allowed');
     }
-    const listed = await call('GET', `${t.api}/webhooks`, { apiKey: own });
-    expect(listed.body.data.map((endpoint: { url: string }) => endpoint.url)).toEqual([`${host.url}/hooks`]);
+    const listed = await api.request('GET /webhooks', { apiKey: own });
+    expect(expectOk(listed).data.map((endpoint) => endpoint.url)).toEqual([`${host.url}/hooks`]);
   });
 
   it('accepts global unicast IPv6 and loopback itself (allowed on this server)', async () => {
     const { apiKey: own } = await t.workspace('pro');
     for (const url of ['https://[2606:4700::1111]/hooks', `http://[::1]:${host.port}/hooks`]) {
-      const res = await call('POST', `${t.api}/webhooks`, { apiKey: own, body: { url, events: ['poll.deleted'] } });
+      const res = await api.request('POST /webhooks', { apiKey: own, body: { url, events: ['poll.deleted'] } });
       expect(res.status, `${url}: ${res.text}`).toBe(201);
     }
   });
@@ -181,12 +184,12 @@ describe('webhook delivery', () => {
 });
 
 describe('POST /media', () => {
-  const ingest = (url: string) => call('POST', `${t.api}/media`, { apiKey, body: { url } });
+  const ingest = (url: string) => api.request('POST /media', { apiKey, body: { url } });
 
   it('fetches from loopback itself on this server (the control)', async () => {
     for (const url of [`${host.url}/photo.png`, `http://[::1]:${host.port}/photo.png`]) {
       const res = await ingest(url);
-      expect(res.status, `${url}: ${res.text}`).toBe(201);
+      expectStatus(res, 201, url);
       expect(res.body.data.type).toBe('image');
     }
   });
@@ -204,7 +207,7 @@ describe('POST /media', () => {
     for (const address of ['::7f00:1', '::ffff:0:7f00:1', '64:ff9b:1::7f00:1']) {
       const res = await ingest(`${host.url}/via/${encodeURIComponent(address)}`);
       expectError(res, 422, 'media_not_allowed');
-      expect(res.body.error.details.url).toBe(`http://[${address}]:${host.port}/photo.png`);
+      expect(errorDetails(res).url).toBe(`http://[${address}]:${host.port}/photo.png`);
     }
     expect(photos()).toBe(before);
   });

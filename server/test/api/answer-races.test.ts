@@ -2,9 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toNumber } from '../../src/db/database.js';
 import { AnswerWriter } from '../../src/modules/answers/answer-writer.js';
 import { tallyKey } from '../../src/modules/answers/tallies.js';
-import { call } from '../support/http.js';
-import { pendingVote, pollPublisher, raceContent } from '../support/polls.js';
+import { raceContent, type SlideInput } from '../support/decks.js';
+import { UNLIMITED_WORKSPACE } from '../support/limits.js';
+import { pendingVote, pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer, usingPostgres } from '../support/server.js';
+import {
+  type ApiResponse,
+  type BodyOf,
+  expectOk,
+  expectStatus,
+  hasStatus,
+  slideOf,
+  testClient,
+} from '../support/test-client.js';
 
 /**
  * One answer per voter per slide must hold when identical answers race: on PGlite (one connection,
@@ -12,20 +22,22 @@ import { startTestServer, type TestServer, usingPostgres } from '../support/serv
  * transactions and the unique index alone decides. Run with TEST_DATABASE_URL for the proof.
  */
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 
 beforeAll(async () => {
   t = await startTestServer();
   // Hundreds of requests within a minute from one key: an Enterprise override lifts the limit.
-  ({ apiKey } = await t.workspace('enterprise', { rateLimitPerMinute: 100_000 }));
+  ({ apiKey } = await t.workspace('enterprise', UNLIMITED_WORKSPACE));
 });
 afterAll(() => t?.close());
 
 const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Race', content: raceContent() }));
 
-const vote = (pollId: string, body: unknown, api = t.api) =>
-  call('POST', `${api}/polls/${pollId}/votes`, { apiKey, body });
-const respond = (pollId: string, body: unknown) => call('POST', `${t.api}/polls/${pollId}/responses`, { apiKey, body });
+const vote = (pollId: string, body: BodyOf<'POST /polls/{id}/votes'>, apiUrl = t.api) =>
+  testClient(apiUrl).request('POST /polls/{id}/votes', { params: { id: pollId }, apiKey, body });
+const respond = (pollId: string, body: BodyOf<'POST /polls/{id}/responses'>) =>
+  api.request('POST /polls/{id}/responses', { params: { id: pollId }, apiKey, body });
 
 async function tallies(pollId: string): Promise<Record<string, number>> {
   const rows = await t.server.deps.db.selectFrom('slide_tallies').selectAll().where('poll_id', '=', pollId).execute();
@@ -65,7 +77,7 @@ describe('identical votes racing over HTTP', () => {
       const body = { voterId, slideId: 'lunch', optionIds: [voterId.endsWith('7') ? 'sushi' : 'pizza'] };
       const pair = await Promise.all([vote(pollId, body), vote(pollId, body)]);
       expect(pair.map((res) => res.status).sort()).toEqual([201, 409]);
-      expect(pair.find((res) => res.status === 409)?.body.error.code).toBe('already_responded');
+      expect(pair.find((res) => hasStatus(res, 409))?.body.error.code).toBe('already_responded');
     }
     const sushi = voters.filter((v) => v.endsWith('7')).length;
     expect(await tallies(pollId)).toEqual({
@@ -74,7 +86,12 @@ describe('identical votes racing over HTTP', () => {
       [`lunch/${tallyKey.option('sushi')}`]: sushi,
     });
     expect(await pollStats(pollId)).toEqual({ voters: 25, answers: 25 });
-    const listed = await call('GET', `${t.api}/polls/${pollId}/votes?limit=100`, { apiKey });
+    const listed = await api.request('GET /polls/{id}/votes', {
+      params: { id: pollId },
+      query: { limit: 100 },
+      apiKey,
+    });
+    expectStatus(listed, 200);
     expect(listed.body.data.map((v: { voterId: string }) => v.voterId).sort()).toEqual([...voters].sort());
   });
 
@@ -110,7 +127,7 @@ describe('identical votes racing over HTTP', () => {
       const results = await Promise.all(Array.from({ length: 10 }, () => send(pollId)));
       expect(statusCounts(results.map((res) => res.status))).toEqual({ 201: 1, 409: 9 });
       expect(
-        results.filter((res) => res.status === 409).every((res) => res.body.error.code === 'already_responded'),
+        results.filter((res) => hasStatus(res, 409)).every((res) => res.body.error.code === 'already_responded'),
       ).toBe(true);
       expect(await storedAnswers(pollId)).toHaveLength(1);
       expect((await tallies(pollId))[`${slideId}/${tallyKey.answers}`]).toBe(1);
@@ -267,7 +284,8 @@ describe('many voters on two polls at once', () => {
     const poll = await publishedPoll();
     const voters = Array.from({ length: 60 }, (_, i) => `renamed-${i}`);
     const sends = voters.map((voterId) => () => vote(poll.id, { voterId, slideId: 'lunch', optionIds: ['pizza'] }));
-    const rename = () => call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: { title: 'Renamed mid-race' } });
+    const rename = () =>
+      api.request('PATCH /polls/{id}', { params: { id: poll.id }, apiKey, body: { title: 'Renamed mid-race' } });
     const results = await Promise.all([...sends.slice(0, 30), rename, ...sends.slice(30)].map((send) => send()));
     expect(statusCounts(results.map((res) => res.status))).toEqual({ 200: 1, 201: 60 });
     expect(await pollStats(poll.id)).toEqual({ voters: 60, answers: 60 });
@@ -279,9 +297,9 @@ describe('answers racing a change of the deck', () => {
     const outcomes = { changed: 0, refused: 0 };
     for (let round = 0; round < 6; round++) {
       const poll = await publishedPoll();
-      const withoutSushi: { questions: Record<string, unknown>[] } = raceContent();
+      const withoutSushi = raceContent();
       withoutSushi.questions[0] = {
-        ...withoutSushi.questions[0],
+        ...(withoutSushi.questions[0] as Extract<SlideInput, { kind: 'multiple_choice' }>),
         options: [
           { id: 'pizza', label: 'Pizza' },
           { id: 'ramen', label: 'Ramen' },
@@ -291,9 +309,10 @@ describe('answers racing a change of the deck', () => {
         { length: 12 },
         (_, i) => () => vote(poll.id, { voterId: `deck-${i}`, slideId: 'lunch', optionIds: ['sushi'] }),
       );
-      const patch = () => call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: { content: withoutSushi } });
+      const patch = () =>
+        api.request('PATCH /polls/{id}', { params: { id: poll.id }, apiKey, body: { content: withoutSushi } });
       // The change goes out at a different point of the burst each round.
-      const order = [...votes];
+      const order: Array<() => Promise<ApiResponse<'POST /polls/{id}/votes' | 'PATCH /polls/{id}'>>> = [...votes];
       order.splice(round * 2, 0, patch);
       const results = await Promise.all(order.map((send) => send()));
       const patched = results[round * 2];
@@ -301,20 +320,23 @@ describe('answers racing a change of the deck', () => {
       expect(voteStatuses.every((status) => status === 201 || status === 422)).toBe(true);
 
       const stored = await storedAnswers(poll.id);
-      const current = (await call('GET', `${t.api}/polls/${poll.id}`, { apiKey })).body;
+      const current = expectOk(await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey }));
+      const lunchOptions = () =>
+        slideOf(current.content.questions, 'lunch', 'multiple_choice').options.map((o) => o.id);
       if (patched?.status === 200) {
         outcomes.changed += 1;
         // The change committed first: no vote for the removed option got in, before or after.
         expect(stored).toEqual([]);
         expect(voteStatuses.every((status) => status === 422)).toBe(true);
         expect(await tallies(poll.id)).toEqual({});
-        expect(current.content.questions[0].options.map((o: { id: string }) => o.id)).toEqual(['pizza', 'ramen']);
+        expect(lunchOptions()).toEqual(['pizza', 'ramen']);
       } else {
         outcomes.refused += 1;
-        expect(patched?.status).toBe(409);
-        expect(patched?.body.error.code).toBe('poll_has_responses');
+        const refused = patched!;
+        expectStatus(refused, 409);
+        expect(refused.body.error.code).toBe('poll_has_responses');
         // Votes got in first, so the deck stayed as it was, and the votes after the refusal still fit it.
-        expect(current.content.questions[0].options.map((o: { id: string }) => o.id)).toEqual(['pizza', 'sushi']);
+        expect(lunchOptions()).toEqual(['pizza', 'sushi']);
         expect(stored.length).toBe(voteStatuses.filter((status) => status === 201).length);
         expect(stored.length).toBeGreaterThan(0);
       }

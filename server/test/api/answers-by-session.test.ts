@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assertions.js';
-import { call } from '../support/http.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { sampleContent } from '../support/decks.js';
+import { rawCall } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * `GET /polls/{id}/votes` and `/responses` filtered by `sessionId` (issue 28): one session's answers,
@@ -11,10 +14,11 @@ import { startTestServer, type TestServer } from '../support/server.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 
 beforeAll(async () => {
-  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '1000000', LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000' });
+  t = await startTestServer(UNLIMITED);
   ({ apiKey } = await t.workspace('pro'));
 });
 afterAll(() => t?.close());
@@ -23,25 +27,34 @@ const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Rooms',
 
 /** A started session of the poll with one participant, who answers the first slide and the open question. */
 async function sessionWithAnswers(pollId: string, option: string, word: string) {
-  const created = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId, pace: 'audience' } });
-  expect(created.status, created.text).toBe(201);
+  const created = await api.request('POST /sessions', { apiKey, body: { pollId, pace: 'audience' } });
+  expectStatus(created, 201);
   const link = String(created.body.joinUrl).split('/').pop() as string;
-  await call('POST', `${t.api}/sessions/${created.body.id}/control`, { apiKey, body: { action: 'start' } });
-  const joined = await call('POST', `${t.api}/live/${link}/join`, { body: { name: 'Ann' } });
+  await api.request('POST /sessions/{id}/control', {
+    params: { id: created.body.id },
+    apiKey,
+    body: { action: 'start' },
+  });
+  const joined = await api.request('POST /live/{pin}/join', { params: { pin: link }, body: { name: 'Ann' } });
+  expectStatus(joined, 200);
   const headers = { 'x-participant-token': joined.body.participantToken };
-  const vote = await call('POST', `${t.api}/live/${link}/answers`, {
+  const vote = await api.request('POST /live/{pin}/answers', {
+    params: { pin: link },
     body: { slideId: 'lunch', optionIds: [option] },
     headers,
   });
-  expect(vote.status, vote.text).toBe(201);
+  expectStatus(vote, 201);
   for (const slideId of ['capital', 'mood', 'rank']) {
-    expect((await call('POST', `${t.api}/live/${link}/advance`, { body: { slideId }, headers })).status).toBe(200);
+    expect(
+      (await api.request('POST /live/{pin}/advance', { params: { pin: link }, body: { slideId }, headers })).status,
+    ).toBe(200);
   }
-  const response = await call('POST', `${t.api}/live/${link}/answers`, {
+  const response = await api.request('POST /live/{pin}/answers', {
+    params: { pin: link },
     body: { slideId: 'words', text: word },
     headers,
   });
-  expect(response.status, response.text).toBe(201);
+  expectStatus(response, 201);
   return {
     sessionId: created.body.id as string,
     voteId: vote.body.id as string,
@@ -54,14 +67,15 @@ describe('answers listed by session', () => {
     const poll = await publishedPoll();
     const a = await sessionWithAnswers(poll.id, 'pizza', 'sunny');
     const b = await sessionWithAnswers(poll.id, 'sushi', 'rainy');
-    const api = await call('POST', `${t.api}/polls/${poll.id}/votes`, {
+    const viaApi = await api.request('POST /polls/{id}/votes', {
+      params: { id: poll.id },
       apiKey,
       body: { voterId: 'api-voter', slideId: 'lunch', optionIds: ['pizza'] },
     });
-    expect(api.status, api.text).toBe(201);
+    expectStatus(viaApi, 201);
 
     const ids = async (path: string) =>
-      ((await call('GET', `${t.api}/polls/${poll.id}/${path}`, { apiKey })).body.data as { id: string }[]).map(
+      (await rawCall<{ data: { id: string }[] }>('GET', `${t.api}/polls/${poll.id}/${path}`, { apiKey })).body.data.map(
         (answer) => answer.id,
       );
     expect(await ids(`votes?sessionId=${a.sessionId}`)).toEqual([a.voteId]);
@@ -69,7 +83,7 @@ describe('answers listed by session', () => {
     expect(await ids(`responses?sessionId=${a.sessionId}`)).toEqual([a.responseId]);
     expect(await ids(`responses?sessionId=${b.sessionId}&slideId=words`)).toEqual([b.responseId]);
     // Without the filter, the poll's: both sessions and the API vote, newest first.
-    expect(await ids('votes')).toEqual([api.body.id, b.voteId, a.voteId]);
+    expect(await ids('votes')).toEqual([viaApi.body.id, b.voteId, a.voteId]);
   });
 
   it('refuses a malformed session id, and finds nothing for another poll’s session', async () => {
@@ -77,12 +91,20 @@ describe('answers listed by session', () => {
     const other = await publishedPoll();
     const elsewhere = await sessionWithAnswers(other.id, 'pizza', 'windy');
     expectError(
-      await call('GET', `${t.api}/polls/${poll.id}/votes?sessionId=not-a-session`, { apiKey }),
+      await api.request('GET /polls/{id}/votes', {
+        params: { id: poll.id },
+        query: { sessionId: 'not-a-session' },
+        apiKey,
+      }),
       422,
       'validation_failed',
     );
-    const none = await call('GET', `${t.api}/polls/${poll.id}/votes?sessionId=${elsewhere.sessionId}`, { apiKey });
-    expect(none.status, none.text).toBe(200);
+    const none = await api.request('GET /polls/{id}/votes', {
+      params: { id: poll.id },
+      query: { sessionId: elsewhere.sessionId },
+      apiKey,
+    });
+    expectStatus(none, 200);
     expect(none.body.data).toEqual([]);
   });
 });

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assertions.js';
-import { call } from '../support/http.js';
-import { type ContentInput, pollPublisher, sampleContent } from '../support/polls.js';
+import { askMeAnythingContent } from '../support/decks.js';
+import { rawCall } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
+import { pollPublisher } from '../support/polls.js';
 import { expectAggregatesMatchRecount } from '../support/recount.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * `DELETE /polls/{id}/votes/{voteId}` and `DELETE /polls/{id}/responses/{responseId}`: one answer
@@ -12,29 +15,26 @@ import { startTestServer, type TestServer } from '../support/server.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 
 beforeAll(async () => {
-  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '1000000', LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000' });
+  t = await startTestServer(UNLIMITED);
   ({ apiKey } = await t.workspace('pro'));
 });
 afterAll(() => t?.close());
 
-function deck(): ContentInput {
-  return sampleContent({ id: 'ama', kind: 'qa', text: 'Ask me anything', moderated: false, allowUpvotes: true });
-}
-
-const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Deletes', content: deck() }));
+const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Deletes', content: askMeAnythingContent() }));
 
 async function post(path: string, body: unknown) {
-  const res = await call('POST', `${t.api}${path}`, { apiKey, body });
+  const res = await rawCall('POST', `${t.api}${path}`, { apiKey, body });
   expect(res.status, res.text).toBe(201);
   return res.body as { id: string };
 }
 
 async function results(pollId: string) {
-  const res = await call('GET', `${t.api}/polls/${pollId}/results`, { apiKey });
-  expect(res.status, res.text).toBe(200);
+  const res = await api.request('GET /polls/{id}/results', { params: { id: pollId }, apiKey });
+  expectStatus(res, 200);
   return res.body;
 }
 
@@ -45,11 +45,15 @@ describe('deleting one answer', () => {
     await post(`/polls/${poll.id}/votes`, { voterId: 'bob', slideId: 'lunch', optionIds: ['pizza'] });
     await post(`/polls/${poll.id}/responses`, { voterId: 'ann', slideId: 'words', text: 'sunny day' });
 
-    const deleted = await call('DELETE', `${t.api}/polls/${poll.id}/votes/${vote.id}`, { apiKey });
-    expect(deleted.status, deleted.text).toBe(200);
+    const deleted = await api.request('DELETE /polls/{id}/votes/{voteId}', {
+      params: { id: poll.id, voteId: vote.id },
+      apiKey,
+    });
+    expectStatus(deleted, 200);
     expect(deleted.body).toEqual({ id: vote.id, pollId: poll.id, deleted: true });
     await expectAggregatesMatchRecount(t.server.deps.db);
-    const votes = await call('GET', `${t.api}/polls/${poll.id}/votes`, { apiKey });
+    const votes = await api.request('GET /polls/{id}/votes', { params: { id: poll.id }, apiKey });
+    expectStatus(votes, 200);
     expect(votes.body.data.map((v: { voterId: string }) => v.voterId)).toEqual(['bob']);
     // Still a voter of the poll (an open-ended answer is left): the poll counts two voters.
     const stats = await t.server.deps.db
@@ -60,7 +64,11 @@ describe('deleting one answer', () => {
     expect(Number(stats.voters)).toBe(2);
 
     // Gone is gone: a second delete is a 404; the voter may vote on the slide again.
-    expectError(await call('DELETE', `${t.api}/polls/${poll.id}/votes/${vote.id}`, { apiKey }), 404, 'not_found');
+    expectError(
+      await api.request('DELETE /polls/{id}/votes/{voteId}', { params: { id: poll.id, voteId: vote.id }, apiKey }),
+      404,
+      'not_found',
+    );
     await post(`/polls/${poll.id}/votes`, { voterId: 'ann', slideId: 'lunch', optionIds: ['sushi'] });
     await expectAggregatesMatchRecount(t.server.deps.db);
   });
@@ -79,8 +87,11 @@ describe('deleting one answer', () => {
     ids.push(question);
 
     for (const { id } of ids) {
-      const res = await call('DELETE', `${t.api}/polls/${poll.id}/responses/${id}`, { apiKey });
-      expect(res.status, res.text).toBe(200);
+      const res = await api.request('DELETE /polls/{id}/responses/{responseId}', {
+        params: { id: poll.id, responseId: id },
+        apiKey,
+      });
+      expectStatus(res, 200);
       await expectAggregatesMatchRecount(t.server.deps.db);
     }
     const upvotes = await t.server.deps.db
@@ -90,7 +101,8 @@ describe('deleting one answer', () => {
       .execute();
     expect(upvotes).toEqual([]);
     // Bob's answer is all that is left, and the poll counts him alone.
-    const left = await call('GET', `${t.api}/polls/${poll.id}/responses`, { apiKey });
+    const left = await api.request('GET /polls/{id}/responses', { params: { id: poll.id }, apiKey });
+    expectStatus(left, 200);
     expect(left.body.data.map((r: { voterId: string }) => r.voterId)).toEqual(['bob']);
     const stats = await t.server.deps.db
       .selectFrom('poll_stats')
@@ -104,17 +116,23 @@ describe('deleting one answer', () => {
 
   it('takes a live answer out of its session’s aggregates too', async () => {
     const poll = await publishedPoll();
-    const created = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.id, pace: 'audience' } });
-    expect(created.status, created.text).toBe(201);
+    const created = await api.request('POST /sessions', { apiKey, body: { pollId: poll.id, pace: 'audience' } });
+    expectStatus(created, 201);
     const link = String(created.body.joinUrl).split('/').pop() as string;
-    await call('POST', `${t.api}/sessions/${created.body.id}/control`, { apiKey, body: { action: 'start' } });
-    const joined = await call('POST', `${t.api}/live/${link}/join`, { body: { name: 'Ann' } });
+    await api.request('POST /sessions/{id}/control', {
+      params: { id: created.body.id },
+      apiKey,
+      body: { action: 'start' },
+    });
+    const joined = await api.request('POST /live/{pin}/join', { params: { pin: link }, body: { name: 'Ann' } });
+    expectStatus(joined, 200);
     const headers = { 'x-participant-token': joined.body.participantToken };
-    const vote = await call('POST', `${t.api}/live/${link}/answers`, {
+    const vote = await api.request('POST /live/{pin}/answers', {
+      params: { pin: link },
       body: { slideId: 'lunch', optionIds: ['pizza'] },
       headers,
     });
-    expect(vote.status, vote.text).toBe(201);
+    expectStatus(vote, 201);
     const before = await t.server.deps.db
       .selectFrom('session_tallies')
       .selectAll()
@@ -122,8 +140,11 @@ describe('deleting one answer', () => {
       .execute();
     expect(before.length).toBeGreaterThan(0);
 
-    const res = await call('DELETE', `${t.api}/polls/${poll.id}/votes/${vote.body.id}`, { apiKey });
-    expect(res.status, res.text).toBe(200);
+    const res = await api.request('DELETE /polls/{id}/votes/{voteId}', {
+      params: { id: poll.id, voteId: vote.body.id },
+      apiKey,
+    });
+    expectStatus(res, 200);
     await expectAggregatesMatchRecount(t.server.deps.db);
     for (const table of ['session_tallies', 'session_voters', 'session_stats'] as const) {
       const rows = await t.server.deps.db
@@ -140,27 +161,45 @@ describe('deleting one answer', () => {
     const other = await publishedPoll();
     const vote = await post(`/polls/${other.id}/votes`, { voterId: 'ann', slideId: 'lunch', optionIds: ['pizza'] });
     const response = await post(`/polls/${other.id}/responses`, { voterId: 'ann', slideId: 'words', text: 'hi' });
-    expectError(await call('DELETE', `${t.api}/polls/${poll.id}/votes/${vote.id}`, { apiKey }), 404, 'not_found');
     expectError(
-      await call('DELETE', `${t.api}/polls/${poll.id}/responses/${response.id}`, { apiKey }),
+      await api.request('DELETE /polls/{id}/votes/{voteId}', { params: { id: poll.id, voteId: vote.id }, apiKey }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await api.request('DELETE /polls/{id}/responses/{responseId}', {
+        params: { id: poll.id, responseId: response.id },
+        apiKey,
+      }),
       404,
       'not_found',
     );
     // A response id on the votes path names no vote (a malformed path id is a 404, as on every route).
-    expectError(await call('DELETE', `${t.api}/polls/${other.id}/votes/${response.id}`, { apiKey }), 404, 'not_found');
+    expectError(
+      await api.request('DELETE /polls/{id}/votes/{voteId}', { params: { id: other.id, voteId: response.id }, apiKey }),
+      404,
+      'not_found',
+    );
     const stranger = await t.workspace('pro');
     expectError(
-      await call('DELETE', `${t.api}/polls/${other.id}/votes/${vote.id}`, { apiKey: stranger.apiKey }),
+      await api.request('DELETE /polls/{id}/votes/{voteId}', {
+        params: { id: other.id, voteId: vote.id },
+        apiKey: stranger.apiKey,
+      }),
       404,
       'not_found',
     );
     expectError(
-      await call('DELETE', `${t.api}/polls/${other.id}/votes/vote_01JF3Z8Q6M4W9Y2K7T5R0B1C3D`, { apiKey }),
+      await api.request('DELETE /polls/{id}/votes/{voteId}', {
+        params: { id: other.id, voteId: 'vote_01JF3Z8Q6M4W9Y2K7T5R0B1C3D' },
+        apiKey,
+      }),
       404,
       'not_found',
     );
     // Nothing was deleted by any of these.
-    const votes = await call('GET', `${t.api}/polls/${other.id}/votes`, { apiKey });
+    const votes = await api.request('GET /polls/{id}/votes', { params: { id: other.id }, apiKey });
+    expectStatus(votes, 200);
     expect(votes.body.data).toHaveLength(1);
     await expectAggregatesMatchRecount(t.server.deps.db);
   });

@@ -1,10 +1,13 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assertions.js';
-import { call } from '../support/http.js';
+import { askMeAnythingContent } from '../support/decks.js';
+import { rawCall } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
 import { issuedToken, oauthClient } from '../support/oauth.js';
-import { type ContentInput, pollPublisher, sampleContent } from '../support/polls.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { type BodyOf, expectOk, expectStatus, slideOf, testClient } from '../support/test-client.js';
 
 /**
  * `DELETE /polls/{id}/answers`: a poll tried out before going live is emptied of its answers and
@@ -13,38 +16,42 @@ import { startTestServer, type TestServer } from '../support/server.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 
 beforeAll(async () => {
   // Many answers per test: lift the per-key limit so 429s don't interfere.
-  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await startTestServer(UNLIMITED);
   ({ apiKey } = await t.workspace('pro'));
 });
 afterAll(() => t?.close());
 
 /** The deck with an unmoderated Q&A slide, so questions show (and take upvotes) at once. */
-function deck(): ContentInput {
-  return sampleContent({ id: 'ama', kind: 'qa', text: 'Ask me anything', moderated: false, allowUpvotes: true });
+const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Dry run', content: askMeAnythingContent() }));
+
+async function vote(pollId: string, body: BodyOf<'POST /polls/{id}/votes'>, key = apiKey) {
+  return expectOk(await api.request('POST /polls/{id}/votes', { params: { id: pollId }, apiKey: key, body }), 201);
 }
 
-const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Dry run', content: deck() }));
-
-async function post(path: string, body: unknown, key = apiKey) {
-  const res = await call('POST', `${t.api}${path}`, { apiKey: key, body });
-  expect(res.status, res.text).toBe(201);
-  return res.body;
+async function respond(pollId: string, body: BodyOf<'POST /polls/{id}/responses'>) {
+  return expectOk(await api.request('POST /polls/{id}/responses', { params: { id: pollId }, apiKey, body }), 201);
 }
 
 /** A vote, a response to every answerable kind, two Q&A questions and an upvote: every aggregate. */
 async function answerEverything(pollId: string, voterId: string): Promise<void> {
-  await post(`/polls/${pollId}/votes`, { voterId, slideId: 'lunch', optionIds: ['pizza'] });
-  await post(`/polls/${pollId}/responses`, { voterId, slideId: 'capital', optionIds: ['paris'] });
-  await post(`/polls/${pollId}/responses`, { voterId, slideId: 'mood', scaleValues: { work: 4 } });
-  await post(`/polls/${pollId}/responses`, { voterId, slideId: 'rank', rankingOrder: ['b', 'a', 'c'] });
-  await post(`/polls/${pollId}/responses`, { voterId, slideId: 'words', text: 'tacos' });
-  const question = await post(`/polls/${pollId}/responses`, { voterId, slideId: 'ama', text: 'When is lunch?' });
-  await post(`/polls/${pollId}/responses`, { voterId, slideId: 'ama', text: 'Who pays?' });
-  await post(`/polls/${pollId}/questions/${question.id}/upvotes`, { voterId: `${voterId}-fan` });
+  await vote(pollId, { voterId, slideId: 'lunch', optionIds: ['pizza'] });
+  await respond(pollId, { voterId, slideId: 'capital', optionIds: ['paris'] });
+  await respond(pollId, { voterId, slideId: 'mood', scaleValues: { work: 4 } });
+  await respond(pollId, { voterId, slideId: 'rank', rankingOrder: ['b', 'a', 'c'] });
+  await respond(pollId, { voterId, slideId: 'words', text: 'tacos' });
+  const question = await respond(pollId, { voterId, slideId: 'ama', text: 'When is lunch?' });
+  await respond(pollId, { voterId, slideId: 'ama', text: 'Who pays?' });
+  const upvote = await api.request('POST /polls/{id}/questions/{questionId}/upvotes', {
+    params: { id: pollId, questionId: question.id },
+    apiKey,
+    body: { voterId: `${voterId}-fan` },
+  });
+  expectStatus(upvote, 201);
 }
 
 /**
@@ -95,73 +102,89 @@ describe('DELETE /polls/{id}/answers', () => {
     await answerEverything(poll.id, 'grace');
     expect(nonEmpty(await storedRows(poll.id))).toEqual(expect.arrayContaining(answerTables));
 
-    const reset = await call('DELETE', `${t.api}/polls/${poll.id}/answers`, { apiKey });
-    expect(reset.status, reset.text).toBe(200);
+    const reset = await api.request('DELETE /polls/{id}/answers', { params: { id: poll.id }, apiKey });
+    expectStatus(reset, 200);
     expect(reset.body).toEqual({ pollId: poll.id, deleted: { votes: 2, responses: 8, questions: 4, upvotes: 2 } });
     expect(nonEmpty(await storedRows(poll.id))).toEqual([]);
 
-    const results = await call('GET', `${t.api}/polls/${poll.id}/results`, { apiKey });
-    const fresh = await call('GET', `${t.api}/polls/${untouched.id}/results`, { apiKey });
-    expect(results.status, results.text).toBe(200);
+    const results = await api.request('GET /polls/{id}/results', { params: { id: poll.id }, apiKey });
+    const fresh = await api.request('GET /polls/{id}/results', { params: { id: untouched.id }, apiKey });
+    expectStatus(results, 200);
     expect(results.body).toEqual({ ...fresh.body, pollId: poll.id });
     expect(results.body.totalVoters).toBe(0);
     for (const list of ['votes', 'responses', 'questions']) {
-      const listed = await call('GET', `${t.api}/polls/${poll.id}/${list}`, { apiKey });
+      const listed = await rawCall('GET', `${t.api}/polls/${poll.id}/${list}`, { apiKey });
       expect(listed.status, listed.text).toBe(200);
       expect(listed.body).toEqual({ data: [], nextCursor: null });
     }
 
     // The poll is still published and takes the same voters again.
-    const after = await call('GET', `${t.api}/polls/${poll.id}`, { apiKey });
+    const after = await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey });
+    expectStatus(after, 200);
     expect(after.body.status).toBe('published');
     expect(Date.parse(after.body.updatedAt)).toBeGreaterThan(Date.parse(poll.version));
     await answerEverything(poll.id, 'ada');
-    const again = await call('GET', `${t.api}/polls/${poll.id}/results`, { apiKey });
+    const again = await api.request('GET /polls/{id}/results', { params: { id: poll.id }, apiKey });
+    expectStatus(again, 200);
     expect(again.body.totalVoters).toBe(1);
   });
 
   it('lets a tried-out poll be edited again, and a reset of an unanswered poll deletes nothing', async () => {
     const poll = await publishedPoll();
-    await post(`/polls/${poll.id}/votes`, { voterId: 'ada', slideId: 'lunch', optionIds: ['pizza'] });
-    const edited = deck();
+    await vote(poll.id, { voterId: 'ada', slideId: 'lunch', optionIds: ['pizza'] });
+    const edited = askMeAnythingContent();
     edited.questions[0] = { ...edited.questions[0], text: 'Where shall we eat on Friday?' } as never;
-    const refused = await call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: { content: edited } });
+    const refused = await api.request('PATCH /polls/{id}', {
+      params: { id: poll.id },
+      apiKey,
+      body: { content: edited },
+    });
     expectError(refused, 409, 'poll_has_responses');
 
-    expect((await call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: { publish: false } })).status).toBe(200);
-    const reset = await call('DELETE', `${t.api}/polls/${poll.id}/answers`, { apiKey });
+    expect(
+      (await api.request('PATCH /polls/{id}', { params: { id: poll.id }, apiKey, body: { publish: false } })).status,
+    ).toBe(200);
+    const reset = await api.request('DELETE /polls/{id}/answers', { params: { id: poll.id }, apiKey });
+    expectStatus(reset, 200);
     expect(reset.body.deleted).toEqual({ votes: 1, responses: 0, questions: 0, upvotes: 0 });
-    const saved = await call('PATCH', `${t.api}/polls/${poll.id}`, {
+    const saved = await api.request('PATCH /polls/{id}', {
+      params: { id: poll.id },
       apiKey,
       body: { content: edited, publish: true },
     });
-    expect(saved.status, saved.text).toBe(200);
-    expect(saved.body.content.questions[0].text).toBe('Where shall we eat on Friday?');
+    expectStatus(saved, 200);
+    expect(saved.body.content.questions[0]!.text).toBe('Where shall we eat on Friday?');
 
     // The read cache was dropped: the same voter votes against the edited deck.
-    await post(`/polls/${poll.id}/votes`, { voterId: 'ada', slideId: 'lunch', optionIds: ['sushi'] });
-    const votes = await call('GET', `${t.api}/polls/${poll.id}/votes`, { apiKey });
+    await vote(poll.id, { voterId: 'ada', slideId: 'lunch', optionIds: ['sushi'] });
+    const votes = await api.request('GET /polls/{id}/votes', { params: { id: poll.id }, apiKey });
+    expectStatus(votes, 200);
     expect(votes.body.data.map((v: { optionIds: string[] }) => v.optionIds)).toEqual([['sushi']]);
 
-    const again = await call('DELETE', `${t.api}/polls/${poll.id}/answers`, { apiKey });
+    const again = await api.request('DELETE /polls/{id}/answers', { params: { id: poll.id }, apiKey });
+    expectStatus(again, 200);
     expect(again.body.deleted).toEqual({ votes: 1, responses: 0, questions: 0, upvotes: 0 });
-    const empty = await call('DELETE', `${t.api}/polls/${poll.id}/answers`, { apiKey });
-    expect(empty.status, empty.text).toBe(200);
+    const empty = await api.request('DELETE /polls/{id}/answers', { params: { id: poll.id }, apiKey });
+    expectStatus(empty, 200);
     expect(empty.body).toEqual({ pollId: poll.id, deleted: { votes: 0, responses: 0, questions: 0, upvotes: 0 } });
   });
 
   it("answers 404 for another workspace's poll and leaves its answers alone", async () => {
     const poll = await publishedPoll();
-    await post(`/polls/${poll.id}/votes`, { voterId: 'ada', slideId: 'lunch', optionIds: ['pizza'] });
+    await vote(poll.id, { voterId: 'ada', slideId: 'lunch', optionIds: ['pizza'] });
     const other = await t.workspace('pro');
-    expectError(await call('DELETE', `${t.api}/polls/${poll.id}/answers`, { apiKey: other.apiKey }), 404, 'not_found');
     expectError(
-      await call('DELETE', `${t.api}/polls/poll_01AAAAAAAAAAAAAAAAAAAAAAAA/answers`, { apiKey }),
+      await api.request('DELETE /polls/{id}/answers', { params: { id: poll.id }, apiKey: other.apiKey }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await api.request('DELETE /polls/{id}/answers', { params: { id: 'poll_01AAAAAAAAAAAAAAAAAAAAAAAA' }, apiKey }),
       404,
       'not_found',
     );
     // A malformed id names nothing: the same 404 as an unknown one.
-    expectError(await call('DELETE', `${t.api}/polls/nope/answers`, { apiKey }), 404, 'not_found');
+    expectError(await api.request('DELETE /polls/{id}/answers', { params: { id: 'nope' }, apiKey }), 404, 'not_found');
     expect((await storedRows(poll.id)).answers).toBe(1);
   });
 
@@ -169,17 +192,17 @@ describe('DELETE /polls/{id}/answers', () => {
     const workspace = await oauthClient(t, 'polls:read polls:write responses:read responses:write', 'dashboard');
     const token = async (scope: string) => (await issuedToken(t, workspace, scope)).access_token;
     const poll = await publishedPoll({ apiKey: workspace.apiKey });
-    await post(`/polls/${poll.id}/votes`, { voterId: 'ada', slideId: 'lunch', optionIds: ['pizza'] }, workspace.apiKey);
+    await vote(poll.id, { voterId: 'ada', slideId: 'lunch', optionIds: ['pizza'] }, workspace.apiKey);
 
     const reader = await token('polls:read polls:write responses:read');
-    const refused = await call('DELETE', `${t.api}/polls/${poll.id}/answers`, { apiKey: reader });
+    const refused = await api.request('DELETE /polls/{id}/answers', { params: { id: poll.id }, apiKey: reader });
     expectError(refused, 403, 'insufficient_scope');
     expect(refused.body.error.details).toEqual({ requiredScope: 'responses:write' });
     expect((await storedRows(poll.id)).answers).toBe(1);
 
     const writer = await token('responses:write');
-    const reset = await call('DELETE', `${t.api}/polls/${poll.id}/answers`, { apiKey: writer });
-    expect(reset.status, reset.text).toBe(200);
+    const reset = await api.request('DELETE /polls/{id}/answers', { params: { id: poll.id }, apiKey: writer });
+    expectStatus(reset, 200);
     expect(reset.body.deleted.votes).toBe(1);
   });
 
@@ -187,16 +210,17 @@ describe('DELETE /polls/{id}/answers', () => {
     const poll = await publishedPoll();
     const voters = Array.from({ length: 60 }, (_, i) => `voter-${i}`);
     const vote = (voterId: string) =>
-      call('POST', `${t.api}/polls/${poll.id}/votes`, {
+      api.request('POST /polls/{id}/votes', {
+        params: { id: poll.id },
         apiKey,
         body: { voterId, slideId: 'lunch', optionIds: [voterId.length % 2 === 0 ? 'pizza' : 'sushi'] },
       });
     // Votes before, during and after two resets, all in flight together.
     const settled = await Promise.all([
       ...voters.slice(0, 20).map(vote),
-      call('DELETE', `${t.api}/polls/${poll.id}/answers`, { apiKey }),
+      api.request('DELETE /polls/{id}/answers', { params: { id: poll.id }, apiKey }),
       ...voters.slice(20, 40).map(vote),
-      call('DELETE', `${t.api}/polls/${poll.id}/answers`, { apiKey }),
+      api.request('DELETE /polls/{id}/answers', { params: { id: poll.id }, apiKey }),
       ...voters.slice(40).map(vote),
     ]);
     for (const res of settled) expect([200, 201], res.text).toContain(res.status);
@@ -207,9 +231,10 @@ describe('DELETE /polls/{id}/answers', () => {
       .select(['voter_id', 'value'])
       .where('poll_id', '=', poll.id)
       .execute();
-    const results = await call('GET', `${t.api}/polls/${poll.id}/results`, { apiKey });
+    const results = await api.request('GET /polls/{id}/results', { params: { id: poll.id }, apiKey });
+    expectStatus(results, 200);
     expect(results.body.totalVoters).toBe(stored.length);
-    const lunch = results.body.slides.find((s: { slideId: string }) => s.slideId === 'lunch');
+    const lunch = slideOf(results.body.slides, 'lunch', 'multiple_choice');
     for (const option of lunch.options) {
       const expected = stored.filter((row) => row.value.optionIds?.includes(option.id)).length;
       expect(option.count, option.id).toBe(expected);

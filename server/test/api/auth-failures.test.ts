@@ -3,10 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/infra/rate-limit.js';
 import { expectError } from '../support/assertions.js';
 import { ManualClock } from '../support/clock.js';
-import { call, type JsonResponse } from '../support/http.js';
-import { oauthClient, type TestOAuthClient } from '../support/oauth.js';
-import { sampleContent } from '../support/polls.js';
+import { sampleContent } from '../support/decks.js';
+import { type HttpResponse, rawCall } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
+import { type OAuthReply, oauthClient, type TestOAuthClient } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { errorDetails, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * Failed authentications limited per client address (docs/rate-limits.md, "Failed
@@ -27,14 +29,15 @@ const BUDGET = 5;
  */
 const clock = new ManualClock();
 let t: TestServer;
+const api = testClient(() => t.api);
 let workspace: { id: string; apiKey: string };
 
 beforeAll(async () => {
   t = await startTestServer(
     {
+      ...UNLIMITED,
       AUTH_FAILURES_PER_IP_PER_MINUTE: String(BUDGET),
       TRUST_PROXY: '127.0.0.1',
-      RATE_LIMIT_PER_MINUTE: '1000000',
     },
     { clock },
   );
@@ -58,8 +61,9 @@ function listPolls(
   address: string,
   authorization?: string,
   headers: Record<string, string> = {},
-): Promise<JsonResponse> {
-  return call('GET', `${t.api}/polls?limit=1`, {
+): Promise<HttpResponse> {
+  return api.request('GET /polls', {
+    query: { limit: 1 },
     headers: {
       'x-forwarded-for': address,
       ...(authorization === undefined ? {} : { authorization }),
@@ -68,19 +72,19 @@ function listPolls(
   });
 }
 
-function expectLimited(res: JsonResponse): void {
+function expectLimited(res: HttpResponse): void {
   expectError(res, 429, 'rate_limited');
-  expect(res.body.error.details.limit).toBe(BUDGET);
+  expect(errorDetails(res).limit).toBe(BUDGET);
   const windowEnd = (Math.floor(clock.now() / RATE_LIMIT_WINDOW_MS) + 1) * RATE_LIMIT_WINDOW_MS;
-  expect(Date.parse(res.body.error.details.resetAt)).toBe(windowEnd);
+  expect(Date.parse(errorDetails(res).resetAt as string)).toBe(windowEnd);
   expect(res.headers.get('x-ratelimit-limit')).toBe(String(BUDGET));
   expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
   expect(res.headers.get('x-ratelimit-reset')).toBe(String(windowEnd / 1000));
 }
 
 /** A token request from `address`, form-encoded with the credentials in the body. */
-function tokenRequest(address: string, clientId: string, clientSecret: string): Promise<JsonResponse> {
-  return call('POST', `${t.url}/api/oauth/token`, {
+function tokenRequest(address: string, clientId: string, clientSecret: string): Promise<HttpResponse<OAuthReply>> {
+  return rawCall<OAuthReply>('POST', `${t.url}/api/oauth/token`, {
     rawBody: new URLSearchParams({
       grant_type: 'client_credentials',
       client_id: clientId,
@@ -99,15 +103,16 @@ describe('failed authentications on /api/v1', () => {
     expectLimited(await listPolls(address, 'Bearer pk_live_one_too_many'));
     // Every kind of credential, and every failure: no answer says which secrets exist any more.
     expectLimited(await listPolls(address, 'Bearer oat_guess'));
-    const revoked = await call('POST', `${t.api}/keys`, { apiKey: workspace.apiKey, body: { name: 'Revoked' } });
-    await call('POST', `${t.api}/keys/${revoked.body.id}/revoke`, { apiKey: workspace.apiKey });
+    const revoked = await api.request('POST /keys', { apiKey: workspace.apiKey, body: { name: 'Revoked' } });
+    expectStatus(revoked, 201);
+    await api.request('POST /keys/{id}/revoke', { params: { id: revoked.body.id }, apiKey: workspace.apiKey });
     expectLimited(await listPolls(address, `Bearer ${revoked.body.secret}`));
 
     // A valid key from the same address (another client behind the same NAT) is neither refused nor counted.
     for (let i = 0; i < 3; i++) {
       const ok = await listPolls(address, `Bearer ${workspace.apiKey}`);
       expect(ok.status, ok.text).toBe(200);
-      expect(ok.headers.get('x-ratelimit-limit')).toBe('1000000');
+      expect(ok.headers.get('x-ratelimit-limit')).toBe(UNLIMITED.RATE_LIMIT_PER_MINUTE);
     }
     // No credential at all is no guess: it is told what is missing, as before.
     expectError(await listPolls(address), 401, 'missing_authorization');
@@ -118,18 +123,23 @@ describe('failed authentications on /api/v1', () => {
   });
 
   it('counts wrong host tokens with wrong keys, on the host routes; the session’s own token still works', async () => {
-    const poll = await call('POST', `${t.api}/polls`, {
+    const poll = await api.request('POST /polls', {
       apiKey: workspace.apiKey,
       body: { title: 'Hosted', content: sampleContent() },
     });
-    await call('PATCH', `${t.api}/polls/${poll.body.id}`, { apiKey: workspace.apiKey, body: { publish: true } });
-    const session = await call('POST', `${t.api}/sessions`, {
+    expectStatus(poll, 201);
+    await api.request('PATCH /polls/{id}', {
+      params: { id: poll.body.id },
       apiKey: workspace.apiKey,
-      body: { pollId: poll.body.id },
+      body: { publish: true },
     });
-    expect(session.status, session.text).toBe(201);
+    const session = await api.request('POST /sessions', { apiKey: workspace.apiKey, body: { pollId: poll.body.id } });
+    expectStatus(session, 201);
     const getSession = (address: string, headers: Record<string, string>) =>
-      call('GET', `${t.api}/sessions/${session.body.id}`, { headers: { 'x-forwarded-for': address, ...headers } });
+      api.request('GET /sessions/{id}', {
+        params: { id: session.body.id },
+        headers: { 'x-forwarded-for': address, ...headers },
+      });
     const address = newAddress();
     for (let i = 0; i < BUDGET - 2; i++) {
       expectError(await getSession(address, { 'x-host-token': `pht_guess${i}` }), 401, 'invalid_host_token');
@@ -141,7 +151,7 @@ describe('failed authentications on /api/v1', () => {
     expectLimited(await getSession(address, { authorization: 'Bearer pk_live_guess' }));
 
     const own = await getSession(address, { 'x-host-token': session.body.hostToken });
-    expect(own.status, own.text).toBe(200);
+    expectStatus(own, 200);
     expect((await getSession(address, { authorization: `Bearer ${workspace.apiKey}` })).status).toBe(200);
   });
 });

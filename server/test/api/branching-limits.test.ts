@@ -2,11 +2,11 @@ import { branchDraftLimits } from '@pollkit/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clipped, draftWithOpenAI, REASON_TEXT_LIMIT } from '../../src/modules/branching/openai-drafter.js';
 import { expectError } from '../support/assertions.js';
-import { branchingDeck, condition } from '../support/branching-deck.js';
+import { branchingDeck, condition, type SlideInput } from '../support/decks.js';
 import { apiError, completion, type FakeOpenAI, output, startFakeOpenAI, wire } from '../support/fake-openai.js';
-import { call } from '../support/http.js';
-import type { SlideInput } from '../support/polls.js';
+import { UNLIMITED } from '../support/limits.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { errorDetails, expectOk, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * What bounds `POST /polls/{id}/branch` (issue 24, finding 13): a limit per workspace, however many
@@ -19,14 +19,15 @@ const LIMIT = 3;
 
 let fake: FakeOpenAI;
 let t: TestServer;
+const api = testClient(() => t.api);
 
 beforeAll(async () => {
   fake = await startFakeOpenAI();
   t = await startTestServer({
+    ...UNLIMITED,
     OPENAI_API_KEY: 'sk-test-0123456789abcdef',
     OPENAI_BASE_URL: fake.baseURL,
     OPENAI_TIMEOUT_MS: '1500',
-    RATE_LIMIT_PER_MINUTE: '100000',
     BRANCH_RATE_LIMIT_PER_MINUTE: String(LIMIT),
   });
 });
@@ -42,13 +43,13 @@ beforeEach(() => {
 });
 
 async function pollOf(apiKey: string, questions: SlideInput[] = branchingDeck, title = 'Branched') {
-  const created = await call('POST', `${t.api}/polls`, { apiKey, body: { title, content: { questions } } });
-  expect(created.status, created.text).toBe(201);
+  const created = await api.request('POST /polls', { apiKey, body: { title, content: { questions } } });
+  expectStatus(created, 201);
   return created.body.id as string;
 }
 
 function branch(apiKey: string, pollId: string, instruction = 'If Q2 is below 3, skip to Q4') {
-  return call('POST', `${t.api}/polls/${pollId}/branch`, { apiKey, body: { instruction } });
+  return api.request('POST /polls/{id}/branch', { params: { id: pollId }, apiKey, body: { instruction } });
 }
 
 /** Windows are clock-aligned minutes: start a counting test early enough in one to finish inside it. */
@@ -61,15 +62,15 @@ describe('the per-workspace limit', () => {
   it('counts every key of a workspace together; past it, 429 rate_limited without asking the provider', async () => {
     await freshWindow();
     const first = await t.workspace('pro');
-    const second = await call('POST', `${t.api}/keys`, { apiKey: first.apiKey, body: { name: 'second key' } });
-    expect(second.status, second.text).toBe(201);
+    const second = await api.request('POST /keys', { apiKey: first.apiKey, body: { name: 'second key' } });
+    expectStatus(second, 201);
     const pollId = await pollOf(first.apiKey);
 
     const keys = [first.apiKey, second.body.secret, first.apiKey];
     for (const apiKey of keys) {
       const res = await branch(apiKey, pollId);
-      expect(res.status, res.text).toBe(200);
-      expect(res.body.data.source).toBe('openai');
+      expectStatus(res, 200);
+      expect(expectOk(res).data.source).toBe('openai');
     }
     expect(fake.received).toHaveLength(LIMIT);
 
@@ -81,15 +82,15 @@ describe('the per-workspace limit', () => {
         `Skip logic can be drafted ${LIMIT} times a minute per workspace; this workspace has used them`,
       );
       expect(over.body.error.details).toEqual({ limit: LIMIT, resetAt: expect.any(String) });
-      expect(Date.parse(over.body.error.details.resetAt)).toBeGreaterThan(Date.now());
+      expect(Date.parse(errorDetails(over).resetAt as string)).toBeGreaterThan(Date.now());
     }
     expect(fake.received).toHaveLength(LIMIT);
 
     // Other routes of the workspace, and other workspaces' drafts, are not affected.
-    expect((await call('GET', `${t.api}/polls/${pollId}`, { apiKey: first.apiKey })).status).toBe(200);
+    expect((await api.request('GET /polls/{id}', { params: { id: pollId }, apiKey: first.apiKey })).status).toBe(200);
     const other = await t.workspace('pro');
     const res = await branch(other.apiKey, await pollOf(other.apiKey));
-    expect(res.status, res.text).toBe(200);
+    expectStatus(res, 200);
   });
 
   it('is not replayed for an Idempotency-Key: the key is free again for a retry once the window resets', async () => {
@@ -98,17 +99,19 @@ describe('the per-workspace limit', () => {
     const pollId = await pollOf(apiKey);
     const headers = { 'idempotency-key': 'draft-once' };
     const draft = () =>
-      call('POST', `${t.api}/polls/${pollId}/branch`, {
+      api.request('POST /polls/{id}/branch', {
+        params: { id: pollId },
         apiKey,
         headers,
         body: { instruction: 'If Q2 is below 3, skip to Q4' },
       });
     for (let i = 0; i < LIMIT; i++) {
-      const res = await call('POST', `${t.api}/polls/${pollId}/branch`, {
+      const res = await api.request('POST /polls/{id}/branch', {
+        params: { id: pollId },
         apiKey,
         body: { instruction: 'If Q2 is below 3, skip to Q4' },
       });
-      expect(res.status, res.text).toBe(200);
+      expectStatus(res, 200);
     }
     // Refused by the limit, twice with the same key: each time counted and refused afresh, never the
     // first 429 replayed (the SDK retries a 429 with the same key; a replay would refuse it for 24 h).
@@ -196,8 +199,8 @@ describe('the largest deck drafted for', () => {
 
     fake.reply = () => completion(output([wire('s1', 'not_answered', null, 's3')]));
     const drafted = await branch(apiKey, await pollOf(apiKey, atLimit, 'Limits'), 'If Q1 is not answered, skip to Q3');
-    expect(drafted.status, drafted.text).toBe(200);
-    expect(drafted.body.data).toMatchObject({
+    expectStatus(drafted, 200);
+    expect(expectOk(drafted).data).toMatchObject({
       source: 'openai',
       draftJson: { conditions: [condition('rule-1', 's1', 'not_answered', undefined, 's3')] },
     });

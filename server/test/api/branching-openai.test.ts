@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assertions.js';
-import { branchingDeck, condition } from '../support/branching-deck.js';
+import { branchingDeck, condition } from '../support/decks.js';
 import {
   apiError,
   completion,
@@ -10,8 +10,9 @@ import {
   startFakeOpenAI,
   wire,
 } from '../support/fake-openai.js';
-import { call } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { expectOk, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * `POST /polls/{id}/branch` with a provider configured (OPENAI_API_KEY, OPENAI_BASE_URL pointing at a
@@ -22,6 +23,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 
 let fake: FakeOpenAI;
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 let pollId: string;
 
@@ -31,19 +33,19 @@ const RULES_DRAFT = [condition('rule-1', 'mood', 'less_than', 3, 'drinks')];
 beforeAll(async () => {
   fake = await startFakeOpenAI();
   t = await startTestServer({
+    // One workspace drafts throughout: the per-workspace limit is tested in branching-limits.test.ts.
+    ...UNLIMITED,
     OPENAI_API_KEY: 'sk-test-0123456789abcdef',
     OPENAI_BASE_URL: fake.baseURL,
     OPENAI_MODEL: 'gpt-4o-mini',
     OPENAI_TIMEOUT_MS: '1500',
-    RATE_LIMIT_PER_MINUTE: '100000',
-    // One workspace drafts throughout: the per-workspace limit is tested in branching-limits.test.ts.
-    BRANCH_RATE_LIMIT_PER_MINUTE: '100000',
   });
   ({ apiKey } = await t.workspace('pro'));
-  const created = await call('POST', `${t.api}/polls`, {
+  const created = await api.request('POST /polls', {
     apiKey,
     body: { title: 'Branched', content: { questions: branchingDeck } },
   });
+  expectStatus(created, 201);
   pollId = created.body.id;
 });
 
@@ -57,7 +59,7 @@ beforeEach(() => {
 });
 
 function branch(instruction = INSTRUCTION) {
-  return call('POST', `${t.api}/polls/${pollId}/branch`, { apiKey, body: { instruction } });
+  return api.request('POST /polls/{id}/branch', { params: { id: pollId }, apiKey, body: { instruction } });
 }
 
 describe('POST /polls/{id}/branch with OpenAI configured', () => {
@@ -65,8 +67,8 @@ describe('POST /polls/{id}/branch with OpenAI configured', () => {
     fake.reply = () =>
       completion(output([wire('mood', 'at_most', 2, 'drinks'), wire('feedback', 'not_answered', null, 'end')]));
     const res = await branch('Send the unhappy ones to the drinks question, and end it for those who skip feedback');
-    expect(res.status, res.text).toBe(200);
-    expect(res.body.data).toEqual({
+    expectStatus(res, 200);
+    expect(expectOk(res).data).toEqual({
       source: 'openai',
       draftJson: {
         conditions: [
@@ -102,11 +104,11 @@ describe('POST /polls/{id}/branch with OpenAI configured', () => {
         ]),
       );
     const res = await branch('If Q2 is 1 or 2, go to the drinks. Otherwise carry on as normal');
-    expect(res.status, res.text).toBe(200);
-    expect(res.body.data.report.ignored).toEqual([
+    expectStatus(res, 200);
+    expect(expectOk(res).data.report.ignored).toEqual([
       { text: 'Otherwise carry on as normal', why: 'says nothing changes' },
     ]);
-    expect(res.body.data.report.rules).toEqual([
+    expect(expectOk(res).data.report.rules).toEqual([
       { id: 'rule-1', source: 'mood at_most', reading: 'If “How do you feel?” is at most 2, skip to “Drinks?”' },
     ]);
   });
@@ -124,8 +126,8 @@ describe('POST /polls/{id}/branch with OpenAI configured', () => {
   it.each(failures)('falls back to the rules after %s', async (_name, reply) => {
     fake.reply = reply;
     const res = await branch();
-    expect(res.status, res.text).toBe(200);
-    expect(res.body.data).toMatchObject({ source: 'rules', draftJson: { conditions: RULES_DRAFT } });
+    expectStatus(res, 200);
+    expect(expectOk(res).data).toMatchObject({ source: 'rules', draftJson: { conditions: RULES_DRAFT } });
     expect(fake.received.length).toBeGreaterThanOrEqual(1);
   });
 

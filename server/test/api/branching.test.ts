@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assertions.js';
-import { branchingDeck, condition } from '../support/branching-deck.js';
-import { call } from '../support/http.js';
+import { branchingDeck, condition } from '../support/decks.js';
+import { rawCall } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { errorDetails, expectOk, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * Branching over real HTTP, with no provider configured (the rule-based parser drafts):
@@ -11,35 +13,36 @@ import { startTestServer, type TestServer } from '../support/server.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 let freeKey: string;
 
 beforeAll(async () => {
   // The per-workspace draft limit is tested in branching-limits.test.ts.
-  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000', BRANCH_RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await startTestServer(UNLIMITED);
   ({ apiKey } = await t.workspace('pro'));
   ({ apiKey: freeKey } = await t.workspace('free'));
 });
 afterAll(() => t?.close());
 
 async function createPoll(key = apiKey): Promise<string> {
-  const res = await call('POST', `${t.api}/polls`, {
+  const res = await api.request('POST /polls', {
     apiKey: key,
     body: { title: 'Branched', content: { questions: branchingDeck } },
   });
-  expect(res.status, res.text).toBe(201);
+  expectStatus(res, 201);
   return res.body.id;
 }
 
 async function branch(pollId: string, instruction: string, key = apiKey) {
-  return call('POST', `${t.api}/polls/${pollId}/branch`, { apiKey: key, body: { instruction } });
+  return api.request('POST /polls/{id}/branch', { params: { id: pollId }, apiKey: key, body: { instruction } });
 }
 
 describe('POST /polls/{id}/branch without a provider', () => {
   it('drafts conditions with the rules, checked against the poll, and stores nothing', async () => {
     const pollId = await createPoll();
     const res = await branch(pollId, 'If Q2 is below 3, skip to Q4; otherwise if Q2 is 5, end the poll');
-    expect(res.status, res.text).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toEqual({
       data: {
         source: 'rules',
@@ -68,7 +71,8 @@ describe('POST /polls/{id}/branch without a provider', () => {
         },
       },
     });
-    const poll = await call('GET', `${t.api}/polls/${pollId}`, { apiKey });
+    const poll = await api.request('GET /polls/{id}', { params: { id: pollId }, apiKey });
+    expectStatus(poll, 200);
     expect(poll.body.branching).toBeNull();
   });
 
@@ -78,16 +82,18 @@ describe('POST /polls/{id}/branch without a provider', () => {
       pollId,
       'Hey team! 🙌 Anyone who picks Pizza should go straight to the capital question. Otherwise carry on as normal, thanks!!',
     );
-    expect(res.status, res.text).toBe(200);
-    expect(res.body.data.draftJson.conditions).toEqual([condition('rule-1', 'lunch', 'equals', 'pizza', 'capital')]);
-    expect(res.body.data.report.rules).toEqual([
+    expectStatus(res, 200);
+    expect(expectOk(res).data.draftJson.conditions).toEqual([
+      condition('rule-1', 'lunch', 'equals', 'pizza', 'capital'),
+    ]);
+    expect(expectOk(res).data.report.rules).toEqual([
       {
         id: 'rule-1',
         source: 'Anyone who picks Pizza should go straight to the capital question',
         reading: 'If “Where shall we eat?” is “Pizza”, skip to “Capital of France?”',
       },
     ]);
-    expect(res.body.data.report.ignored).toEqual([
+    expect(expectOk(res).data.report.ignored).toEqual([
       { text: 'Otherwise carry on as normal, thanks', why: expect.stringContaining('adds none') },
     ]);
   });
@@ -98,15 +104,15 @@ describe('POST /polls/{id}/branch without a provider', () => {
     expectError(res, 422, 'validation_failed');
     expect(res.body.error.message).toContain('"purple, skip to Q4"');
     expect(res.body.error.message).toContain('Q2 is below 3');
-    expect(res.body.error.details.fieldErrors.instruction[0]).toBe(res.body.error.message);
-    expect(res.body.error.details.fragment).toBe('purple, skip to Q4');
+    expect(errorDetails(res).fieldErrors.instruction![0]).toBe(res.body.error.message);
+    expect(errorDetails(res).fragment).toBe('purple, skip to Q4');
   });
 
   it('answers 422 at the words of a jump backwards', async () => {
     const pollId = await createPoll();
     const res = await branch(pollId, 'If Q3 is "Paris", skip to Q1');
     expectError(res, 422, 'validation_failed');
-    expect(res.body.error.details.fragment).toBe('Q1');
+    expect(errorDetails(res).fragment).toBe('Q1');
     expect(res.body.error.message).toMatch(/jumps go forward only/);
   });
 
@@ -122,9 +128,9 @@ describe('POST /polls/{id}/branch without a provider', () => {
   it('reads a typing slip of its own words, and reports it', async () => {
     const pollId = await createPoll();
     const res = await branch(pollId, 'If Q2 is below 3, skpi to Q4');
-    expect(res.status, res.text).toBe(200);
-    expect(res.body.data.report.corrected).toEqual([{ from: 'skpi', to: 'skip' }]);
-    expect(res.body.data.draftJson.conditions).toHaveLength(1);
+    expectStatus(res, 200);
+    expect(expectOk(res).data.report.corrected).toEqual([{ from: 'skpi', to: 'skip' }]);
+    expect(expectOk(res).data.draftJson.conditions).toHaveLength(1);
   });
 
   it('suggests the closest reading when a small change to a label reads', async () => {
@@ -143,7 +149,7 @@ describe('POST /polls/{id}/branch without a provider', () => {
     // The deck starts with a content slide: "Q5" is the fifth question or the fifth slide.
     const res = await branch(pollId, 'If they did not answer Q2, skip to Q5');
     expectError(res, 422, 'validation_failed');
-    expect(res.body.error.details.reason).toBe('ambiguous');
+    expect(errorDetails(res).reason).toBe('ambiguous');
     expect(res.body.error.message).toContain('counting questions');
     expect(res.body.error.message).toContain('counting every slide');
   });
@@ -152,7 +158,7 @@ describe('POST /polls/{id}/branch without a provider', () => {
     const pollId = await createPoll();
     const long = await branch(pollId, `If Q2 is below 3, skip to Q4. ${'x'.repeat(2000)}`);
     expectError(long, 422, 'validation_failed');
-    expect(long.body.error.details.fieldErrors.instruction).toBeDefined();
+    expect(errorDetails(long).fieldErrors.instruction).toBeDefined();
     // The free plan has no API access at all: 402 before anything is looked up.
     expectError(await branch(pollId, 'If Q2 is below 3, skip to Q4', freeKey), 402, 'upgrade_required');
     expectError(await branch('poll_01AAAAAAAAAAAAAAAAAAAAAAAA', 'If Q2 is below 3, skip to Q4'), 404, 'not_found');
@@ -163,14 +169,16 @@ describe('PATCH /polls/{id} { branching }', () => {
   it('stores skip logic that fits, refuses what does not (naming where), and removes it with null', async () => {
     const pollId = await createPoll();
     const draft = await branch(pollId, 'If they did not answer slide 3, skip to slide 6');
-    const stored = await call('PATCH', `${t.api}/polls/${pollId}`, {
+    const stored = await api.request('PATCH /polls/{id}', {
+      params: { id: pollId },
       apiKey,
-      body: { branching: draft.body.data.draftJson },
+      body: { branching: expectOk(draft).data.draftJson },
     });
-    expect(stored.status, stored.text).toBe(200);
-    expect(stored.body.branching).toEqual(draft.body.data.draftJson);
+    expectStatus(stored, 200);
+    expect(stored.body.branching).toEqual(expectOk(draft).data.draftJson);
 
-    const bad = await call('PATCH', `${t.api}/polls/${pollId}`, {
+    const bad = await api.request('PATCH /polls/{id}', {
+      params: { id: pollId },
       apiKey,
       body: {
         branching: {
@@ -179,23 +187,28 @@ describe('PATCH /polls/{id} { branching }', () => {
       },
     });
     expectError(bad, 422, 'validation_failed');
-    expect(bad.body.error.details.fieldErrors['branching.conditions.0.if.operator'][0]).toMatch(
+    expect(errorDetails(bad).fieldErrors['branching.conditions.0.if.operator']![0]).toMatch(
       /does not fit slide 'lunch'/,
     );
-    expect((await call('GET', `${t.api}/polls/${pollId}`, { apiKey })).body.branching).toEqual(
-      draft.body.data.draftJson,
+    expect(expectOk(await api.request('GET /polls/{id}', { params: { id: pollId }, apiKey })).branching).toEqual(
+      expectOk(draft).data.draftJson,
     );
 
     // New slides must still fit the stored skip logic.
-    const shorter = await call('PATCH', `${t.api}/polls/${pollId}`, {
+    const shorter = await api.request('PATCH /polls/{id}', {
+      params: { id: pollId },
       apiKey,
       body: { content: { questions: branchingDeck.filter((slide) => slide.id !== 'rank') } },
     });
     expectError(shorter, 422, 'validation_failed');
     expect(shorter.body.error.message).toMatch(/break the poll’s skip logic/);
 
-    const cleared = await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { branching: null } });
-    expect(cleared.status).toBe(200);
+    const cleared = await api.request('PATCH /polls/{id}', {
+      params: { id: pollId },
+      apiKey,
+      body: { branching: null },
+    });
+    expectStatus(cleared, 200);
     expect(cleared.body.branching).toBeNull();
   });
 });
@@ -210,35 +223,49 @@ describe('rule ids', () => {
         condition('rule-1', 'mood', 'equals', 5, 'end'),
       ],
     };
-    const res = await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { branching: repeated } });
+    const res = await api.request('PATCH /polls/{id}', {
+      params: { id: pollId },
+      apiKey,
+      body: { branching: repeated },
+    });
     expectError(res, 422, 'validation_failed');
-    expect(res.body.error.details.fieldErrors).toEqual({
+    expect(errorDetails(res).fieldErrors).toEqual({
       'branching.conditions.2.id': ["Rule id 'rule-1' is used more than once (first by conditions.0)"],
     });
-    expect((await call('GET', `${t.api}/polls/${pollId}`, { apiKey })).body.branching).toBeNull();
+    expect(expectOk(await api.request('GET /polls/{id}', { params: { id: pollId }, apiKey })).branching).toBeNull();
     // With the ids told apart, the same rules are stored.
     const distinct = { conditions: repeated.conditions.map((rule, index) => ({ ...rule, id: `r${index}` })) };
-    const stored = await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { branching: distinct } });
-    expect(stored.status, stored.text).toBe(200);
+    const stored = await api.request('PATCH /polls/{id}', {
+      params: { id: pollId },
+      apiKey,
+      body: { branching: distinct },
+    });
+    expectStatus(stored, 200);
   });
 
   it('of a draft are clear of the poll’s stored rules, so the draft can be added to them', async () => {
     const pollId = await createPoll();
     const stored = { conditions: [condition('rule-1', 'lunch', 'equals', 'pizza', 'capital')] };
-    expect((await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { branching: stored } })).status).toBe(200);
+    expect(
+      (await api.request('PATCH /polls/{id}', { params: { id: pollId }, apiKey, body: { branching: stored } })).status,
+    ).toBe(200);
     const draft = await branch(pollId, 'If Q2 is below 3, skip to Q4; otherwise if Q2 is 5, end the poll');
-    expect(draft.status, draft.text).toBe(200);
-    expect(draft.body.data.draftJson.conditions).toEqual([
+    expectStatus(draft, 200);
+    expect(expectOk(draft).data.draftJson.conditions).toEqual([
       condition('rule-2', 'mood', 'less_than', 3, 'drinks'),
       condition('rule-3', 'mood', 'equals', 5, 'end'),
     ]);
-    const merged = { conditions: [...stored.conditions, ...draft.body.data.draftJson.conditions] };
-    const both = await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { branching: merged } });
-    expect(both.status, both.text).toBe(200);
+    const merged = { conditions: [...stored.conditions, ...expectOk(draft).data.draftJson.conditions] };
+    const both = await api.request('PATCH /polls/{id}', {
+      params: { id: pollId },
+      apiKey,
+      body: { branching: merged },
+    });
+    expectStatus(both, 200);
     expect(both.body.branching).toEqual(merged);
     // Numbered on past the highest stored `rule-<n>`, whatever other ids the rules have.
     const next = await branch(pollId, 'If they did not answer the drinks question, end the poll');
-    expect(next.body.data.draftJson.conditions.map((rule: { id: string }) => rule.id)).toEqual(['rule-4']);
+    expect(expectOk(next).data.draftJson.conditions.map((rule: { id: string }) => rule.id)).toEqual(['rule-4']);
   });
 });
 
@@ -250,22 +277,27 @@ describe('GET /polls/{id}/next-slide', () => {
       'If Q1 is "Pizza", skip to Q3. If Q2 is below 3, skip to Q4; otherwise if Q2 is 5, end the poll. ' +
         'If they chose any of "Water", "Juice" on Q4, skip to Q6',
     );
-    expect(draft.status, draft.text).toBe(200);
-    await call('PATCH', `${t.api}/polls/${pollId}`, {
+    expectStatus(draft, 200);
+    await api.request('PATCH /polls/{id}', {
+      params: { id: pollId },
       apiKey,
-      body: { branching: draft.body.data.draftJson, publish: true },
+      body: { branching: expectOk(draft).data.draftJson, publish: true },
     });
     const vote = (voterId: string, slideId: string, optionIds: string[]) =>
-      call('POST', `${t.api}/polls/${pollId}/votes`, { apiKey, body: { voterId, slideId, optionIds } });
+      api.request('POST /polls/{id}/votes', { params: { id: pollId }, apiKey, body: { voterId, slideId, optionIds } });
     const respond = (voterId: string, slideId: string, scaleValue: number) =>
-      call('POST', `${t.api}/polls/${pollId}/responses`, { apiKey, body: { voterId, slideId, scaleValue } });
+      api.request('POST /polls/{id}/responses', {
+        params: { id: pollId },
+        apiKey,
+        body: { voterId, slideId, scaleValue },
+      });
     const next = async (voterId: string, afterSlideId: string) => {
-      const res = await call(
-        'GET',
-        `${t.api}/polls/${pollId}/next-slide?voterId=${voterId}&afterSlideId=${afterSlideId}`,
-        { apiKey },
-      );
-      expect(res.status, res.text).toBe(200);
+      const res = await api.request('GET /polls/{id}/next-slide', {
+        params: { id: pollId },
+        query: { voterId, afterSlideId },
+        apiKey,
+      });
+      expectStatus(res, 200);
       return res.body;
     };
 
@@ -290,9 +322,13 @@ describe('GET /polls/{id}/next-slide', () => {
 
     // After the last slide, the end; an unknown slide is a 404.
     expect(await next('eve', 'thanks')).toEqual({ end: true });
-    const unknown = await call('GET', `${t.api}/polls/${pollId}/next-slide?voterId=eve&afterSlideId=nope`, { apiKey });
+    const unknown = await api.request('GET /polls/{id}/next-slide', {
+      params: { id: pollId },
+      query: { voterId: 'eve', afterSlideId: 'nope' },
+      apiKey,
+    });
     expectError(unknown, 404, 'not_found');
-    const missing = await call('GET', `${t.api}/polls/${pollId}/next-slide?afterSlideId=lunch`, { apiKey });
+    const missing = await rawCall('GET', `${t.api}/polls/${pollId}/next-slide?afterSlideId=lunch`, { apiKey });
     expectError(missing, 422, 'validation_failed');
   });
 });

@@ -1,13 +1,22 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DECK_IMPORTS_PER_MINUTE, DECK_SOURCE_MAX_BYTES } from '@pollkit/contracts';
+import { type Branching, DECK_IMPORTS_PER_MINUTE, DECK_SOURCE_MAX_BYTES } from '@pollkit/contracts';
 import { unzipSync } from 'fflate';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BankReadTimedOut, bankReaders } from '../../src/modules/decks/bank-readers.js';
-import { call } from '../support/http.js';
-import { sampleContent } from '../support/polls.js';
+import { sampleContent } from '../support/decks.js';
+import type { LooseJson } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import {
+  type ApiResponse,
+  errorDetails,
+  expectOk,
+  expectStatus,
+  type OutputOf,
+  testClient,
+} from '../support/test-client.js';
 
 /**
  * POST /polls/import and GET /polls/{id}/deck over real HTTP: question banks written by others
@@ -18,10 +27,11 @@ import { startTestServer, type TestServer } from '../support/server.js';
 const BLIND = join(import.meta.dirname, '../fixtures/decks/blind');
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 
 beforeAll(async () => {
-  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000', MEDIA_ALLOW_LOOPBACK: 'true' });
+  t = await startTestServer({ ...UNLIMITED, MEDIA_ALLOW_LOOPBACK: 'true' });
 });
 // A workspace per test: imports have a per-minute limit of their own, which one test measures.
 beforeEach(async () => {
@@ -29,10 +39,17 @@ beforeEach(async () => {
 });
 afterAll(() => t?.close());
 
-type Json = Record<string, any>;
+type Json = LooseJson;
 
+/** Unchecked: some tests send a body the route refuses. */
 const importDeck = (body: Json, key = apiKey, headers: Record<string, string> = {}) =>
-  call('POST', `${t.api}/polls/import`, { apiKey: key, body, headers });
+  api.unchecked('POST /polls/import', { apiKey: key, body, headers });
+
+/** What an import answers: the poll it created (201), or, for a dry run, what it would create (200). */
+type Imported = Extract<OutputOf<'POST /polls/import'>, { poll: unknown }>;
+type Previewed = Exclude<OutputOf<'POST /polls/import'>, Imported>;
+const importedBody = (res: ApiResponse<'POST /polls/import'>) => expectOk(res, 201) as Imported;
+const previewBody = (res: ApiResponse<'POST /polls/import'>) => expectOk(res, 200) as Previewed;
 
 async function download(pollId: string, format?: string, key = apiKey) {
   const response = await fetch(`${t.api}/polls/${pollId}/deck${format ? `?format=${format}` : ''}`, {
@@ -54,12 +71,12 @@ async function sevenKindPoll(): Promise<Json> {
       { id: 'basil', label: 'Basil & "herbs"' },
     ],
   });
-  const created = await call('POST', `${t.api}/polls`, {
+  const created = await api.request('POST /polls', {
     apiKey,
     body: { title: 'Seven kinds', content, language: 'de', textFilter: 'block', maxRespondents: 50 },
   });
-  expect(created.status, created.text).toBe(201);
-  const branching = {
+  expectStatus(created, 201);
+  const branching: Branching = {
     conditions: [
       {
         id: 'r1',
@@ -69,8 +86,12 @@ async function sevenKindPoll(): Promise<Json> {
       },
     ],
   };
-  const patched = await call('PATCH', `${t.api}/polls/${created.body.id}`, { apiKey, body: { branching } });
-  expect(patched.status, patched.text).toBe(200);
+  const patched = await api.request('PATCH /polls/{id}', {
+    params: { id: created.body.id },
+    apiKey,
+    body: { branching },
+  });
+  expectStatus(patched, 200);
   return patched.body;
 }
 
@@ -86,8 +107,8 @@ describe('the Pollkit deck file', () => {
     expect(deck).toMatchObject({ format: 'pollkit.deck', version: 1, title: 'Seven kinds', language: 'de' });
 
     const imported = await importDeck({ format: 'pollkit', source: text(file.bytes) });
-    expect(imported.status, imported.text).toBe(201);
-    const copy = imported.body.poll;
+    expectStatus(imported, 201);
+    const copy = importedBody(imported).poll;
     expect(copy.id).not.toBe(poll.id);
     expect(copy.status).toBe('draft');
     expect(copy.content).toEqual(poll.content);
@@ -98,7 +119,7 @@ describe('the Pollkit deck file', () => {
       textFilter: copy.textFilter,
       max: copy.maxRespondents,
     }).toEqual({ title: 'Seven kinds', language: 'de', textFilter: 'block', max: 50 });
-    expect(imported.body.report).toEqual({ imported: 8, skipped: [], changed: [] });
+    expect(expectOk(imported).report).toEqual({ imported: 8, skipped: [], changed: [] });
     // And the copy's own file is the original's, but for nothing.
     expect(JSON.parse(text((await download(copy.id)).bytes))).toEqual(deck);
   });
@@ -126,19 +147,19 @@ describe('the Pollkit deck file', () => {
         },
       }),
     });
-    expect(bad.status).toBe(422);
+    expectStatus(bad, 422);
     expect(bad.body.error.code).toBe('validation_failed');
-    expect(bad.body.error.details.fieldErrors.source.join(' ')).toContain(
+    expect(errorDetails(bad).fieldErrors.source!.join(' ')).toContain(
       "content.questions.0.correctOptionIds: 'zz' is not an option",
     );
     const later = await importDeck({
       format: 'pollkit',
       source: JSON.stringify({ format: 'pollkit.deck', version: 2 }),
     });
-    expect(later.status).toBe(422);
+    expectStatus(later, 422);
     expect(later.body.error.message).toContain('version 2');
     const notJson = await importDeck({ format: 'pollkit', source: '{"format": "pollkit.deck",' });
-    expect(notJson.status).toBe(422);
+    expectStatus(notJson, 422);
     expect(notJson.body.error.message).toMatch(/^The file is not JSON/);
   });
 });
@@ -153,21 +174,22 @@ describe('GIFT', () => {
     expect(file.headers.get('pollkit-deck-skipped')).toBe('3 mood scale, 4 rank ranking, 6 ask qa');
 
     const imported = await importDeck({ format: 'gift', source: text(file.bytes), title: 'From GIFT' });
-    expect(imported.status, imported.text).toBe(201);
+    expectStatus(imported, 201);
     const kept = poll.content.questions.filter((slide: Json) =>
       ['multiple_choice', 'quiz', 'open_ended', 'content'].includes(slide.kind),
     );
-    const back = imported.body.poll.content.questions;
+    // Walked beside the exported deck, whatever each slide's kind.
+    const back: Json[] = importedBody(imported).poll.content.questions;
     expect(back.map((slide: Json) => [slide.id, slide.kind, slide.text])).toEqual(
       kept.map((slide: Json) => [slide.id, slide.kind, slide.text]),
     );
     for (const [index, slide] of kept.entries()) {
       if (!('options' in slide)) continue;
-      expect(back[index].options.map((o: Json) => o.label)).toEqual(slide.options.map((o: Json) => o.label));
+      expect(back[index]!.options.map((o: Json) => o.label)).toEqual(slide.options.map((o: Json) => o.label));
       if (slide.kind === 'quiz') {
         const correct = (s: Json) =>
           s.correctOptionIds.map((id: string) => s.options.find((o: Json) => o.id === id).label);
-        expect(correct(back[index])).toEqual(correct(slide));
+        expect(correct(back[index]!)).toEqual(correct(slide));
       }
     }
   });
@@ -196,17 +218,21 @@ describe('question banks written by others', () => {
     async (format, file) => {
       const source = await readFile(join(BLIND, file), 'utf8');
       const expected = JSON.parse(await readFile(join(BLIND, file.replace(/\.\w+$/, '.expect.json')), 'utf8'));
-      const before = await call('GET', `${t.api}/polls?limit=100`, { apiKey });
+      const before = await api.request('GET /polls', { query: { limit: 100 }, apiKey });
+      expectStatus(before, 200);
       const preview = await importDeck({ format, source, dryRun: true });
-      expect(preview.status, preview.text).toBe(200);
+      expectStatus(preview, 200);
       const slides = expected.questions.filter((q: Json) => q.slide);
-      expect(preview.body.report.imported).toBe(slides.length);
-      expect(preview.body.content.questions.map((s: Json) => s.kind)).toEqual(slides.map((q: Json) => q.slide.kind));
-      expect(preview.body.report.skipped.map((s: Json) => [s.number, s.reason])).toEqual(
+      expect(previewBody(preview).report.imported).toBe(slides.length);
+      expect(previewBody(preview).content.questions.map((s: Json) => s.kind)).toEqual(
+        slides.map((q: Json) => q.slide.kind),
+      );
+      expect(previewBody(preview).report.skipped.map((s: Json) => [s.number, s.reason])).toEqual(
         expected.questions.filter((q: Json) => q.skipped).map((q: Json) => [q.number, q.skipped]),
       );
-      for (const skip of preview.body.report.skipped) expect(skip.message.length).toBeGreaterThan(10);
-      const after = await call('GET', `${t.api}/polls?limit=100`, { apiKey });
+      for (const skip of previewBody(preview).report.skipped) expect(skip.message.length).toBeGreaterThan(10);
+      const after = await api.request('GET /polls', { query: { limit: 100 }, apiKey });
+      expectStatus(after, 200);
       expect(after.body.data.length).toBe(before.body.data.length);
     },
   );
@@ -214,9 +240,12 @@ describe('question banks written by others', () => {
   it('re-hosts the images embedded in a Moodle XML bank, on slides and options, as POST /media does', async () => {
     const source = await readFile(join(BLIND, 'moodle-xml/y9_science_cells.xml'), 'utf8');
     const imported = await importDeck({ format: 'moodle_xml', source });
-    expect(imported.status, imported.text).toBe(201);
-    const withMedia = imported.body.poll.content.questions
-      .flatMap((slide: Json) => [slide.media, ...(slide.options ?? []).map((o: Json) => o.media)])
+    expectStatus(imported, 201);
+    const withMedia = importedBody(imported)
+      .poll.content.questions.flatMap((slide: Json) => [
+        slide.media,
+        ...(slide.options ?? []).map((o: Json) => o.media),
+      ])
       .filter(Boolean);
     expect(withMedia.length).toBeGreaterThan(0);
     for (const media of withMedia) {
@@ -229,17 +258,20 @@ describe('question banks written by others', () => {
       expect(stored.headers.get('content-type')).toBe('image/webp');
     }
     // Moodle XML links them by their stored address: read back, the same slides keep the same images.
-    const xml = text((await download(imported.body.poll.id, 'moodle_xml')).bytes);
+    const xml = text((await download(importedBody(imported).poll.id, 'moodle_xml')).bytes);
     const fromXml = await importDeck({ format: 'moodle_xml', source: xml });
-    expect(fromXml.status, fromXml.text).toBe(201);
+    expectStatus(fromXml, 201);
     const mediaOf = (questions: Json[]) => questions.map((slide) => [slide.id, slide.media?.storedUrl ?? null]);
-    expect(mediaOf(fromXml.body.poll.content.questions)).toEqual(
-      mediaOf(imported.body.poll.content.questions.filter((slide: Json) => slide.kind !== 'scale')),
+    expect(mediaOf(importedBody(fromXml).poll.content.questions)).toEqual(
+      mediaOf(importedBody(imported).poll.content.questions.filter((slide: Json) => slide.kind !== 'scale')),
     );
     // The deck file of the imported poll carries them, and reading it back keeps them as stored.
-    const again = await importDeck({ format: 'pollkit', source: text((await download(imported.body.poll.id)).bytes) });
-    expect(again.status, again.text).toBe(201);
-    expect(again.body.poll.content).toEqual(imported.body.poll.content);
+    const again = await importDeck({
+      format: 'pollkit',
+      source: text((await download(importedBody(imported).poll.id)).bytes),
+    });
+    expectStatus(again, 201);
+    expect(importedBody(again).poll.content).toEqual(importedBody(imported).poll.content);
   });
 
   it.each([
@@ -248,19 +280,19 @@ describe('question banks written by others', () => {
   ])('refuses XML declaring %s whole, and the server stays healthy', async (_what, file) => {
     const source = await readFile(join(BLIND, file), 'utf8');
     const refused = await importDeck({ format: 'moodle_xml', source });
-    expect(refused.status).toBe(422);
+    expectStatus(refused, 422);
     expect(refused.body.error.code).toBe('validation_failed');
     expect(refused.text).not.toContain('root:');
-    expect((await call('GET', `${t.api}/polls`, { apiKey })).status).toBe(200);
+    expect((await api.request('GET /polls', { apiKey })).status).toBe(200);
     expect((await fetch(`${t.url}/readyz`)).status).toBe(200);
   });
 
   it('skips questions past the 100-slide limit, saying which', async () => {
     const source = Array.from({ length: 105 }, (_, i) => `::Q${i + 1}:: Question ${i + 1}? {=Yes ~No}`).join('\n\n');
     const imported = await importDeck({ format: 'gift', source, dryRun: true });
-    expect(imported.status, imported.text).toBe(200);
-    expect(imported.body.report.imported).toBe(100);
-    expect(imported.body.report.skipped.map((s: Json) => [s.number, s.name, s.reason])).toEqual(
+    expectStatus(imported, 200);
+    expect(expectOk(imported).report.imported).toBe(100);
+    expect(expectOk(imported).report.skipped.map((s: Json) => [s.number, s.name, s.reason])).toEqual(
       [101, 102, 103, 104, 105].map((n) => [n, `Q${n}`, 'slide_limit']),
     );
   });
@@ -269,18 +301,18 @@ describe('question banks written by others', () => {
 describe('limits and refusals', () => {
   it('answers 413 for a source over 2 MiB and for a body over 4 MiB, 422 for an unknown format or bad base64', async () => {
     const big = await importDeck({ format: 'gift', source: 'x'.repeat(DECK_SOURCE_MAX_BYTES + 1) });
-    expect(big.status).toBe(413);
+    expectStatus(big, 413);
     expect(big.body.error.code).toBe('payload_too_large');
     const huge = await importDeck({ format: 'kahoot_xlsx', source: 'A'.repeat(4 * 1024 * 1024 + 16) });
-    expect(huge.status).toBe(413);
+    expectStatus(huge, 413);
     const unknown = await importDeck({ format: 'pdf', source: 'x' });
-    expect(unknown.status).toBe(422);
-    expect(unknown.body.error.details.fieldErrors.format).toBeDefined();
+    expectStatus(unknown, 422);
+    expect(errorDetails(unknown).fieldErrors.format).toBeDefined();
     const badBase64 = await importDeck({ format: 'kahoot_xlsx', source: 'not base64!' });
-    expect(badBase64.status).toBe(422);
-    expect(badBase64.body.error.details.fieldErrors.source[0]).toContain('base64');
+    expectStatus(badBase64, 422);
+    expect(errorDetails(badBase64).fieldErrors.source![0]).toContain('base64');
     const notXlsx = await importDeck({ format: 'kahoot_xlsx', source: Buffer.from('plain text').toString('base64') });
-    expect(notXlsx.status).toBe(422);
+    expectStatus(notXlsx, 422);
   });
 
   it('counts imports against a limit of their own', async () => {
@@ -290,38 +322,36 @@ describe('limits and refusals', () => {
       expect((await importDeck({ format: 'gift', source, dryRun: true }, key)).status).toBe(200);
     }
     const limited = await importDeck({ format: 'gift', source, dryRun: true }, key);
-    expect(limited.status).toBe(429);
+    expectStatus(limited, 429);
     expect(limited.body.error.code).toBe('rate_limited');
     // Other routes keep their own budget.
-    expect((await call('GET', `${t.api}/polls`, { apiKey: key })).status).toBe(200);
+    expect((await api.request('GET /polls', { apiKey: key })).status).toBe(200);
   });
 
   it('replays an import sent again with the same Idempotency-Key instead of creating a second poll', async () => {
     const body = { format: 'aiken', source: 'Sky colour?\nA) Blue\nB) Green\nANSWER: A\n' };
     const first = await importDeck(body, apiKey, { 'idempotency-key': 'import-once-1' });
     const second = await importDeck(body, apiKey, { 'idempotency-key': 'import-once-1' });
-    expect(first.status).toBe(201);
-    expect(second.status).toBe(201);
+    expectStatus(first, 201);
+    expectStatus(second, 201);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
-    expect(second.body.poll.id).toBe(first.body.poll.id);
+    expect(importedBody(second).poll.id).toBe(importedBody(first).poll.id);
   });
 });
 
 describe('who may import and export', () => {
   it('needs polls:write to import and polls:read to export; another workspace sees no deck', async () => {
     const poll = await sevenKindPoll();
-    const reader = await call('POST', `${t.api}/keys`, { apiKey, body: { name: 'reader', scopes: ['polls:read'] } });
-    expect(reader.status).toBe(201);
+    const reader = await api.request('POST /keys', { apiKey, body: { name: 'reader', scopes: ['polls:read'] } });
+    expectStatus(reader, 201);
     const readerKey = reader.body.secret;
     const refused = await importDeck({ format: 'gift', source: 'Q? {=A ~B}' }, readerKey);
-    expect(refused.status).toBe(403);
+    expectStatus(refused, 403);
     expect(refused.body.error.code).toBe('insufficient_scope');
     expect((await download(poll.id, 'gift', readerKey)).status).toBe(200);
 
-    const results = await call('POST', `${t.api}/keys`, {
-      apiKey,
-      body: { name: 'results', scopes: ['responses:read'] },
-    });
+    const results = await api.request('POST /keys', { apiKey, body: { name: 'results', scopes: ['responses:read'] } });
+    expectStatus(results, 201);
     expect((await download(poll.id, 'pollkit', results.body.secret)).status).toBe(403);
 
     const { apiKey: strangerKey } = await t.workspace('pro');
@@ -342,8 +372,8 @@ describe('other formats out', () => {
     const xml = await download(poll.id, 'moodle_xml');
     expect(xml.headers.get('content-type')).toBe('application/xml; charset=utf-8');
     const reimported = await importDeck({ format: 'moodle_xml', source: text(xml.bytes), dryRun: true });
-    expect(reimported.status, reimported.text).toBe(200);
-    expect(reimported.body.content.questions.map((s: Json) => s.kind)).toEqual([
+    expectStatus(reimported, 200);
+    expect(previewBody(reimported).content.questions.map((s: Json) => s.kind)).toEqual([
       'multiple_choice',
       'quiz',
       'open_ended',
@@ -393,26 +423,27 @@ describe('what an import makes of odd files', () => {
   it('tells apart options that read the same once their markup is gone, and says so', async () => {
     const source = '::MD::[markdown]Which is **bold**? {=**this** is bold ~*this* is bold}';
     const imported = await importDeck({ format: 'gift', source, dryRun: true });
-    expect(imported.status, imported.text).toBe(200);
-    expect(imported.body.content.questions[0].options.map((o: Json) => o.label)).toEqual([
-      'this is bold',
-      'this is bold (2)',
+    expectStatus(imported, 200);
+    const [question] = previewBody(imported).content.questions;
+    expect((question as Json).options.map((o: Json) => o.label)).toEqual(['this is bold', 'this is bold (2)']);
+    expect(expectOk(imported).report.changed.map((c: Json) => [c.slideId, c.reason])).toEqual([
+      ['MD', 'labels_changed'],
     ]);
-    expect(imported.body.report.changed.map((c: Json) => [c.slideId, c.reason])).toEqual([['MD', 'labels_changed']]);
   });
 
   it('creates no empty poll from a file none of whose questions could be imported, and says why', async () => {
-    const before = await call('GET', `${t.api}/polls`, { apiKey });
+    const before = await api.request('GET /polls', { apiKey });
+    expectStatus(before, 200);
     const source = '::Pairs:: Match them. {=a -> 1 =b -> 2}';
     const refused = await importDeck({ format: 'gift', source });
-    expect(refused.status).toBe(422);
+    expectStatus(refused, 422);
     expect(refused.body.error.message).toBe('No question of the file could be imported');
-    expect(refused.body.error.details.fieldErrors.source[0]).toMatch(/^question 1: .*matching/);
-    expect((await call('GET', `${t.api}/polls`, { apiKey })).body.data).toEqual(before.body.data);
+    expect(errorDetails(refused).fieldErrors.source![0]).toMatch(/^question 1: .*matching/);
+    expect(expectOk(await api.request('GET /polls', { apiKey })).data).toEqual(before.body.data);
     // A dry run still answers what it read.
     const preview = await importDeck({ format: 'gift', source, dryRun: true });
-    expect(preview.status).toBe(200);
-    expect(preview.body.report.skipped).toHaveLength(1);
+    expectStatus(preview, 200);
+    expect(previewBody(preview).report.skipped).toHaveLength(1);
   });
 });
 
@@ -433,23 +464,24 @@ describe('what a hostile file can do', () => {
         ],
       },
     };
-    const before = await call('GET', `${t.api}/polls`, { apiKey });
+    const before = await api.request('GET /polls', { apiKey });
+    expectStatus(before, 200);
     const refused = await importDeck({ format: 'pollkit', source: JSON.stringify(deck) });
-    expect(refused.status).toBe(422);
+    expectStatus(refused, 422);
     expect(refused.body.error.code).toBe('media_not_allowed');
-    expect((await call('GET', `${t.api}/polls`, { apiKey })).body.data).toEqual(before.body.data);
+    expect(expectOk(await api.request('GET /polls', { apiKey })).data).toEqual(before.body.data);
   });
 
   it('re-hosts at most 20 distinct images per import, the same image once, and reports the rest', async () => {
     const distinct = await Promise.all(Array.from({ length: 22 }, (_, i) => swatch(i * 10)));
     const source = bankWithImages([...distinct, distinct[0] as Buffer]);
     const imported = await importDeck({ format: 'moodle_xml', source });
-    expect(imported.status, imported.text).toBe(201);
-    const slides = imported.body.poll.content.questions;
+    expectStatus(imported, 201);
+    const slides = importedBody(imported).poll.content.questions;
     expect(slides).toHaveLength(23);
     expect(slides.filter((slide: Json) => slide.media).length).toBe(21);
-    expect(slides[22].media).toEqual(slides[0].media);
-    expect(imported.body.report.changed.map((c: Json) => [c.number, c.reason])).toEqual([
+    expect(slides[22]!.media).toEqual(slides[0]!.media);
+    expect(expectOk(imported).report.changed.map((c: Json) => [c.number, c.reason])).toEqual([
       [21, 'media_dropped'],
       [22, 'media_dropped'],
     ]);
@@ -460,21 +492,19 @@ describe('what a hostile file can do', () => {
     try {
       const { apiKey: key } = await small.workspace('pro');
       const source = bankWithImages([await swatch(200, 20), Buffer.from('GIF89a but not really')]);
-      const imported = await call('POST', `${small.api}/polls/import`, {
-        apiKey: key,
-        body: { format: 'moodle_xml', source },
-      });
-      expect(imported.status, imported.text).toBe(201);
-      expect(imported.body.poll.content.questions.map((slide: Json) => slide.media ?? null)).toEqual([null, null]);
-      expect(imported.body.report.changed.map((c: Json) => [c.number, c.reason])).toEqual([
+      const onSmall = testClient(small.api, { apiKey: key });
+      const imported = await onSmall.request('POST /polls/import', { body: { format: 'moodle_xml', source } });
+      expectStatus(imported, 201);
+      const { poll, report } = importedBody(imported);
+      expect(poll.content.questions.map((slide) => slide.media ?? null)).toEqual([null, null]);
+      expect(report.changed.map((c) => [c.number, c.reason])).toEqual([
         [1, 'media_dropped'],
         [2, 'media_dropped'],
       ]);
-      const preview = await call('POST', `${small.api}/polls/import`, {
-        apiKey: key,
+      const preview = await onSmall.request('POST /polls/import', {
         body: { format: 'moodle_xml', source, dryRun: true },
       });
-      expect(preview.body.report.changed).toEqual(imported.body.report.changed);
+      expect(expectOk(preview).report.changed).toEqual(report.changed);
     } finally {
       await small.close();
     }
@@ -510,7 +540,7 @@ describe('the reader thread', () => {
       format: 'kahoot_xlsx',
       source: Buffer.from([0x50, 0x4b, 3, 4]).toString('base64'),
     });
-    expect(refused.status).toBe(422);
-    expect(refused.body.error.details.fieldErrors.source[0]).toMatch(/\S/);
+    expectStatus(refused, 422);
+    expect(errorDetails(refused).fieldErrors.source![0]).toMatch(/\S/);
   });
 });

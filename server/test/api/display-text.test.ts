@@ -1,8 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type JsonResponse } from '../support/http.js';
-import { type SlideInput, sampleContent } from '../support/polls.js';
+import { type SlideInput, sampleContent } from '../support/decks.js';
+import { UNLIMITED } from '../support/limits.js';
+import type { ControlAction } from '../support/live-deck.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { openSse, type SseStream } from '../support/sse.js';
+import {
+  type ApiResponse,
+  type BodyOf,
+  errorDetails,
+  expectStatus,
+  type OutputOf,
+  type RouteKey,
+  slideOf,
+  testClient,
+} from '../support/test-client.js';
 
 /**
  * Display text is normalised on the way in (issue 24, finding 15; contracts/src/schemas/text.ts
@@ -26,11 +37,12 @@ const HOSTILE_NAME = `${RLO}nimda${PDF} ${LRI}Bob${PDI}${LRM} Z${marks(12)}`;
 const SHOWN_NAME = `nimda Bob${LRM} \u0179${marks(4).slice(1)}`;
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 const streams: SseStream[] = [];
 
 beforeAll(async () => {
-  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await startTestServer(UNLIMITED);
   ({ apiKey } = await t.workspace('pro'));
 });
 afterAll(async () => {
@@ -38,9 +50,10 @@ afterAll(async () => {
   await t?.close();
 });
 
-function ok(res: JsonResponse, status = 200) {
+/** The body of a response that must have `status`. */
+function ok<K extends RouteKey>(res: ApiResponse<K>, status = 200): OutputOf<K> {
   expect(res.status, res.text).toBe(status);
-  return res.body;
+  return res.body as OutputOf<K>;
 }
 
 async function stream(url: string, headers: Record<string, string>) {
@@ -71,9 +84,11 @@ describe('display text', () => {
       points: 500,
       speedBonus: false,
     };
-    const [words, ask] = sampleContent().questions.filter((slide) => slide.id === 'words' || slide.id === 'ask');
+    const { questions } = sampleContent();
+    const words = slideOf(questions, 'words', 'open_ended');
+    const ask = slideOf(questions, 'ask', 'qa');
     const created = ok(
-      await call('POST', `${t.api}/polls`, {
+      await api.request('POST /polls', {
         apiKey,
         body: {
           title: `${RLO}weiver${PDF} Cafe\u0301`,
@@ -84,29 +99,34 @@ describe('display text', () => {
     );
     // The deck as stored: normalised; the ids exactly as sent.
     expect(created.title).toBe('weiver Café');
-    expect(created.content.questions[0].text).toBe('Capital of France?');
-    expect(created.content.questions[0].options.map((o: { id: string; label: string }) => [o.id, o.label])).toEqual([
+    const capital = slideOf(created.content.questions, 'capital', 'quiz');
+    expect(capital.text).toBe('Capital of France?');
+    expect(capital.options.map((o) => [o.id, o.label])).toEqual([
       ['paris', `Pa${marks(4)}ris`.normalize('NFC')],
       ['lyon', 'Lyon'],
     ]);
-    const pollId = created.id as string;
-    ok(await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { publish: true } }));
-    const session = ok(await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId } }), 201);
+    const pollId = created.id;
+    ok(await api.request('PATCH /polls/{id}', { params: { id: pollId }, apiKey, body: { publish: true } }));
+    const session = ok(await api.request('POST /sessions', { apiKey, body: { pollId } }), 201);
     const presenter = await stream(`${t.api}/sessions/${session.id}/events`, { 'x-host-token': session.hostToken });
 
     // The join answer.
-    const joined = ok(await call('POST', `${t.api}/live/${session.pin}/join`, { body: { name: HOSTILE_NAME } }));
+    const joined = ok(
+      await api.request('POST /live/{pin}/join', { params: { pin: session.pin! }, body: { name: HOSTILE_NAME } }),
+    );
     expect(joined.participant.name).toBe(SHOWN_NAME);
-    const token = joined.participantToken as string;
+    const token = joined.participantToken;
     const participant = await stream(`${t.api}/live/${session.pin}/events`, { 'x-participant-token': token });
-    const control = (action: string) =>
-      call('POST', `${t.api}/sessions/${session.id}/control`, {
+    const control = (action: ControlAction) =>
+      api.request('POST /sessions/{id}/control', {
+        params: { id: session.id },
         headers: { 'x-host-token': session.hostToken },
         body: { action },
       });
-    const answer = async (body: Record<string, unknown>) =>
+    const answer = async (body: BodyOf<'POST /live/{pin}/answers'>) =>
       ok(
-        await call('POST', `${t.api}/live/${session.pin}/answers`, {
+        await api.request('POST /live/{pin}/answers', {
+          params: { pin: session.pin! },
           headers: { 'x-participant-token': token },
           body,
         }),
@@ -129,13 +149,12 @@ describe('display text', () => {
     await answer({ slideId: 'words', text: `${RLO}sdrawkcab${PDF} e\u0301` });
     ok(await control('next'));
     await answer({ slideId: 'ask', text: `Why ${LRI}this${PDI}${marks(7)}?` });
-    const results = ok(await call('GET', `${t.api}/polls/${pollId}/results`, { apiKey }));
-    const slide = (id: string) => results.slides.find((s: { slideId: string }) => s.slideId === id);
-    expect(slide('capital').options.map((o: { label: string }) => o.label)).toContain(
+    const results = ok(await api.request('GET /polls/{id}/results', { params: { id: pollId }, apiKey }));
+    expect(slideOf(results.slides, 'capital', 'quiz').options.map((o) => o.label)).toContain(
       `Pa${marks(4)}ris`.normalize('NFC'),
     );
-    expect(slide('words').recent.map((r: { text: string }) => r.text)).toEqual(['sdrawkcab é']);
-    expect(slide('ask').questions.map((q: { text: string }) => q.text)).toEqual([
+    expect(slideOf(results.slides, 'words', 'open_ended').recent.map((r) => r.text)).toEqual(['sdrawkcab é']);
+    expect(slideOf(results.slides, 'ask', 'qa').questions.map((q) => q.text)).toEqual([
       `Why this${marks(4)}?`.normalize('NFC'),
     ]);
 
@@ -148,30 +167,32 @@ describe('display text', () => {
 
   it('counts limits on the normalised text, and refuses a name that is nothing but controls', async () => {
     const poll = ok(
-      await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Limits', content: sampleContent() } }),
+      await api.request('POST /polls', { apiKey, body: { title: 'Limits', content: sampleContent() } }),
       201,
     );
-    ok(await call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: { publish: true } }));
-    const session = ok(await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.id } }), 201);
-    const join = (name: string) => call('POST', `${t.api}/live/${session.pin}/join`, { body: { name } });
+    ok(await api.request('PATCH /polls/{id}', { params: { id: poll.id }, apiKey, body: { publish: true } }));
+    const session = ok(await api.request('POST /sessions', { apiKey, body: { pollId: poll.id } }), 201);
+    const join = (name: string) =>
+      api.request('POST /live/{pin}/join', { params: { pin: session.pin! }, body: { name } });
 
     // 40 characters once normalised (the limit), 80 as sent.
     const padded = `${RLO}${'x'.repeat(20)}${PDF}`.repeat(2).padEnd(80, RLO);
     expect(ok(await join(padded)).participant.name).toBe('x'.repeat(40));
     const empty = await join(`${RLO}${LRI}${PDI}${PDF}`);
-    expect(empty.status).toBe(422);
-    expect(Object.keys(empty.body.error.details.fieldErrors)).toEqual(['name']);
+    expectStatus(empty, 422);
+    expect(Object.keys(errorDetails(empty).fieldErrors)).toEqual(['name']);
   });
 
   it('keeps identifiers exact: a voter id is stored and matched as sent', async () => {
     const poll = ok(
-      await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Exact', content: sampleContent() } }),
+      await api.request('POST /polls', { apiKey, body: { title: 'Exact', content: sampleContent() } }),
       201,
     );
-    ok(await call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: { publish: true } }));
+    ok(await api.request('PATCH /polls/{id}', { params: { id: poll.id }, apiKey, body: { publish: true } }));
     const voterId = `Cafe\u0301${RLO}1`;
     const vote = ok(
-      await call('POST', `${t.api}/polls/${poll.id}/votes`, {
+      await api.request('POST /polls/{id}/votes', {
+        params: { id: poll.id },
         apiKey,
         body: { slideId: 'lunch', voterId, optionIds: ['pizza'] },
       }),
@@ -179,13 +200,11 @@ describe('display text', () => {
     );
     expect(vote.voterId).toBe(voterId);
     const next = ok(
-      await call(
-        'GET',
-        `${t.api}/polls/${poll.id}/next-slide?voterId=${encodeURIComponent(voterId)}&afterSlideId=lunch`,
-        {
-          apiKey,
-        },
-      ),
+      await api.request('GET /polls/{id}/next-slide', {
+        params: { id: poll.id },
+        query: { voterId, afterSlideId: 'lunch' },
+        apiKey,
+      }),
     );
     expect(next).toEqual({ slideId: 'capital' });
   });

@@ -2,9 +2,19 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../support/http.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { sampleContent } from '../support/decks.js';
+import { UNLIMITED } from '../support/limits.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import {
+  type ApiResponse,
+  expectOk,
+  expectStatus,
+  type OutputOf,
+  type RequestInput,
+  type RouteKey,
+  testClient,
+} from '../support/test-client.js';
 import { createEndpoint } from '../support/webhooks.js';
 
 /**
@@ -18,6 +28,7 @@ import { createEndpoint } from '../support/webhooks.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 let echo: http.Server;
 let refusing: http.Server;
@@ -35,9 +46,7 @@ const urlOf = (server: http.Server) => `http://127.0.0.1:${(server.address() as 
 
 beforeAll(async () => {
   t = await startTestServer({
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
-    LIVE_JOINS_PER_IP_PER_MINUTE: '1000000',
+    ...UNLIMITED,
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_LOOPBACK: 'true',
     // The refusing endpoint's deliveries stay pending for the whole test (one retry, a day later).
@@ -55,26 +64,38 @@ afterAll(async () => {
 
 const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Bystanders', content: sampleContent() }));
 
-async function ok(method: string, path: string, body: unknown, headers: Record<string, string> = {}, key = apiKey) {
-  const res = await call(method, `${t.api}${path}`, { apiKey: key, body, headers });
-  expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300);
-  return res.body;
+/** A request with the workspace's key that must succeed (2xx): its body. */
+async function ok<K extends RouteKey>(key: K, input: RequestInput<K>): Promise<OutputOf<K>> {
+  const res = await (api.request as (key: RouteKey, input: object) => Promise<ApiResponse<K>>)(key, {
+    apiKey,
+    ...input,
+  });
+  return expectOk(res);
 }
 
 /** Joins the self-paced session as `respondentId`, votes "a"-ish things and writes a text. */
 async function hostileParticipant(link: string, respondentId: string, name: string, text: string) {
-  const joined = await ok('POST', `/live/${link}/join`, { name, respondentId });
-  const headers = { 'x-participant-token': joined.participantToken as string };
-  await ok(
-    'POST',
-    `/live/${link}/answers`,
-    { slideId: 'lunch', optionIds: ['sushi'] },
-    { ...headers, 'idempotency-key': 'k1' },
-  );
-  for (const slideId of ['capital', 'mood']) await ok('POST', `/live/${link}/advance`, { slideId }, headers);
-  await ok('POST', `/live/${link}/answers`, { slideId: 'rank', rankingOrder: ['a', 'b', 'c'] }, headers);
-  await ok('POST', `/live/${link}/answers`, { slideId: 'words', text }, { ...headers, 'idempotency-key': 'k2' });
-  return joined.participant.id as string;
+  const pin = { pin: link };
+  const joined = await ok('POST /live/{pin}/join', { params: pin, body: { name, respondentId } });
+  const headers = { 'x-participant-token': joined.participantToken };
+  await ok('POST /live/{pin}/answers', {
+    params: pin,
+    body: { slideId: 'lunch', optionIds: ['sushi'] },
+    headers: { ...headers, 'idempotency-key': 'k1' },
+  });
+  for (const slideId of ['capital', 'mood'])
+    await ok('POST /live/{pin}/advance', { params: pin, body: { slideId }, headers });
+  await ok('POST /live/{pin}/answers', {
+    params: pin,
+    body: { slideId: 'rank', rankingOrder: ['a', 'b', 'c'] },
+    headers,
+  });
+  await ok('POST /live/{pin}/answers', {
+    params: pin,
+    body: { slideId: 'words', text },
+    headers: { ...headers, 'idempotency-key': 'k2' },
+  });
+  return joined.participant.id;
 }
 
 interface StoredCopies {
@@ -127,34 +148,28 @@ describe('erasure leaves every other respondent’s stored copies as they were',
     await createEndpoint(t, apiKey, { url: urlOf(refusing), events: ['*'] });
 
     const poll = await publishedPoll();
-    const session = await ok('POST', '/sessions', { pollId: poll.id, pace: 'audience' });
-    await ok('POST', `/sessions/${session.id}/control`, { action: 'start' });
+    const session = await ok('POST /sessions', { body: { pollId: poll.id, pace: 'audience' } });
+    await ok('POST /sessions/{id}/control', { params: { id: session.id }, body: { action: 'start' } });
     const link = String(session.joinUrl).split('/').pop() as string;
 
     // Bystanders: an API voter with idempotent requests whose replies name the poll and option "a",
     // and an honest participant.
-    await ok(
-      'POST',
-      `/polls/${poll.id}/votes`,
-      { voterId: 'bob', slideId: 'lunch', optionIds: ['pizza'] },
-      {
-        'idempotency-key': 'bob-vote',
-      },
-    );
-    await ok(
-      'POST',
-      `/polls/${poll.id}/responses`,
-      { voterId: 'bob', slideId: 'rank', rankingOrder: ['a', 'c', 'b'] },
-      { 'idempotency-key': 'bob-rank' },
-    );
-    await ok(
-      'POST',
-      `/polls/${poll.id}/responses`,
-      { voterId: 'bob', slideId: 'words', text: 'e is for erasure' },
-      {
-        'idempotency-key': 'bob-text',
-      },
-    );
+    const id = { id: poll.id };
+    await ok('POST /polls/{id}/votes', {
+      params: id,
+      body: { voterId: 'bob', slideId: 'lunch', optionIds: ['pizza'] },
+      headers: { 'idempotency-key': 'bob-vote' },
+    });
+    await ok('POST /polls/{id}/responses', {
+      params: id,
+      body: { voterId: 'bob', slideId: 'rank', rankingOrder: ['a', 'c', 'b'] },
+      headers: { 'idempotency-key': 'bob-rank' },
+    });
+    await ok('POST /polls/{id}/responses', {
+      params: id,
+      body: { voterId: 'bob', slideId: 'words', text: 'e is for erasure' },
+      headers: { 'idempotency-key': 'bob-text' },
+    });
     const carol = await hostileParticipant(link, 'carol@example.com', 'Carol', 'Carol was here');
 
     // Hostile participants: the poll's id, an option id, one letter.
@@ -184,8 +199,8 @@ describe('erasure leaves every other respondent’s stored copies as they were',
     // The operator names the poll id, the option id and the letter; and erases each hostile
     // participant by its participant id too (its respondentId is then no needle at all).
     const erasedBy = async (id: string) => {
-      const res = await call('DELETE', `${t.api}/respondents/${encodeURIComponent(id)}`, { apiKey });
-      expect(res.status, res.text).toBe(200);
+      const res = await api.request('DELETE /respondents/{id}', { params: { id }, apiKey });
+      expectStatus(res, 200);
       return res.body.erased as Record<string, number>;
     };
     // The poll's id names the participant who joined as it (and nothing else); "a" likewise.
@@ -269,9 +284,10 @@ describe('erasure leaves every other respondent’s stored copies as they were',
     }
 
     // The honest participant's records and Bob's are still readable, unchanged.
-    const bob = await call('GET', `${t.api}/respondents/bob`, { apiKey });
-    expect(bob.body.data.map((record: { type: string }) => record.type)).toEqual(['vote', 'response', 'response']);
-    const carolRecords = await call('GET', `${t.api}/respondents/carol%40example.com`, { apiKey });
-    expect(carolRecords.body.data[0]).toMatchObject({ type: 'participant', name: 'Carol' });
+    const bob = await api.request('GET /respondents/{id}', { params: { id: 'bob' }, apiKey });
+    expectStatus(bob, 200);
+    expect(bob.body.data.map((record) => record.type)).toEqual(['vote', 'response', 'response']);
+    const carolRecords = await api.request('GET /respondents/{id}', { params: { id: 'carol@example.com' }, apiKey });
+    expect(expectOk(carolRecords).data[0]).toMatchObject({ type: 'participant', name: 'Carol' });
   });
 });

@@ -3,14 +3,15 @@ import { readFile } from 'node:fs/promises';
 import { CreatePollInput, contract, errorCodes, inputInQuery, type RouteDefinition } from '@pollkit/contracts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERRORS_DOC_PATH, errorTableMarkdown, withErrorTable } from '../../../docs/scripts/error-table.js';
 import { MAX_JSON_DEPTH } from '../../src/http/json-body.js';
 import { revokeApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { createPoll as insertPoll } from '../../src/modules/polls/polls.service.js';
-import { ERRORS_DOC_PATH, errorTableMarkdown, withErrorTable } from '../../src/openapi/error-table.js';
 import { expectErrorEnvelope } from '../support/assertions.js';
-import { call, type JsonResponse } from '../support/http.js';
-import { sampleContent } from '../support/polls.js';
+import { sampleContent } from '../support/decks.js';
+import { type HttpResponse, rawCall } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { errorDetails, expectOk, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * Every error the API can answer so far, through real HTTP: status, envelope, headers, and that a
@@ -18,6 +19,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 
 beforeAll(async () => {
   t = await startTestServer();
@@ -27,13 +29,13 @@ afterAll(() => t?.close());
 const SOME_POLL_ID = 'poll_01AAAAAAAAAAAAAAAAAAAAAAAA';
 
 /** A 422 whose `details` names `field` (a dotted path) in `fieldErrors`. */
-function expectValidation(res: JsonResponse, field: string) {
+function expectValidation(res: HttpResponse, field: string) {
   expectErrorEnvelope(res, 422, 'validation_failed');
-  const { fieldErrors, formErrors } = res.body.error.details;
+  const { fieldErrors, formErrors } = errorDetails(res);
   expect(Array.isArray(formErrors)).toBe(true);
   expect(Object.keys(fieldErrors), res.text).toContain(field);
-  expect(fieldErrors[field].length).toBeGreaterThan(0);
-  for (const message of fieldErrors[field]) expect(typeof message).toBe('string');
+  expect(fieldErrors[field]!.length).toBeGreaterThan(0);
+  for (const message of fieldErrors[field]!) expect(typeof message).toBe('string');
 }
 
 /** Polls stored for a workspace, read straight from the database rather than through the API. */
@@ -67,7 +69,7 @@ describe('400 invalid_json', () => {
       '{"title":"Lunch","__proto__":{"polluted":true}}',
       '{"title":"Lunch","constructor":{"prototype":{"polluted":true}}}',
     ]) {
-      const res = await call('POST', `${t.api}/polls`, { apiKey, rawBody, headers: json });
+      const res = await rawCall('POST', `${t.api}/polls`, { apiKey, rawBody, headers: json });
       expectErrorEnvelope(res, 400, 'invalid_json');
     }
     // The server runs in this process: a parser that merged `__proto__` would show up here.
@@ -77,14 +79,14 @@ describe('400 invalid_json', () => {
 
   it('answers invalid JSON on PATCH with 400 and leaves the poll as it was', async () => {
     const { apiKey } = await t.workspace('pro');
-    const { body: poll } = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Keep me' } });
-    const res = await call('PATCH', `${t.api}/polls/${poll.id}`, {
+    const poll = expectOk(await api.request('POST /polls', { apiKey, body: { title: 'Keep me' } }));
+    const res = await rawCall('PATCH', `${t.api}/polls/${poll.id}`, {
       apiKey,
       rawBody: '{"publish": tru',
       headers: json,
     });
     expectErrorEnvelope(res, 400, 'invalid_json');
-    expect((await call('GET', `${t.api}/polls/${poll.id}`, { apiKey })).body).toEqual(poll);
+    expect((await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey })).body).toEqual(poll);
   });
 });
 
@@ -92,7 +94,7 @@ describe('401 authentication', () => {
   it('answers missing_authorization without a header or with another scheme', async () => {
     for (const authorization of [undefined, 'Basic Zm9vOmJhcg==', 'Bearer', 'Token pk_live_abc']) {
       const headers: Record<string, string> = authorization ? { authorization } : {};
-      expectErrorEnvelope(await call('GET', `${t.api}/polls`, { headers }), 401, 'missing_authorization');
+      expectErrorEnvelope(await api.request('GET /polls', { headers }), 401, 'missing_authorization');
     }
   });
 
@@ -100,8 +102,8 @@ describe('401 authentication', () => {
     const { id, apiKey } = await t.workspace('pro');
     const tampered = `${apiKey.slice(0, -1)}${apiKey.endsWith('A') ? 'B' : 'A'}`;
     for (const key of [`pk_live_${randomBytes(32).toString('base64url')}`, 'garbage', tampered]) {
-      expectErrorEnvelope(await call('GET', `${t.api}/polls`, { apiKey: key }), 401, 'invalid_api_key');
-      const write = await call('POST', `${t.api}/polls`, { apiKey: key, body: { title: 'Nope' } });
+      expectErrorEnvelope(await api.request('GET /polls', { apiKey: key }), 401, 'invalid_api_key');
+      const write = await api.request('POST /polls', { apiKey: key, body: { title: 'Nope' } });
       expectErrorEnvelope(write, 401, 'invalid_api_key');
     }
     expect(await storedPolls(t, id)).toEqual([]);
@@ -109,18 +111,18 @@ describe('401 authentication', () => {
 
   it('answers revoked_api_key for a revoked key, used before or not', async () => {
     const used = await t.workspace('pro');
-    expect((await call('GET', `${t.api}/polls`, { apiKey: used.apiKey })).status).toBe(200);
+    expect((await api.request('GET /polls', { apiKey: used.apiKey })).status).toBe(200);
     await revokeApiKey(t.server.deps, { keyId: await keyIdOf(t, used.id) });
     // The key is now in the server's 5-second credential cache, which a change in the database
     // does not reach; invalidate() empties it so the test need not wait for the entry to expire.
     t.server.deps.authenticator.invalidate();
-    expectErrorEnvelope(await call('GET', `${t.api}/polls`, { apiKey: used.apiKey }), 401, 'revoked_api_key');
+    expectErrorEnvelope(await api.request('GET /polls', { apiKey: used.apiKey }), 401, 'revoked_api_key');
 
     // A key never presented before its revocation was never cached: no invalidation needed.
     const unused = await t.workspace('pro');
     await revokeApiKey(t.server.deps, { keyId: await keyIdOf(t, unused.id) });
-    expectErrorEnvelope(await call('GET', `${t.api}/polls`, { apiKey: unused.apiKey }), 401, 'revoked_api_key');
-    const write = await call('POST', `${t.api}/polls`, { apiKey: unused.apiKey, body: { title: 'Nope' } });
+    expectErrorEnvelope(await api.request('GET /polls', { apiKey: unused.apiKey }), 401, 'revoked_api_key');
+    const write = await api.request('POST /polls', { apiKey: unused.apiKey, body: { title: 'Nope' } });
     expectErrorEnvelope(write, 401, 'revoked_api_key');
     expect(await storedPolls(t, unused.id)).toEqual([]);
   });
@@ -141,12 +143,12 @@ describe('401 authentication', () => {
       .where('workspace_id', '=', graced.id)
       .execute();
 
-    expectErrorEnvelope(await call('GET', `${t.api}/polls`, { apiKey: expired.apiKey }), 401, 'expired_api_key');
-    const write = await call('POST', `${t.api}/polls`, { apiKey: expired.apiKey, body: { title: 'Nope' } });
+    expectErrorEnvelope(await api.request('GET /polls', { apiKey: expired.apiKey }), 401, 'expired_api_key');
+    const write = await api.request('POST /polls', { apiKey: expired.apiKey, body: { title: 'Nope' } });
     expectErrorEnvelope(write, 401, 'expired_api_key');
     expect(await storedPolls(t, expired.id)).toEqual([]);
 
-    expect((await call('GET', `${t.api}/polls`, { apiKey: graced.apiKey })).status).toBe(200);
+    expect((await api.request('GET /polls', { apiKey: graced.apiKey })).status).toBe(200);
   });
 });
 
@@ -166,7 +168,7 @@ describe('402 upgrade_required', () => {
     for (const route of routes) {
       const path = route.path.replace('{id}', poll.id);
       const body = inputInQuery(route.method) ? undefined : { title: 'Changed by a free plan' };
-      const res = await call(route.method, `${t.api}${path}`, { apiKey: free.apiKey, body });
+      const res = await rawCall(route.method, `${t.api}${path}`, { apiKey: free.apiKey, body });
       expectErrorEnvelope(res, 402, 'upgrade_required');
       // As docs/errors.md says: the Free plan gets its plan alone, no `requiredPlan`.
       expect(res.body.error.details).toEqual({ plan: 'free' });
@@ -189,14 +191,18 @@ describe('docs/errors.md', () => {
 describe('404 not_found', () => {
   it('answers an unknown poll id on read, update and delete', async () => {
     const { id, apiKey } = await t.workspace('pro');
-    const res = await call('GET', `${t.api}/polls/${SOME_POLL_ID}`, { apiKey });
+    const res = await api.request('GET /polls/{id}', { params: { id: SOME_POLL_ID }, apiKey });
     expectErrorEnvelope(res, 404, 'not_found');
     expectErrorEnvelope(
-      await call('PATCH', `${t.api}/polls/${SOME_POLL_ID}`, { apiKey, body: { publish: true } }),
+      await api.request('PATCH /polls/{id}', { params: { id: SOME_POLL_ID }, apiKey, body: { publish: true } }),
       404,
       'not_found',
     );
-    expectErrorEnvelope(await call('DELETE', `${t.api}/polls/${SOME_POLL_ID}`, { apiKey }), 404, 'not_found');
+    expectErrorEnvelope(
+      await api.request('DELETE /polls/{id}', { params: { id: SOME_POLL_ID }, apiKey }),
+      404,
+      'not_found',
+    );
     expect(await storedPolls(t, id)).toEqual([]);
   });
 
@@ -208,14 +214,14 @@ describe('404 not_found', () => {
       `${t.api}/polls/${SOME_POLL_ID}/nope`,
       `${t.url}/api/v2/polls`,
     ]) {
-      expectErrorEnvelope(await call('GET', url, { apiKey }), 404, 'not_found');
-      expectErrorEnvelope(await call('GET', url), 404, 'not_found');
+      expectErrorEnvelope(await rawCall('GET', url, { apiKey }), 404, 'not_found');
+      expectErrorEnvelope(await rawCall('GET', url), 404, 'not_found');
     }
   });
 
   it('answers a wrong method on a known path with 405 method_not_allowed and Allow, and changes nothing', async () => {
     const { id, apiKey } = await t.workspace('pro');
-    const { body: poll } = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Stays' } });
+    const poll = expectOk(await api.request('POST /polls', { apiKey, body: { title: 'Stays' } }));
     for (const [method, path, allow] of [
       ['PUT', '/polls', 'GET, POST, HEAD'],
       ['DELETE', '/polls', 'GET, POST, HEAD'],
@@ -223,7 +229,7 @@ describe('404 not_found', () => {
       ['PUT', `/polls/${poll.id}`, 'GET, PATCH, DELETE, HEAD'],
       ['POST', `/polls/${poll.id}`, 'GET, PATCH, DELETE, HEAD'],
     ] as const) {
-      const res = await call(method, `${t.api}${path}`, { apiKey, body: { title: 'Replaced' } });
+      const res = await rawCall(method, `${t.api}${path}`, { apiKey, body: { title: 'Replaced' } });
       expectErrorEnvelope(res, 405, 'method_not_allowed');
       expect(res.headers.get('allow'), `${method} ${path}`).toBe(allow);
     }
@@ -243,7 +249,7 @@ describe('413 payload_too_large', () => {
     const { id, apiKey } = await small.workspace('pro');
     const oversized = { title: 'Big', content: { questions: [{ id: 'c', kind: 'content', text: 'x'.repeat(3000) }] } };
     expectErrorEnvelope(
-      await call('POST', `${small.api}/polls`, { apiKey, body: oversized }),
+      await rawCall('POST', `${small.api}/polls`, { apiKey, body: oversized }),
       413,
       'payload_too_large',
     );
@@ -272,7 +278,7 @@ describe('413 payload_too_large', () => {
     expect(await storedPolls(small, id)).toEqual([]);
     // Just under the limit is accepted: the limit is the configured one, not something smaller.
     const fits = { title: 'Fits', content: { questions: [{ id: 'c', kind: 'content', text: 'x'.repeat(900) }] } };
-    expect((await call('POST', `${small.api}/polls`, { apiKey, body: fits })).status).toBe(201);
+    expect((await rawCall('POST', `${small.api}/polls`, { apiKey, body: fits })).status).toBe(201);
   });
 });
 
@@ -281,14 +287,14 @@ describe('415 unsupported_media_type', () => {
     const { id, apiKey } = await t.workspace('pro');
     const body = JSON.stringify({ title: 'Lunch' });
     for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
-      const res = await call('POST', `${t.api}/polls`, {
+      const res = await rawCall('POST', `${t.api}/polls`, {
         apiKey,
         rawBody: body,
         headers: { 'content-type': contentType },
       });
       expectErrorEnvelope(res, 415, 'unsupported_media_type');
     }
-    const form = await call('POST', `${t.api}/polls`, {
+    const form = await rawCall('POST', `${t.api}/polls`, {
       apiKey,
       rawBody: 'title=Lunch',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -311,14 +317,14 @@ describe('415 unsupported_media_type', () => {
 
   it('refuses a text/plain PATCH and leaves the poll as it was', async () => {
     const { apiKey } = await t.workspace('pro');
-    const { body: poll } = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Keep me' } });
-    const res = await call('PATCH', `${t.api}/polls/${poll.id}`, {
+    const poll = expectOk(await api.request('POST /polls', { apiKey, body: { title: 'Keep me' } }));
+    const res = await rawCall('PATCH', `${t.api}/polls/${poll.id}`, {
       apiKey,
       rawBody: '{"publish":true}',
       headers: { 'content-type': 'text/plain' },
     });
     expectErrorEnvelope(res, 415, 'unsupported_media_type');
-    expect((await call('GET', `${t.api}/polls/${poll.id}`, { apiKey })).body.status).toBe('draft');
+    expect(expectOk(await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey })).status).toBe('draft');
   });
 });
 
@@ -396,38 +402,40 @@ describe('422 validation_failed', () => {
 
   it.each(cases)('refuses %s on create and stores nothing', async (_name, body, field) => {
     const { id, apiKey } = await t.workspace('pro');
-    expectValidation(await call('POST', `${t.api}/polls`, { apiKey, body }), field);
+    expectValidation(await rawCall('POST', `${t.api}/polls`, { apiKey, body }), field);
     expect(await storedPolls(t, id)).toEqual([]);
   });
 
   it('refuses a bad slide on update and leaves the poll as it was', async () => {
     const { id, apiKey } = await t.workspace('pro');
-    const { body: poll } = await call('POST', `${t.api}/polls`, {
-      apiKey,
-      body: { title: 'Deck', content: sampleContent() },
-    });
+    const poll = expectOk(
+      await api.request('POST /polls', {
+        apiKey,
+        body: { title: 'Deck', content: sampleContent() },
+      }),
+    );
     const before = await storedPolls(t, id);
     for (const [, body, field] of cases.filter(([, , f]) => f.startsWith('content.questions.0'))) {
       const { content } = body as { content: unknown };
-      expectValidation(await call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: { content } }), field);
+      expectValidation(await rawCall('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: { content } }), field);
     }
     expect(await storedPolls(t, id)).toEqual(before);
   });
 
   it('treats {"publish":"false"} and other non-booleans as 422, not as a publish', async () => {
     const { apiKey } = await t.workspace('pro');
-    const { body: poll } = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Draft' } });
+    const poll = expectOk(await api.request('POST /polls', { apiKey, body: { title: 'Draft' } }));
     for (const publish of ['false', 'true', 1, 0, null]) {
-      const res = await call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: { publish } });
+      const res = await rawCall('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: { publish } });
       expectValidation(res, 'publish');
     }
-    expect((await call('GET', `${t.api}/polls/${poll.id}`, { apiKey })).body).toEqual(poll);
+    expect((await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey })).body).toEqual(poll);
   });
 
   it('refuses a form-level error with formErrors filled and fieldErrors empty', async () => {
     const { apiKey } = await t.workspace('pro');
-    const { body: poll } = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Draft' } });
-    const res = await call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: {} });
+    const poll = expectOk(await api.request('POST /polls', { apiKey, body: { title: 'Draft' } }));
+    const res = await api.request('PATCH /polls/{id}', { params: { id: poll.id }, apiKey, body: {} });
     expectErrorEnvelope(res, 422, 'validation_failed');
     expect(res.body.error.details).toEqual({ fieldErrors: {}, formErrors: ['Send at least one field to change'] });
   });
@@ -437,23 +445,21 @@ describe('422 validation_failed', () => {
     const nestedArrays = `${'['.repeat(5000)}${']'.repeat(5000)}`;
     const nestedObjects = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
     for (const content of [nestedArrays, nestedObjects, `{"questions":${nestedArrays}}`]) {
-      const res = await call('POST', `${t.api}/polls`, {
+      const res = await rawCall('POST', `${t.api}/polls`, {
         apiKey,
         rawBody: `{"title":"Deep","content":${content}}`,
         headers: json,
       });
       expectErrorEnvelope(res, 422, 'validation_failed');
-      expect(res.body.error.details.formErrors).toEqual([
-        `The request body nests deeper than ${MAX_JSON_DEPTH} levels`,
-      ]);
+      expect(errorDetails(res).formErrors).toEqual([`The request body nests deeper than ${MAX_JSON_DEPTH} levels`]);
     }
     // Brackets inside a string are text, not nesting, escaped quotes included.
     const bracketTitle = `\\"${'['.repeat(150)}`;
-    const res = await call('POST', `${t.api}/polls`, { apiKey, body: { title: bracketTitle } });
-    expect(res.status).toBe(201);
+    const res = await api.request('POST /polls', { apiKey, body: { title: bracketTitle } });
+    expectStatus(res, 201);
     expect(res.body.title).toBe(bracketTitle);
 
-    expect((await call('GET', `${t.url}/healthz`)).status).toBe(200);
+    expect((await rawCall('GET', `${t.url}/healthz`)).status).toBe(200);
     expect((await storedPolls(t, id)).map((p) => p.title)).toEqual([bracketTitle]);
   });
 });
@@ -465,8 +471,8 @@ describe('422 validation_failed', () => {
  */
 async function inOneWindow(
   rateLimitPerMinute: number | undefined,
-  sequence: (key: { id: string; apiKey: string }) => Promise<JsonResponse[]>,
-): Promise<{ key: { id: string; apiKey: string }; responses: JsonResponse[] }> {
+  sequence: (key: { id: string; apiKey: string }) => Promise<HttpResponse[]>,
+): Promise<{ key: { id: string; apiKey: string }; responses: HttpResponse[] }> {
   for (let attempt = 0; attempt < 2; attempt++) {
     // Per-workspace limits are an enterprise override; the default limit needs no particular plan.
     const key = await t.workspace(rateLimitPerMinute ? 'enterprise' : 'pro', { rateLimitPerMinute });
@@ -480,14 +486,14 @@ async function inOneWindow(
 describe('429 rate_limited', () => {
   it('answers the 4th request of a 3-per-minute workspace with 429, Remaining 0, a future Reset and no Retry-After', async () => {
     const { key, responses } = await inOneWindow(3, async ({ apiKey }) => [
-      await call('GET', `${t.api}/polls`, { apiKey }),
-      await call('GET', `${t.api}/polls`, { apiKey }),
-      await call('GET', `${t.api}/polls`, { apiKey }),
-      await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Over the limit' } }),
+      await api.request('GET /polls', { apiKey }),
+      await api.request('GET /polls', { apiKey }),
+      await api.request('GET /polls', { apiKey }),
+      await api.request('POST /polls', { apiKey, body: { title: 'Over the limit' } }),
     ]);
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 429]);
     expect(responses.map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual(['2', '1', '0', '0']);
-    const limited = responses[3] as JsonResponse;
+    const limited = responses[3] as HttpResponse;
     expectErrorEnvelope(limited, 429, 'rate_limited');
     expect(limited.headers.get('x-ratelimit-limit')).toBe('3');
     expect(limited.headers.get('x-ratelimit-window')).toBe('60s');
@@ -504,27 +510,28 @@ describe('rate-limit headers', () => {
     const { apiKey } = await t.workspace('pro');
     const free = await t.workspace('free');
     const { responses: limited } = await inOneWindow(1, async (key) => [
-      await call('GET', `${t.api}/polls`, { apiKey: key.apiKey }),
-      await call('GET', `${t.api}/polls`, { apiKey: key.apiKey }),
+      await api.request('GET /polls', { apiKey: key.apiKey }),
+      await api.request('GET /polls', { apiKey: key.apiKey }),
     ]);
-    const created = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Headers' } });
-    const responses: [string, JsonResponse, number][] = [
-      ['200 list', await call('GET', `${t.api}/polls`, { apiKey }), 200],
+    const created = await api.request('POST /polls', { apiKey, body: { title: 'Headers' } });
+    expectStatus(created, 201);
+    const responses: [string, HttpResponse, number][] = [
+      ['200 list', await api.request('GET /polls', { apiKey }), 200],
       ['201 create', created, 201],
-      ['200 get', await call('GET', `${t.api}/polls/${created.body.id}`, { apiKey }), 200],
-      ['400', await call('POST', `${t.api}/polls`, { apiKey, rawBody: '{', headers: json }), 400],
-      ['401', await call('GET', `${t.api}/polls`), 401],
-      ['402', await call('GET', `${t.api}/polls`, { apiKey: free.apiKey }), 402],
-      ['404 poll', await call('GET', `${t.api}/polls/${SOME_POLL_ID}`, { apiKey }), 404],
-      ['404 route', await call('GET', `${t.api}/nope`, { apiKey }), 404],
-      ['404 route, no key', await call('GET', `${t.api}/nope`), 404],
+      ['200 get', await api.request('GET /polls/{id}', { params: { id: created.body.id }, apiKey }), 200],
+      ['400', await rawCall('POST', `${t.api}/polls`, { apiKey, rawBody: '{', headers: json }), 400],
+      ['401', await api.request('GET /polls'), 401],
+      ['402', await api.request('GET /polls', { apiKey: free.apiKey }), 402],
+      ['404 poll', await api.request('GET /polls/{id}', { params: { id: SOME_POLL_ID }, apiKey }), 404],
+      ['404 route', await rawCall('GET', `${t.api}/nope`, { apiKey }), 404],
+      ['404 route, no key', await rawCall('GET', `${t.api}/nope`), 404],
       [
         '415',
-        await call('POST', `${t.api}/polls`, { apiKey, rawBody: 'x', headers: { 'content-type': 'text/plain' } }),
+        await rawCall('POST', `${t.api}/polls`, { apiKey, rawBody: 'x', headers: { 'content-type': 'text/plain' } }),
         415,
       ],
-      ['422', await call('POST', `${t.api}/polls`, { apiKey, body: {} }), 422],
-      ['429', limited[1] as JsonResponse, 429],
+      ['422', await rawCall('POST', `${t.api}/polls`, { apiKey, body: {} }), 422],
+      ['429', limited[1] as HttpResponse, 429],
     ];
     for (const [name, res, status] of responses) {
       expect(res.status, name).toBe(status);
@@ -537,10 +544,10 @@ describe('rate-limit headers', () => {
 
   it('counts X-RateLimit-Remaining down per key on authenticated calls', async () => {
     const { responses } = await inOneWindow(undefined, async ({ apiKey }) => [
-      await call('GET', `${t.api}/polls`, { apiKey }),
-      await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Counted' } }),
-      await call('POST', `${t.api}/polls`, { apiKey, body: {} }),
-      await call('GET', `${t.api}/polls/${SOME_POLL_ID}`, { apiKey }),
+      await api.request('GET /polls', { apiKey }),
+      await api.request('POST /polls', { apiKey, body: { title: 'Counted' } }),
+      await rawCall('POST', `${t.api}/polls`, { apiKey, body: {} }),
+      await api.request('GET /polls/{id}', { params: { id: SOME_POLL_ID }, apiKey }),
     ]);
     expect(responses.map((r) => r.status)).toEqual([200, 201, 422, 404]);
     const limit = Number(responses[0]?.headers.get('x-ratelimit-limit'));
@@ -566,9 +573,9 @@ describe('500 internal_error', () => {
     await sql`drop table polls cascade`.execute(broken.server.deps.db);
 
     const responses = [
-      await call('GET', `${broken.api}/polls`, { apiKey }),
-      await call('POST', `${broken.api}/polls`, { apiKey, body: { title: 'Lost' } }),
-      await call('GET', `${broken.api}/polls/${SOME_POLL_ID}`, { apiKey }),
+      await rawCall('GET', `${broken.api}/polls`, { apiKey }),
+      await rawCall('POST', `${broken.api}/polls`, { apiKey, body: { title: 'Lost' } }),
+      await rawCall('GET', `${broken.api}/polls/${SOME_POLL_ID}`, { apiKey }),
     ];
     for (const res of responses) {
       expectErrorEnvelope(res, 500, 'internal_error');
@@ -580,6 +587,6 @@ describe('500 internal_error', () => {
       expect(res.headers.get('x-ratelimit-window')).toBe('60s');
       expect(res.headers.get('retry-after')).toBeNull();
     }
-    expect((await call('GET', `${broken.url}/healthz`)).status).toBe(200);
+    expect((await rawCall('GET', `${broken.url}/healthz`)).status).toBe(200);
   });
 });

@@ -1,10 +1,13 @@
 import { connect, createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { frameOf, MAX_QUEUED_BYTES, sseText, write } from '../../src/http/event-stream.js';
-import { call } from '../support/http.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { sampleContent } from '../support/decks.js';
+import type { LooseJson } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { SSE_TIMEOUT_MS } from '../support/sse.js';
+import { type BodyOf, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * The event streams on the wire (http/event-stream.ts): each event's frame is encoded once and the
@@ -15,15 +18,15 @@ import { SSE_TIMEOUT_MS } from '../support/sse.js';
  * another participant. Runs on PGlite, and on PostgreSQL + Redis with TEST_DATABASE_URL.
  */
 
-type Json = Record<string, any>;
+type Json = LooseJson;
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 
 beforeAll(async () => {
   t = await startTestServer({
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
+    ...UNLIMITED,
     LIVE_HEARTBEAT_MS: '1000',
   });
   ({ apiKey } = await t.workspace('pro'));
@@ -131,17 +134,21 @@ describe('event streams on the wire', () => {
 
   it('streams chunked HTTP/1.1 and plain HTTP/1.0 alike, with shared heartbeats, and ends both when the session ends', async () => {
     const poll = await pollPublisher(() => ({ api: t.api, apiKey, title: 'Wire', content: sampleContent() }))();
-    const created = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.id } });
-    expect(created.status, created.text).toBe(201);
-    const session = created.body as Json;
+    const created = await api.request('POST /sessions', { apiKey, body: { pollId: poll.id } });
+    expectStatus(created, 201);
+    const session = created.body;
     const host = { 'x-host-token': session.hostToken };
-    const control = async (action: string) => {
-      const res = await call('POST', `${t.api}/sessions/${session.id}/control`, { body: { action }, headers: host });
-      expect(res.status, res.text).toBe(200);
+    const control = async (action: BodyOf<'POST /sessions/{id}/control'>['action']) => {
+      const res = await api.request('POST /sessions/{id}/control', {
+        params: { id: session.id },
+        body: { action },
+        headers: host,
+      });
+      expectStatus(res, 200);
     };
     const join = async (name: string) => {
-      const res = await call('POST', `${t.api}/live/${session.pin}/join`, { body: { name } });
-      expect(res.status, res.text).toBe(200);
+      const res = await api.request('POST /live/{pin}/join', { params: { pin: session.pin! }, body: { name } });
+      expectStatus(res, 200);
       return res.body.participantToken as string;
     };
     await control('start');
@@ -155,11 +162,12 @@ describe('event streams on the wire', () => {
     await until(ten, (text) => text.includes('event:slide') && text.includes('\n:\n\n'), 'a heartbeat');
 
     // Alice answers the first slide; the session moves on and back: only Alice is told she answered.
-    const answered = await call('POST', `${t.api}/live/${session.pin}/answers`, {
+    const answered = await api.request('POST /live/{pin}/answers', {
+      params: { pin: session.pin! },
       body: { slideId: 'lunch', optionIds: ['pizza'] },
       headers: { 'x-participant-token': alice },
     });
-    expect(answered.status, answered.text).toBe(201);
+    expectStatus(answered, 201);
     await control('next');
     await control('prev');
     await until(ten, (text) => eventsOf(text.slice(text.indexOf('\r\n\r\n') + 4)).length >= 3, 'the moves');
@@ -234,8 +242,8 @@ describe('event streams on the wire', () => {
 
   it('answers HEAD with the head alone: no stream opened, and the connection serves the next request', async () => {
     const poll = await pollPublisher(() => ({ api: t.api, apiKey, title: 'Head', content: sampleContent() }))();
-    const created = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.id } });
-    expect(created.status, created.text).toBe(201);
+    const created = await api.request('POST /sessions', { apiKey, body: { pollId: poll.id } });
+    expectStatus(created, 201);
     const connection = rawConnection();
     connection.request('HEAD', `/api/v1/live/${created.body.pin}/events`);
     connection.request('GET', '/healthz');

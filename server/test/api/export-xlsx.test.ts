@@ -9,15 +9,12 @@ import { CSV_BATCH_ROWS } from '../../src/modules/results/csv-export.js';
 import { exportResults } from '../../src/modules/results/results.service.js';
 import { zipInputOf } from '../../src/modules/results/xlsx-export.js';
 import { expectError } from '../support/assertions.js';
-import { call } from '../support/http.js';
-import {
-  type ContentInput,
-  csvExportContent,
-  type PublishedPoll,
-  pendingText,
-  sampleContent,
-} from '../support/polls.js';
+import { type ContentInput, csvExportContent, manyTextsContent, sampleContent } from '../support/decks.js';
+import { type LooseJson, rawCall } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
+import { type PublishedPoll, pendingText } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * GET /polls/{id}/export?format=xlsx (and the session's) over real HTTP: the workbook is read back
@@ -26,16 +23,17 @@ import { startTestServer, type TestServer } from '../support/server.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 let workspaceId: string;
 
 beforeAll(async () => {
-  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '1000000', LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000' });
+  t = await startTestServer(UNLIMITED);
   ({ apiKey, id: workspaceId } = await t.workspace('pro'));
 });
 afterAll(() => t?.close());
 
-type Json = Record<string, any>;
+type Json = LooseJson;
 
 const VULGAR = 'this meeting is fucking long';
 const MASKED = /^this meeting is f\*+ long$/;
@@ -60,23 +58,31 @@ function deck(): ContentInput {
 
 /** Created with the text filter set to `mask` (the default, said here since the test is about it). */
 async function publishedPoll(content: ContentInput = deck()): Promise<PublishedPoll> {
-  const created = await call('POST', `${t.api}/polls`, {
+  const created = await api.request('POST /polls', {
     apiKey,
     body: { title: 'XLSX export', textFilter: 'mask', content },
   });
-  expect(created.status, created.text).toBe(201);
+  expectStatus(created, 201);
   expect(created.body.textFilter).toBe('mask');
-  const published = await call('PATCH', `${t.api}/polls/${created.body.id}`, { apiKey, body: { publish: true } });
-  expect(published.status, published.text).toBe(200);
+  const published = await api.request('PATCH /polls/{id}', {
+    params: { id: created.body.id },
+    apiKey,
+    body: { publish: true },
+  });
+  expectStatus(published, 200);
   return { id: created.body.id, slides: created.body.content.questions, version: published.body.updatedAt };
 }
 
 async function submit(pollId: string, slides: Slide[], body: Json): Promise<string> {
   const kind = slides.find((s) => s.id === body.slideId)?.kind;
-  const res = await call('POST', `${t.api}/polls/${pollId}/${kind === 'multiple_choice' ? 'votes' : 'responses'}`, {
-    apiKey,
-    body,
-  });
+  const res = await rawCall<{ id: string }>(
+    'POST',
+    `${t.api}/polls/${pollId}/${kind === 'multiple_choice' ? 'votes' : 'responses'}`,
+    {
+      apiKey,
+      body,
+    },
+  );
   expect(res.status, res.text).toBe(201);
   return res.body.id;
 }
@@ -200,17 +206,19 @@ describe('GET /polls/{id}/export?format=xlsx', () => {
     await submit(pollId, slides, { voterId: 'v2', slideId: 'ask', text: 'Still pending?' });
     await submit(pollId, slides, { voterId: 'v3', slideId: 'ama', text: 'Why is this shit so slow?' });
     await submit(pollId, slides, { voterId: 'v1', slideId: 'ama', text: 'On topic' });
-    const approval = await call('PATCH', `${t.api}/polls/${pollId}/questions/${approved}`, {
+    const approval = await api.request('PATCH /polls/{id}/questions/{questionId}', {
+      params: { id: pollId, questionId: approved },
       apiKey,
       body: { status: 'approved' },
     });
-    expect(approval.status, approval.text).toBe(200);
+    expectStatus(approval, 200);
     for (const voterId of ['v1', 'v2']) {
-      const upvote = await call('POST', `${t.api}/polls/${pollId}/questions/${approved}/upvotes`, {
+      const upvote = await api.request('POST /polls/{id}/questions/{questionId}/upvotes', {
+        params: { id: pollId, questionId: approved },
         apiKey,
         body: { voterId },
       });
-      expect(upvote.status, upvote.text).toBe(201);
+      expectStatus(upvote, 201);
     }
 
     const res = await download(`/polls/${pollId}/export?format=xlsx`);
@@ -223,7 +231,8 @@ describe('GET /polls/{id}/export?format=xlsx', () => {
     expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual(SHEET_NAMES);
     for (const sheet of workbook.worksheets) expect(sheet.name.length).toBeLessThanOrEqual(31);
 
-    const results = (await call('GET', `${t.api}/polls/${pollId}/results`, { apiKey })).body;
+    // Walked beside the deck, slide by slide, whatever each one's kind.
+    const results: LooseJson = (await api.request('GET /polls/{id}/results', { params: { id: pollId }, apiKey })).body;
     expect(results.slides.map((s: Json) => s.slideId)).toEqual(slides.map((s) => s.id));
 
     // Summary: one row per slide, content included, counted as the results count.
@@ -317,8 +326,8 @@ describe('GET /polls/{id}/export?format=xlsx', () => {
     }
 
     // The same rows as the CSV of the same poll: its `'` and two-decimal text are the CSV's own.
-    const csv = await call('GET', `${t.api}/polls/${pollId}/export`, { apiKey });
-    expect(csv.status).toBe(200);
+    const csv = await api.request('GET /polls/{id}/export', { params: { id: pollId }, apiKey });
+    expectStatus(csv, 200);
     const csvRows = Papa.parse<string[]>(csv.text, { skipEmptyLines: true }).data.slice(1);
     const xlsxRows = slidesWithSheets.flatMap((slide, i) =>
       bodyOf(sheets[i]!, 2).map(([label, value]) => [
@@ -359,12 +368,7 @@ describe('GET /polls/{id}/export?format=xlsx', () => {
   });
 
   it('pages through thousands of distinct texts, streamed in many chunks', async () => {
-    const content = {
-      questions: [
-        { id: 'many', kind: 'open_ended', text: 'Say anything', maxLength: 200, render: 'list' },
-        { id: 'qs', kind: 'qa', text: 'Questions', moderated: false, allowUpvotes: true },
-      ],
-    } as ContentInput;
+    const content = manyTextsContent();
     const { id: pollId, slides, version } = await publishedPoll(content);
     const distinct = CSV_BATCH_ROWS * 2 + 37;
     const asked = CSV_BATCH_ROWS + 5;
@@ -425,18 +429,19 @@ describe('GET /polls/{id}/export?format=xlsx', () => {
 
   it('counts only the session’s own answers in a session’s export', async () => {
     const { id: pollId, slides } = await publishedPoll(sampleContent());
-    const created = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId, pace: 'audience' } });
-    expect(created.status, created.text).toBe(201);
+    const created = await api.request('POST /sessions', { apiKey, body: { pollId, pace: 'audience' } });
+    expectStatus(created, 201);
     const sessionId: string = created.body.id;
-    const link = String(created.body.joinUrl).split('/').pop();
-    const started = await call('POST', `${t.api}/sessions/${sessionId}/control`, {
+    const link = String(created.body.joinUrl).split('/').pop()!;
+    const started = await api.request('POST /sessions/{id}/control', {
+      params: { id: sessionId },
       apiKey,
       body: { action: 'start' },
     });
-    expect(started.status, started.text).toBe(200);
+    expectStatus(started, 200);
     for (const [index, name] of ['Ann', 'Abe'].entries()) {
-      const joined = await call('POST', `${t.api}/live/${link}/join`, { body: { name } });
-      expect(joined.status, joined.text).toBe(200);
+      const joined = await api.request('POST /live/{pin}/join', { params: { pin: link }, body: { name } });
+      expectStatus(joined, 200);
       const headers = { 'x-participant-token': joined.body.participantToken };
       for (const answer of [
         { slideId: 'lunch', optionIds: ['pizza'] },
@@ -446,8 +451,8 @@ describe('GET /polls/{id}/export?format=xlsx', () => {
         { slideId: 'words', text: `=room ${index}` },
         { slideId: 'ask', text: `${name} asks?` },
       ]) {
-        const sent = await call('POST', `${t.api}/live/${link}/answers`, { body: answer, headers });
-        expect(sent.status, sent.text).toBe(201);
+        const sent = await api.request('POST /live/{pin}/answers', { params: { pin: link }, body: answer, headers });
+        expectStatus(sent, 201);
       }
     }
     // Outside the session, through the API: in the poll's export, not the session's.
@@ -459,7 +464,9 @@ describe('GET /polls/{id}/export?format=xlsx', () => {
     expect(res.headers.get('content-type')).toBe(resultsFiles.xlsx.contentType);
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename="session-${sessionId}-results.xlsx"`);
     const workbook = await readWorkbook(res.bytes);
-    const roomResults = (await call('GET', `${t.api}/sessions/${sessionId}/results`, { apiKey })).body;
+    const roomResults: LooseJson = (
+      await api.request('GET /sessions/{id}/results', { params: { id: sessionId }, apiKey })
+    ).body;
     const roomSlides = roomResults.slides;
 
     const summary = bodyOf(workbook.getWorksheet('Summary')!, 5);
@@ -506,7 +513,7 @@ describe('GET /polls/{id}/export?format=xlsx', () => {
   });
 
   it('is described in the OpenAPI document as a binary XLSX download next to the CSV', async () => {
-    const res = await call('GET', `${t.api}/openapi.json`);
+    const res = await rawCall<LooseJson>('GET', `${t.api}/openapi.json`);
     expect(res.status).toBe(200);
     for (const path of ['/polls/{id}/export', '/sessions/{id}/export']) {
       const operation = res.body.paths[path].get;
@@ -522,23 +529,35 @@ describe('GET /polls/{id}/export?format=xlsx', () => {
     const { id: pollId } = await publishedPoll();
 
     const { apiKey: freeKey } = await t.workspace('free');
-    const free = await call('GET', `${t.api}/polls/${pollId}/export?format=xlsx`, { apiKey: freeKey });
+    const free = await api.request('GET /polls/{id}/export', {
+      params: { id: pollId },
+      query: { format: 'xlsx' },
+      apiKey: freeKey,
+    });
     expectError(free, 402, 'upgrade_required');
     expect(free.headers.get('content-type')).toMatch(/^application\/json/);
 
-    const reader = await call('POST', `${t.api}/keys`, {
+    const reader = await api.request('POST /keys', {
       apiKey,
       body: { name: 'No export', scopes: ['polls:read', 'responses:read'] },
     });
-    expect(reader.status, reader.text).toBe(201);
-    const refused = await call('GET', `${t.api}/polls/${pollId}/export?format=xlsx`, { apiKey: reader.body.secret });
+    expectStatus(reader, 201);
+    const refused = await api.request('GET /polls/{id}/export', {
+      params: { id: pollId },
+      query: { format: 'xlsx' },
+      apiKey: reader.body.secret,
+    });
     expectError(refused, 403, 'insufficient_scope');
     expect(refused.body.error.details).toMatchObject({ requiredScope: 'export:read' });
 
-    const pdf = await call('GET', `${t.api}/polls/${pollId}/export?format=pdf`, { apiKey });
+    const pdf = await rawCall('GET', `${t.api}/polls/${pollId}/export?format=pdf`, { apiKey });
     expectError(pdf, 422, 'validation_failed');
 
-    const unknown = await call('GET', `${t.api}/polls/poll_01AAAAAAAAAAAAAAAAAAAAAAAA/export?format=xlsx`, { apiKey });
+    const unknown = await api.request('GET /polls/{id}/export', {
+      params: { id: 'poll_01AAAAAAAAAAAAAAAAAAAAAAAA' },
+      query: { format: 'xlsx' },
+      apiKey,
+    });
     expectError(unknown, 404, 'not_found');
     expect(unknown.headers.get('content-type')).toMatch(/^application\/json/);
   });

@@ -3,9 +3,12 @@ import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CSV_BATCH_ROWS } from '../../src/modules/results/csv-export.js';
 import { exportResults } from '../../src/modules/results/results.service.js';
-import { call } from '../support/http.js';
-import { csvExportContent, pendingText, pollPublisher } from '../support/polls.js';
+import { csvExportContent, manyTextsContent } from '../support/decks.js';
+import { type LooseJson, rawCall } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
+import { pendingText, pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * GET /polls/{id}/export over real HTTP: the CSV is parsed back with papaparse and every row compared
@@ -13,16 +16,17 @@ import { startTestServer, type TestServer } from '../support/server.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 let workspaceId: string;
 
 beforeAll(async () => {
-  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await startTestServer(UNLIMITED);
   ({ apiKey, id: workspaceId } = await t.workspace('pro'));
 });
 afterAll(() => t?.close());
 
-type Json = Record<string, any>;
+type Json = LooseJson;
 
 const HEADER = 'Slide,Question,Type,Answer / Label,Count / Value';
 
@@ -30,10 +34,14 @@ const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Export'
 
 async function submit(pollId: string, slides: Json[], body: Json): Promise<string> {
   const kind = slides.find((s) => s.id === body.slideId)?.kind;
-  const res = await call('POST', `${t.api}/polls/${pollId}/${kind === 'multiple_choice' ? 'votes' : 'responses'}`, {
-    apiKey,
-    body,
-  });
+  const res = await rawCall<{ id: string }>(
+    'POST',
+    `${t.api}/polls/${pollId}/${kind === 'multiple_choice' ? 'votes' : 'responses'}`,
+    {
+      apiKey,
+      body,
+    },
+  );
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.id;
 }
@@ -51,7 +59,8 @@ async function writeAll(pollId: string, version: string, slide: Slide, texts: { 
   expect(new Set(outcomes)).toEqual(new Set(['accepted']));
 }
 
-const exportCsv = (pollId: string, key = apiKey) => call('GET', `${t.api}/polls/${pollId}/export`, { apiKey: key });
+const exportCsv = (pollId: string, key = apiKey) =>
+  api.request('GET /polls/{id}/export', { params: { id: pollId }, apiKey: key });
 
 /** The data rows, parsed back (every field as text). */
 function parseRows(text: string): string[][] {
@@ -157,20 +166,25 @@ describe('GET /polls/{id}/export', () => {
     for (const [id, status] of [
       [approved, 'approved'],
       [dismissed, 'dismissed'],
-    ]) {
-      const res = await call('PATCH', `${t.api}/polls/${pollId}/questions/${id}`, { apiKey, body: { status } });
-      expect(res.status).toBe(200);
+    ] as const) {
+      const res = await api.request('PATCH /polls/{id}/questions/{questionId}', {
+        params: { id: pollId, questionId: id },
+        apiKey,
+        body: { status },
+      });
+      expectStatus(res, 200);
     }
     for (const voterId of ['v1', 'v2']) {
-      const res = await call('POST', `${t.api}/polls/${pollId}/questions/${approved}/upvotes`, {
+      const res = await api.request('POST /polls/{id}/questions/{questionId}/upvotes', {
+        params: { id: pollId, questionId: approved },
         apiKey,
         body: { voterId },
       });
-      expect(res.status).toBe(201);
+      expectStatus(res, 201);
     }
 
     const res = await exportCsv(pollId);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename="poll-${pollId}-results.csv"`);
     expect(res.headers.get('x-ratelimit-limit')).toEqual(expect.any(String));
@@ -183,8 +197,8 @@ describe('GET /polls/{id}/export', () => {
     // The question (second field) is quoted on every data line; the slide number before it never is.
     for (const line of lines) expect(line, line).toMatch(/^\d+,"/);
 
-    const resultsRes = await call('GET', `${t.api}/polls/${pollId}/results`, { apiKey });
-    expect(resultsRes.status).toBe(200);
+    const resultsRes = await api.request('GET /polls/{id}/results', { params: { id: pollId }, apiKey });
+    expectStatus(resultsRes, 200);
     const expected = rowsFromResults(slides, resultsRes.body, {
       words: [...textCounts].map(([text, count]) => [text, String(count)]),
       ask: [['=WEBSERVICE("x")?', '2']],
@@ -237,7 +251,7 @@ describe('GET /polls/{id}/export', () => {
   it('exports header and zero-count rows for a poll nobody answered', async () => {
     const { id: pollId, slides } = await publishedPoll();
     const res = await exportCsv(pollId);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     const rows = parseRows(res.text);
 
     // Built from the deck alone: nobody answered, so counts are 0 and averages empty.
@@ -270,12 +284,7 @@ describe('GET /polls/{id}/export', () => {
   });
 
   it('pages through thousands of distinct texts and questions, each exported once with its count', async () => {
-    const content = {
-      questions: [
-        { id: 'many', kind: 'open_ended', text: 'Say anything', maxLength: 200, render: 'list' },
-        { id: 'qs', kind: 'qa', text: 'Questions', moderated: false, allowUpvotes: true },
-      ],
-    };
+    const content = manyTextsContent();
     const { id: pollId, slides, version } = await publishedPoll({ content });
     const [openSlide, qaSlide] = slides;
 
@@ -302,7 +311,7 @@ describe('GET /polls/{id}/export', () => {
     expectedTexts.set('answer 2', 2);
 
     const res = await exportCsv(pollId);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     const rows = parseRows(res.text);
 
     const exportedTexts = rows.filter((r) => r[0] === '1');
@@ -332,28 +341,28 @@ describe('GET /polls/{id}/export', () => {
 
     const { apiKey: freeKey } = await t.workspace('free');
     const free = await exportCsv(pollId, freeKey);
-    expect(free.status).toBe(402);
+    expectStatus(free, 402);
     expect(free.headers.get('content-type')).toMatch(/^application\/json/);
     expect(free.body.error.code).toBe('upgrade_required');
 
     const { apiKey: enterpriseKey } = await t.workspace('enterprise');
     const { id: enterprisePoll } = await publishedPoll({ apiKey: enterpriseKey });
     const enterprise = await exportCsv(enterprisePoll, enterpriseKey);
-    expect(enterprise.status).toBe(200);
+    expectStatus(enterprise, 200);
     expect(enterprise.text.startsWith(`${HEADER}\r\n`)).toBe(true);
 
     const foreign = await exportCsv(pollId, enterpriseKey);
-    expect(foreign.status).toBe(404);
+    expectStatus(foreign, 404);
     expect(foreign.headers.get('content-type')).toMatch(/^application\/json/);
     expect(foreign.body.error.code).toBe('not_found');
 
     const unknown = await exportCsv('poll_01AAAAAAAAAAAAAAAAAAAAAAAA');
-    expect(unknown.status).toBe(404);
+    expectStatus(unknown, 404);
     expect(unknown.body.error.code).toBe('not_found');
   });
 
   it('is described in the OpenAPI document as a CSV (or XLSX) download, not JSON', async () => {
-    const res = await call('GET', `${t.api}/openapi.json`);
+    const res = await rawCall<LooseJson>('GET', `${t.api}/openapi.json`);
     expect(res.status).toBe(200);
     const operation = res.body.paths['/polls/{id}/export'].get;
     expect(operation['x-pollkit-plan']).toBe('pro');

@@ -1,5 +1,6 @@
+import type { ErrorEnvelope } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../support/http.js';
+import { rawCall } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -15,10 +16,10 @@ describe('health endpoints', () => {
   afterAll(() => t?.close());
 
   it('answers /healthz and /readyz with 200 while the database is up', async () => {
-    const health = await call('GET', `${t.url}/healthz`);
+    const health = await rawCall('GET', `${t.url}/healthz`);
     expect(health.status).toBe(200);
     expect(health.body).toEqual({ status: 'ok' });
-    const ready = await call('GET', `${t.url}/readyz`);
+    const ready = await rawCall('GET', `${t.url}/readyz`);
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({ status: 'ok' });
   });
@@ -33,7 +34,7 @@ describe('health endpoints', () => {
         [`${t.url}/readyz`, undefined],
         [`${t.api}/polls`, apiKey],
       ] as const) {
-        const res = await call('GET', url, { apiKey: key });
+        const res = await rawCall<ErrorEnvelope>('GET', url, { apiKey: key });
         expect(res.status, url).toBe(503);
         expect(res.body.error.code).toBe('service_unavailable');
         expect(res.headers.get('connection')).toBe('close');
@@ -41,6 +42,6 @@ describe('health endpoints', () => {
     } finally {
       t.server.deps.state.shuttingDown = false;
     }
-    expect((await call('GET', `${t.url}/readyz`)).status).toBe(200);
+    expect((await rawCall('GET', `${t.url}/readyz`)).status).toBe(200);
   });
 });

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enableOAuth } from '../../src/modules/oauth/oauth.service.js';
 import { expectError } from '../support/assertions.js';
-import { call } from '../support/http.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { type ContentInput, sampleContent } from '../support/decks.js';
+import { type LooseJson, rawCall } from '../support/http.js';
+import type { OAuthReply } from '../support/oauth.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { errorDetails, expectStatus, slideOf, testClient } from '../support/test-client.js';
 
 /**
  * The samples issue 10 listed, each a regression test of its own: text PostgreSQL cannot store is
@@ -12,6 +15,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 let pollId: string;
 const publish = pollPublisher(() => ({ api: t.api, apiKey, title: 'Hostile input', content: sampleContent() }));
@@ -33,7 +37,7 @@ function pollWith(edit: (content: ReturnType<typeof sampleContent>) => void, tit
 }
 
 describe('text PostgreSQL cannot store is refused up front with 422 naming the field', () => {
-  const slide = (content: ReturnType<typeof sampleContent>, index: number) => content.questions[index] as any;
+  const slide = (content: ReturnType<typeof sampleContent>, index: number) => content.questions[index] as LooseJson;
 
   it.each([
     ['poll title', () => pollWith(() => {}, `Lunch${NUL}`), 'title'],
@@ -55,11 +59,13 @@ describe('text PostgreSQL cannot store is refused up front with 422 naming the f
       'content.questions.6.media.url',
     ],
   ])('%s', async (_what, body, field) => {
-    const before = await call('GET', `${t.api}/polls?limit=100`, { apiKey });
-    const res = await call('POST', `${t.api}/polls`, { apiKey, body: body() });
+    const before = await api.request('GET /polls', { query: { limit: 100 }, apiKey });
+    expectStatus(before, 200);
+    const res = await api.request('POST /polls', { apiKey, body: body() });
     expectError(res, 422, 'validation_failed');
-    expect(Object.keys(res.body.error.details.fieldErrors)).toEqual([field]);
-    const after = await call('GET', `${t.api}/polls?limit=100`, { apiKey });
+    expect(Object.keys(errorDetails(res).fieldErrors)).toEqual([field]);
+    const after = await api.request('GET /polls', { query: { limit: 100 }, apiKey });
+    expectStatus(after, 200);
     expect(after.body.data.length).toBe(before.body.data.length);
   });
 
@@ -69,10 +75,10 @@ describe('text PostgreSQL cannot store is refused up front with 422 naming the f
     ['open-ended text, lone surrogate', 'responses', { voterId: 'ada', slideId: 'words', text: `hi${LONE}` }, 'text'],
     ['Q&A question, lone surrogate', 'responses', { voterId: 'ada', slideId: 'ask', text: `\udc00?` }, 'text'],
   ])('%s', async (_what, resource, body, field) => {
-    const res = await call('POST', `${t.api}/polls/${pollId}/${resource}`, { apiKey, body });
+    const res = await rawCall('POST', `${t.api}/polls/${pollId}/${resource}`, { apiKey, body });
     expectError(res, 422, 'validation_failed');
-    expect(Object.keys(res.body.error.details.fieldErrors)).toEqual([field]);
-    const stored = await call('GET', `${t.api}/polls/${pollId}/${resource}`, { apiKey });
+    expect(Object.keys(errorDetails(res).fieldErrors)).toEqual([field]);
+    const stored = await rawCall<{ data: unknown[] }>('GET', `${t.api}/polls/${pollId}/${resource}`, { apiKey });
     expect(stored.body.data).toEqual([]);
   });
 
@@ -82,37 +88,37 @@ describe('text PostgreSQL cannot store is refused up front with 422 naming the f
       [`/polls/${pollId}/responses?voterId=a%00b`, 'voterId'],
       ['/polls?cursor=%00', 'cursor'],
     ] as const) {
-      const res = await call('GET', `${t.api}${path}`, { apiKey });
+      const res = await rawCall('GET', `${t.api}${path}`, { apiKey });
       expectError(res, 422, 'validation_failed');
-      expect(Object.keys(res.body.error.details.fieldErrors)).toEqual([field]);
+      expect(Object.keys(errorDetails(res).fieldErrors)).toEqual([field]);
     }
   });
 
   it('key names and media URLs', async () => {
-    const key = await call('POST', `${t.api}/keys`, { apiKey, body: { name: `ci${NUL}` } });
+    const key = await api.request('POST /keys', { apiKey, body: { name: `ci${NUL}` } });
     expectError(key, 422, 'validation_failed');
-    expect(Object.keys(key.body.error.details.fieldErrors)).toEqual(['name']);
-    const media = await call('POST', `${t.api}/media`, { apiKey, body: { url: `https://example.com/a${NUL}.png` } });
+    expect(Object.keys(errorDetails(key).fieldErrors)).toEqual(['name']);
+    const media = await api.request('POST /media', { apiKey, body: { url: `https://example.com/a${NUL}.png` } });
     expectError(media, 422, 'validation_failed');
-    expect(Object.keys(media.body.error.details.fieldErrors)).toEqual(['url']);
+    expect(Object.keys(errorDetails(media).fieldErrors)).toEqual(['url']);
   });
 
   it('OAuth client_id and client_secret, in a form, in JSON and in HTTP Basic: invalid_request / invalid_client', async () => {
     const workspace = await t.workspace('enterprise');
     await enableOAuth(t.server.deps.db, workspace.id);
     const tokenUrl = `${t.url}/api/oauth/token`;
-    const form = await call('POST', tokenUrl, {
+    const form = await rawCall<OAuthReply>('POST', tokenUrl, {
       rawBody: `grant_type=client_credentials&client_id=oc%00&client_secret=x`,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(form.status).toBe(400);
     expect(form.body.error).toBe('invalid_request');
-    const json = await call('POST', tokenUrl, {
+    const json = await rawCall<OAuthReply>('POST', tokenUrl, {
       body: { grant_type: 'client_credentials', client_id: 'oc', client_secret: `x${LONE}` },
     });
     expect(json.status).toBe(400);
     expect(json.body.error).toBe('invalid_request');
-    const basic = await call('POST', tokenUrl, {
+    const basic = await rawCall<OAuthReply>('POST', tokenUrl, {
       rawBody: 'grant_type=client_credentials',
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
@@ -126,27 +132,27 @@ describe('text PostgreSQL cannot store is refused up front with 422 naming the f
 
 describe('names of Object.prototype members are just names', () => {
   it('as query-string keys and body fields: 422 naming them as unknown fields', async () => {
-    const query = await call('GET', `${t.api}/polls?constructor=1&toString=2&hasOwnProperty=3`, { apiKey });
+    const query = await rawCall('GET', `${t.api}/polls?constructor=1&toString=2&hasOwnProperty=3`, { apiKey });
     expectError(query, 422, 'validation_failed');
-    expect(query.body.error.details.fieldErrors).toEqual({
+    expect(errorDetails(query).fieldErrors).toEqual({
       constructor: ['Unknown field'],
       toString: ['Unknown field'],
       hasOwnProperty: ['Unknown field'],
     });
-    const body = await call('POST', `${t.api}/polls`, {
+    const body = await rawCall('POST', `${t.api}/polls`, {
       apiKey,
       rawBody: '{"title":"x","toString":1,"valueOf":{},"content":{"questions":[],"constructor":[]}}',
       headers: { 'content-type': 'application/json' },
     });
     expectError(body, 422, 'validation_failed');
-    expect(Object.keys(body.body.error.details.fieldErrors).sort()).toEqual(
+    expect(Object.keys(errorDetails(body).fieldErrors).sort()).toEqual(
       ['content.constructor', 'toString', 'valueOf'].sort(),
     );
   });
 
   it('as slide, option and statement ids, and as voters: a whole poll works end to end', async () => {
     const names = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
-    const content = {
+    const content: ContentInput = {
       questions: [
         {
           id: 'constructor',
@@ -179,43 +185,49 @@ describe('names of Object.prototype members are just names', () => {
     };
     const poll = await publish({ content });
     for (const voterId of names) {
-      const vote = await call('POST', `${t.api}/polls/${poll.id}/votes`, {
+      const vote = await api.request('POST /polls/{id}/votes', {
+        params: { id: poll.id },
         apiKey,
         body: { voterId, slideId: 'constructor', optionIds: ['valueOf'] },
       });
-      expect(vote.status, vote.text).toBe(201);
-      const scale = await call('POST', `${t.api}/polls/${poll.id}/responses`, {
+      expectStatus(vote, 201);
+      const scale = await api.request('POST /polls/{id}/responses', {
+        params: { id: poll.id },
         apiKey,
         body: { voterId, slideId: 'toString', scaleValues: { hasOwnProperty: 2, constructor: 5 } },
       });
-      expect(scale.status, scale.text).toBe(201);
+      expectStatus(scale, 201);
     }
     // A statement left out is named, even when the name is a member of every object's prototype.
-    const missing = await call('POST', `${t.api}/polls/${poll.id}/responses`, {
+    const missing = await api.request('POST /polls/{id}/responses', {
+      params: { id: poll.id },
       apiKey,
       body: { voterId: 'someone', slideId: 'toString', scaleValues: { hasOwnProperty: 2 } },
     });
     expectError(missing, 422, 'validation_failed');
     expect(missing.body.error.message).toContain('constructor');
-    const ranked = await call('POST', `${t.api}/polls/${poll.id}/responses`, {
+    const ranked = await api.request('POST /polls/{id}/responses', {
+      params: { id: poll.id },
       apiKey,
       body: { voterId: 'toString', slideId: 'valueOf', rankingOrder: ['__defineGetter__', 'constructor'] },
     });
-    expect(ranked.status, ranked.text).toBe(201);
+    expectStatus(ranked, 201);
 
-    const results = await call('GET', `${t.api}/polls/${poll.id}/results`, { apiKey });
-    expect(results.status).toBe(200);
+    const results = await api.request('GET /polls/{id}/results', { params: { id: poll.id }, apiKey });
+    expectStatus(results, 200);
     expect(results.body.totalVoters).toBe(names.length);
-    const [pick, rate, rank] = results.body.slides;
-    expect(pick.options.map((o: { id: string; count: number }) => [o.id, o.count])).toEqual([
+    const pick = slideOf(results.body.slides, 'constructor', 'multiple_choice');
+    const rate = slideOf(results.body.slides, 'toString', 'scale');
+    const rank = slideOf(results.body.slides, 'valueOf', 'ranking');
+    expect(pick.options.map((o) => [o.id, o.count])).toEqual([
       ['toString', 0],
       ['valueOf', names.length],
     ]);
-    expect(rate.statements.map((s: { id: string; average: number }) => [s.id, s.average])).toEqual([
+    expect(rate.statements.map((s) => [s.id, s.average])).toEqual([
       ['hasOwnProperty', 2],
       ['constructor', 5],
     ]);
-    expect(rank.options.map((o: { id: string; averageRank: number }) => [o.id, o.averageRank])).toEqual([
+    expect(rank.options.map((o) => [o.id, o.averageRank])).toEqual([
       ['constructor', 2],
       ['__defineGetter__', 1],
     ]);

@@ -5,10 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECRET_BEARING_ROUTES } from '../../src/api/idempotency.js';
 import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { expectError } from '../support/assertions.js';
-import { call } from '../support/http.js';
+import { sampleContent } from '../support/decks.js';
+import { type LooseJson, rawCall } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
 import { issuedToken, oauthClient } from '../support/oauth.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { expectOk, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * Idempotency belongs to a credential and keeps no secret in clear (issue 35, point 2). A reply that
@@ -19,12 +22,13 @@ import { startTestServer, type TestServer } from '../support/server.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 let workspaceId: string;
 
 beforeAll(async () => {
   t = await startTestServer({
-    RATE_LIMIT_PER_MINUTE: '1000000',
+    ...UNLIMITED,
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_LOOPBACK: 'true',
   });
@@ -36,8 +40,13 @@ afterAll(async () => {
 
 const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Secrets', content: sampleContent() }));
 
+/** A POST with an Idempotency-Key, to whichever route: the replies of several, read where each holds its secret. */
 function post(path: string, key: string, idempotencyKey: string, body: unknown = {}) {
-  return call('POST', `${t.api}${path}`, { apiKey: key, body, headers: { 'idempotency-key': idempotencyKey } });
+  return rawCall<LooseJson>('POST', `${t.api}${path}`, {
+    apiKey: key,
+    body,
+    headers: { 'idempotency-key': idempotencyKey },
+  });
 }
 
 /** Every text, JSON or array column of the database, as `[table.column, text]` rows. */
@@ -94,7 +103,8 @@ describe('Idempotency-Key per credential', () => {
     const replay = await post('/keys', apiKey, 'create-ci-key', { name: 'CI' });
     expect([replay.status, replay.headers.get('idempotent-replayed')]).toEqual([201, 'true']);
     expect(replay.text).toBe(created.text);
-    const keys = await call('GET', `${t.api}/keys`, { apiKey });
+    const keys = await api.request('GET /keys', { apiKey });
+    expectStatus(keys, 200);
     expect(keys.body.data.filter((key: { name: string }) => key.name === 'CI')).toHaveLength(2);
   });
 
@@ -120,19 +130,20 @@ describe('Idempotency-Key per credential', () => {
     const session = await post('/sessions', apiKey, 'host-session', { pollId: poll.id });
     expect(session.status, session.text).toBe(201);
     const rotate = (hostToken: string) =>
-      call('POST', `${t.api}/sessions/${session.body.id}/host-token`, {
+      api.request('POST /sessions/{id}/host-token', {
+        params: { id: session.body.id },
         body: {},
         headers: { 'x-host-token': hostToken, 'idempotency-key': 'rotate-me' },
       });
     const first = await rotate(session.body.hostToken);
-    expect(first.status, first.text).toBe(200);
-    const next = first.body.hostToken as string;
+    expectStatus(first, 200);
+    const next = expectOk(first).hostToken as string;
     // The new token, with the same key: a request of its own (a third token), never the reply that
     // made it.
     const second = await rotate(next);
-    expect(second.status, second.text).toBe(200);
+    expectStatus(second, 200);
     expect(second.headers.get('idempotent-replayed')).toBeNull();
-    expect(second.body.hostToken).not.toBe(next);
+    expect(expectOk(second).hostToken).not.toBe(next);
     // The retired token cannot retry its own rotation: it is refused, as docs/idempotency.md says.
     expectError(await rotate(session.body.hostToken), 401, 'invalid_host_token');
   });
@@ -141,7 +152,7 @@ describe('Idempotency-Key per credential', () => {
     const poll = await publishedPoll();
     const secrets: string[] = [];
     const sent: Array<[string, unknown]> = [];
-    const once = async (path: string, body: unknown, pick: (reply: any) => string) => {
+    const once = async (path: string, body: unknown, pick: (reply: LooseJson) => string) => {
       const key = `secret-${sent.length}`;
       const first = await post(path, apiKey, key, body);
       expect(first.status, `${path}: ${first.text}`).toBeLessThan(300);
@@ -151,30 +162,31 @@ describe('Idempotency-Key per credential', () => {
       expect([replay.headers.get('idempotent-replayed'), replay.text], path).toEqual(['true', first.text]);
     };
     await once('/keys', { name: 'scanned' }, (reply) => reply.secret);
-    const keyId = (await call('GET', `${t.api}/keys`, { apiKey })).body.data.find(
-      (key: { name: string }) => key.name === 'scanned',
-    ).id;
+    const keyId = expectOk(await api.request('GET /keys', { apiKey })).data.find((key) => key.name === 'scanned')!.id;
     await once(`/keys/${keyId}/rotate`, {}, (reply) => reply.key?.secret ?? reply.secret);
     await once('/webhooks', { url: 'http://127.0.0.1:9/hooks', events: ['poll.created'] }, (reply) => reply.secret);
-    const endpointId = (await call('GET', `${t.api}/webhooks`, { apiKey })).body.data[0].id;
+    const endpointId = expectOk(await api.request('GET /webhooks', { apiKey })).data[0]!.id;
     await once(`/webhooks/${endpointId}/rotate-secret`, {}, (reply) => reply.secret);
     await once('/sessions', { pollId: poll.id }, (reply) => reply.hostToken);
-    const sessionId = (await call('GET', `${t.api}/sessions`, { apiKey })).body.data[0].id;
+    const sessionId = expectOk(await api.request('GET /sessions', { apiKey })).data[0]!.id;
     await once(`/sessions/${sessionId}/host-token`, {}, (reply) => reply.hostToken);
     // A participant's join (its token) and answers, with keys too.
-    const session = (await call('GET', `${t.api}/sessions/${sessionId}`, { apiKey })).body;
-    await call('POST', `${t.api}/sessions/${sessionId}/control`, { apiKey, body: { action: 'start' } });
-    const joined = await call('POST', `${t.api}/live/${session.pin}/join`, {
+    const session = expectOk(await api.request('GET /sessions/{id}', { params: { id: sessionId }, apiKey }));
+    const pin = session.pin!;
+    await api.request('POST /sessions/{id}/control', { params: { id: sessionId }, apiKey, body: { action: 'start' } });
+    const joined = await api.request('POST /live/{pin}/join', {
+      params: { pin },
       body: { name: 'Scanned' },
       headers: { 'idempotency-key': 'join-once' },
     });
-    expect(joined.status, joined.text).toBe(200);
+    expectStatus(joined, 200);
     secrets.push(joined.body.participantToken);
-    const answered = await call('POST', `${t.api}/live/${session.pin}/answers`, {
+    const answered = await api.request('POST /live/{pin}/answers', {
+      params: { pin },
       body: { slideId: 'lunch', optionIds: ['pizza'] },
       headers: { 'idempotency-key': 'answer-once', 'x-participant-token': joined.body.participantToken },
     });
-    expect(answered.status, answered.text).toBe(201);
+    expectStatus(answered, 201);
 
     expect(secrets.map((secret) => secret.slice(0, 4))).toEqual([
       'pk_l',
@@ -205,8 +217,8 @@ describe('Idempotency-Key per credential', () => {
 
   it('seals the reply of every route whose answer names a secret or a token (the list cannot fall behind the contract)', () => {
     const document = JSON.parse(readFileSync(new URL('../../../docs/openapi.json', import.meta.url), 'utf8'));
-    const schemas = document.components.schemas as Record<string, any>;
-    const namesIn = (schema: any, seen = new Set<string>()): string[] => {
+    const schemas = document.components.schemas as LooseJson;
+    const namesIn = (schema: LooseJson | undefined, seen = new Set<string>()): string[] => {
       if (!schema || typeof schema !== 'object') return [];
       if (schema.$ref) {
         const name = String(schema.$ref).split('/').pop() as string;
@@ -217,7 +229,7 @@ describe('Idempotency-Key per credential', () => {
       const nested = [...(schema.allOf ?? []), ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), schema.items];
       return [
         ...Object.keys(schema.properties ?? {}),
-        ...Object.values(schema.properties ?? {}).flatMap((property) => namesIn(property, seen)),
+        ...Object.values(schema.properties ?? {}).flatMap((property) => namesIn(property as LooseJson, seen)),
         ...nested.flatMap((part) => namesIn(part, seen)),
       ];
     };
@@ -226,14 +238,14 @@ describe('Idempotency-Key per credential', () => {
       for (const [name, route] of Object.entries(routes)) byOperation.set(operationId(group, name), route);
     }
     const carrying: string[] = [];
-    for (const operations of Object.values(document.paths) as Array<Record<string, any>>) {
+    for (const operations of Object.values(document.paths) as LooseJson[]) {
       for (const operation of Object.values(operations)) {
         const route = byOperation.get(operation.operationId);
         if (route?.method !== 'POST') continue;
-        const replies = Object.entries(operation.responses ?? {}).filter(([status]) => status.startsWith('2'));
-        const names = replies.flatMap(([, reply]: [string, any]) =>
-          namesIn(reply.content?.['application/json']?.schema),
+        const replies = Object.entries<LooseJson>(operation.responses ?? {}).filter(([status]) =>
+          status.startsWith('2'),
         );
+        const names = replies.flatMap(([, reply]) => namesIn(reply.content?.['application/json']?.schema));
         if (names.some((name) => /secret$|token$/i.test(name))) carrying.push(operation.operationId);
       }
     }

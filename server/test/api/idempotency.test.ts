@@ -3,43 +3,60 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type JsonResponse } from '../support/http.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { sampleContent } from '../support/decks.js';
+import type { HttpResponse } from '../support/http.js';
+import { UNLIMITED_WORKSPACE } from '../support/limits.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import {
+  type ApiResponse,
+  type BodyOf,
+  errorOf,
+  expectOk,
+  expectStatus,
+  type OkResponse,
+  testClient,
+} from '../support/test-client.js';
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 let workspaceId: string;
 
 beforeAll(async () => {
   t = await startTestServer();
-  ({ apiKey, id: workspaceId } = await t.workspace('enterprise', { rateLimitPerMinute: 100_000 }));
+  ({ apiKey, id: workspaceId } = await t.workspace('enterprise', UNLIMITED_WORKSPACE));
 });
 afterAll(() => t?.close());
 
 const withKey = (key: string) => ({ 'idempotency-key': key });
 
-const createPoll = (body: unknown, key?: string, credential = apiKey) =>
-  call('POST', `${t.api}/polls`, { apiKey: credential, body, headers: key ? withKey(key) : {} });
+const createPoll = (body: BodyOf<'POST /polls'>, key?: string, credential = apiKey) =>
+  api.request('POST /polls', { apiKey: credential, body, headers: key ? withKey(key) : {} });
 
-const vote = (pollId: string, body: unknown, key?: string, base = t.api) =>
-  call('POST', `${base}/polls/${pollId}/votes`, { apiKey, body, headers: key ? withKey(key) : {} });
+const vote = (pollId: string, body: BodyOf<'POST /polls/{id}/votes'>, key?: string, base = t.api) =>
+  testClient(base).request('POST /polls/{id}/votes', {
+    params: { id: pollId },
+    apiKey,
+    body,
+    headers: key ? withKey(key) : {},
+  });
 
 const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Lunch', content: sampleContent() }));
 
 async function votesOf(pollId: string): Promise<{ id: string; voterId: string }[]> {
-  const listed = await call('GET', `${t.api}/polls/${pollId}/votes`, { apiKey });
-  expect(listed.status).toBe(200);
+  const listed = await api.request('GET /polls/{id}/votes', { params: { id: pollId }, apiKey });
+  expectStatus(listed, 200);
   return listed.body.data;
 }
 
 async function pollTitles(credential: string): Promise<string[]> {
-  const listed = await call('GET', `${t.api}/polls?limit=100`, { apiKey: credential });
-  expect(listed.status).toBe(200);
-  return listed.body.data.map((poll: { title: string }) => poll.title);
+  const listed = await api.request('GET /polls', { query: { limit: 100 }, apiKey: credential });
+  expectStatus(listed, 200);
+  return listed.body.data.map((poll) => poll.title);
 }
 
-function expectReplayOf(replay: JsonResponse, original: JsonResponse): void {
+function expectReplayOf(replay: HttpResponse, original: HttpResponse): void {
   expect(replay.status).toBe(original.status);
   expect(replay.text).toBe(original.text);
   expect(replay.headers.get('idempotent-replayed')).toBe('true');
@@ -54,12 +71,12 @@ describe('Idempotency-Key', () => {
     const key = randomUUID();
 
     const first = await vote(pollId, body, key);
-    expect(first.status).toBe(201);
+    expectStatus(first, 201);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     // Key order does not make a different request.
     const second = await vote(pollId, { optionIds: ['pizza'], slideId: 'lunch', voterId: 'ada' }, key);
     expectReplayOf(second, first);
-    expect(second.body.id).toBe(first.body.id);
+    expect(expectOk(second).id).toBe(first.body.id);
     // A replay still counts against the rate limit, like any authenticated request.
     expect(Number(second.headers.get('x-ratelimit-remaining'))).toBeLessThan(
       Number(first.headers.get('x-ratelimit-remaining')),
@@ -69,7 +86,7 @@ describe('Idempotency-Key', () => {
 
     // Without the header nothing changes: the same vote again is the usual 409.
     const unkeyed = await vote(pollId, body);
-    expect(unkeyed.status).toBe(409);
+    expectStatus(unkeyed, 409);
     expect(unkeyed.body.error.code).toBe('already_responded');
     expect(unkeyed.headers.get('idempotent-replayed')).toBeNull();
   });
@@ -79,7 +96,7 @@ describe('Idempotency-Key', () => {
     const key = randomUUID();
     const first = await createPoll({ title: 'Once', content: sampleContent() }, key, fresh);
     const second = await createPoll({ title: 'Once', content: sampleContent() }, key, fresh);
-    expect(first.status).toBe(201);
+    expectStatus(first, 201);
     expectReplayOf(second, first);
     expect(await pollTitles(fresh)).toEqual(['Once']);
   });
@@ -95,7 +112,7 @@ describe('Idempotency-Key', () => {
     const otherPath = await vote(otherPollId, body, key);
     const otherRoute = await createPoll({ title: 'Reused', content: sampleContent() }, key);
     for (const res of [otherBody, otherPath, otherRoute]) {
-      expect(res.status).toBe(422);
+      expectStatus(res, 422);
       expect(res.body.error.code).toBe('idempotency_key_reused');
       expect(res.headers.get('idempotent-replayed')).toBeNull();
     }
@@ -111,10 +128,10 @@ describe('Idempotency-Key', () => {
     const key = 'shared-key-1';
     const inA = await createPoll({ title: 'A', content: sampleContent() }, key, a.apiKey);
     const inB = await createPoll({ title: 'B', content: sampleContent() }, key, b.apiKey);
-    expect(inA.status).toBe(201);
-    expect(inB.status).toBe(201);
+    expectStatus(inA, 201);
+    expectStatus(inB, 201);
     expect(inB.headers.get('idempotent-replayed')).toBeNull();
-    expect(inB.body.id).not.toBe(inA.body.id);
+    expect(expectOk(inB).id).not.toBe(expectOk(inA).id);
     expect(await pollTitles(a.apiKey)).toEqual(['A']);
     expect(await pollTitles(b.apiKey)).toEqual(['B']);
   });
@@ -124,7 +141,7 @@ describe('Idempotency-Key', () => {
     const key = randomUUID();
     const body = { voterId: 'cy', slideId: 'lunch', optionIds: ['tacos'] };
     const first = await vote(pollId, body, key);
-    expect(first.status).toBe(422);
+    expectStatus(first, 422);
     expect(first.body.error.code).toBe('validation_failed');
     expectReplayOf(await vote(pollId, body, key), first);
 
@@ -133,7 +150,7 @@ describe('Idempotency-Key', () => {
     const taken = { voterId: 'dee', slideId: 'lunch', optionIds: ['sushi'] };
     expect((await vote(pollId, taken)).status).toBe(201);
     const conflict = await vote(pollId, taken, conflictKey);
-    expect(conflict.body.error.code).toBe('already_responded');
+    expect(errorOf(conflict).code).toBe('already_responded');
     expectReplayOf(await vote(pollId, taken, conflictKey), conflict);
   });
 
@@ -145,7 +162,7 @@ describe('Idempotency-Key', () => {
 
     const originals = answers.filter((res) => res.status === 201 && res.headers.get('idempotent-replayed') === null);
     expect(originals).toHaveLength(1);
-    const [original] = originals as [JsonResponse];
+    const [original] = originals as [OkResponse<'POST /polls/{id}/votes'>];
     for (const res of answers) {
       if (res === original) continue;
       if (res.status === 409) {
@@ -169,7 +186,7 @@ describe('Idempotency-Key', () => {
       expect(lost.status).toBe(201);
 
       const retry = await vote(pollId, body, key);
-      expect(retry.status).toBe(201);
+      expectStatus(retry, 201);
       expect(retry.headers.get('idempotent-replayed')).toBe('true');
       expect(retry.text).toBe(lost.body);
       expect((await votesOf(pollId)).map((v) => v.id)).toEqual([retry.body.id]);
@@ -183,7 +200,7 @@ describe('Idempotency-Key', () => {
     const key = randomUUID();
     const body = { title: 'Twice', content: sampleContent() };
     const first = await createPoll(body, key, fresh);
-    expect(first.status).toBe(201);
+    expectStatus(first, 201);
 
     await t.server.deps.db
       .updateTable('idempotency_keys')
@@ -193,9 +210,9 @@ describe('Idempotency-Key', () => {
       .execute();
 
     const again = await createPoll(body, key, fresh);
-    expect(again.status).toBe(201);
+    expectStatus(again, 201);
     expect(again.headers.get('idempotent-replayed')).toBeNull();
-    expect(again.body.id).not.toBe(first.body.id);
+    expect(expectOk(again).id).not.toBe(expectOk(first).id);
     expect(await pollTitles(fresh)).toEqual(['Twice', 'Twice']);
     // And the new outcome is the one replayed from now on.
     expectReplayOf(await createPoll(body, key, fresh), again);
@@ -208,37 +225,37 @@ describe('Idempotency-Key', () => {
     const db = t.server.deps.db;
     // A real failure of the database: the table the work writes to is briefly missing.
     await sql`alter table polls rename to polls_offline`.execute(db);
-    let failed: JsonResponse;
+    let failed: ApiResponse<'POST /polls'>;
     try {
       failed = await createPoll(body, key, fresh);
     } finally {
       await sql`alter table polls_offline rename to polls`.execute(db);
     }
-    expect(failed.status).toBe(500);
+    expectStatus(failed, 500);
     expect(failed.body.error.code).toBe('internal_error');
     const rows = await db.selectFrom('idempotency_keys').select('key').where('workspace_id', '=', id).execute();
     expect(rows).toEqual([]);
 
     const retry = await createPoll(body, key, fresh);
-    expect(retry.status).toBe(201);
+    expectStatus(retry, 201);
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
     expect(await pollTitles(fresh)).toEqual(['After the outage']);
   });
 
   it('checks the key only after authentication, and refuses a malformed key with 400 bad_request', async () => {
     const body = { title: 'Malformed', content: sampleContent() };
-    const unauthenticated = await call('POST', `${t.api}/polls`, { body, headers: withKey('x'.repeat(300)) });
-    expect(unauthenticated.status).toBe(401);
+    const unauthenticated = await api.request('POST /polls', { body, headers: withKey('x'.repeat(300)) });
+    expectStatus(unauthenticated, 401);
     expect(unauthenticated.body.error.code).toBe('missing_authorization');
 
     for (const key of ['x'.repeat(256), 'caf\u00e9']) {
       const res = await createPoll(body, key);
-      expect(res.status).toBe(400);
+      expectStatus(res, 400);
       expect(res.body.error.code).toBe('bad_request');
       expect(res.body.error.message).toMatch(/Idempotency-Key/);
     }
     const longest = await createPoll(body, 'k'.repeat(255));
-    expect(longest.status).toBe(201);
+    expectStatus(longest, 201);
     expect((await pollTitles(apiKey)).filter((title) => title === 'Malformed')).toHaveLength(1);
   });
 

@@ -3,12 +3,24 @@ import { createChallenge } from 'altcha-lib/v1';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseSpentChallenges, JOIN_CHALLENGE_TTL_MS } from '../../src/modules/live/join-challenge.js';
-import { expectError } from '../support/assertions.js';
+import { type AsError, expectError } from '../support/assertions.js';
 import { ManualClock } from '../support/clock.js';
+import { sampleContent } from '../support/decks.js';
 import { randomLoopback, requestFrom } from '../support/from-address.js';
-import { call, type JsonResponse } from '../support/http.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { type HttpResponse, rawCall } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
+import type { CreatedSession } from '../support/live-deck.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import {
+  type ApiResponse,
+  type BodyOf,
+  errorDetails,
+  expectOk,
+  expectStatus,
+  type OutputOf,
+  testClient,
+} from '../support/test-client.js';
 
 /**
  * The join challenge (docs/moderation.md, "The join challenge") over real HTTP: a session with
@@ -19,57 +31,53 @@ import { startTestServer, type TestServer } from '../support/server.js';
  * PostgreSQL + Redis with TEST_DATABASE_URL and TEST_REDIS_URL (used challenges then kept in Redis).
  */
 
-type Json = Record<string, any>;
-
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 /** Challenges expire by the server's clock: a test moves it past their five minutes. */
 const clock = new ManualClock();
 
 beforeAll(async () => {
-  t = await startTestServer(
-    {
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
-      LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE: '1000000',
-    },
-    { clock },
-  );
+  t = await startTestServer(UNLIMITED, { clock });
   ({ apiKey } = await t.workspace('pro'));
 });
 afterAll(() => t?.close());
 
 const publish = pollPublisher(() => ({ api: t.api, apiKey, title: 'Public', content: sampleContent() }));
 
-interface Created extends Json {
-  id: string;
-  pin: string;
-  hostToken: string;
-  joinUrl: string;
-}
+/** A join challenge, as `GET /live/{pin}/challenge` hands it out and a 422 `challenge_failed` carries it. */
+type Challenge = OutputOf<'GET /live/{pin}/challenge'>;
 
-async function newSession(body: Json = {}): Promise<Created> {
+async function newSession(body: Partial<BodyOf<'POST /sessions'>> = {}): Promise<CreatedSession> {
   const poll = await publish();
-  const res = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.id, ...body } });
-  expect(res.status, res.text).toBe(201);
-  return res.body;
+  const res = await api.request('POST /sessions', { apiKey, body: { pollId: poll.id, ...body } });
+  expectStatus(res, 201);
+  return res.body as CreatedSession;
 }
 
-function join(pin: string, body: Json = {}, token?: string): Promise<JsonResponse> {
-  return call('POST', `${t.api}/live/${pin}/join`, {
+function join(
+  pin: string,
+  body: Partial<BodyOf<'POST /live/{pin}/join'>> = {},
+  token?: string,
+): Promise<ApiResponse<'POST /live/{pin}/join'>> {
+  return api.request('POST /live/{pin}/join', {
+    params: { pin },
     body: { name: 'Ada', ...body },
     headers: token ? { 'x-participant-token': token } : {},
   });
 }
 
-async function challengeOf(pin: string): Promise<Json> {
-  const res = await call('GET', `${t.api}/live/${pin}/challenge`);
-  expect(res.status, res.text).toBe(200);
+async function challengeOf(pin: string): Promise<Challenge> {
+  const res = await api.request('GET /live/{pin}/challenge', { params: { pin } });
+  expectStatus(res, 200);
   return res.body;
 }
 
 /** The number that solves a challenge, found with node:crypto (the SDK's solver is tested in sdk/test). */
-function numberOf(challenge: Json): number {
+/** A challenge to solve: the server's, or one a test forges with altcha-lib. */
+type Solvable = Pick<Challenge, 'challenge' | 'maxnumber' | 'salt' | 'signature'> & { algorithm: string };
+
+function numberOf(challenge: Solvable): number {
   for (let n = 0; n <= challenge.maxnumber; n++) {
     if (createHash('sha256').update(`${challenge.salt}${n}`).digest('hex') === challenge.challenge) return n;
   }
@@ -77,27 +85,28 @@ function numberOf(challenge: Json): number {
 }
 
 /** What a join sends: ALTCHA's payload, base64 of its JSON. */
-function payload(fields: Json): string {
+function payload(fields: Record<string, unknown>): string {
   return Buffer.from(JSON.stringify(fields)).toString('base64');
 }
 
-function solution(challenge: Json, number = numberOf(challenge)): string {
+function solution(challenge: Solvable, number = numberOf(challenge)): string {
   const { algorithm, salt, signature } = challenge;
   return payload({ algorithm, challenge: challenge.challenge, number, salt, signature });
 }
 
-function expectChallengeFailed(res: JsonResponse, reason: string): void {
+function expectChallengeFailed<R extends HttpResponse<unknown>>(res: R, reason: string): asserts res is AsError<R> {
   expectError(res, 422, 'challenge_failed');
   expect(res.body.error.details).toMatchObject({ required: true, reason });
   // A new challenge comes with the refusal: a client solves it and joins without another request.
-  expect(res.body.error.details.challenge).toMatchObject({ algorithm: 'SHA-256', maxnumber: expect.any(Number) });
+  expect(errorDetails(res).challenge).toMatchObject({ algorithm: 'SHA-256', maxnumber: expect.any(Number) });
 }
 
 describe('a session with the join challenge', () => {
   it('is created with it, says so, and hands out challenges in ALTCHA’s format', async () => {
     const session = await newSession({ joinChallenge: 'pow' });
     expect(session.joinChallenge).toBe('pow');
-    const read = await call('GET', `${t.api}/sessions/${session.id}`, { apiKey });
+    const read = await api.request('GET /sessions/{id}', { params: { id: session.id }, apiKey });
+    expectStatus(read, 200);
     expect(read.body.joinChallenge).toBe('pow');
 
     const challenge = await challengeOf(session.pin);
@@ -121,13 +130,14 @@ describe('a session with the join challenge', () => {
     const session = await newSession({ joinChallenge: 'pow' });
     const refused = await join(session.pin);
     expectChallengeFailed(refused, 'missing');
-    const joined = await join(session.pin, { challenge: solution(refused.body.error.details.challenge) });
-    expect(joined.status, joined.text).toBe(200);
+    const joined = await join(session.pin, { challenge: solution(errorDetails(refused).challenge as Challenge) });
+    expectStatus(joined, 200);
     expect(joined.body.resumed).toBe(false);
     // And one from the challenge route.
     const other = await join(session.pin, { name: 'Grace', challenge: solution(await challengeOf(session.pin)) });
-    expect(other.status, other.text).toBe(200);
-    const read = await call('GET', `${t.api}/sessions/${session.id}`, { apiKey });
+    expectStatus(other, 200);
+    const read = await api.request('GET /sessions/{id}', { params: { id: session.id }, apiKey });
+    expectStatus(read, 200);
     expect(read.body.participantCount).toBe(2);
   });
 
@@ -156,7 +166,8 @@ describe('a session with the join challenge', () => {
     );
     // None of them spent the challenge: the right solution still joins.
     expect((await join(session.pin, { challenge: solution(challenge, right) })).status).toBe(200);
-    const read = await call('GET', `${t.api}/sessions/${session.id}`, { apiKey });
+    const read = await api.request('GET /sessions/{id}', { params: { id: session.id }, apiKey });
+    expectStatus(read, 200);
     expect(read.body.participantCount).toBe(1);
   });
 
@@ -179,7 +190,8 @@ describe('a session with the join challenge', () => {
     const both = await Promise.all([1, 2, 3, 4].map(() => join(session.pin, { challenge: raced })));
     expect(both.map((res) => res.status).sort()).toEqual([200, 422, 422, 422]);
     for (const res of both.filter((each) => each.status === 422)) expectChallengeFailed(res, 'used');
-    const read = await call('GET', `${t.api}/sessions/${session.id}`, { apiKey });
+    const read = await api.request('GET /sessions/{id}', { params: { id: session.id }, apiKey });
+    expectStatus(read, 200);
     expect(read.body.participantCount).toBe(2);
   });
 
@@ -202,7 +214,7 @@ describe('a session with the join challenge', () => {
       expires: new Date(clock.now() + 60_000),
       params: { session: session.id },
     });
-    expectChallengeFailed(await join(session.pin, { challenge: solution(forged) }), 'invalid');
+    expectChallengeFailed(await join(session.pin, { challenge: solution(forged as Solvable) }), 'invalid');
 
     // A real challenge with a later expiry written into its salt: the signature no longer matches.
     const real = await challengeOf(session.pin);
@@ -226,41 +238,47 @@ describe('a session with the join challenge', () => {
       });
       expectChallengeFailed(await join(session.pin, { challenge: spliced }), 'invalid');
     }
-    const read = await call('GET', `${t.api}/sessions/${session.id}`, { apiKey });
+    const read = await api.request('GET /sessions/{id}', { params: { id: session.id }, apiKey });
+    expectStatus(read, 200);
     expect(read.body.participantCount).toBe(0);
   });
 
   it('does not ask a participant who resumes with its token', async () => {
     const session = await newSession({ joinChallenge: 'pow' });
     const first = await join(session.pin, { challenge: solution(await challengeOf(session.pin)) });
-    expect(first.status).toBe(200);
-    const token = first.body.participantToken as string;
+    expectStatus(first, 200);
+    const token = expectOk(first).participantToken;
     const resumed = await join(session.pin, {}, token);
-    expect(resumed.status, resumed.text).toBe(200);
+    expectStatus(resumed, 200);
     expect(resumed.body.resumed).toBe(true);
     expect(resumed.body.participant.id).toBe(first.body.participant.id);
     // A token that names nobody here is a newcomer's: asked.
     const stranger = await newSession();
-    const theirToken = (await join(stranger.pin)).body.participantToken as string;
+    const theirToken = expectOk(await join(stranger.pin)).participantToken;
     expectChallengeFailed(await join(session.pin, {}, theirToken), 'missing');
   });
 
   it('turned off with PATCH, takes joins without a solution; turned on again, asks again', async () => {
     const session = await newSession({ joinChallenge: 'pow' });
-    const off = await call('PATCH', `${t.api}/sessions/${session.id}`, { apiKey, body: { joinChallenge: null } });
-    expect(off.status, off.text).toBe(200);
+    const off = await api.request('PATCH /sessions/{id}', {
+      params: { id: session.id },
+      apiKey,
+      body: { joinChallenge: null },
+    });
+    expectStatus(off, 200);
     expect(off.body.joinChallenge).toBeNull();
     expect((await join(session.pin)).status).toBe(200);
     // The host token may switch it too.
-    const on = await call('PATCH', `${t.api}/sessions/${session.id}`, {
+    const on = await api.request('PATCH /sessions/{id}', {
+      params: { id: session.id },
       body: { joinChallenge: 'pow' },
       headers: { 'x-host-token': session.hostToken },
     });
-    expect(on.status, on.text).toBe(200);
+    expectStatus(on, 200);
     expect(on.body.joinChallenge).toBe('pow');
     expectChallengeFailed(await join(session.pin), 'missing');
     expectError(
-      await call('PATCH', `${t.api}/sessions/${session.id}`, { apiKey, body: { joinChallenge: 'captcha' } }),
+      await rawCall('PATCH', `${t.api}/sessions/${session.id}`, { apiKey, body: { joinChallenge: 'captcha' } }),
       422,
       'validation_failed',
     );
@@ -271,7 +289,7 @@ describe('a session with the join challenge', () => {
     const link = /lnk_[\w-]+/.exec(session.joinUrl)?.[0] as string;
     expectChallengeFailed(await join(link), 'missing');
     const joined = await join(link, { challenge: solution(await challengeOf(link)) });
-    expect(joined.status, joined.text).toBe(200);
+    expectStatus(joined, 200);
     expect(joined.body.state.pace).toBe('audience');
   });
 
@@ -312,16 +330,16 @@ describe('a session without the join challenge', () => {
     const plain = await newSession();
     expect((await join(plain.pin)).status).toBe(200);
     const unknown = plain.pin === '000000' ? '000001' : '000000';
-    const res = await call('GET', `${t.api}/live/${unknown}/challenge`);
+    const res = await api.request('GET /live/{pin}/challenge', { params: { pin: unknown } });
     // An unknown PIN (or one of a session that is not this server's) is a 404 like on every /live route.
-    expect(res.status).toBe(404);
+    expectStatus(res, 404);
   });
 });
 
 describe('the per-address join budget', () => {
   it('does not count a join refused for its challenge as a new participant', async () => {
     const limited = await startTestServer(
-      { LIVE_JOINS_PER_IP_PER_MINUTE: '2', LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000' },
+      { ...UNLIMITED, LIVE_JOINS_PER_IP_PER_MINUTE: '2' },
       { clock: new ManualClock() },
     );
     try {
@@ -332,19 +350,20 @@ describe('the per-address join budget', () => {
         title: 'P',
         content: sampleContent(),
       }))();
-      const created = await call('POST', `${limited.api}/sessions`, {
+      const created = await testClient(limited.api).request('POST /sessions', {
         apiKey: key,
         body: { pollId: poll.id, joinChallenge: 'pow' },
       });
-      const pin = created.body.pin as string;
+      const pin = expectOk(created).pin as string;
       const port = new URL(limited.url).port;
       const from = randomLoopback();
-      const joinFrom = (body: Json) => requestFrom(from, port, 'POST', `/api/v1/live/${pin}/join`, body);
+      const joinFrom = (body: BodyOf<'POST /live/{pin}/join'>) =>
+        requestFrom(from, port, 'POST', `/api/v1/live/${pin}/join`, body);
       // Two newcomers, each refused once before solving: both get in within a budget of two.
       for (const name of ['Ada', 'Grace']) {
         const refused = await joinFrom({ name });
         expect(refused.status).toBe(422);
-        const joined = await joinFrom({ name, challenge: solution(refused.body.error.details.challenge) });
+        const joined = await joinFrom({ name, challenge: solution(errorDetails(refused).challenge as Challenge) });
         expect(joined.status).toBe(200);
       }
       // A third newcomer is past the budget, solved or not.

@@ -1,15 +1,17 @@
-import { scopes } from '@pollkit/contracts';
+import { type Scope, scopes } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREDENTIALS_TOPIC } from '../../src/modules/credentials/credentials-topic.js';
 import { expectError } from '../support/assertions.js';
 import { runCliInProcess } from '../support/cli.js';
-import { call, type JsonResponse } from '../support/http.js';
+import { rawCall } from '../support/http.js';
 import { issuedToken, oauthClient } from '../support/oauth.js';
 import { startTestServer, type TestServer, usingPostgres } from '../support/server.js';
+import { type ApiResponse, errorDetails, expectOk, expectStatus, testClient } from '../support/test-client.js';
 
 /** The key lifecycle through the API (`/keys`, scope `keys:manage`) and the admin CLI's `keys rotate`. */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 
 beforeAll(async () => {
   t = await startTestServer();
@@ -20,13 +22,13 @@ const secretPattern = /^pk_live_[A-Za-z0-9_-]{43}$/;
 const recordFields = ['createdAt', 'expiresAt', 'id', 'name', 'prefix', 'revokedAt', 'scopes', 'status'];
 
 /** Whether the key is accepted: 200 on a cheap authenticated read, else the error. */
-function usePolls(apiKey: string): Promise<JsonResponse> {
-  return call('GET', `${t.api}/polls?limit=1`, { apiKey });
+function usePolls(apiKey: string): Promise<ApiResponse<'GET /polls'>> {
+  return api.request('GET /polls', { query: { limit: 1 }, apiKey });
 }
 
-async function createKey(apiKey: string, name: string): Promise<{ id: string; secret: string; body: any }> {
-  const res = await call('POST', `${t.api}/keys`, { apiKey, body: { name } });
-  expect(res.status, res.text).toBe(201);
+async function createKey(apiKey: string, name: string) {
+  const res = await api.request('POST /keys', { apiKey, body: { name } });
+  expectStatus(res, 201);
   return { id: res.body.id, secret: res.body.secret, body: res.body };
 }
 
@@ -42,17 +44,19 @@ describe('GET /keys and POST /keys', () => {
     expect((await usePolls(created.secret)).status).toBe(200);
 
     const second = await createKey(created.secret, 'Second');
-    const list = await call('GET', `${t.api}/keys`, { apiKey });
-    expect(list.status, list.text).toBe(200);
+    const list = await api.request('GET /keys', { apiKey });
+    expectStatus(list, 200);
     expect(list.body.nextCursor).toBeNull();
-    expect(list.body.data.map((k: any) => k.name)).toEqual(['Second', 'Backend', 'test']);
+    expect(list.body.data.map((k) => k.name)).toEqual(['Second', 'Backend', 'test']);
     for (const key of list.body.data) expect(Object.keys(key).sort()).toEqual(recordFields);
     for (const secret of [apiKey, created.secret, second.secret]) expect(list.text).not.toContain(secret);
 
-    const first = await call('GET', `${t.api}/keys?limit=2`, { apiKey });
-    expect(first.body.data.map((k: any) => k.id)).toEqual([second.id, created.id]);
-    const rest = await call('GET', `${t.api}/keys?limit=2&cursor=${first.body.nextCursor}`, { apiKey });
-    expect(rest.body.data.map((k: any) => k.name)).toEqual(['test']);
+    const first = await api.request('GET /keys', { query: { limit: 2 }, apiKey });
+    expectStatus(first, 200);
+    expect(first.body.data.map((k) => k.id)).toEqual([second.id, created.id]);
+    const rest = await api.request('GET /keys', { query: { limit: 2, cursor: first.body.nextCursor! }, apiKey });
+    expectStatus(rest, 200);
+    expect(rest.body.data.map((k) => k.name)).toEqual(['test']);
     expect(rest.body.nextCursor).toBeNull();
   });
 
@@ -60,31 +64,32 @@ describe('GET /keys and POST /keys', () => {
     const a = await t.workspace('pro');
     const b = await t.workspace('pro');
     await createKey(b.apiKey, 'Only in B');
-    const list = await call('GET', `${t.api}/keys`, { apiKey: a.apiKey });
-    expect(list.body.data.map((k: any) => k.name)).toEqual(['test']);
-    const blank = await call('POST', `${t.api}/keys`, { apiKey: a.apiKey, body: { name: '   ' } });
+    const list = await api.request('GET /keys', { apiKey: a.apiKey });
+    expectStatus(list, 200);
+    expect(list.body.data.map((k) => k.name)).toEqual(['test']);
+    const blank = await api.request('POST /keys', { apiKey: a.apiKey, body: { name: '   ' } });
     expectError(blank, 422, 'validation_failed');
-    expect(blank.body.error.details.fieldErrors.name).toBeDefined();
+    expect(errorDetails(blank).fieldErrors.name).toBeDefined();
   });
 });
 
 describe('scopes of API keys', () => {
   /** Creates a key with `scopes` through the API, asserting the 201. */
-  async function scopedKey(apiKey: string, name: string, keyScopes: string[]) {
-    const res = await call('POST', `${t.api}/keys`, { apiKey, body: { name, scopes: keyScopes } });
-    expect(res.status, res.text).toBe(201);
+  async function scopedKey(apiKey: string, name: string, keyScopes: Scope[]) {
+    const res = await api.request('POST /keys', { apiKey, body: { name, scopes: keyScopes } });
+    expectStatus(res, 201);
     return { id: res.body.id as string, secret: res.body.secret as string, body: res.body };
   }
   const storedScopes = async (id: string) =>
     (await t.server.deps.db.selectFrom('api_keys').select('scopes').where('id', '=', id).executeTakeFirstOrThrow())
       .scopes;
   const describeCredential = async (apiKey: string) =>
-    (await call('GET', `${t.api}/workspace`, { apiKey })).body.credential;
+    expectOk(await api.request('GET /workspace', { apiKey })).credential;
 
   it('a key holds the scopes it was created with; one created without, like every key before, holds all', async () => {
     const { apiKey, id: workspaceId } = await t.workspace('pro');
     // The workspace's first key was made as every key was before keys had scopes: no list at all.
-    const [original] = (await call('GET', `${t.api}/keys`, { apiKey })).body.data;
+    const original = expectOk(await api.request('GET /keys', { apiKey })).data[0]!;
     expect(await storedScopes(original.id)).toBeNull();
     expect(original.scopes).toEqual([...scopes]);
     expect(await describeCredential(apiKey)).toMatchObject({ kind: 'api_key', scopes: [...scopes] });
@@ -102,46 +107,47 @@ describe('scopes of API keys', () => {
       scopes: ['polls:read', 'keys:manage'],
     });
     expect((await usePolls(reader.secret)).status).toBe(200);
-    const write = await call('POST', `${t.api}/polls`, { apiKey: reader.secret, body: { title: 'Not mine to write' } });
+    const write = await api.request('POST /polls', { apiKey: reader.secret, body: { title: 'Not mine to write' } });
     expectError(write, 403, 'insufficient_scope');
     expect(write.body.error.details).toEqual({ requiredScope: 'polls:write' });
-    expect(
-      (await call('GET', `${t.api}/keys`, { apiKey })).body.data.find((k: any) => k.id === reader.id).scopes,
-    ).toEqual(['polls:read', 'keys:manage']);
+    expect(expectOk(await api.request('GET /keys', { apiKey })).data.find((k) => k.id === reader.id)!.scopes).toEqual([
+      'polls:read',
+      'keys:manage',
+    ]);
     expect(workspaceId).toMatch(/^ws_/);
   });
 
   it('refuses unknown, repeated or no scopes (422)', async () => {
     const { apiKey } = await t.workspace('pro');
     for (const bad of [['admin'], [], ['polls:read', 'polls:read'], 'polls:read', [42]]) {
-      const res = await call('POST', `${t.api}/keys`, { apiKey, body: { name: 'Bad', scopes: bad } });
+      const res = await rawCall('POST', `${t.api}/keys`, { apiKey, body: { name: 'Bad', scopes: bad } });
       expectError(res, 422, 'validation_failed');
-      expect(Object.keys(res.body.error.details.fieldErrors).some((field) => field.startsWith('scopes'))).toBe(true);
+      expect(Object.keys(errorDetails(res).fieldErrors).some((field) => field.startsWith('scopes'))).toBe(true);
     }
-    expect((await call('GET', `${t.api}/keys`, { apiKey })).body.data).toHaveLength(1);
+    expect(expectOk(await api.request('GET /keys', { apiKey })).data).toHaveLength(1);
   });
 
   it('a key gives a new key only scopes it holds: asking for more is 403 insufficient_scope, and nothing is made', async () => {
     const { apiKey } = await t.workspace('pro');
     const manager = await scopedKey(apiKey, 'Manager', ['polls:read', 'keys:manage']);
-    const wider = await call('POST', `${t.api}/keys`, {
+    const wider = await api.request('POST /keys', {
       apiKey: manager.secret,
       body: { name: 'Wider', scopes: ['polls:read', 'polls:write'] },
     });
     expectError(wider, 403, 'insufficient_scope');
     expect(wider.body.error.details).toEqual({ requiredScope: 'polls:write', missingScopes: ['polls:write'] });
     // Without `scopes` a key holds every scope: only a credential holding every scope may ask for that.
-    const everything = await call('POST', `${t.api}/keys`, { apiKey: manager.secret, body: { name: 'All' } });
+    const everything = await api.request('POST /keys', { apiKey: manager.secret, body: { name: 'All' } });
     expectError(everything, 403, 'insufficient_scope');
-    expect(everything.body.error.details.missingScopes).toEqual(
+    expect(errorDetails(everything).missingScopes).toEqual(
       scopes.filter((scope) => scope !== 'polls:read' && scope !== 'keys:manage'),
     );
-    const names = async () => (await call('GET', `${t.api}/keys`, { apiKey })).body.data.map((k: any) => k.name);
+    const names = async () => expectOk(await api.request('GET /keys', { apiKey })).data.map((k) => k.name);
     expect(await names()).toEqual(['Manager', 'test']);
 
     const narrower = await scopedKey(manager.secret, 'Narrower', ['polls:read']);
     expect(narrower.body.scopes).toEqual(['polls:read']);
-    expectError(await call('GET', `${t.api}/keys`, { apiKey: narrower.secret }), 403, 'insufficient_scope');
+    expectError(await api.request('GET /keys', { apiKey: narrower.secret }), 403, 'insufficient_scope');
 
     // A key listing every scope may make a key without a list, which gets its list: never a scope added later.
     const listsAll = await scopedKey(apiKey, 'Lists all', [...scopes]);
@@ -153,23 +159,27 @@ describe('scopes of API keys', () => {
   it('an OAuth token with keys:manage alone cannot mint a key holding polls:write, nor one holding everything', async () => {
     const client = await oauthClient(t, 'keys:manage polls:read');
     const token = (await issuedToken(t, client, 'keys:manage')).access_token;
-    const refused = await call('POST', `${t.api}/keys`, {
+    const refused = await api.request('POST /keys', {
       apiKey: token,
       body: { name: 'Escalation', scopes: ['polls:write'] },
     });
     expectError(refused, 403, 'insufficient_scope');
     expect(refused.body.error.details).toEqual({ requiredScope: 'polls:write', missingScopes: ['polls:write'] });
     expectError(
-      await call('POST', `${t.api}/keys`, { apiKey: token, body: { name: 'Everything' } }),
+      await api.request('POST /keys', { apiKey: token, body: { name: 'Everything' } }),
       403,
       'insufficient_scope',
     );
     // Nor by rotating a key that holds more than it does: the answer would be that key's new secret.
-    const [original] = (await call('GET', `${t.api}/keys`, { apiKey: client.apiKey })).body.data;
-    const rotation = await call('POST', `${t.api}/keys/${original.id}/rotate`, { apiKey: token, body: {} });
+    const original = expectOk(await api.request('GET /keys', { apiKey: client.apiKey })).data[0]!;
+    const rotation = await api.request('POST /keys/{id}/rotate', {
+      params: { id: original.id },
+      apiKey: token,
+      body: {},
+    });
     expectError(rotation, 403, 'insufficient_scope');
-    expect(rotation.body.error.details.missingScopes).toEqual(scopes.filter((scope) => scope !== 'keys:manage'));
-    expect((await call('GET', `${t.api}/keys`, { apiKey: client.apiKey })).body.data).toEqual([original]);
+    expect(errorDetails(rotation).missingScopes).toEqual(scopes.filter((scope) => scope !== 'keys:manage'));
+    expect(expectOk(await api.request('GET /keys', { apiKey: client.apiKey })).data).toEqual([original]);
     expect((await usePolls(client.apiKey)).status).toBe(200);
 
     // Within its scopes it may.
@@ -181,36 +191,36 @@ describe('scopes of API keys', () => {
   it('rotation keeps the key’s scopes; the caller must hold them all', async () => {
     const { apiKey } = await t.workspace('pro');
     const reader = await scopedKey(apiKey, 'Reader', ['polls:read', 'keys:manage']);
-    const rotated = await call('POST', `${t.api}/keys/${reader.id}/rotate`, { apiKey, body: {} });
-    expect(rotated.status, rotated.text).toBe(201);
+    const rotated = await api.request('POST /keys/{id}/rotate', { params: { id: reader.id }, apiKey, body: {} });
+    expectStatus(rotated, 201);
     expect(rotated.body.scopes).toEqual(['polls:read', 'keys:manage']);
     expect(rotated.body.previousKey.scopes).toEqual(['polls:read', 'keys:manage']);
     expect(await describeCredential(rotated.body.secret)).toMatchObject({ scopes: ['polls:read', 'keys:manage'] });
     expectError(
-      await call('POST', `${t.api}/polls`, { apiKey: rotated.body.secret, body: { title: 'Still no' } }),
+      await api.request('POST /polls', { apiKey: rotated.body.secret, body: { title: 'Still no' } }),
       403,
       'insufficient_scope',
     );
 
     // The reader's replacement may rotate itself, not the workspace's key that holds everything.
-    const [everything] = (await call('GET', `${t.api}/keys`, { apiKey })).body.data.filter(
-      (k: any) => k.name === 'test',
-    );
-    const refused = await call('POST', `${t.api}/keys/${everything.id}/rotate`, {
+    const everything = expectOk(await api.request('GET /keys', { apiKey })).data.find((k) => k.name === 'test')!;
+    const refused = await api.request('POST /keys/{id}/rotate', {
+      params: { id: everything.id },
       apiKey: rotated.body.secret,
       body: {},
     });
     expectError(refused, 403, 'insufficient_scope');
     expect((await usePolls(apiKey)).status).toBe(200);
-    const self = await call('POST', `${t.api}/keys/${rotated.body.id}/rotate`, {
+    const self = await api.request('POST /keys/{id}/rotate', {
+      params: { id: rotated.body.id },
       apiKey: rotated.body.secret,
       body: {},
     });
-    expect(self.status, self.text).toBe(201);
+    expectStatus(self, 201);
     expect(self.body.scopes).toEqual(['polls:read', 'keys:manage']);
     // A key created without a list stays without one: it keeps every scope, later ones included.
-    const full = await call('POST', `${t.api}/keys/${everything.id}/rotate`, { apiKey, body: {} });
-    expect(full.status, full.text).toBe(201);
+    const full = await api.request('POST /keys/{id}/rotate', { params: { id: everything.id }, apiKey, body: {} });
+    expectStatus(full, 201);
     expect(await storedScopes(full.body.id)).toBeNull();
   });
 });
@@ -220,22 +230,22 @@ describe('POST /keys/{id}/revoke', () => {
     const { apiKey } = await t.workspace('pro');
     const target = await createKey(apiKey, 'Leaked');
     expect((await usePolls(target.secret)).status).toBe(200);
-    const revoked = await call('POST', `${t.api}/keys/${target.id}/revoke`, { apiKey });
-    expect(revoked.status, revoked.text).toBe(200);
+    const revoked = await api.request('POST /keys/{id}/revoke', { params: { id: target.id }, apiKey });
+    expectStatus(revoked, 200);
     expect(Object.keys(revoked.body).sort()).toEqual(recordFields);
     expect(revoked.body).toMatchObject({ id: target.id, status: 'revoked', revokedAt: expect.any(String) });
     expectError(await usePolls(target.secret), 401, 'revoked_api_key');
-    const again = await call('POST', `${t.api}/keys/${target.id}/revoke`, { apiKey });
-    expect(again.status).toBe(200);
+    const again = await api.request('POST /keys/{id}/revoke', { params: { id: target.id }, apiKey });
+    expectStatus(again, 200);
     expect(again.body.revokedAt).toBe(revoked.body.revokedAt);
     expect((await usePolls(apiKey)).status).toBe(200);
   });
 
   it('lets a key revoke itself: that call succeeds, the next answers revoked_api_key', async () => {
     const { apiKey } = await t.workspace('pro');
-    const own = (await call('GET', `${t.api}/keys`, { apiKey })).body.data[0];
-    const revoked = await call('POST', `${t.api}/keys/${own.id}/revoke`, { apiKey });
-    expect(revoked.status, revoked.text).toBe(200);
+    const own = expectOk(await api.request('GET /keys', { apiKey })).data[0]!;
+    const revoked = await api.request('POST /keys/{id}/revoke', { params: { id: own.id }, apiKey });
+    expectStatus(revoked, 200);
     expect(revoked.body.status).toBe('revoked');
     expectError(await usePolls(apiKey), 401, 'revoked_api_key');
   });
@@ -244,14 +254,22 @@ describe('POST /keys/{id}/revoke', () => {
     const a = await t.workspace('pro');
     const b = await t.workspace('pro');
     const bKey = await createKey(b.apiKey, 'B');
-    expectError(await call('POST', `${t.api}/keys/${bKey.id}/revoke`, { apiKey: a.apiKey }), 404, 'not_found');
     expectError(
-      await call('POST', `${t.api}/keys/${bKey.id}/rotate`, { apiKey: a.apiKey, body: {} }),
+      await api.request('POST /keys/{id}/revoke', { params: { id: bKey.id }, apiKey: a.apiKey }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await api.request('POST /keys/{id}/rotate', { params: { id: bKey.id }, apiKey: a.apiKey, body: {} }),
       404,
       'not_found',
     );
     expect((await usePolls(bKey.secret)).status).toBe(200);
-    expectError(await call('POST', `${t.api}/keys/key_nope/revoke`, { apiKey: a.apiKey }), 404, 'not_found');
+    expectError(
+      await api.request('POST /keys/{id}/revoke', { params: { id: 'key_nope' }, apiKey: a.apiKey }),
+      404,
+      'not_found',
+    );
   });
 });
 
@@ -261,11 +279,12 @@ describe('POST /keys/{id}/rotate', () => {
     const old = await createKey(apiKey, 'Deploy');
     expect((await usePolls(old.secret)).status).toBe(200);
     const before = Date.now();
-    const rotated = await call('POST', `${t.api}/keys/${old.id}/rotate`, {
+    const rotated = await api.request('POST /keys/{id}/rotate', {
+      params: { id: old.id },
       apiKey,
       body: { gracePeriodSeconds: 3600 },
     });
-    expect(rotated.status, rotated.text).toBe(201);
+    expectStatus(rotated, 201);
     expect(Object.keys(rotated.body).sort()).toEqual([...recordFields, 'previousKey', 'secret'].sort());
     expect(rotated.body).toMatchObject({ name: 'Deploy', status: 'active', expiresAt: null });
     // The old key as it now is, with the end of its grace period: the same record the list shows.
@@ -276,10 +295,10 @@ describe('POST /keys/{id}/rotate', () => {
 
     expect((await usePolls(old.secret)).status).toBe(200);
     expect((await usePolls(rotated.body.secret)).status).toBe(200);
-    const listed = (await call('GET', `${t.api}/keys`, { apiKey })).body.data.find((k: any) => k.id === old.id);
+    const listed = expectOk(await api.request('GET /keys', { apiKey })).data.find((k) => k.id === old.id)!;
     expect(listed.status).toBe('expiring');
     expect(rotated.body.previousKey).toEqual(listed);
-    const expiresAt = Date.parse(listed.expiresAt);
+    const expiresAt = Date.parse(listed.expiresAt!);
     expect(expiresAt).toBeGreaterThanOrEqual(before + 3600_000 - 1000);
     expect(expiresAt).toBeLessThanOrEqual(Date.now() + 3600_000 + 1000);
 
@@ -292,17 +311,21 @@ describe('POST /keys/{id}/rotate', () => {
     await t.server.deps.invalidation.publish(CREDENTIALS_TOPIC, old.id);
     expectError(await usePolls(old.secret), 401, 'expired_api_key');
     expect((await usePolls(rotated.body.secret)).status).toBe(200);
-    const expired = (await call('GET', `${t.api}/keys`, { apiKey })).body.data.find((k: any) => k.id === old.id);
+    const expired = expectOk(await api.request('GET /keys', { apiKey })).data.find((k) => k.id === old.id)!;
     expect(expired.status).toBe('expired');
   });
 
   it('with gracePeriodSeconds 0 stops the old key at once, even the one making the call', async () => {
     const { apiKey } = await t.workspace('pro');
-    const own = (await call('GET', `${t.api}/keys`, { apiKey })).body.data[0];
-    const rotated = await call('POST', `${t.api}/keys/${own.id}/rotate`, { apiKey, body: { gracePeriodSeconds: 0 } });
-    expect(rotated.status, rotated.text).toBe(201);
+    const own = expectOk(await api.request('GET /keys', { apiKey })).data[0]!;
+    const rotated = await api.request('POST /keys/{id}/rotate', {
+      params: { id: own.id },
+      apiKey,
+      body: { gracePeriodSeconds: 0 },
+    });
+    expectStatus(rotated, 201);
     expect(rotated.body.previousKey).toMatchObject({ id: own.id, status: 'expired' });
-    expect(Date.parse(rotated.body.previousKey.expiresAt)).toBeLessThanOrEqual(Date.now());
+    expect(Date.parse(rotated.body.previousKey.expiresAt!)).toBeLessThanOrEqual(Date.now());
     expectError(await usePolls(apiKey), 401, 'expired_api_key');
     expect((await usePolls(rotated.body.secret)).status).toBe(200);
   });
@@ -311,28 +334,40 @@ describe('POST /keys/{id}/rotate', () => {
     const { apiKey } = await t.workspace('pro');
     const target = await createKey(apiKey, 'Default grace');
     for (const gracePeriodSeconds of [7 * 86_400 + 1, -1, 1.5]) {
-      const refused = await call('POST', `${t.api}/keys/${target.id}/rotate`, { apiKey, body: { gracePeriodSeconds } });
+      const refused = await api.request('POST /keys/{id}/rotate', {
+        params: { id: target.id },
+        apiKey,
+        body: { gracePeriodSeconds },
+      });
       expectError(refused, 422, 'validation_failed');
-      expect(refused.body.error.details.fieldErrors.gracePeriodSeconds).toBeDefined();
+      expect(errorDetails(refused).fieldErrors.gracePeriodSeconds).toBeDefined();
     }
     const before = Date.now();
-    expect((await call('POST', `${t.api}/keys/${target.id}/rotate`, { apiKey, body: {} })).status).toBe(201);
-    const old = (await call('GET', `${t.api}/keys`, { apiKey })).body.data.find((k: any) => k.id === target.id);
-    expect(Date.parse(old.expiresAt)).toBeGreaterThanOrEqual(before + 86_400_000 - 1000);
-    expect(Date.parse(old.expiresAt)).toBeLessThanOrEqual(Date.now() + 86_400_000 + 1000);
+    expect((await api.request('POST /keys/{id}/rotate', { params: { id: target.id }, apiKey, body: {} })).status).toBe(
+      201,
+    );
+    const old = expectOk(await api.request('GET /keys', { apiKey })).data.find((k) => k.id === target.id)!;
+    expect(Date.parse(old.expiresAt!)).toBeGreaterThanOrEqual(before + 86_400_000 - 1000);
+    expect(Date.parse(old.expiresAt!)).toBeLessThanOrEqual(Date.now() + 86_400_000 + 1000);
   });
 
   it('answers 409 key_not_active for a revoked or already rotated key', async () => {
     const { apiKey } = await t.workspace('pro');
     const revoked = await createKey(apiKey, 'Revoked');
-    await call('POST', `${t.api}/keys/${revoked.id}/revoke`, { apiKey });
-    expectError(await call('POST', `${t.api}/keys/${revoked.id}/rotate`, { apiKey, body: {} }), 409, 'key_not_active');
+    await api.request('POST /keys/{id}/revoke', { params: { id: revoked.id }, apiKey });
+    expectError(
+      await api.request('POST /keys/{id}/rotate', { params: { id: revoked.id }, apiKey, body: {} }),
+      409,
+      'key_not_active',
+    );
 
     const rotatedOnce = await createKey(apiKey, 'Rotated');
-    expect((await call('POST', `${t.api}/keys/${rotatedOnce.id}/rotate`, { apiKey, body: {} })).status).toBe(201);
-    const twice = await call('POST', `${t.api}/keys/${rotatedOnce.id}/rotate`, { apiKey, body: {} });
+    expect(
+      (await api.request('POST /keys/{id}/rotate', { params: { id: rotatedOnce.id }, apiKey, body: {} })).status,
+    ).toBe(201);
+    const twice = await api.request('POST /keys/{id}/rotate', { params: { id: rotatedOnce.id }, apiKey, body: {} });
     expectError(twice, 409, 'key_not_active');
-    expect((await call('GET', `${t.api}/keys`, { apiKey })).body.data.map((k: any) => k.name)).toEqual([
+    expect(expectOk(await api.request('GET /keys', { apiKey })).data.map((k) => k.name)).toEqual([
       'Rotated',
       'Rotated',
       'Revoked',

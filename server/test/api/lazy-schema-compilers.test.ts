@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lazySchemaCompilers } from '../../src/http/lazy-schema-compilers.js';
-import { call } from '../support/http.js';
+import { rawCall } from '../support/http.js';
 
 /**
  * The app loads Fastify's schema compilers only when a route declares a Fastify schema
@@ -28,12 +28,12 @@ describe('Fastify schema compilers loaded on first use', () => {
   afterAll(() => app?.close());
 
   it('validates a body against its schema', async () => {
-    const refused = await call('POST', `${url}/echo`, { body: { n: 'one' } });
+    const refused = await rawCall('POST', `${url}/echo`, { body: { n: 'one' } });
     expect(refused.status).toBe(400);
   });
 
   it('serializes a response through its schema', async () => {
-    const answered = await call('POST', `${url}/echo`, { body: { n: 1 } });
+    const answered = await rawCall('POST', `${url}/echo`, { body: { n: 1 } });
     expect(answered.status).toBe(200);
     expect(answered.body).toEqual({ n: 1 });
   });

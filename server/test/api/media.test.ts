@@ -4,13 +4,22 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
+import type { ErrorCode } from '@pollkit/contracts';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalDiskMediaStorage } from '../../src/infra/media-storage.js';
 import { forbiddenAddressReason } from '../../src/infra/safe-fetch.js';
 import { expectError } from '../support/assertions.js';
-import { call, type JsonResponse } from '../support/http.js';
+import { type HttpResponse, rawCall } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import {
+  type ApiResponse,
+  type BodyOf,
+  errorDetails,
+  expectOk,
+  expectStatus,
+  testClient,
+} from '../support/test-client.js';
 
 /**
  * `POST /media` and `GET /media/files/{name}` through real HTTP, with a "third-party" image host on
@@ -22,6 +31,7 @@ const MAX_BYTES = 256 * 1024;
 const TIMEOUT_MS = 1500;
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let dataDir: string;
 let host: ImageHost;
 let fixtures: { png: Buffer; jpeg: Buffer; gif: Buffer; bomb: Buffer; big: Buffer };
@@ -214,9 +224,9 @@ async function storedFiles(): Promise<string[]> {
 }
 
 /** A fresh workspace per call: `POST /media` allows 30 a minute per credential. */
-async function ingest(body: unknown): Promise<JsonResponse> {
+async function ingest(body: BodyOf<'POST /media'>): Promise<ApiResponse<'POST /media'>> {
   const { apiKey } = await t.workspace('pro');
-  return call('POST', `${t.api}/media`, { apiKey, body });
+  return api.request('POST /media', { apiKey, body });
 }
 
 async function download(url: string): Promise<{ res: Response; bytes: Buffer }> {
@@ -232,12 +242,12 @@ describe('POST /media: images', () => {
   ])('re-encodes a %s to WebP, stores it and serves it cacheable for a year', async (_name, path, width, height) => {
     const url = `${host.url}${path}`;
     const res = await ingest({ url });
-    expect(res.status, res.text).toBe(201);
+    expectStatus(res, 201);
     const { data } = res.body;
     expect(data).toMatchObject({ type: 'image', url, width, height });
     expect(data.storedUrl).toMatch(new RegExp(`^${t.url}/media/files/[0-9a-f]{64}\\.webp$`));
 
-    const { res: file, bytes } = await download(data.storedUrl);
+    const { res: file, bytes } = await download(data.storedUrl!);
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('image/webp');
     expect(file.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
@@ -251,7 +261,7 @@ describe('POST /media: images', () => {
     expect(meta.icc).toBeUndefined();
     expect(meta.xmp).toBeUndefined();
 
-    const revalidated = await fetch(data.storedUrl, { headers: { 'if-none-match': file.headers.get('etag') ?? '' } });
+    const revalidated = await fetch(data.storedUrl!, { headers: { 'if-none-match': file.headers.get('etag') ?? '' } });
     expect(revalidated.status).toBe(304);
   });
 
@@ -268,8 +278,8 @@ describe('POST /media: images', () => {
     const again = await ingest({ url: `${host.url}/copy-of-photo.png` });
     const mislabelled = await ingest({ url: `${host.url}/mislabelled` });
     for (const res of [again, mislabelled]) {
-      expect(res.status, res.text).toBe(201);
-      expect(res.body.data.storedUrl).toBe(first.body.data.storedUrl);
+      expectStatus(res, 201);
+      expect(res.body.data.storedUrl).toBe(expectOk(first).data.storedUrl);
       expect([res.body.data.width, res.body.data.height]).toEqual([40, 30]);
     }
     expect(await storedFiles()).toEqual(before);
@@ -278,13 +288,13 @@ describe('POST /media: images', () => {
   it('connects to the address it checked for a host name (localhost, loopback allowed here)', async () => {
     const url = `http://localhost:${new URL(host.url).port}/photo.png`;
     const res = await ingest({ url });
-    expect(res.status, res.text).toBe(201);
+    expectStatus(res, 201);
     expect(res.body.data).toMatchObject({ type: 'image', url, width: 40, height: 30 });
   });
 
   it('follows up to three redirects', async () => {
     const res = await ingest({ url: `${host.url}/hops/3` });
-    expect(res.status, res.text).toBe(201);
+    expectStatus(res, 201);
     expect(res.body.data).toMatchObject({ type: 'image', url: `${host.url}/hops/3`, width: 40, height: 30 });
   });
 });
@@ -299,7 +309,7 @@ describe('POST /media: video and links', () => {
     ['https://player.vimeo.com/video/76979871', 'vimeo'],
   ])('%s is %s, returned as given', async (url, type) => {
     const res = await ingest({ url });
-    expect(res.status, res.text).toBe(201);
+    expectStatus(res, 201);
     expect(res.body).toEqual({ data: { type, url } });
   });
 
@@ -315,14 +325,14 @@ describe('POST /media: video and links', () => {
   it('an HTML page is a link, not stored', async () => {
     const before = await storedFiles();
     const res = await ingest({ url: `${host.url}/page.html` });
-    expect(res.status, res.text).toBe(201);
+    expectStatus(res, 201);
     expect(res.body).toEqual({ data: { type: 'link', url: `${host.url}/page.html` } });
     expect(await storedFiles()).toEqual(before);
   });
 });
 
 describe('POST /media: hostile input is refused and nothing is stored', () => {
-  const refused: [string, () => string, number, string][] = [
+  const refused: [string, () => string, number, ErrorCode][] = [
     ['a file: URL', () => 'file:///etc/passwd', 422, 'validation_failed'],
     ['an ftp: URL', () => 'ftp://127.0.0.1/photo.png', 422, 'validation_failed'],
     ['the cloud metadata address', () => 'http://169.254.169.254/latest/meta-data/', 422, 'media_not_allowed'],
@@ -363,7 +373,7 @@ describe('POST /media: hostile input is refused and nothing is stored', () => {
     const before = await storedFiles();
     const res = await ingest({ url: `${host.url}/endless` });
     expectError(res, 422, 'media_too_large');
-    expect(res.body.error.details.maxBytes).toBe(MAX_BYTES);
+    expect(errorDetails(res).maxBytes).toBe(MAX_BYTES);
     // The client hung up: the host's endless stream stopped.
     await host.endless.closed;
     expect(await storedFiles()).toEqual(before);
@@ -376,7 +386,7 @@ describe('POST /media: hostile input is refused and nothing is stored', () => {
       const seen = host.requests.length;
       const port = new URL(host.url).port;
       for (const url of [`http://localhost:${port}/photo.png`, `${host.url}/photo.png`, `http://[::1]:${port}/x`]) {
-        const res = await call('POST', `${strict.api}/media`, { apiKey, body: { url } });
+        const res = await rawCall('POST', `${strict.api}/media`, { apiKey, body: { url } });
         expectError(res, 422, 'media_not_allowed');
         // The refusal names the setting that allows it, for a developer trying it locally.
         expect(res.body.error.message).toContain('only with MEDIA_ALLOW_LOOPBACK=true');
@@ -407,8 +417,8 @@ describe('POST /media: its own rate limit', () => {
     for (let attempt = 0; attempt < 3; attempt++) {
       const { apiKey } = await t.workspace('pro');
       const body = { url: 'https://youtu.be/dQw4w9WgXcQ' };
-      const responses: JsonResponse[] = [];
-      for (let i = 0; i < 31; i++) responses.push(await call('POST', `${t.api}/media`, { apiKey, body }));
+      const responses: HttpResponse[] = [];
+      for (let i = 0; i < 31; i++) responses.push(await api.request('POST /media', { apiKey, body }));
       const resets = new Set(responses.map((r) => r.headers.get('x-ratelimit-reset')));
       if (resets.size > 1) continue;
       responses.slice(0, 30).forEach((res, i) => {
@@ -416,14 +426,14 @@ describe('POST /media: its own rate limit', () => {
         expect(res.headers.get('x-ratelimit-limit')).toBe('30');
         expect(res.headers.get('x-ratelimit-remaining')).toBe(String(29 - i));
       });
-      const last = responses[30] as JsonResponse;
+      const last = responses[30] as HttpResponse;
       expectError(last, 429, 'rate_limited');
       expect(last.headers.get('x-ratelimit-limit')).toBe('30');
       expect(last.headers.get('x-ratelimit-remaining')).toBe('0');
 
-      const polls = await call('GET', `${t.api}/polls`, { apiKey });
+      const polls = await api.request('GET /polls', { apiKey });
       if (polls.headers.get('x-ratelimit-reset') !== last.headers.get('x-ratelimit-reset')) continue;
-      expect(polls.status, polls.text).toBe(200);
+      expectStatus(polls, 200);
       expect(polls.headers.get('x-ratelimit-limit')).toBe('120');
       expect(polls.headers.get('x-ratelimit-remaining')).toBe(String(120 - 32));
       return;
@@ -441,7 +451,7 @@ describe('GET /media/files/{name}', () => {
     `/media/files/${'0'.repeat(64)}.png`,
     '/media/files/.hidden.tmp',
   ])('%s is 404 in the envelope', async (path) => {
-    const res = await call('GET', `${t.url}${path}`);
+    const res = await rawCall('GET', `${t.url}${path}`);
     expectError(res, 404, 'not_found');
   });
 });

@@ -1,9 +1,12 @@
+import type { ErrorEnvelope } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../support/http.js';
+import { sampleContent } from '../support/decks.js';
+import { rawCall } from '../support/http.js';
 import { parseMetrics, scrapeMetrics } from '../support/metrics.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer, usingPostgres } from '../support/server.js';
 import { openSse } from '../support/sse.js';
+import { expectStatus, testClient } from '../support/test-client.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { createEndpoint } from '../support/webhooks.js';
 
@@ -18,6 +21,7 @@ const TOKEN = 'metrics-test-token-0123456789abcdef';
 
 describe('GET /metrics', () => {
   let t: TestServer;
+  const api = testClient(() => t.api);
   let plain: TestServer;
   let apiKey: string;
   let receiver: WebhookReceiver;
@@ -44,7 +48,9 @@ describe('GET /metrics', () => {
   const publish = pollPublisher(() => ({ api: t.api, apiKey, title: 'Metrics', content: sampleContent() }));
 
   it('is not there without METRICS_TOKEN: a 404 in the envelope, like any unknown path', async () => {
-    const res = await call('GET', `${plain.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const res = await rawCall<ErrorEnvelope>('GET', `${plain.url}/metrics`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('not_found');
   });
@@ -56,13 +62,13 @@ describe('GET /metrics', () => {
       { authorization: TOKEN },
     ];
     for (const headers of attempts) {
-      const res = await call('GET', `${t.url}/metrics`, { headers });
+      const res = await rawCall<ErrorEnvelope>('GET', `${t.url}/metrics`, { headers });
       expect(res.status, JSON.stringify(headers)).toBe(401);
       expect(res.body.error.code).toBe('invalid_metrics_token');
       expect(res.headers.get('www-authenticate')).toBe('Bearer');
       expect(res.text).not.toContain('pollkit_');
     }
-    const res = await call('GET', `${t.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const res = await rawCall('GET', `${t.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -70,9 +76,12 @@ describe('GET /metrics', () => {
 
   it('counts requests by route template, method and status, never by raw URL', async () => {
     const poll = await publish();
-    for (let i = 0; i < 3; i++) expect((await call('GET', `${t.api}/polls/${poll.id}`, { apiKey })).status).toBe(200);
-    expect((await call('GET', `${t.api}/polls/poll_01AAAAAAAAAAAAAAAAAAAAAAAA`, { apiKey })).status).toBe(404);
-    expect((await call('GET', `${t.url}/no/such/path/${poll.id}`)).status).toBe(404);
+    for (let i = 0; i < 3; i++)
+      expect((await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey })).status).toBe(200);
+    expect(
+      (await api.request('GET /polls/{id}', { params: { id: 'poll_01AAAAAAAAAAAAAAAAAAAAAAAA' }, apiKey })).status,
+    ).toBe(404);
+    expect((await rawCall('GET', `${t.url}/no/such/path/${poll.id}`)).status).toBe(404);
 
     const text = await (await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
     const samples = parseMetrics(text);
@@ -95,14 +104,16 @@ describe('GET /metrics', () => {
     const poll = await publish();
     const votes = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        call('POST', `${t.api}/polls/${poll.id}/votes`, {
+        api.request('POST /polls/{id}/votes', {
+          params: { id: poll.id },
           apiKey,
           body: { voterId: `m${i}`, slideId: 'lunch', optionIds: ['pizza'] },
         }),
       ),
     );
     expect(votes.every((v) => v.status === 201)).toBe(true);
-    const created = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.id } });
+    const created = await api.request('POST /sessions', { apiKey, body: { pollId: poll.id } });
+    expectStatus(created, 201);
     const stream = await openSse(`${t.api}/sessions/${created.body.id}/events`, {
       'x-host-token': created.body.hostToken,
     });

@@ -1,7 +1,10 @@
+import type { TextFilter } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
-import { call } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
+import type { ControlAction } from '../support/live-deck.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { type BodyOf, errorOf, expectOk, expectStatus, slideOf, testClient } from '../support/test-client.js';
 
 /**
  * The text filter through the API (docs/moderation.md): each mode on open-ended answers, Q&A
@@ -10,15 +13,14 @@ import { startTestServer, type TestServer } from '../support/server.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 let workspaceId: string;
 let otherApiKey: string;
 
 beforeAll(async () => {
   t = await startTestServer({
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    LIVE_JOINS_PER_IP_PER_MINUTE: '1000000',
-    LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000000',
+    ...UNLIMITED,
     // An endpoint on loopback that nothing delivers to: the test reads the outbox the answers write.
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_LOOPBACK: 'true',
@@ -32,7 +34,7 @@ afterAll(() => t?.close());
 const VULGAR = 'this meeting is fucking long';
 const CLEAN = 'Scunthorpe has a classic cocktail bar';
 
-function deck(textFilter?: string, slideFilter?: string) {
+function deck(textFilter?: TextFilter, slideFilter?: TextFilter): BodyOf<'POST /polls'> {
   return {
     title: 'Town hall',
     ...(textFilter ? { textFilter } : {}),
@@ -60,39 +62,43 @@ function deck(textFilter?: string, slideFilter?: string) {
   };
 }
 
-async function publishedPoll(body: object, key = apiKey): Promise<string> {
-  const created = await call('POST', `${t.api}/polls`, { apiKey: key, body });
-  expect(created.status, created.text).toBe(201);
-  const published = await call('PATCH', `${t.api}/polls/${created.body.id}`, { apiKey: key, body: { publish: true } });
-  expect(published.status, published.text).toBe(200);
+async function publishedPoll(body: BodyOf<'POST /polls'>, key = apiKey): Promise<string> {
+  const created = await api.request('POST /polls', { apiKey: key, body });
+  expectStatus(created, 201);
+  const published = await api.request('PATCH /polls/{id}', {
+    params: { id: created.body.id },
+    apiKey: key,
+    body: { publish: true },
+  });
+  expectStatus(published, 200);
   return created.body.id;
 }
 
 const respond = (pollId: string, voterId: string, slideId: string, text: string, key = apiKey) =>
-  call('POST', `${t.api}/polls/${pollId}/responses`, { apiKey: key, body: { voterId, slideId, text } });
+  api.request('POST /polls/{id}/responses', { params: { id: pollId }, apiKey: key, body: { voterId, slideId, text } });
 
 async function results(pollId: string) {
-  const res = await call('GET', `${t.api}/polls/${pollId}/results`, { apiKey });
-  expect(res.status, res.text).toBe(200);
-  const slide = (id: string) => res.body.slides.find((s: { slideId: string }) => s.slideId === id);
-  return { open: slide('words'), qa: slide('ask') };
+  const res = await api.request('GET /polls/{id}/results', { params: { id: pollId }, apiKey });
+  expectStatus(res, 200);
+  return { open: slideOf(res.body.slides, 'words', 'open_ended'), qa: slideOf(res.body.slides, 'ask', 'qa') };
 }
 
 async function responses(pollId: string) {
-  const res = await call('GET', `${t.api}/polls/${pollId}/responses?limit=100`, { apiKey });
-  expect(res.status, res.text).toBe(200);
+  const res = await api.request('GET /polls/{id}/responses', { params: { id: pollId }, query: { limit: 100 }, apiKey });
+  expectStatus(res, 200);
   return res.body.data as Array<{ id: string; text?: string; flagged?: boolean; status?: string }>;
 }
 
 async function exportCsv(pollId: string): Promise<string> {
-  const res = await call('GET', `${t.api}/polls/${pollId}/export`, { apiKey });
-  expect(res.status, res.text).toBe(200);
+  const res = await api.request('GET /polls/{id}/export', { params: { id: pollId }, apiKey });
+  expectStatus(res, 200);
   return res.text;
 }
 
 describe('the text filter', () => {
   it('masks by default: stored as written, shown masked in results and the export', async () => {
-    const created = await call('POST', `${t.api}/polls`, { apiKey, body: deck() });
+    const created = await api.request('POST /polls', { apiKey, body: deck() });
+    expectStatus(created, 201);
     expect(created.body.textFilter).toBe('mask');
     expect(created.body.maxRespondents).toBeNull();
     const pollId = await publishedPoll(deck());
@@ -110,23 +116,24 @@ describe('the text filter', () => {
 
     const { open, qa } = await results(pollId);
     expect(open.totalAnswers).toBe(3);
-    const shown = open.recent.map((r: { text: string }) => r.text);
+    const shown = open.recent.map((r) => r.text);
     expect(shown).toContain(CLEAN);
     expect(shown.join(' ')).not.toMatch(/fucking/i);
     expect(shown.some((text: string) => /^this meeting is f\*+ long$/.test(text))).toBe(true);
-    const words = open.words.map((w: { word: string }) => w.word);
+    const words = open.words.map((w) => w.word);
     expect(words).toContain('meeting');
     expect(words).toContain('scunthorpe');
     expect(words).not.toContain('fucking');
     expect(words).toContain('managers');
     expect(words).not.toContain('hole');
-    expect(qa.questions[0].text).toMatch(/^Why is this s\*+ so slow\?$/);
+    expect(qa.questions[0]!.text).toMatch(/^Why is this s\*+ so slow\?$/);
 
     const csv = await exportCsv(pollId);
     expect(csv).toContain('Scunthorpe has a classic cocktail bar');
     expect(csv).not.toMatch(/fucking|shit/i);
 
-    const questions = await call('GET', `${t.api}/polls/${pollId}/questions`, { apiKey });
+    const questions = await api.request('GET /polls/{id}/questions', { params: { id: pollId }, apiKey });
+    expectStatus(questions, 200);
     expect(questions.body.data[0]).toMatchObject({ text: 'Why is this shit so slow?', flagged: true });
   });
 
@@ -134,8 +141,8 @@ describe('the text filter', () => {
     const pollId = await publishedPoll(deck('off'));
     expect((await respond(pollId, 'v1', 'words', VULGAR)).status).toBe(201);
     const { open } = await results(pollId);
-    expect(open.recent[0].text).toBe(VULGAR);
-    expect(open.words.map((w: { word: string }) => w.word)).toContain('fucking');
+    expect(open.recent[0]!.text).toBe(VULGAR);
+    expect(open.words.map((w) => w.word)).toContain('fucking');
     expect((await responses(pollId))[0]).toMatchObject({ text: VULGAR, flagged: true });
   });
 
@@ -146,7 +153,7 @@ describe('the text filter', () => {
       ['ask', 'f u c k this'],
     ] as const) {
       const refused = await respond(pollId, 'v1', slideId, text);
-      expect(refused.status, refused.text).toBe(422);
+      expectStatus(refused, 422);
       expect(refused.body.error.code).toBe('content_rejected');
       expect(refused.body.error.details).toEqual({ field: 'text' });
       expect(refused.text).not.toMatch(/fuck|f u c k/i);
@@ -167,54 +174,67 @@ describe('the text filter', () => {
   it('review holds a flagged answer until approved; it counts nowhere meanwhile', async () => {
     const pollId = await publishedPoll(deck('review'));
     const held = await respond(pollId, 'v1', 'words', VULGAR);
-    expect(held.status).toBe(201);
+    expectStatus(held, 201);
     expect((await respond(pollId, 'v2', 'words', CLEAN)).status).toBe(201);
     const question = await respond(pollId, 'v3', 'ask', 'who the fuck planned this?');
 
-    expect((await responses(pollId)).find((r) => r.id === held.body.id)).toMatchObject({
+    expect((await responses(pollId)).find((r) => r.id === expectOk(held).id)).toMatchObject({
       status: 'pending',
       flagged: true,
       text: VULGAR,
     });
     // The review queue through the API: only what is held, Q&A questions included.
-    const queue = await call('GET', `${t.api}/polls/${pollId}/responses?status=pending`, { apiKey });
-    expect(queue.status, queue.text).toBe(200);
-    expect(queue.body.data.map((r: { id: string }) => r.id)).toEqual([question.body.id, held.body.id]);
-    const approvedOnes = await call('GET', `${t.api}/polls/${pollId}/responses?status=approved`, { apiKey });
-    expect(approvedOnes.body.data.map((r: { text: string }) => r.text)).toEqual([CLEAN]);
+    const queue = await api.request('GET /polls/{id}/responses', {
+      params: { id: pollId },
+      query: { status: 'pending' },
+      apiKey,
+    });
+    expectStatus(queue, 200);
+    expect(queue.body.data.map((r: { id: string }) => r.id)).toEqual([expectOk(question).id, expectOk(held).id]);
+    const approvedOnes = await api.request('GET /polls/{id}/responses', {
+      params: { id: pollId },
+      query: { status: 'approved' },
+      apiKey,
+    });
+    expectStatus(approvedOnes, 200);
+    expect(approvedOnes.body.data.map((r) => r.text)).toEqual([CLEAN]);
     let view = await results(pollId);
     expect(view.open.totalAnswers).toBe(1);
-    expect(view.open.recent.map((r: { text: string }) => r.text)).toEqual([CLEAN]);
-    expect(view.open.words.map((w: { word: string }) => w.word)).not.toContain('long');
+    expect(view.open.recent.map((r) => r.text)).toEqual([CLEAN]);
+    expect(view.open.words.map((w) => w.word)).not.toContain('long');
     expect(view.qa.questions).toEqual([]);
     expect(await exportCsv(pollId)).not.toContain('this meeting');
 
-    const approve = (id: string, status: string, key = apiKey) =>
-      call('PATCH', `${t.api}/polls/${pollId}/responses/${id}`, { apiKey: key, body: { status } });
+    const approve = (id: string, status: 'approved' | 'dismissed', key = apiKey) =>
+      api.request('PATCH /polls/{id}/responses/{responseId}', {
+        params: { id: pollId, responseId: id },
+        apiKey: key,
+        body: { status },
+      });
     // Another workspace cannot see or decide it.
-    expect((await approve(held.body.id, 'approved', otherApiKey)).status).toBe(404);
+    expect((await approve(expectOk(held).id, 'approved', otherApiKey)).status).toBe(404);
 
-    const approved = await approve(held.body.id, 'approved');
-    expect(approved.status, approved.text).toBe(200);
+    const approved = await approve(expectOk(held).id, 'approved');
+    expectStatus(approved, 200);
     expect(approved.body).toMatchObject({ status: 'approved', flagged: true, text: VULGAR });
     view = await results(pollId);
     expect(view.open.totalAnswers).toBe(2);
-    expect(view.open.recent.map((r: { text: string }) => r.text)).toContain('this meeting is f****** long');
-    expect(view.open.words.map((w: { word: string }) => w.word)).toContain('long');
+    expect(view.open.recent.map((r) => r.text)).toContain('this meeting is f****** long');
+    expect(view.open.words.map((w) => w.word)).toContain('long');
     // Approving twice changes nothing.
-    expect((await approve(held.body.id, 'approved')).status).toBe(200);
+    expect((await approve(expectOk(held).id, 'approved')).status).toBe(200);
     expect((await results(pollId)).open.totalAnswers).toBe(2);
 
     // Dismissing an approved answer takes it out again.
-    expect((await approve(held.body.id, 'dismissed')).body.status).toBe('dismissed');
+    expect(expectOk(await approve(expectOk(held).id, 'dismissed')).status).toBe('dismissed');
     view = await results(pollId);
     expect(view.open.totalAnswers).toBe(1);
-    expect(view.open.words.map((w: { word: string }) => w.word)).not.toContain('long');
+    expect(view.open.words.map((w) => w.word)).not.toContain('long');
 
     // A Q&A question's id works here too.
-    const shown = await approve(question.body.id, 'approved');
-    expect(shown.status, shown.text).toBe(200);
-    expect((await results(pollId)).qa.questions[0].text).toMatch(/^who the f\*+ planned this\?$/);
+    const shown = await approve(expectOk(question).id, 'approved');
+    expectStatus(shown, 200);
+    expect((await results(pollId)).qa.questions[0]!.text).toMatch(/^who the f\*+ planned this\?$/);
 
     // Votes and quiz answers are not moderated texts.
     expect((await approve('rsp_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'approved')).status).toBe(404);
@@ -228,21 +248,22 @@ describe('the text filter', () => {
       name: 'reader',
       scopes: ['responses:read', 'polls:read'],
     });
-    const res = await call('PATCH', `${t.api}/polls/${pollId}/responses/${held.body.id}`, {
+    const res = await api.request('PATCH /polls/{id}/responses/{responseId}', {
+      params: { id: pollId, responseId: expectOk(held).id },
       apiKey: secret,
       body: { status: 'approved' },
     });
-    expect(res.status).toBe(403);
+    expectStatus(res, 403);
     expect((await responses(pollId))[0]?.status).toBe('pending');
   });
 
   it('the workspace’s own terms: blocked ones flag, allowed ones win', async () => {
     const { apiKey: key } = await t.workspace('pro');
-    const patched = await call('PATCH', `${t.api}/workspace`, {
+    const patched = await api.request('PATCH /workspace', {
       apiKey: key,
       body: { blockedTerms: ['pineapple pizza', 'Durian'], allowedTerms: ['shit'] },
     });
-    expect(patched.status, patched.text).toBe(200);
+    expectStatus(patched, 200);
     expect(patched.body).toMatchObject({ blockedTerms: ['pineapple pizza', 'Durian'], allowedTerms: ['shit'] });
     const pollId = await publishedPoll(deck('block'), key);
     expect((await respond(pollId, 'v1', 'words', 'I love PINEAPPLE   pizza', key)).status).toBe(422);
@@ -251,53 +272,60 @@ describe('the text filter', () => {
     expect((await respond(pollId, 'v4', 'words', 'oh shit, I forgot', key)).status).toBe(201);
 
     // A PATCH replaces each list; the change applies at once.
-    await call('PATCH', `${t.api}/workspace`, { apiKey: key, body: { allowedTerms: [] } });
+    await api.request('PATCH /workspace', { apiKey: key, body: { allowedTerms: [] } });
     expect((await respond(pollId, 'v5', 'words', 'oh shit, again', key)).status).toBe(422);
 
-    const tooMany = await call('PATCH', `${t.api}/workspace`, {
+    const tooMany = await api.request('PATCH /workspace', {
       apiKey: key,
       body: { blockedTerms: Array.from({ length: 501 }, (_, i) => `term${i}`) },
     });
-    expect(tooMany.status).toBe(422);
-    const tooLong = await call('PATCH', `${t.api}/workspace`, {
-      apiKey: key,
-      body: { blockedTerms: ['x'.repeat(65)] },
-    });
-    expect(tooLong.status).toBe(422);
-    const blank = await call('PATCH', `${t.api}/workspace`, { apiKey: key, body: { blockedTerms: ['   '] } });
-    expect(blank.status).toBe(422);
+    expectStatus(tooMany, 422);
+    const tooLong = await api.request('PATCH /workspace', { apiKey: key, body: { blockedTerms: ['x'.repeat(65)] } });
+    expectStatus(tooLong, 422);
+    const blank = await api.request('PATCH /workspace', { apiKey: key, body: { blockedTerms: ['   '] } });
+    expectStatus(blank, 422);
   });
 
   it('PATCH /polls/{id} changes the mode, even once the poll has answers', async () => {
     const pollId = await publishedPoll(deck());
     expect((await respond(pollId, 'v1', 'words', CLEAN)).status).toBe(201);
-    const patched = await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { textFilter: 'block' } });
-    expect(patched.status, patched.text).toBe(200);
+    const patched = await api.request('PATCH /polls/{id}', {
+      params: { id: pollId },
+      apiKey,
+      body: { textFilter: 'block' },
+    });
+    expectStatus(patched, 200);
     expect(patched.body.textFilter).toBe('block');
     expect((await respond(pollId, 'v2', 'words', VULGAR)).status).toBe(422);
-    const bad = await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { textFilter: 'shout' } });
-    expect(bad.status).toBe(422);
+    const bad = await api.unchecked('PATCH /polls/{id}', {
+      params: { id: pollId },
+      apiKey,
+      body: { textFilter: 'shout' },
+    });
+    expectStatus(bad, 422);
   });
 });
 
 describe('names and the presenter’s views', () => {
-  async function liveSession(body: object) {
+  async function liveSession(body: BodyOf<'POST /polls'>) {
     const pollId = await publishedPoll(body);
-    const session = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId } });
-    expect(session.status, session.text).toBe(201);
-    const { id, pin, hostToken } = session.body;
-    const control = (action: string) => call('POST', `${t.api}/sessions/${id}/control`, { apiKey, body: { action } });
+    const session = await api.request('POST /sessions', { apiKey, body: { pollId } });
+    expectStatus(session, 201);
+    const { id, hostToken } = session.body;
+    const pin = session.body.pin!;
+    const control = (action: ControlAction) =>
+      api.request('POST /sessions/{id}/control', { params: { id }, apiKey, body: { action } });
     expect((await control('start')).status).toBe(200);
     return { pollId, id, pin, hostToken, control };
   }
 
-  const join = (pin: string, name: string) => call('POST', `${t.api}/live/${pin}/join`, { body: { name } });
+  const join = (pin: string, name: string) => api.request('POST /live/{pin}/join', { params: { pin }, body: { name } });
 
   it('block and review refuse a flagged name at join; mask shows it masked, the owner as written', async () => {
-    for (const mode of ['block', 'review']) {
+    for (const mode of ['block', 'review'] as const) {
       const { pin } = await liveSession(deck(mode));
       const refused = await join(pin, 'B1gD1ck');
-      expect(refused.status, refused.text).toBe(422);
+      expectStatus(refused, 422);
       expect(refused.body.error).toMatchObject({ code: 'content_rejected', details: { field: 'name' } });
       expect(refused.text).not.toMatch(/b1gd1ck/i);
       expect((await join(pin, 'Dick Advocaat')).status).toBe(200);
@@ -305,34 +333,42 @@ describe('names and the presenter’s views', () => {
 
     const session = await liveSession(deck('mask'));
     const player = await join(session.pin, 'shithead99');
-    expect(player.status, player.text).toBe(200);
+    expectStatus(player, 200);
     // The quiz is slide 3: answer it so the leaderboard has a score.
     await session.control('next');
     await session.control('next');
-    const answered = await call('POST', `${t.api}/live/${session.pin}/answers`, {
+    const answered = await api.request('POST /live/{pin}/answers', {
+      params: { pin: session.pin },
       body: { slideId: 'q1', optionIds: ['four'] },
-      headers: { 'x-participant-token': player.body.participantToken },
+      headers: { 'x-participant-token': expectOk(player).participantToken },
     });
-    expect(answered.status, answered.text).toBe(201);
+    expectStatus(answered, 201);
 
-    const shown = await call('GET', `${t.api}/sessions/${session.id}/results`, { apiKey });
-    expect(shown.body.leaderboard[0].name).toMatch(/^s\*+99$/);
-    const listed = await call('GET', `${t.api}/sessions/${session.id}/participants`, { apiKey });
+    const shown = await api.request('GET /sessions/{id}/results', { params: { id: session.id }, apiKey });
+    expectStatus(shown, 200);
+    expect(shown.body.leaderboard![0]!.name).toMatch(/^s\*+99$/);
+    const listed = await api.request('GET /sessions/{id}/participants', { params: { id: session.id }, apiKey });
+    expectStatus(listed, 200);
     expect(listed.body.data[0]).toMatchObject({ name: 'shithead99', flagged: true });
   });
 
   it('the host token’s review queue: masked, decided from the presenter’s device, confined to its room', async () => {
     const session = await liveSession(deck('review'));
     const player = await join(session.pin, 'Ana');
-    const answer = await call('POST', `${t.api}/live/${session.pin}/answers`, {
+    const answer = await api.request('POST /live/{pin}/answers', {
+      params: { pin: session.pin },
       body: { slideId: 'words', text: VULGAR },
-      headers: { 'x-participant-token': player.body.participantToken },
+      headers: { 'x-participant-token': expectOk(player).participantToken },
     });
-    expect(answer.status, answer.text).toBe(201);
+    expectStatus(answer, 201);
 
     const host = { 'x-host-token': session.hostToken };
-    const queue = await call('GET', `${t.api}/sessions/${session.id}/responses?status=pending`, { headers: host });
-    expect(queue.status, queue.text).toBe(200);
+    const queue = await api.request('GET /sessions/{id}/responses', {
+      params: { id: session.id },
+      query: { status: 'pending' },
+      headers: host,
+    });
+    expectStatus(queue, 200);
     expect(queue.body.data).toHaveLength(1);
     expect(queue.body.data[0]).toMatchObject({
       status: 'pending',
@@ -342,23 +378,32 @@ describe('names and the presenter’s views', () => {
 
     // Another session's host cannot decide this room's answer.
     const other = await liveSession(deck('review'));
-    const foreign = await call('PATCH', `${t.api}/sessions/${other.id}/responses/${answer.body.id}`, {
+    const foreign = await api.request('PATCH /sessions/{id}/responses/{responseId}', {
+      params: { id: other.id, responseId: answer.body.id },
       headers: { 'x-host-token': other.hostToken },
       body: { status: 'approved' },
     });
-    expect(foreign.status).toBe(404);
+    expectStatus(foreign, 404);
 
-    const decided = await call('PATCH', `${t.api}/sessions/${session.id}/responses/${answer.body.id}`, {
+    const decided = await api.request('PATCH /sessions/{id}/responses/{responseId}', {
+      params: { id: session.id, responseId: answer.body.id },
       headers: host,
       body: { status: 'approved' },
     });
-    expect(decided.status, decided.text).toBe(200);
+    expectStatus(decided, 200);
     expect(decided.body.text).toBe('this meeting is f****** long');
-    const room = await call('GET', `${t.api}/sessions/${session.id}/results`, { headers: host });
-    const open = room.body.slides.find((s: { slideId: string }) => s.slideId === 'words');
+    const room = await api.request('GET /sessions/{id}/results', { params: { id: session.id }, headers: host });
+    expectStatus(room, 200);
+    const open = slideOf(room.body.slides, 'words', 'open_ended');
     expect(open.totalAnswers).toBe(1);
     expect(
-      (await call('GET', `${t.api}/sessions/${session.id}/responses?status=pending`, { headers: host })).body.data,
+      expectOk(
+        await api.request('GET /sessions/{id}/responses', {
+          params: { id: session.id },
+          query: { status: 'pending' },
+          headers: host,
+        }),
+      ).data,
     ).toEqual([]);
   });
 });
@@ -366,11 +411,11 @@ describe('names and the presenter’s views', () => {
 describe('webhooks', () => {
   it('carry the text as written with `flagged`', async () => {
     const { apiKey: key, id } = await t.workspace('pro');
-    const endpoint = await call('POST', `${t.api}/webhooks`, {
+    const endpoint = await api.request('POST /webhooks', {
       apiKey: key,
       body: { url: 'http://127.0.0.1:9/hook', events: ['response.created', 'question.created'] },
     });
-    expect(endpoint.status, endpoint.text).toBe(201);
+    expectStatus(endpoint, 201);
     const pollId = await publishedPoll(deck('review'), key);
     await respond(pollId, 'v1', 'words', VULGAR, key);
     await respond(pollId, 'v1', 'ask', 'Any news?', key);
@@ -391,7 +436,7 @@ describe('webhooks', () => {
 
 describe('maxRespondents', () => {
   it('is exact under 20 concurrent first answers, and lets seated respondents answer on', async () => {
-    const body = {
+    const body: BodyOf<'POST /polls'> = {
       title: 'Capped',
       maxRespondents: 5,
       content: {
@@ -409,15 +454,15 @@ describe('maxRespondents', () => {
     const full = outcomes.filter((r) => r.status === 409);
     expect(accepted).toHaveLength(5);
     expect(full).toHaveLength(15);
-    expect(full[0]?.body.error).toMatchObject({ code: 'poll_full', details: { maxRespondents: 5 } });
+    expect(errorOf(full[0]!)).toMatchObject({ code: 'poll_full', details: { maxRespondents: 5 } });
     // A seated respondent answers the next slide; a newcomer still cannot.
     const seated = accepted[0]?.body.voterId as string;
     expect((await respond(pollId, seated, 'b', 'more')).status).toBe(201);
     expect((await respond(pollId, 'latecomer', 'b', 'me too')).status).toBe(409);
     // Raising the cap lets one more in; resetting the answers frees every seat.
-    await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { maxRespondents: 6 } });
+    await api.request('PATCH /polls/{id}', { params: { id: pollId }, apiKey, body: { maxRespondents: 6 } });
     expect((await respond(pollId, 'latecomer', 'b', 'me too')).status).toBe(201);
-    expect((await call('DELETE', `${t.api}/polls/${pollId}/answers`, { apiKey })).status).toBe(200);
+    expect((await api.request('DELETE /polls/{id}/answers', { params: { id: pollId }, apiKey })).status).toBe(200);
     expect((await respond(pollId, 'fresh', 'a', 'hello')).status).toBe(201);
   });
 });

@@ -1,22 +1,34 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { contract, operationId, type RouteDefinition, requiredScopes, scopes } from '@pollkit/contracts';
+import {
+  contract,
+  type ErrorEnvelope,
+  operationId,
+  type RouteDefinition,
+  requiredScopes,
+  scopes,
+} from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSecret } from '../../src/core/secrets.js';
-import { setOAuthEnabled } from '../../src/modules/oauth/oauth.repository.js';
-import { revokeClient } from '../../src/modules/oauth/oauth.service.js';
-import { describeScope } from '../../src/modules/oauth/scope-descriptions.js';
 import {
   AUTHENTICATION_DOC_PATH,
   scopesCell,
   scopeTableMarkdown,
   withScopeTable,
-} from '../../src/modules/oauth/scope-table.js';
-import { updateWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
+} from '../../../docs/scripts/scope-table.js';
+import { hashSecret } from '../../src/core/secrets.js';
+import { revokeClient } from '../../src/modules/oauth/oauth.service.js';
+import { describeScope } from '../../src/modules/oauth/scope-descriptions.js';
+import { setOAuthEnabled, updateWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
 import { runCliInProcess } from '../support/cli.js';
-import { call, type JsonResponse } from '../support/http.js';
-import { oauthClient as enterpriseOAuthClient, issuedToken, type TestOAuthClient } from '../support/oauth.js';
+import { type HttpResponse, rawCall } from '../support/http.js';
+import {
+  oauthClient as enterpriseOAuthClient,
+  issuedToken,
+  type OAuthReply,
+  type TestOAuthClient,
+} from '../support/oauth.js';
 import { startTestServer, type TestServer, usingPostgres } from '../support/server.js';
+import { errorOf, expectOk, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * OAuth 2.0 client credentials through real HTTP: every row of the spec's token-endpoint error
@@ -25,6 +37,7 @@ import { startTestServer, type TestServer, usingPostgres } from '../support/serv
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let tokenUrl: string;
 
 beforeAll(async () => {
@@ -49,11 +62,17 @@ function basic(clientId: string, clientSecret: string): Record<string, string> {
 
 /** `POST /api/oauth/token` with form-encoded parameters (the RFC's encoding). */
 function tokenByForm(params: Record<string, string>, headers: Record<string, string> = {}) {
-  return call('POST', tokenUrl, { rawBody: new URLSearchParams(params).toString(), headers: { ...FORM, ...headers } });
+  return rawCall<OAuthReply>('POST', tokenUrl, {
+    rawBody: new URLSearchParams(params).toString(),
+    headers: { ...FORM, ...headers },
+  });
 }
 
 function tokenByJson(params: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return call('POST', tokenUrl, { rawBody: JSON.stringify(params), headers: { ...JSON_TYPE, ...headers } });
+  return rawCall<OAuthReply>('POST', tokenUrl, {
+    rawBody: JSON.stringify(params),
+    headers: { ...JSON_TYPE, ...headers },
+  });
 }
 
 async function accessToken(client: TestClient, scope?: string): Promise<string> {
@@ -61,23 +80,25 @@ async function accessToken(client: TestClient, scope?: string): Promise<string> 
 }
 
 /** An RFC 6749 §5.2 error: `{ error, error_description }` and nothing else, never cached. */
-function expectOAuthError(res: JsonResponse, status: number, error: string) {
+function expectOAuthError(res: HttpResponse<OAuthReply>, status: number, error: string) {
   expect(res.status, res.text).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   expect(Object.keys(res.body).sort()).toEqual(['error', 'error_description']);
   expect(res.body.error).toBe(error);
   expect(res.body.error_description).toEqual(expect.any(String));
-  expect(res.body.error_description.length).toBeGreaterThan(0);
+  expect(res.body.error_description!.length).toBeGreaterThan(0);
   expect(res.headers.get('cache-control')).toBe('no-store');
   expect(res.headers.get('pragma')).toBe('no-cache');
   expect(res.headers.get('retry-after')).toBeNull();
 }
 
 /** The API's envelope error. */
-function expectApiError(res: JsonResponse, status: number, code: string) {
+function expectApiError(res: HttpResponse<unknown>, status: number, code: string) {
   expect(res.status, res.text).toBe(status);
-  expect(Object.keys(res.body)).toEqual(['error']);
-  expect(res.body.error.code).toBe(code);
+  // Read as the envelope: a body that is not one fails the expectations.
+  const body = res.body as ErrorEnvelope;
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(body.error.code).toBe(code);
 }
 
 /** Tokens stored for a client, straight from the database. */
@@ -105,8 +126,8 @@ describe('POST /api/oauth/token: success', () => {
     // Stored as a hash only, expiring with `expires_in`.
     const [stored, ...others] = await storedTokens(client.clientId);
     expect(others).toEqual([]);
-    expect(stored?.token_hash).toBe(hashSecret(res.body.access_token));
-    expect(JSON.stringify(stored)).not.toContain(res.body.access_token);
+    expect(stored?.token_hash).toBe(hashSecret(res.body.access_token!));
+    expect(JSON.stringify(stored)).not.toContain(res.body.access_token!);
     const lifetime = (stored?.expires_at.getTime() ?? 0) - (stored?.created_at.getTime() ?? 0);
     expect(Math.abs(lifetime - 3600_000)).toBeLessThan(60_000);
   });
@@ -149,7 +170,7 @@ describe('POST /api/oauth/token: errors (RFC 6749 §5.2)', () => {
     expectOAuthError(await tokenByJson(creds), 400, 'invalid_request');
     expectOAuthError(await tokenByJson({ ...creds, grant_type: ['client_credentials'] }), 400, 'invalid_request');
     const repeated = `grant_type=client_credentials&grant_type=client_credentials&client_id=${client.clientId}&client_secret=${client.clientSecret}`;
-    expectOAuthError(await call('POST', tokenUrl, { rawBody: repeated, headers: FORM }), 400, 'invalid_request');
+    expectOAuthError(await rawCall('POST', tokenUrl, { rawBody: repeated, headers: FORM }), 400, 'invalid_request');
     expectOAuthError(
       await tokenByForm({ grant_type: 'client_credentials', client_id: client.clientId }),
       400,
@@ -165,25 +186,25 @@ describe('POST /api/oauth/token: errors (RFC 6749 §5.2)', () => {
 
   it('invalid_request: malformed JSON, a JSON array, another content type, no body', async () => {
     const headers = { ...JSON_TYPE };
-    expectOAuthError(await call('POST', tokenUrl, { rawBody: '{"grant_type":', headers }), 400, 'invalid_request');
+    expectOAuthError(await rawCall('POST', tokenUrl, { rawBody: '{"grant_type":', headers }), 400, 'invalid_request');
     expectOAuthError(
-      await call('POST', tokenUrl, { rawBody: '["client_credentials"]', headers }),
+      await rawCall('POST', tokenUrl, { rawBody: '["client_credentials"]', headers }),
       400,
       'invalid_request',
     );
     expectOAuthError(
-      await call('POST', tokenUrl, {
+      await rawCall('POST', tokenUrl, {
         rawBody: 'grant_type=client_credentials',
         headers: { 'content-type': 'text/plain' },
       }),
       400,
       'invalid_request',
     );
-    expectOAuthError(await call('POST', tokenUrl), 400, 'invalid_request');
+    expectOAuthError(await rawCall('POST', tokenUrl), 400, 'invalid_request');
     const deep = `${'['.repeat(100)}${']'.repeat(100)}`;
-    expectOAuthError(await call('POST', tokenUrl, { rawBody: deep, headers }), 400, 'invalid_request');
+    expectOAuthError(await rawCall('POST', tokenUrl, { rawBody: deep, headers }), 400, 'invalid_request');
     const huge = JSON.stringify({ grant_type: 'client_credentials', scope: 'x'.repeat(20_000) });
-    expectOAuthError(await call('POST', tokenUrl, { rawBody: huge, headers }), 400, 'invalid_request');
+    expectOAuthError(await rawCall('POST', tokenUrl, { rawBody: huge, headers }), 400, 'invalid_request');
   });
 
   it('unsupported_grant_type: any grant but client_credentials', async () => {
@@ -261,7 +282,7 @@ describe('POST /api/oauth/token: errors (RFC 6749 §5.2)', () => {
   it('access_denied for the 11th request of a minute per client_id (429), other clients unaffected', async () => {
     for (let attempt = 0; attempt < 2; attempt++) {
       const client = await oauthClient();
-      const responses: JsonResponse[] = [];
+      const responses: HttpResponse<OAuthReply>[] = [];
       for (let i = 0; i < 11; i++) {
         // A wrong secret counts too: the limit also bounds guessing.
         const secret = i === 0 ? 'ocs_wrong' : client.clientSecret;
@@ -286,7 +307,7 @@ describe('POST /api/oauth/token: errors (RFC 6749 §5.2)', () => {
         '0',
         '0',
       ]);
-      const limited = responses[10] as JsonResponse;
+      const limited = responses[10] as HttpResponse<OAuthReply>;
       expectOAuthError(limited, 429, 'access_denied');
       expect(limited.headers.get('x-ratelimit-limit')).toBe('10');
       expect(Number(limited.headers.get('x-ratelimit-reset')) * 1000).toBeLessThanOrEqual(Date.now() + 61_000);
@@ -305,28 +326,31 @@ describe('OAuth access tokens on /api/v1', () => {
   it('work for routes within their scopes and answer 403 insufficient_scope outside them', async () => {
     const client = await oauthClient('polls:read polls:write responses:read');
     const token = await accessToken(client, 'polls:read');
-    const listed = await call('GET', `${t.api}/polls`, { apiKey: token });
-    expect(listed.status, listed.text).toBe(200);
+    const listed = await api.request('GET /polls', { apiKey: token });
+    expectStatus(listed, 200);
 
-    const created = await call('POST', `${t.api}/polls`, { apiKey: token, body: { title: 'Nope' } });
+    const created = await api.request('POST /polls', { apiKey: token, body: { title: 'Nope' } });
     expectApiError(created, 403, 'insufficient_scope');
-    expect(created.body.error.details).toEqual({ requiredScope: 'polls:write' });
+    expect(errorOf(created).details).toEqual({ requiredScope: 'polls:write' });
 
     // A poll made with the workspace's API key is visible to the token: same workspace.
-    const poll = await call('POST', `${t.api}/polls`, { apiKey: client.apiKey, body: { title: 'Shared' } });
-    expect((await call('GET', `${t.api}/polls/${poll.body.id}`, { apiKey: token })).body.title).toBe('Shared');
-    const votes = await call('GET', `${t.api}/polls/${poll.body.id}/votes`, { apiKey: token });
+    const poll = await api.request('POST /polls', { apiKey: client.apiKey, body: { title: 'Shared' } });
+    expectStatus(poll, 201);
+    expect(expectOk(await api.request('GET /polls/{id}', { params: { id: poll.body.id }, apiKey: token })).title).toBe(
+      'Shared',
+    );
+    const votes = await api.request('GET /polls/{id}/votes', { params: { id: poll.body.id }, apiKey: token });
     expectApiError(votes, 403, 'insufficient_scope');
-    expect(votes.body.error.details).toEqual({ requiredScope: 'responses:read' });
+    expect(errorOf(votes).details).toEqual({ requiredScope: 'responses:read' });
 
     const writer = await accessToken(client, 'polls:write');
-    const made = await call('POST', `${t.api}/polls`, { apiKey: writer, body: { title: 'By OAuth' } });
-    expect(made.status, made.text).toBe(201);
+    const made = await api.request('POST /polls', { apiKey: writer, body: { title: 'By OAuth' } });
+    expectStatus(made, 201);
   });
 
   it('answers 401 invalid_oauth_token for unknown tokens and expired ones', async () => {
     for (const garbage of ['oat_garbage', `oat_${randomBytes(32).toString('base64url')}`]) {
-      expectApiError(await call('GET', `${t.api}/polls`, { apiKey: garbage }), 401, 'invalid_oauth_token');
+      expectApiError(await api.request('GET /polls', { apiKey: garbage }), 401, 'invalid_oauth_token');
     }
     const client = await oauthClient();
     const token = await accessToken(client);
@@ -335,20 +359,20 @@ describe('OAuth access tokens on /api/v1', () => {
       .set({ expires_at: new Date(Date.now() - 1000) })
       .where('token_hash', '=', hashSecret(token))
       .execute();
-    const expired = await call('GET', `${t.api}/polls`, { apiKey: token });
+    const expired = await api.request('GET /polls', { apiKey: token });
     expectApiError(expired, 401, 'invalid_oauth_token');
-    expect(expired.body.error.message).toMatch(/expired/);
+    expect(errorOf(expired).message).toMatch(/expired/);
   });
 
   it('answers 401 invalid_oauth_token once the client is revoked, though the token was in use', async () => {
     const client = await oauthClient();
     const token = await accessToken(client);
-    expect((await call('GET', `${t.api}/polls`, { apiKey: token })).status).toBe(200);
+    expect((await api.request('GET /polls', { apiKey: token })).status).toBe(200);
     // Revocation is published on the credentials topic, which evicts every process's cache.
     await revokeClient(t.server.deps, client.clientId);
-    const revoked = await call('GET', `${t.api}/polls`, { apiKey: token });
+    const revoked = await api.request('GET /polls', { apiKey: token });
     expectApiError(revoked, 401, 'invalid_oauth_token');
-    expect(revoked.body.error.message).toMatch(/revoked/);
+    expect(errorOf(revoked).message).toMatch(/revoked/);
   });
 
   it('counts the rate limit per OAuth client: its tokens share one counter, API keys have their own', async () => {
@@ -357,10 +381,10 @@ describe('OAuth access tokens on /api/v1', () => {
       const first = await accessToken(client);
       const second = await accessToken(client);
       const responses = [
-        await call('GET', `${t.api}/polls`, { apiKey: first }),
-        await call('GET', `${t.api}/polls`, { apiKey: second }),
-        await call('GET', `${t.api}/polls`, { apiKey: first }),
-        await call('GET', `${t.api}/polls`, { apiKey: client.apiKey }),
+        await api.request('GET /polls', { apiKey: first }),
+        await api.request('GET /polls', { apiKey: second }),
+        await api.request('GET /polls', { apiKey: first }),
+        await api.request('GET /polls', { apiKey: client.apiKey }),
       ];
       if (new Set(responses.map((r) => r.headers.get('x-ratelimit-reset'))).size !== 1) continue;
       expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200]);

@@ -7,7 +7,7 @@ import {
   type OpenAiSettings,
   openAiSettings,
 } from '../../src/modules/branching/openai-drafter.js';
-import { branchingDeck as deck } from '../support/branching-deck.js';
+import { branchingDeck as deck } from '../support/decks.js';
 import {
   apiError,
   completion,

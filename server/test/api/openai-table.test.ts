@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { draftWithOpenAI, OPERATOR_MEANINGS, type OpenAiSettings } from '../../src/modules/branching/openai-drafter.js';
 import { instructionTable, tableDecks } from '../fixtures/branching/instruction-table.js';
 import { completion, type FakeOpenAI, output, startFakeOpenAI } from '../support/fake-openai.js';
+import type { LooseJson } from '../support/http.js';
 
 /**
  * The OpenAI path with the parser's table (fixtures/branching/instruction-table.ts): for every
@@ -41,8 +42,8 @@ function asWire(rule: Omit<BranchCondition, 'id'>) {
 }
 
 /** The deck as the request carries it (the user message after "Poll:"). */
-function sentDeck(body: any): { title: string; slides: Array<Record<string, any>> } {
-  const message = body.messages.find((m: any) => m.role === 'user' && String(m.content).startsWith('Poll:\n'));
+function sentDeck(body: LooseJson): { title: string; slides: LooseJson[] } {
+  const message = body.messages.find((m: LooseJson) => m.role === 'user' && String(m.content).startsWith('Poll:\n'));
   return JSON.parse(String(message.content).slice('Poll:\n'.length));
 }
 
@@ -79,13 +80,13 @@ describe('the OpenAI drafter, over the instruction table', () => {
 
       // What the model was sent: the instruction as written, and the whole deck with ids and labels.
       expect(fake.received).toHaveLength(1);
-      const body = fake.received[0]?.body;
+      const body = fake.received[0]!.body;
       expect(body.messages.at(-1)).toEqual({ role: 'user', content: `Instruction:\n${entry.instruction}` });
       const deck = sentDeck(body);
       expect(deck.slides.map((slide) => slide.id)).toEqual(slides.map((slide) => slide.id));
       let question = 0;
       slides.forEach((slide, index) => {
-        const sent = deck.slides[index] as Record<string, any>;
+        const sent = deck.slides[index] as LooseJson;
         expect(sent).toMatchObject({ slide: index + 1, kind: slide.kind, text: slide.text });
         if (slide.kind !== 'content') expect(sent.question).toBe(++question);
         if ('options' in slide) {

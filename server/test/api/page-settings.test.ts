@@ -7,17 +7,20 @@ import { supportedLanguages } from '@pollkit/contracts';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assertions.js';
-import { call } from '../support/http.js';
-import { sampleContent } from '../support/polls.js';
+import { sampleContent } from '../support/decks.js';
+import { rawCall } from '../support/http.js';
+import { UNLIMITED_PER_ADDRESS } from '../support/limits.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { type BodyOf, errorDetails, expectOk, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * Issue 37: the pages' language, theme and framing, as the API sets them and as the pages are
  * served (`<html lang dir>`, the theme's inline style and its CSP hash, `frame-ancestors`).
- * The browser side (catalogs, RTL, themes drawn, framing) is in pages-i18n.browser.test.ts.
+ * The browser side (catalogs, RTL, themes drawn, framing) is in pages-i18n.*.browser.test.ts.
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let imageHost: Server;
 let imageBase: string;
 
@@ -36,12 +39,12 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => imageHost.listen(0, '127.0.0.1', resolve));
   imageBase = `http://127.0.0.1:${(imageHost.address() as AddressInfo).port}`;
   t = await startTestServer({
-    MEDIA_ALLOW_LOOPBACK: 'true',
-    DATA_DIR: dataDir,
     // With a shared Redis, every test file's PIN misses from 127.0.0.1 count against one budget:
     // this server's pages must not fall back to the defaults because other files guessed PINs.
     // The budget itself is tested on a server of its own below.
-    LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '100000',
+    ...UNLIMITED_PER_ADDRESS,
+    MEDIA_ALLOW_LOOPBACK: 'true',
+    DATA_DIR: dataDir,
   });
 });
 afterAll(async () => {
@@ -52,25 +55,29 @@ afterAll(async () => {
 const goodColors = { primary: '#1D4ED8', background: '#ffffff', text: '#111827' };
 
 async function publishedPoll(apiKey: string, extra: Record<string, unknown> = {}) {
-  const created = await call('POST', `${t.api}/polls`, {
+  const created = await api.request('POST /polls', {
     apiKey,
     body: { title: 'Lunch', content: sampleContent(), ...extra },
   });
-  expect(created.status, created.text).toBe(201);
-  const published = await call('PATCH', `${t.api}/polls/${created.body.id}`, { apiKey, body: { publish: true } });
-  expect(published.status, published.text).toBe(200);
+  expectStatus(created, 201);
+  const published = await api.request('PATCH /polls/{id}', {
+    params: { id: created.body.id },
+    apiKey,
+    body: { publish: true },
+  });
+  expectStatus(published, 200);
   return published.body;
 }
 
-async function session(apiKey: string, body: Record<string, unknown>) {
-  const res = await call('POST', `${t.api}/sessions`, { apiKey, body });
-  expect(res.status, res.text).toBe(201);
+async function session(apiKey: string, body: BodyOf<'POST /sessions'>) {
+  const res = await api.request('POST /sessions', { apiKey, body });
+  expectStatus(res, 201);
   return res.body;
 }
 
 async function theme(apiKey: string, body: Record<string, unknown> = {}) {
-  const res = await call('POST', `${t.api}/themes`, { apiKey, body: { name: 'Brand', colors: goodColors, ...body } });
-  expect(res.status, res.text).toBe(201);
+  const res = await api.request('POST /themes', { apiKey, body: { name: 'Brand', colors: goodColors, ...body } });
+  expectStatus(res, 201);
   return res.body;
 }
 
@@ -96,13 +103,14 @@ async function page(path: string, headers: Record<string, string> = {}) {
 describe('languages', () => {
   it('canonicalises tags on polls and sessions, and defaults a poll to the workspace’s language', async () => {
     const { apiKey } = await t.workspace();
-    const plain = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'A' } });
+    const plain = await api.request('POST /polls', { apiKey, body: { title: 'A' } });
+    expectStatus(plain, 201);
     expect(plain.body.language).toBe('en');
 
-    const patched = await call('PATCH', `${t.api}/workspace`, { apiKey, body: { language: 'DE-at' } });
-    expect(patched.status, patched.text).toBe(200);
+    const patched = await api.request('PATCH /workspace', { apiKey, body: { language: 'DE-at' } });
+    expectStatus(patched, 200);
     expect(patched.body.language).toBe('de');
-    expect((await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'B' } })).body.language).toBe('de');
+    expect(expectOk(await api.request('POST /polls', { apiKey, body: { title: 'B' } })).language).toBe('de');
 
     for (const [sent, stored] of [
       ['pt', 'pt-BR'],
@@ -111,32 +119,36 @@ describe('languages', () => {
       ['he-IL', 'he'],
       ['AR', 'ar'],
     ]) {
-      const res = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'C', language: sent } });
-      expect(res.status, res.text).toBe(201);
+      const res = await api.request('POST /polls', { apiKey, body: { title: 'C', language: sent } });
+      expectStatus(res, 201);
       expect(res.body.language).toBe(stored);
     }
 
     const poll = await publishedPoll(apiKey, { language: 'fr' });
     const live = await session(apiKey, { pollId: poll.id, language: 'es-MX' });
     expect(live.language).toBe('es');
-    const inherit = await call('PATCH', `${t.api}/sessions/${live.id}`, { apiKey, body: { language: null } });
-    expect(inherit.status, inherit.text).toBe(200);
+    const inherit = await api.request('PATCH /sessions/{id}', {
+      params: { id: live.id },
+      apiKey,
+      body: { language: null },
+    });
+    expectStatus(inherit, 200);
     expect(inherit.body.language).toBeNull();
   });
 
   it('refuses an unsupported language with 422 naming the supported ones, and changes nothing', async () => {
     const { apiKey } = await t.workspace();
     for (const language of ['zh-TW', 'xx', 'klingon', '', 'de;drop table', 'e'.repeat(100)]) {
-      const res = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'A', language } });
+      const res = await api.request('POST /polls', { apiKey, body: { title: 'A', language } });
       expectError(res, 422, 'validation_failed');
-      const messages = res.body.error.details.fieldErrors.language;
+      const messages = errorDetails(res).fieldErrors.language;
       expect(messages, JSON.stringify(res.body)).toBeDefined();
-      if (language.length <= 64) expect(messages.join(' ')).toContain(supportedLanguages.join(', '));
+      if (language.length <= 64) expect(messages!.join(' ')).toContain(supportedLanguages.join(', '));
     }
-    expect((await call('GET', `${t.api}/polls`, { apiKey })).body.data).toEqual([]);
-    const workspace = await call('PATCH', `${t.api}/workspace`, { apiKey, body: { language: 'tlh' } });
+    expect(expectOk(await api.request('GET /polls', { apiKey })).data).toEqual([]);
+    const workspace = await api.request('PATCH /workspace', { apiKey, body: { language: 'tlh' } });
     expectError(workspace, 422, 'validation_failed');
-    expect((await call('GET', `${t.api}/workspace`, { apiKey })).body.language).toBe('en');
+    expect(expectOk(await api.request('GET /workspace', { apiKey })).language).toBe('en');
   });
 });
 
@@ -151,47 +163,48 @@ describe('themes', () => {
       font: 'rounded',
       logo: { alt: 'Acme', width: 120, height: 40, sourceUrl: `${imageBase}/logo.png` },
     });
-    const logo = await fetch(created.logo.url);
+    const logo = await fetch(created.logo!.url);
     expect(logo.headers.get('content-type')).toBe('image/webp');
 
-    const list = await call('GET', `${t.api}/themes`, { apiKey });
+    const list = await api.request('GET /themes', { apiKey });
     expect(list.body).toEqual({ data: [created], nextCursor: null });
-    expect((await call('GET', `${t.api}/themes/${created.id}`, { apiKey })).body).toEqual(created);
+    expect((await api.request('GET /themes/{id}', { params: { id: created.id }, apiKey })).body).toEqual(created);
 
-    const renamed = await call('PATCH', `${t.api}/themes/${created.id}`, {
+    const renamed = await api.request('PATCH /themes/{id}', {
+      params: { id: created.id },
       apiKey,
       body: { name: 'Dark', colors: { primary: '#60a5fa', background: '#101418', text: '#f0f0f0' }, logo: null },
     });
-    expect(renamed.status, renamed.text).toBe(200);
+    expectStatus(renamed, 200);
     expect(renamed.body).toMatchObject({ name: 'Dark', logo: null, font: 'rounded' });
 
-    const deleted = await call('DELETE', `${t.api}/themes/${created.id}`, { apiKey });
+    const deleted = await api.request('DELETE /themes/{id}', { params: { id: created.id }, apiKey });
     expect(deleted.body).toEqual({ id: created.id, deleted: true });
-    expectError(await call('GET', `${t.api}/themes/${created.id}`, { apiKey }), 404, 'not_found');
+    expectError(await api.request('GET /themes/{id}', { params: { id: created.id }, apiKey }), 404, 'not_found');
   });
 
   it('refuses colours below WCAG 2.2 AA, naming the field and the contrast, and stores nothing', async () => {
     const { apiKey } = await t.workspace();
-    const grey = await call('POST', `${t.api}/themes`, {
+    const grey = await api.request('POST /themes', {
       apiKey,
       body: { name: 'Grey', colors: { primary: '#1d4ed8', background: '#ffffff', text: '#999999' } },
     });
     expectError(grey, 422, 'validation_failed');
-    expect(grey.body.error.details.fieldErrors['colors.text'][0]).toMatch(/2\.8\d:1.*4\.5:1/);
+    expect(errorDetails(grey).fieldErrors['colors.text']![0]).toMatch(/2\.8\d:1.*4\.5:1/);
 
-    const pale = await call('POST', `${t.api}/themes`, {
+    const pale = await api.request('POST /themes', {
       apiKey,
       body: { name: 'Pale', colors: { primary: '#dddddd', background: '#ffffff', text: '#111111' } },
     });
     expectError(pale, 422, 'validation_failed');
-    expect(pale.body.error.details.fieldErrors['colors.primary'][0]).toMatch(/:1/);
+    expect(errorDetails(pale).fieldErrors['colors.primary']![0]).toMatch(/:1/);
 
-    const malformed = await call('POST', `${t.api}/themes`, {
+    const malformed = await api.request('POST /themes', {
       apiKey,
       body: { name: 'Bad', colors: { primary: 'red', background: '#fff', text: 'url(x)' } },
     });
     expectError(malformed, 422, 'validation_failed');
-    expect((await call('GET', `${t.api}/themes`, { apiKey })).body.data).toEqual([]);
+    expect(expectOk(await api.request('GET /themes', { apiKey })).data).toEqual([]);
   });
 
   it('puts polls, sessions and the workspace back on the default when their theme is deleted', async () => {
@@ -199,14 +212,14 @@ describe('themes', () => {
     const brand = await theme(apiKey);
     const poll = await publishedPoll(apiKey, { themeId: brand.id });
     const live = await session(apiKey, { pollId: poll.id, themeId: brand.id });
-    await call('PATCH', `${t.api}/workspace`, { apiKey, body: { themeId: brand.id } });
+    await api.request('PATCH /workspace', { apiKey, body: { themeId: brand.id } });
     // Read once, so the poll is cached: the deletion must reach the cached copy too.
-    expect((await call('GET', `${t.api}/polls/${poll.id}`, { apiKey })).body.themeId).toBe(brand.id);
+    expect(expectOk(await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey })).themeId).toBe(brand.id);
 
-    await call('DELETE', `${t.api}/themes/${brand.id}`, { apiKey });
-    expect((await call('GET', `${t.api}/polls/${poll.id}`, { apiKey })).body.themeId).toBeNull();
-    expect((await call('GET', `${t.api}/sessions/${live.id}`, { apiKey })).body.themeId).toBeNull();
-    expect((await call('GET', `${t.api}/workspace`, { apiKey })).body.themeId).toBeNull();
+    await api.request('DELETE /themes/{id}', { params: { id: brand.id }, apiKey });
+    expect(expectOk(await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey })).themeId).toBeNull();
+    expect(expectOk(await api.request('GET /sessions/{id}', { params: { id: live.id }, apiKey })).themeId).toBeNull();
+    expect(expectOk(await api.request('GET /workspace', { apiKey })).themeId).toBeNull();
   });
 });
 
@@ -218,15 +231,15 @@ describe('a theme deleted while a write names it', () => {
     for (let round = 0; round < 12; round++) {
       const doomed = await theme(apiKey);
       const [patched, deleted] = await Promise.all([
-        call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: { themeId: doomed.id } }),
-        call('DELETE', `${t.api}/themes/${doomed.id}`, { apiKey }),
+        api.request('PATCH /polls/{id}', { params: { id: poll.id }, apiKey, body: { themeId: doomed.id } }),
+        api.request('DELETE /themes/{id}', { params: { id: doomed.id }, apiKey }),
       ]);
-      expect(deleted.status, deleted.text).toBe(200);
+      expectStatus(deleted, 200);
       // Named before the deletion (then set back to null by it), or refused after it: a 422 on themeId.
       expect([200, 422], patched.text).toContain(patched.status);
-      if (patched.status === 422) expect(patched.body.error.details.fieldErrors.themeId).toBeDefined();
+      if (patched.status === 422) expect(errorDetails(patched).fieldErrors.themeId).toBeDefined();
       outcomes.add(patched.status);
-      expect((await call('GET', `${t.api}/polls/${poll.id}`, { apiKey })).body.themeId).toBeNull();
+      expect(expectOk(await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey })).themeId).toBeNull();
     }
     expect(outcomes.size).toBeGreaterThan(0);
   });
@@ -241,55 +254,69 @@ describe('another workspace’s theme, and narrow credentials', () => {
     const live = await session(other.apiKey, { pollId: poll.id });
 
     const attempts = [
-      call('POST', `${t.api}/polls`, { apiKey: other.apiKey, body: { title: 'X', themeId: theirs.id } }),
-      call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey: other.apiKey, body: { themeId: theirs.id } }),
-      call('POST', `${t.api}/sessions`, { apiKey: other.apiKey, body: { pollId: poll.id, themeId: theirs.id } }),
-      call('PATCH', `${t.api}/sessions/${live.id}`, { apiKey: other.apiKey, body: { themeId: theirs.id } }),
-      call('PATCH', `${t.api}/workspace`, { apiKey: other.apiKey, body: { themeId: theirs.id } }),
+      api.request('POST /polls', { apiKey: other.apiKey, body: { title: 'X', themeId: theirs.id } }),
+      api.request('PATCH /polls/{id}', { params: { id: poll.id }, apiKey: other.apiKey, body: { themeId: theirs.id } }),
+      api.request('POST /sessions', { apiKey: other.apiKey, body: { pollId: poll.id, themeId: theirs.id } }),
+      api.request('PATCH /sessions/{id}', {
+        params: { id: live.id },
+        apiKey: other.apiKey,
+        body: { themeId: theirs.id },
+      }),
+      api.request('PATCH /workspace', { apiKey: other.apiKey, body: { themeId: theirs.id } }),
       // The host token acts for its session, inside the session's workspace.
-      call('PATCH', `${t.api}/sessions/${live.id}`, {
+      api.request('PATCH /sessions/{id}', {
+        params: { id: live.id },
         headers: { 'x-host-token': live.hostToken },
         body: { themeId: theirs.id },
       }),
     ];
     for (const res of await Promise.all(attempts)) {
       expectError(res, 422, 'validation_failed');
-      expect(res.body.error.details.fieldErrors.themeId).toBeDefined();
+      expect(errorDetails(res).fieldErrors.themeId).toBeDefined();
     }
     for (const [method, body] of [
       ['GET', undefined],
       ['PATCH', { name: 'Mine now' }],
       ['DELETE', undefined],
     ] as const) {
-      expectError(await call(method, `${t.api}/themes/${theirs.id}`, { apiKey: other.apiKey, body }), 404, 'not_found');
+      expectError(
+        await rawCall(method, `${t.api}/themes/${theirs.id}`, { apiKey: other.apiKey, body }),
+        404,
+        'not_found',
+      );
     }
-    expect((await call('GET', `${t.api}/themes/${theirs.id}`, { apiKey: owner.apiKey })).body.name).toBe('Brand');
-    expect((await call('GET', `${t.api}/polls/${poll.id}`, { apiKey: other.apiKey })).body.themeId).toBeNull();
+    expect(
+      expectOk(await api.request('GET /themes/{id}', { params: { id: theirs.id }, apiKey: owner.apiKey })).name,
+    ).toBe('Brand');
+    expect(
+      expectOk(await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey: other.apiKey })).themeId,
+    ).toBeNull();
   });
 
   it('needs polls:write to write themes and workspace:write to change the workspace', async () => {
     const { apiKey } = await t.workspace();
-    const reader = await call('POST', `${t.api}/keys`, { apiKey, body: { name: 'read', scopes: ['polls:read'] } });
+    const reader = await api.request('POST /keys', { apiKey, body: { name: 'read', scopes: ['polls:read'] } });
+    expectStatus(reader, 201);
     const readKey = reader.body.secret;
     expectError(
-      await call('POST', `${t.api}/themes`, { apiKey: readKey, body: { name: 'x', colors: goodColors } }),
+      await api.request('POST /themes', { apiKey: readKey, body: { name: 'x', colors: goodColors } }),
       403,
       'insufficient_scope',
     );
-    expect((await call('GET', `${t.api}/themes`, { apiKey: readKey })).status).toBe(200);
-    const patch = await call('PATCH', `${t.api}/workspace`, {
+    expect((await api.request('GET /themes', { apiKey: readKey })).status).toBe(200);
+    const patch = await api.request('PATCH /workspace', {
       apiKey: readKey,
       body: { embedOrigins: ['https://evil.example'] },
     });
     expectError(patch, 403, 'insufficient_scope');
-    expect((await call('GET', `${t.api}/workspace`, { apiKey: readKey })).body.embedOrigins).toEqual([]);
+    expect(expectOk(await api.request('GET /workspace', { apiKey: readKey })).embedOrigins).toEqual([]);
   });
 });
 
 describe('embedding origins', () => {
   it('keeps exact origins, canonicalised, and refuses anything else', async () => {
     const { apiKey } = await t.workspace();
-    const ok = await call('PATCH', `${t.api}/workspace`, {
+    const ok = await api.request('PATCH /workspace', {
       apiKey,
       body: {
         embedOrigins: [
@@ -300,7 +327,7 @@ describe('embedding origins', () => {
         ],
       },
     });
-    expect(ok.status, ok.text).toBe(200);
+    expectStatus(ok, 200);
     expect(ok.body.embedOrigins).toEqual([
       'https://events.example.com',
       'https://lms.example.org:8443',
@@ -319,11 +346,12 @@ describe('embedding origins', () => {
       'example.com',
       'data:text/html,hi',
     ]) {
-      const res = await call('PATCH', `${t.api}/workspace`, { apiKey, body: { embedOrigins: [origin] } });
+      const res = await api.request('PATCH /workspace', { apiKey, body: { embedOrigins: [origin] } });
       expectError(res, 422, 'validation_failed');
     }
-    expect((await call('GET', `${t.api}/workspace`, { apiKey })).body.embedOrigins).toHaveLength(4);
-    const cleared = await call('PATCH', `${t.api}/workspace`, { apiKey, body: { embedOrigins: [] } });
+    expect(expectOk(await api.request('GET /workspace', { apiKey })).embedOrigins).toHaveLength(4);
+    const cleared = await api.request('PATCH /workspace', { apiKey, body: { embedOrigins: [] } });
+    expectStatus(cleared, 200);
     expect(cleared.body.embedOrigins).toEqual([]);
   });
 });
@@ -347,7 +375,7 @@ describe('the pages as served', () => {
     const presenter = await page(`/present/${live.id}`);
     expect([presenter.lang, presenter.dir]).toEqual(['ar', 'rtl']);
 
-    await call('PATCH', `${t.api}/sessions/${live.id}`, { apiKey, body: { language: 'ja' } });
+    await api.request('PATCH /sessions/{id}', { params: { id: live.id }, apiKey, body: { language: 'ja' } });
     await expect.poll(async () => (await page(`/join/${live.pin}`)).lang, { timeout: 5_000 }).toBe('ja');
   });
 
@@ -377,14 +405,14 @@ describe('the pages as served', () => {
     expect(themed.csp).toContain(`style-src 'self' 'sha256-${hash}'`);
     expect(themed.csp).not.toContain('unsafe-inline');
     expect(themed.html).not.toContain('</script><script>alert(1)');
-    expect(themed.config.logo).toMatchObject({ alt: '</script><script>alert(1)</script>', url: brand.logo.url });
+    expect(themed.config.logo).toMatchObject({ alt: '</script><script>alert(1)</script>', url: brand.logo!.url });
 
     // The workspace's theme where the poll names none; the session's over the poll's.
     const second = await theme(apiKey, { colors: { primary: '#60a5fa', background: '#101418', text: '#f0f0f0' } });
     const plainPoll = await publishedPoll(apiKey);
     const plain = await session(apiKey, { pollId: plainPoll.id });
     expect((await page(`/join/${plain.pin}`)).style).toBeUndefined();
-    await call('PATCH', `${t.api}/workspace`, { apiKey, body: { themeId: second.id } });
+    await api.request('PATCH /workspace', { apiKey, body: { themeId: second.id } });
     await expect
       .poll(async () => (await page(`/join/${plain.pin}`)).style, { timeout: 5_000 })
       .toContain('color-scheme:dark');
@@ -394,7 +422,7 @@ describe('the pages as served', () => {
 
   it('lets only the workspace’s origins frame its pages, and no one frame the rest', async () => {
     const { apiKey } = await t.workspace();
-    await call('PATCH', `${t.api}/workspace`, {
+    await api.request('PATCH /workspace', {
       apiKey,
       body: { embedOrigins: ['https://events.example.com', 'http://localhost:5173'] },
     });
@@ -437,7 +465,7 @@ describe('the pages as served', () => {
         // …and then even the real PIN is served as an unknown one is: the page tells nothing.
         expect((await page(`/join/${live.pin}`)).lang).toBe('en');
         // So does the join route, which counts the same misses.
-        const join = await call('POST', `${t.api}/live/${live.pin}/join`, { body: { name: 'Ada' } });
+        const join = await api.request('POST /live/{pin}/join', { params: { pin: live.pin! }, body: { name: 'Ada' } });
         expectError(join, 429, 'rate_limited');
         // A join link (unguessable) is not budgeted.
         const selfPaced = await session(apiKey, { pollId: poll.id, pace: 'audience' });

@@ -1,10 +1,12 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../support/http.js';
-import { sampleContent } from '../support/polls.js';
+import { sampleContent } from '../support/decks.js';
+import { rawCall } from '../support/http.js';
 import { startTestServer, type TestServer, usingPostgres } from '../support/server.js';
+import { expectOk, expectStatus, testClient } from '../support/test-client.js';
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 
 beforeAll(async () => {
@@ -14,9 +16,12 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 async function createPoll(server: TestServer, key: string, title = 'Cached') {
-  const res = await call('POST', `${server.api}/polls`, { apiKey: key, body: { title, content: sampleContent() } });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; title: string };
+  const res = await testClient(server.api).request('POST /polls', {
+    apiKey: key,
+    body: { title, content: sampleContent() },
+  });
+  expectStatus(res, 201);
+  return res.body;
 }
 
 /** Changes a poll behind the API's back, as another process or an operator would. */
@@ -27,23 +32,27 @@ async function setTitleInDatabase(server: TestServer, id: string, title: string)
 describe('poll read cache', () => {
   it('serves repeated reads from memory and shows a write through the API at once', async () => {
     const poll = await createPoll(t, apiKey);
-    expect((await call('GET', `${t.api}/polls/${poll.id}`, { apiKey })).body.title).toBe('Cached');
+    expect(expectOk(await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey })).title).toBe('Cached');
 
     // A change the cache was not told about stays invisible: reads really come from the cache.
     await setTitleInDatabase(t, poll.id, 'Changed underneath');
-    expect((await call('GET', `${t.api}/polls/${poll.id}`, { apiKey })).body.title).toBe('Cached');
+    expect(expectOk(await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey })).title).toBe('Cached');
 
     // A write through the API invalidates; the next read sees the database again.
-    const patched = await call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: { title: 'Renamed' } });
-    expect(patched.status).toBe(200);
-    expect((await call('GET', `${t.api}/polls/${poll.id}`, { apiKey })).body.title).toBe('Renamed');
+    const patched = await api.request('PATCH /polls/{id}', {
+      params: { id: poll.id },
+      apiKey,
+      body: { title: 'Renamed' },
+    });
+    expectStatus(patched, 200);
+    expect(expectOk(await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey })).title).toBe('Renamed');
   });
 
   it('forgets a deleted poll at once', async () => {
     const poll = await createPoll(t, apiKey);
-    expect((await call('GET', `${t.api}/polls/${poll.id}`, { apiKey })).status).toBe(200);
-    expect((await call('DELETE', `${t.api}/polls/${poll.id}`, { apiKey })).status).toBe(200);
-    expect((await call('GET', `${t.api}/polls/${poll.id}`, { apiKey })).status).toBe(404);
+    expect((await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey })).status).toBe(200);
+    expect((await api.request('DELETE /polls/{id}', { params: { id: poll.id }, apiKey })).status).toBe(200);
+    expect((await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey })).status).toBe(404);
   });
 
   it.runIf(usingPostgres && process.env.TEST_REDIS_URL)(
@@ -53,13 +62,18 @@ describe('poll read cache', () => {
       try {
         const poll = await createPoll(t, apiKey, 'Before');
         // Warm the other server's cache.
-        expect((await call('GET', `${other.api}/polls/${poll.id}`, { apiKey })).body.title).toBe('Before');
-        const patched = await call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: { title: 'After' } });
-        expect(patched.status).toBe(200);
+        const onOther = testClient(other.api, { apiKey });
+        expect(expectOk(await onOther.request('GET /polls/{id}', { params: { id: poll.id } })).title).toBe('Before');
+        const patched = await api.request('PATCH /polls/{id}', {
+          params: { id: poll.id },
+          apiKey,
+          body: { title: 'After' },
+        });
+        expectStatus(patched, 200);
         // Pub/sub delivery is asynchronous; it arrives within milliseconds, the loop allows seconds.
         let seen = '';
         for (let attempt = 0; attempt < 100 && seen !== 'After'; attempt++) {
-          seen = (await call('GET', `${other.api}/polls/${poll.id}`, { apiKey })).body.title;
+          seen = expectOk(await onOther.request('GET /polls/{id}', { params: { id: poll.id } })).title;
           if (seen !== 'After') await new Promise((resolve) => setTimeout(resolve, 20));
         }
         expect(seen).toBe('After');
@@ -85,8 +99,8 @@ describe('RESPONSE_VALIDATION', () => {
 
   it('turns a response that breaks the contract into 500 internal_error when on (as in tests)', async () => {
     const poll = await corruptPoll(t, apiKey);
-    const res = await call('GET', `${t.api}/polls/${poll.id}`, { apiKey });
-    expect(res.status).toBe(500);
+    const res = await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey });
+    expectStatus(res, 500);
     expect(res.body).toEqual({ error: { code: 'internal_error', message: 'Internal server error' } });
   });
 
@@ -95,9 +109,14 @@ describe('RESPONSE_VALIDATION', () => {
     try {
       const { apiKey: key } = await unchecked.workspace('pro');
       const poll = await corruptPoll(unchecked, key);
-      const res = await call('GET', `${unchecked.api}/polls/${poll.id}`, { apiKey: key });
+      // Not a Poll any more (the kind is not one of the contract's): read as what it is.
+      const res = await rawCall<{ content: { questions: Array<{ kind: string }> } }>(
+        'GET',
+        `${unchecked.api}/polls/${poll.id}`,
+        { apiKey: key },
+      );
       expect(res.status).toBe(200);
-      expect(res.body.content.questions[0].kind).toBe('bogus');
+      expect(res.body.content.questions[0]!.kind).toBe('bogus');
     } finally {
       await unchecked.close();
     }

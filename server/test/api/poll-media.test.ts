@@ -3,11 +3,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Media, Poll } from '@pollkit/contracts';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_INLINE_INGESTIONS } from '../../src/modules/polls/poll-media.js';
-import { call } from '../support/http.js';
+import type { ContentInput, SlideInput } from '../support/decks.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { errorDetails, expectOk, expectStatus, slideOf, testClient } from '../support/test-client.js';
 
 /**
  * Inline media on slides and options (spec Media rule 3): resolved when the poll is saved, as
@@ -48,6 +50,7 @@ async function startImageHost(): Promise<ImageHost> {
 }
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let host: ImageHost;
 let apiKey: string;
 /** Stored files go here (on PostgreSQL the server would otherwise use DATA_DIR/media). */
@@ -69,7 +72,11 @@ afterAll(async () => {
 const YOUTUBE = 'https://www.youtube.com/watch?v=dQw4w9WgXcQ';
 
 /** One multiple-choice slide (with `slideMedia`) whose two options carry `optionMedia[i]`. */
-function deck(slideMedia: unknown, optionMedia: unknown[] = [], extraSlides: unknown[] = []) {
+function deck(
+  slideMedia: Media | undefined,
+  optionMedia: (Media | undefined)[] = [],
+  extraSlides: SlideInput[] = [],
+): ContentInput {
   return {
     questions: [
       ...extraSlides,
@@ -88,20 +95,23 @@ function deck(slideMedia: unknown, optionMedia: unknown[] = [], extraSlides: unk
   };
 }
 
-const plainSlide = (id: string) => ({ id, kind: 'open_ended', text: 'Say something' });
+const plainSlide = (id: string): SlideInput => ({ id, kind: 'open_ended', text: 'Say something' });
 
-const createPoll = (content: unknown, key = apiKey, api = t.api) =>
-  call('POST', `${api}/polls`, { apiKey: key, body: { title: 'Media poll', content } });
+/** The multiple-choice slide of `deck()` in a poll as the API answers it. */
+const pick = (poll: Poll) => slideOf(poll.content.questions, 'pick', 'multiple_choice');
 
-async function pollCount(key = apiKey, api = t.api): Promise<number> {
-  const res = await call('GET', `${api}/polls?limit=100`, { apiKey: key });
-  expect(res.status).toBe(200);
+const createPoll = (content: ContentInput, key = apiKey, apiUrl = t.api) =>
+  testClient(apiUrl).request('POST /polls', { apiKey: key, body: { title: 'Media poll', content } });
+
+async function pollCount(key = apiKey, apiUrl = t.api): Promise<number> {
+  const res = await testClient(apiUrl).request('GET /polls', { query: { limit: 100 }, apiKey: key });
+  expectStatus(res, 200);
   return res.body.data.length;
 }
 
-async function expectStoredWebp(media: { storedUrl: string; width: number; height: number }, w: number, h: number) {
+async function expectStoredWebp(media: Media | undefined, w: number, h: number) {
   expect(media).toMatchObject({ width: w, height: h });
-  const res = await fetch(media.storedUrl);
+  const res = await fetch(media!.storedUrl!);
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toBe('image/webp');
   const meta = await sharp(Buffer.from(await res.arrayBuffer())).metadata();
@@ -113,25 +123,25 @@ describe('inline media on slides and options', () => {
     const slideUrl = `${host.url}/slide-64x48.png`;
     const optionUrl = `${host.url}/option-30x20.png`;
     const res = await createPoll(deck({ type: 'image', url: slideUrl }, [{ type: 'image', url: optionUrl }]));
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
 
-    const slide = res.body.content.questions[0];
+    const slide = pick(res.body);
     expect(slide.media).toMatchObject({ type: 'image', url: slideUrl, width: 64, height: 48 });
-    expect(slide.options[0].media).toMatchObject({ type: 'image', url: optionUrl, width: 30, height: 20 });
-    expect(slide.options[1].media).toBeUndefined();
+    expect(slide.options[0]!.media).toMatchObject({ type: 'image', url: optionUrl, width: 30, height: 20 });
+    expect(slide.options[1]!.media).toBeUndefined();
     await expectStoredWebp(slide.media, 64, 48);
-    await expectStoredWebp(slide.options[0].media, 30, 20);
+    await expectStoredWebp(slide.options[0]!.media, 30, 20);
 
-    const got = await call('GET', `${t.api}/polls/${res.body.id}`, { apiKey });
-    expect(got.status).toBe(200);
+    const got = await api.request('GET /polls/{id}', { params: { id: res.body.id }, apiKey });
+    expectStatus(got, 200);
     expect(got.body.content).toEqual(res.body.content);
   });
 
   it('keeps YouTube media as youtube without fetching anything', async () => {
     const before = [...host.hits.values()].reduce((a, b) => a + b, 0);
     const res = await createPoll(deck({ type: 'youtube', url: YOUTUBE }));
-    expect(res.status).toBe(201);
-    const media = res.body.content.questions[0].media;
+    expectStatus(res, 201);
+    const media = pick(res.body).media!;
     expect(media.type).toBe('youtube');
     expect(media.url).toBe(YOUTUBE);
     expect(media.storedUrl).toBeUndefined();
@@ -146,11 +156,11 @@ describe('inline media on slides and options', () => {
         { type: 'image', url },
       ]),
     );
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(host.hits.get('/shared-40x40.png')).toBe(1);
-    const slide = res.body.content.questions[0];
-    expect(slide.options[0].media).toEqual(slide.media);
-    expect(slide.options[1].media).toEqual(slide.media);
+    const slide = pick(res.body);
+    expect(slide.options[0]!.media).toEqual(slide.media);
+    expect(slide.options[1]!.media).toEqual(slide.media);
     expect(slide.media).toMatchObject({ width: 40, height: 40 });
   });
 
@@ -159,74 +169,78 @@ describe('inline media on slides and options', () => {
     const res = await createPoll(
       deck(undefined, [undefined, { type: 'image', url: 'http://10.0.0.1/x.png' }], [plainSlide('a'), plainSlide('b')]),
     );
-    expect(res.status).toBe(422);
+    expectStatus(res, 422);
     expect(res.body.error.code).toBe('media_not_allowed');
-    expect(res.body.error.details.path).toBe('content.questions.2.options.1.media.url');
+    expect(errorDetails(res).path).toBe('content.questions.2.options.1.media.url');
     expect(res.body.error.message).toContain('content.questions.2.options.1.media.url');
     expect(await pollCount()).toBe(before);
   });
 
   it('resolves media on PATCH content, and a refused URL leaves the poll unchanged', async () => {
     const created = await createPoll(deck(undefined));
-    expect(created.status).toBe(201);
+    expectStatus(created, 201);
     const id = created.body.id;
 
     const url = `${host.url}/patched-16x32.png`;
-    const patched = await call('PATCH', `${t.api}/polls/${id}`, {
+    const patched = await api.request('PATCH /polls/{id}', {
+      params: { id },
       apiKey,
       body: { content: deck(undefined, [{ type: 'image', url }]) },
     });
-    expect(patched.status).toBe(200);
-    await expectStoredWebp(patched.body.content.questions[0].options[0].media, 16, 32);
+    expectStatus(patched, 200);
+    await expectStoredWebp(pick(patched.body).options[0]!.media, 16, 32);
 
-    const refused = await call('PATCH', `${t.api}/polls/${id}`, {
+    const refused = await api.request('PATCH /polls/{id}', {
+      params: { id },
       apiKey,
       body: { title: 'Renamed', content: deck({ type: 'image', url: 'http://169.254.169.254/latest/meta-data' }) },
     });
-    expect(refused.status).toBe(422);
+    expectStatus(refused, 422);
     expect(refused.body.error.code).toBe('media_not_allowed');
-    expect(refused.body.error.details.path).toBe('content.questions.0.media.url');
+    expect(errorDetails(refused).path).toBe('content.questions.0.media.url');
 
-    const got = await call('GET', `${t.api}/polls/${id}`, { apiKey });
-    expect(got.body.title).toBe('Media poll');
-    expect(got.body.content).toEqual(patched.body.content);
+    const got = expectOk(await api.request('GET /polls/{id}', { params: { id }, apiKey }));
+    expect(got.title).toBe('Media poll');
+    expect(got.content).toEqual(patched.body.content);
   });
 
   it('does not re-ingest media this server already stored when a fetched poll is saved again', async () => {
     const url = `${host.url}/resave-24x24.png`;
     const created = await createPoll(deck({ type: 'image', url }));
-    expect(created.status).toBe(201);
+    expectStatus(created, 201);
     expect(host.hits.get('/resave-24x24.png')).toBe(1);
 
-    const got = await call('GET', `${t.api}/polls/${created.body.id}`, { apiKey });
-    const resaved = await call('PATCH', `${t.api}/polls/${created.body.id}`, {
+    const got = expectOk(await api.request('GET /polls/{id}', { params: { id: created.body.id }, apiKey }));
+    const resaved = await api.request('PATCH /polls/{id}', {
+      params: { id: created.body.id },
       apiKey,
-      body: { content: got.body.content },
+      body: { content: got.content },
     });
-    expect(resaved.status).toBe(200);
-    expect(resaved.body.content).toEqual(got.body.content);
+    expectStatus(resaved, 200);
+    expect(resaved.body.content).toEqual(got.content);
     expect(host.hits.get('/resave-24x24.png')).toBe(1);
 
     // Dimensions of a kept file come from the file, not from the client.
-    const media = got.body.content.questions[0].media;
-    const lied = await call('PATCH', `${t.api}/polls/${created.body.id}`, {
+    const media = pick(got).media;
+    const lied = await api.request('PATCH /polls/{id}', {
+      params: { id: created.body.id },
       apiKey,
-      body: { content: deck({ ...media, width: 999, height: 1 }) },
+      body: { content: deck({ ...media!, width: 999, height: 1 }) },
     });
-    expect(lied.status).toBe(200);
-    expect(lied.body.content.questions[0].media).toEqual(media);
+    expectStatus(lied, 200);
+    expect(pick(lied.body).media).toEqual(media);
     expect(host.hits.get('/resave-24x24.png')).toBe(1);
   });
 
   it('keeps media ingested ahead with POST /media without fetching again', async () => {
     const url = `${host.url}/ahead-20x14.png`;
-    const ingested = await call('POST', `${t.api}/media`, { apiKey, body: { url } });
-    expect(ingested.status).toBe(201);
+    const ingested = await api.request('POST /media', { apiKey, body: { url } });
+    expectStatus(ingested, 201);
     expect(host.hits.get('/ahead-20x14.png')).toBe(1);
     const res = await createPoll(deck(ingested.body.data, [ingested.body.data]));
-    expect(res.status).toBe(201);
-    expect(res.body.content.questions[0].media).toEqual(ingested.body.data);
-    expect(res.body.content.questions[0].options[0].media).toEqual(ingested.body.data);
+    expectStatus(res, 201);
+    expect(pick(res.body).media).toEqual(ingested.body.data);
+    expect(pick(res.body).options[0]!.media).toEqual(ingested.body.data);
     expect(host.hits.get('/ahead-20x14.png')).toBe(1);
   });
 
@@ -234,8 +248,8 @@ describe('inline media on slides and options', () => {
     const url = `${host.url}/missing-10x12.png`;
     const missing = `${t.url}/media/files/${'0'.repeat(64)}.webp`;
     const res = await createPoll(deck({ type: 'image', url, storedUrl: missing, width: 5, height: 5 }));
-    expect(res.status).toBe(201);
-    const media = res.body.content.questions[0].media;
+    expectStatus(res, 201);
+    const media = pick(res.body).media!;
     expect(media.storedUrl).not.toBe(missing);
     expect(host.hits.get('/missing-10x12.png')).toBe(1);
     await expectStoredWebp(media, 10, 12);
@@ -246,8 +260,8 @@ describe('inline media on slides and options', () => {
     const res = await createPoll(
       deck({ type: 'image', url, storedUrl: 'https://cdn.example.com/x.webp', width: 999, height: 999 }),
     );
-    expect(res.status).toBe(201);
-    const media = res.body.content.questions[0].media;
+    expectStatus(res, 201);
+    const media = pick(res.body).media!;
     expect(media.storedUrl).not.toBe('https://cdn.example.com/x.webp');
     await expectStoredWebp(media, 12, 10);
   });
@@ -265,9 +279,9 @@ describe('inline media on a server without MEDIA_ALLOW_LOOPBACK', () => {
   it('refuses a loopback image URL and creates nothing', async () => {
     const before = await pollCount(strictKey, strict.api);
     const res = await createPoll(deck({ type: 'image', url: `${host.url}/strict-8x8.png` }), strictKey, strict.api);
-    expect(res.status).toBe(422);
+    expectStatus(res, 422);
     expect(res.body.error.code).toBe('media_not_allowed');
-    expect(res.body.error.details.path).toBe('content.questions.0.media.url');
+    expect(errorDetails(res).path).toBe('content.questions.0.media.url');
     expect(host.hits.get('/strict-8x8.png')).toBeUndefined();
     expect(await pollCount(strictKey, strict.api)).toBe(before);
   });
@@ -285,16 +299,16 @@ describe('inline media limits', () => {
         // A port nothing listens on: the refusal must come before any fetch is attempted.
         media: { type: 'image' as const, url: `http://127.0.0.1:9/image-${i}.png` },
       }));
-      const res = await call('POST', `${t.api}/polls`, {
+      const res = await testClient(t.api).request('POST /polls', {
         apiKey,
         body: {
           title: 'Too many',
           content: { questions: [{ id: 'q', kind: 'ranking', text: 'Rank', options: images }] },
         },
       });
-      expect(res.status).toBe(422);
+      expectStatus(res, 422);
       expect(res.body.error.code).toBe('validation_failed');
-      expect(res.body.error.details.formErrors[0]).toContain(`at most ${MAX_INLINE_INGESTIONS}`);
+      expect(errorDetails(res).formErrors[0]).toContain(`at most ${MAX_INLINE_INGESTIONS}`);
       expect(await t.server.deps.db.selectFrom('polls').select('id').execute()).toEqual(before);
     } finally {
       await t.close();

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assertions.js';
-import { condition } from '../support/branching-deck.js';
-import { call } from '../support/http.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { condition, sampleContent } from '../support/decks.js';
+import { UNLIMITED } from '../support/limits.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { expectOk, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * `POST /polls/{id}/duplicate` over real HTTP (issue 28, "Templates"): a draft with the poll's content
@@ -12,10 +13,11 @@ import { startTestServer, type TestServer } from '../support/server.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 
 beforeAll(async () => {
-  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '1000000' });
+  t = await startTestServer(UNLIMITED);
   ({ apiKey } = await t.workspace('pro'));
 });
 afterAll(() => t?.close());
@@ -26,19 +28,24 @@ describe('duplicating a poll', () => {
   it('copies the content and the skip logic into a draft, and nothing the original collected', async () => {
     const original = await publishedPoll();
     const branching = { conditions: [condition('pizza-skips', 'lunch', 'equals', 'pizza', 'mood')] };
-    const patched = await call('PATCH', `${t.api}/polls/${original.id}`, { apiKey, body: { branching } });
-    expect(patched.status, patched.text).toBe(200);
-    const vote = await call('POST', `${t.api}/polls/${original.id}/votes`, {
+    const patched = await api.request('PATCH /polls/{id}', {
+      params: { id: original.id },
+      apiKey,
+      body: { branching },
+    });
+    expectStatus(patched, 200);
+    const vote = await api.request('POST /polls/{id}/votes', {
+      params: { id: original.id },
       apiKey,
       body: { voterId: 'ada', slideId: 'lunch', optionIds: ['pizza'] },
     });
-    expect(vote.status, vote.text).toBe(201);
-    const session = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: original.id } });
-    expect(session.status, session.text).toBe(201);
+    expectStatus(vote, 201);
+    const session = await api.request('POST /sessions', { apiKey, body: { pollId: original.id } });
+    expectStatus(session, 201);
 
-    const copy = await call('POST', `${t.api}/polls/${original.id}/duplicate`, { apiKey });
-    expect(copy.status, copy.text).toBe(201);
-    const source = (await call('GET', `${t.api}/polls/${original.id}`, { apiKey })).body;
+    const copy = await api.request('POST /polls/{id}/duplicate', { params: { id: original.id }, apiKey });
+    expectStatus(copy, 201);
+    const source = expectOk(await api.request('GET /polls/{id}', { params: { id: original.id }, apiKey }));
     expect(copy.body).toMatchObject({
       title: 'Team lunch (copy)',
       status: 'draft',
@@ -50,38 +57,50 @@ describe('duplicating a poll', () => {
     expect(copy.body.id).not.toBe(original.id);
 
     // Nothing it collected came with it.
-    const results = await call('GET', `${t.api}/polls/${copy.body.id}/results`, { apiKey });
+    const results = await api.request('GET /polls/{id}/results', { params: { id: copy.body.id }, apiKey });
+    expectStatus(results, 200);
     expect(results.body.totalVoters).toBe(0);
-    const votes = await call('GET', `${t.api}/polls/${copy.body.id}/votes`, { apiKey });
+    const votes = await api.request('GET /polls/{id}/votes', { params: { id: copy.body.id }, apiKey });
+    expectStatus(votes, 200);
     expect(votes.body.data).toEqual([]);
-    const sessions = await call('GET', `${t.api}/sessions?pollId=${copy.body.id}`, { apiKey });
+    const sessions = await api.request('GET /sessions', { query: { pollId: copy.body.id }, apiKey });
+    expectStatus(sessions, 200);
     expect(sessions.body.data).toEqual([]);
     // The original is as it was.
-    expect((await call('GET', `${t.api}/polls/${original.id}/results`, { apiKey })).body.totalVoters).toBe(1);
+    expect(
+      expectOk(await api.request('GET /polls/{id}/results', { params: { id: original.id }, apiKey })).totalVoters,
+    ).toBe(1);
 
     // The copy is a poll like any other: published, it takes answers of its own.
-    const published = await call('PATCH', `${t.api}/polls/${copy.body.id}`, { apiKey, body: { publish: true } });
-    expect(published.status, published.text).toBe(200);
-    const own = await call('POST', `${t.api}/polls/${copy.body.id}/votes`, {
+    const published = await api.request('PATCH /polls/{id}', {
+      params: { id: copy.body.id },
+      apiKey,
+      body: { publish: true },
+    });
+    expectStatus(published, 200);
+    const own = await api.request('POST /polls/{id}/votes', {
+      params: { id: copy.body.id },
       apiKey,
       body: { voterId: 'ada', slideId: 'lunch', optionIds: ['sushi'] },
     });
-    expect(own.status, own.text).toBe(201);
+    expectStatus(own, 201);
   });
 
   it('takes a title, and keeps a long one within the limit', async () => {
     const original = await publishedPoll({ title: 'x'.repeat(200) });
-    const named = await call('POST', `${t.api}/polls/${original.id}/duplicate`, {
+    const named = await api.request('POST /polls/{id}/duplicate', {
+      params: { id: original.id },
       apiKey,
       body: { title: 'Lunch, second sitting' },
     });
+    expectStatus(named, 201);
     expect(named.body.title).toBe('Lunch, second sitting');
-    const long = await call('POST', `${t.api}/polls/${original.id}/duplicate`, { apiKey });
-    expect(long.status, long.text).toBe(201);
+    const long = await api.request('POST /polls/{id}/duplicate', { params: { id: original.id }, apiKey });
+    expectStatus(long, 201);
     expect(long.body.title.endsWith(' (copy)')).toBe(true);
     expect(long.body.title.length).toBeLessThanOrEqual(200);
     expectError(
-      await call('POST', `${t.api}/polls/${original.id}/duplicate`, { apiKey, body: { title: '' } }),
+      await api.request('POST /polls/{id}/duplicate', { params: { id: original.id }, apiKey, body: { title: '' } }),
       422,
       'validation_failed',
     );
@@ -91,18 +110,19 @@ describe('duplicating a poll', () => {
     const original = await publishedPoll();
     const other = await t.workspace('pro');
     expectError(
-      await call('POST', `${t.api}/polls/${original.id}/duplicate`, { apiKey: other.apiKey }),
+      await api.request('POST /polls/{id}/duplicate', { params: { id: original.id }, apiKey: other.apiKey }),
       404,
       'not_found',
     );
-    const readOnly = await call('POST', `${t.api}/keys`, { apiKey, body: { name: 'reader', scopes: ['polls:read'] } });
-    expect(readOnly.status, readOnly.text).toBe(201);
+    const readOnly = await api.request('POST /keys', { apiKey, body: { name: 'reader', scopes: ['polls:read'] } });
+    expectStatus(readOnly, 201);
     expectError(
-      await call('POST', `${t.api}/polls/${original.id}/duplicate`, { apiKey: readOnly.body.secret }),
+      await api.request('POST /polls/{id}/duplicate', { params: { id: original.id }, apiKey: readOnly.body.secret }),
       403,
       'insufficient_scope',
     );
-    const listed = await call('GET', `${t.api}/polls?limit=100`, { apiKey: other.apiKey });
+    const listed = await api.request('GET /polls', { query: { limit: 100 }, apiKey: other.apiKey });
+    expectStatus(listed, 200);
     expect(listed.body.data).toEqual([]);
   });
 });

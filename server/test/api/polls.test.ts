@@ -1,9 +1,19 @@
+import type { ErrorEnvelope } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../support/http.js';
-import { sampleContent } from '../support/polls.js';
+import { type ContentInput, sampleContent } from '../support/decks.js';
+import { rawCall } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import {
+  type ApiResponse,
+  type BodyOf,
+  errorDetails,
+  expectOk,
+  expectStatus,
+  testClient,
+} from '../support/test-client.js';
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 
 beforeAll(async () => {
@@ -12,13 +22,13 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const createPoll = (body: unknown = { title: 'Team lunch', content: sampleContent() }, key = apiKey) =>
-  call('POST', `${t.api}/polls`, { apiKey: key, body });
+const createPoll = (body: BodyOf<'POST /polls'> = { title: 'Team lunch', content: sampleContent() }, key = apiKey) =>
+  api.request('POST /polls', { apiKey: key, body });
 
 describe('polls', () => {
   it('creates a draft poll with every slide kind and answers 201 with defaults filled in', async () => {
     const res = await createPoll();
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body.id).toMatch(/^poll_[0-9A-Z]{26}$/);
     expect(res.body).toMatchObject({
       title: 'Team lunch',
@@ -27,7 +37,7 @@ describe('polls', () => {
       publishedAt: null,
       closedAt: null,
     });
-    expect(res.body.content.questions.map((q: { kind: string }) => q.kind)).toEqual([
+    expect(res.body.content.questions.map((q) => q.kind)).toEqual([
       'multiple_choice',
       'quiz',
       'scale',
@@ -59,166 +69,195 @@ describe('polls', () => {
         ],
       },
     });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body.content.questions[0]).toMatchObject({ timeLimitSec: 30, points: 1000, speedBonus: false });
     expect(res.body.content.questions[1]).toMatchObject({ maxLength: 500, render: 'list' });
   });
 
   it('gets a poll by id and 404s unknown and malformed ids', async () => {
-    const { body: poll } = await createPoll();
-    const got = await call('GET', `${t.api}/polls/${poll.id}`, { apiKey });
-    expect(got.status).toBe(200);
+    const poll = expectOk(await createPoll());
+    const got = await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey });
+    expectStatus(got, 200);
     expect(got.body).toEqual(poll);
 
-    const missing = await call('GET', `${t.api}/polls/poll_01AAAAAAAAAAAAAAAAAAAAAAAA`, { apiKey });
-    expect(missing.status).toBe(404);
+    const missing = await api.request('GET /polls/{id}', { params: { id: 'poll_01AAAAAAAAAAAAAAAAAAAAAAAA' }, apiKey });
+    expectStatus(missing, 404);
     expect(missing.body).toEqual({ error: { code: 'not_found', message: 'Poll not found' } });
 
     // A malformed id names nothing that could exist: the same 404 as an unknown one, on every
     // route that takes an id in its path, whatever else the request holds.
     for (const id of ['abc', 'poll 1/../x', 'poll_01aaaaaaaaaaaaaaaaaaaaaaaa', '\u0000', 'constructor', '__proto__']) {
-      const malformed = await call('GET', `${t.api}/polls/${encodeURIComponent(id)}`, { apiKey });
+      const malformed = await api.request('GET /polls/{id}', { params: { id }, apiKey });
       expect(malformed.status, id).toBe(404);
       expect(malformed.body).toEqual({ error: { code: 'not_found', message: 'Poll not found' } });
     }
-    const badBody = await call('POST', `${t.api}/polls/abc/votes`, { apiKey, body: { voterId: '' } });
+    const badBody = await rawCall('POST', `${t.api}/polls/abc/votes`, { apiKey, body: { voterId: '' } });
     expect(badBody.body).toEqual({ error: { code: 'not_found', message: 'Poll not found' } });
-    const question = await call('PATCH', `${t.api}/polls/${poll.id}/questions/rsp_x`, {
+    const question = await api.request('PATCH /polls/{id}/questions/{questionId}', {
+      params: { id: poll.id, questionId: 'rsp_x' },
       apiKey,
       body: { status: 'approved' },
     });
-    expect(question.status).toBe(404);
+    expectStatus(question, 404);
     expect(question.body).toEqual({ error: { code: 'not_found', message: 'Question not found' } });
   });
 
   it('decodes percent-encoded path parameters', async () => {
-    const { body: poll } = await createPoll();
+    const poll = expectOk(await createPoll());
     const encoded = poll.id.replace('_', '%5F');
-    const got = await call('GET', `${t.api}/polls/${encoded}`, { apiKey });
+    const got = await rawCall<{ id: string }>('GET', `${t.api}/polls/${encoded}`, { apiKey });
     expect(got.status).toBe(200);
     expect(got.body.id).toBe(poll.id);
   });
 
   it('walks draft -> published -> closed -> published -> draft', async () => {
-    const { body: poll } = await createPoll();
-    const patch = (body: unknown) => call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body });
+    const poll = expectOk(await createPoll());
+    const patch = (body: BodyOf<'PATCH /polls/{id}'>) =>
+      api.request('PATCH /polls/{id}', { params: { id: poll.id }, apiKey, body });
 
     const published = await patch({ publish: true });
-    expect(published.status).toBe(200);
+    expectStatus(published, 200);
     expect(published.body.status).toBe('published');
     expect(published.body.publishedAt).not.toBeNull();
 
-    const closed = await patch({ closed: true });
-    expect(closed.body.status).toBe('closed');
-    expect(closed.body.closedAt).not.toBeNull();
+    const closed = expectOk(await patch({ closed: true }));
+    expect(closed.status).toBe('closed');
+    expect(closed.closedAt).not.toBeNull();
 
-    const reopened = await patch({ publish: true });
-    expect(reopened.body.status).toBe('published');
-    expect(reopened.body.closedAt).toBeNull();
+    const reopened = expectOk(await patch({ publish: true }));
+    expect(reopened.status).toBe('published');
+    expect(reopened.closedAt).toBeNull();
 
     const draft = await patch({ publish: false });
     expect(draft.body).toMatchObject({ status: 'draft', publishedAt: null, closedAt: null });
   });
 
   it('refuses to close a draft with 409 poll_not_published and changes nothing', async () => {
-    const { body: poll } = await createPoll();
-    const res = await call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: { closed: true } });
-    expect(res.status).toBe(409);
+    const poll = expectOk(await createPoll());
+    const res = await api.request('PATCH /polls/{id}', { params: { id: poll.id }, apiKey, body: { closed: true } });
+    expectStatus(res, 409);
     expect(res.body.error.code).toBe('poll_not_published');
-    const after = await call('GET', `${t.api}/polls/${poll.id}`, { apiKey });
+    const after = await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey });
     expect(after.body).toEqual(poll);
   });
 
   it('updates title and content', async () => {
-    const { body: poll } = await createPoll();
-    const res = await call('PATCH', `${t.api}/polls/${poll.id}`, {
+    const poll = expectOk(await createPoll());
+    const res = await api.request('PATCH /polls/{id}', {
+      params: { id: poll.id },
       apiKey,
       body: { title: 'Renamed', content: { questions: [{ id: 'only', kind: 'content', text: 'Hi' }] } },
     });
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body.title).toBe('Renamed');
     expect(res.body.content.questions).toEqual([{ id: 'only', kind: 'content', text: 'Hi' }]);
     expect(new Date(res.body.updatedAt).getTime()).toBeGreaterThanOrEqual(new Date(poll.updatedAt).getTime());
   });
 
   it('refuses to publish a poll with no slides (422 on content.questions) and changes nothing', async () => {
-    const expectNoSlides = (res: { status: number; text: string; body: any }) => {
-      expect(res.status, res.text).toBe(422);
+    const expectNoSlides = (res: ApiResponse<'PATCH /polls/{id}'>) => {
+      expectStatus(res, 422);
       expect(res.body.error.code).toBe('validation_failed');
-      expect(Object.keys(res.body.error.details.fieldErrors)).toEqual(['content.questions']);
+      expect(Object.keys(errorDetails(res).fieldErrors)).toEqual(['content.questions']);
     };
-    const { body: empty } = await createPoll({ title: 'Empty' });
+    const empty = expectOk(await createPoll({ title: 'Empty' }));
     expect(empty.content.questions).toEqual([]);
-    expectNoSlides(await call('PATCH', `${t.api}/polls/${empty.id}`, { apiKey, body: { publish: true } }));
     expectNoSlides(
-      await call('PATCH', `${t.api}/polls/${empty.id}`, { apiKey, body: { title: 'Still empty', publish: true } }),
+      await api.request('PATCH /polls/{id}', { params: { id: empty.id }, apiKey, body: { publish: true } }),
     );
-    expect((await call('GET', `${t.api}/polls/${empty.id}`, { apiKey })).body).toEqual(empty);
+    expectNoSlides(
+      await api.request('PATCH /polls/{id}', {
+        params: { id: empty.id },
+        apiKey,
+        body: { title: 'Still empty', publish: true },
+      }),
+    );
+    expect((await api.request('GET /polls/{id}', { params: { id: empty.id }, apiKey })).body).toEqual(empty);
 
     // Emptying the deck in the publishing request, or emptying a published poll's deck, is the same 422.
-    const { body: full } = await createPoll();
+    const full = expectOk(await createPoll());
     const noQuestions = { questions: [] };
     expectNoSlides(
-      await call('PATCH', `${t.api}/polls/${full.id}`, { apiKey, body: { content: noQuestions, publish: true } }),
+      await api.request('PATCH /polls/{id}', {
+        params: { id: full.id },
+        apiKey,
+        body: { content: noQuestions, publish: true },
+      }),
     );
-    expect((await call('PATCH', `${t.api}/polls/${full.id}`, { apiKey, body: { publish: true } })).status).toBe(200);
-    expectNoSlides(await call('PATCH', `${t.api}/polls/${full.id}`, { apiKey, body: { content: noQuestions } }));
+    expect(
+      (await api.request('PATCH /polls/{id}', { params: { id: full.id }, apiKey, body: { publish: true } })).status,
+    ).toBe(200);
+    expectNoSlides(
+      await api.request('PATCH /polls/{id}', { params: { id: full.id }, apiKey, body: { content: noQuestions } }),
+    );
 
     // A draft may be emptied; with a slide added it publishes.
-    const { body: draft } = await createPoll();
-    const emptied = await call('PATCH', `${t.api}/polls/${draft.id}`, { apiKey, body: { content: noQuestions } });
-    expect(emptied.status, emptied.text).toBe(200);
-    const oneSlide = { questions: [{ id: 'hello', kind: 'content', text: 'Hello' }] };
-    const published = await call('PATCH', `${t.api}/polls/${empty.id}`, {
+    const draft = expectOk(await createPoll());
+    const emptied = await api.request('PATCH /polls/{id}', {
+      params: { id: draft.id },
+      apiKey,
+      body: { content: noQuestions },
+    });
+    expectStatus(emptied, 200);
+    const oneSlide: ContentInput = { questions: [{ id: 'hello', kind: 'content', text: 'Hello' }] };
+    const published = await api.request('PATCH /polls/{id}', {
+      params: { id: empty.id },
       apiKey,
       body: { content: oneSlide, publish: true },
     });
-    expect(published.status, published.text).toBe(200);
+    expectStatus(published, 200);
     expect(published.body.status).toBe('published');
   });
 
   it('treats {"publish":"false"} as a 422, not a publish', async () => {
-    const { body: poll } = await createPoll();
-    const res = await call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: { publish: 'false' } });
+    const poll = expectOk(await createPoll());
+    const res = await rawCall<ErrorEnvelope>('PATCH', `${t.api}/polls/${poll.id}`, {
+      apiKey,
+      body: { publish: 'false' },
+    });
     expect(res.status).toBe(422);
-    expect(res.body.error.details.fieldErrors.publish).toBeDefined();
-    const after = await call('GET', `${t.api}/polls/${poll.id}`, { apiKey });
-    expect(after.body.status).toBe('draft');
+    expect(errorDetails(res).fieldErrors.publish).toBeDefined();
+    const after = await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey });
+    expect(expectOk(after).status).toBe('draft');
   });
 
   it('refuses an empty PATCH and a PATCH sending both publish and closed', async () => {
-    const { body: poll } = await createPoll();
-    const empty = await call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: {} });
-    expect(empty.status).toBe(422);
-    expect(empty.body.error.details.formErrors).toEqual(['Send at least one field to change']);
-    const both = await call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: { publish: true, closed: true } });
-    expect(both.status).toBe(422);
+    const poll = expectOk(await createPoll());
+    const empty = await api.request('PATCH /polls/{id}', { params: { id: poll.id }, apiKey, body: {} });
+    expectStatus(empty, 422);
+    expect(errorDetails(empty).formErrors).toEqual(['Send at least one field to change']);
+    const both = await api.request('PATCH /polls/{id}', {
+      params: { id: poll.id },
+      apiKey,
+      body: { publish: true, closed: true },
+    });
+    expectStatus(both, 422);
   });
 
   it('deletes a poll; it is gone afterwards', async () => {
-    const { body: poll } = await createPoll();
-    const res = await call('DELETE', `${t.api}/polls/${poll.id}`, { apiKey });
-    expect(res.status).toBe(200);
+    const poll = expectOk(await createPoll());
+    const res = await api.request('DELETE /polls/{id}', { params: { id: poll.id }, apiKey });
+    expectStatus(res, 200);
     expect(res.body).toEqual({ id: poll.id, deleted: true });
-    expect((await call('GET', `${t.api}/polls/${poll.id}`, { apiKey })).status).toBe(404);
-    expect((await call('DELETE', `${t.api}/polls/${poll.id}`, { apiKey })).status).toBe(404);
+    expect((await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey })).status).toBe(404);
+    expect((await api.request('DELETE /polls/{id}', { params: { id: poll.id }, apiKey })).status).toBe(404);
   });
 
   it('isolates workspaces: another workspace sees 404 and its list stays empty', async () => {
-    const { body: poll } = await createPoll();
+    const poll = expectOk(await createPoll());
     const other = await t.workspace('pro');
     for (const [method, body] of [
       ['GET', undefined],
       ['PATCH', { title: 'stolen' }],
       ['DELETE', undefined],
     ] as const) {
-      const res = await call(method, `${t.api}/polls/${poll.id}`, { apiKey: other.apiKey, body });
+      const res = await rawCall<ErrorEnvelope>(method, `${t.api}/polls/${poll.id}`, { apiKey: other.apiKey, body });
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('not_found');
     }
-    const list = await call('GET', `${t.api}/polls`, { apiKey: other.apiKey });
+    const list = await api.request('GET /polls', { apiKey: other.apiKey });
     expect(list.body).toEqual({ data: [], nextCursor: null });
-    expect((await call('GET', `${t.api}/polls/${poll.id}`, { apiKey })).body.title).toBe(poll.title);
+    expect(expectOk(await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey })).title).toBe(poll.title);
   });
 });
 
@@ -228,32 +267,34 @@ describe('listing polls', () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       const res = await createPoll({ title: `Poll ${i}`, content: sampleContent() }, key);
-      ids.push(res.body.id);
+      ids.push(expectOk(res).id);
     }
-    await call('PATCH', `${t.api}/polls/${ids[1]}`, { apiKey: key, body: { publish: true } });
+    await api.request('PATCH /polls/{id}', { params: { id: ids[1]! }, apiKey: key, body: { publish: true } });
 
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const query: string = cursor ? `?limit=2&cursor=${encodeURIComponent(cursor)}` : '?limit=2';
-      const page = await call('GET', `${t.api}/polls${query}`, { apiKey: key });
-      expect(page.status).toBe(200);
+      const page: ApiResponse<'GET /polls'> = await api.request('GET /polls', {
+        apiKey: key,
+        query: { limit: 2, cursor: cursor ?? undefined },
+      });
+      expectStatus(page, 200);
       expect(page.body.data.length).toBeLessThanOrEqual(2);
-      seen.push(...page.body.data.map((p: { id: string }) => p.id));
+      seen.push(...page.body.data.map((p) => p.id));
       cursor = page.body.nextCursor;
       pages += 1;
     } while (cursor);
     expect(pages).toBe(3);
     expect(seen).toEqual([...ids].reverse());
 
-    const published = await call('GET', `${t.api}/polls?status=published`, { apiKey: key });
-    expect(published.body.data.map((p: { id: string }) => p.id)).toEqual([ids[1]]);
+    const published = await api.request('GET /polls', { query: { status: 'published' }, apiKey: key });
+    expect(expectOk(published).data.map((p) => p.id)).toEqual([ids[1]]);
   });
 
   it('rejects a bad limit, a bad status and a forged cursor with 422', async () => {
     for (const query of ['limit=0', 'limit=101', 'limit=abc', 'status=archived', 'cursor=bm90LWFuLWlk', 'unknown=1']) {
-      const res = await call('GET', `${t.api}/polls?${query}`, { apiKey });
+      const res = await rawCall<ErrorEnvelope>('GET', `${t.api}/polls?${query}`, { apiKey });
       expect(res.status, query).toBe(422);
       expect(res.body.error.code, query).toBe('validation_failed');
     }

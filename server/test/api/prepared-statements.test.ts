@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { preparedStatement } from '../../src/db/prepared.js';
-import { call } from '../support/http.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { sampleContent } from '../support/decks.js';
+import { UNLIMITED } from '../support/limits.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * A statement marked with `preparedStatement(name)` (db/prepared.ts) is a named prepared statement —
@@ -13,10 +15,11 @@ import { startTestServer, type TestServer } from '../support/server.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 
 beforeAll(async () => {
-  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '1000000' });
+  t = await startTestServer(UNLIMITED);
   ({ apiKey } = await t.workspace('pro'));
 });
 afterAll(() => t?.close());
@@ -67,15 +70,18 @@ describe('prepared statements', () => {
     const { id: pollId } = await publishedPoll();
     const statuses = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
-        call('POST', `${t.api}/polls/${pollId}/votes`, {
-          apiKey,
-          body: { voterId: `prepared-${i}`, slideId: 'lunch', optionIds: ['pizza'] },
-        }).then((res) => res.status),
+        api
+          .request('POST /polls/{id}/votes', {
+            params: { id: pollId },
+            apiKey,
+            body: { voterId: `prepared-${i}`, slideId: 'lunch', optionIds: ['pizza'] },
+          })
+          .then((res) => res.status),
       ),
     );
     expect(new Set(statuses)).toEqual(new Set([201]));
-    const results = await call('GET', `${t.api}/polls/${pollId}/results`, { apiKey });
-    expect(results.status).toBe(200);
+    const results = await api.request('GET /polls/{id}/results', { params: { id: pollId }, apiKey });
+    expectStatus(results, 200);
     expect(results.body.totalVoters).toBe(60);
   });
 });

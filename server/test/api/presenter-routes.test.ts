@@ -1,32 +1,31 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/db/ids.js';
 import { expectError } from '../support/assertions.js';
-import { call, type JsonResponse } from '../support/http.js';
-import { type CreatedSession, createdSession } from '../support/live-deck.js';
+import { presenterContent } from '../support/decks.js';
+import { type LooseJson, rawCall } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
+import { type ControlAction, type CreatedSession, createdSession } from '../support/live-deck.js';
 import { issuedToken, oauthClient } from '../support/oauth.js';
-import { type ContentInput, pollPublisher, sampleContent } from '../support/polls.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { openSse, type SseStream } from '../support/sse.js';
+import { type ApiResponse, errorDetails, expectOk, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * The routes a presenter device reaches with the session's host token alone, besides control and the
- * streams (live-sessions.test.ts): the deck (`GET /sessions/{id}/deck`), the Q&A questions of the
+ * streams (live-sessions.*.test.ts): the deck (`GET /sessions/{id}/deck`), the Q&A questions of the
  * session's poll (`GET /sessions/{id}/questions`) and their moderation
  * (`PATCH /sessions/{id}/questions/{questionId}`), which the participants' Q&A boards follow.
  * Runs on PGlite, and on PostgreSQL + Redis with TEST_DATABASE_URL and TEST_REDIS_URL.
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 
 beforeAll(async () => {
-  t = await startTestServer({
-    // Every request here comes from 127.0.0.1 and one key: the limits are tested on their own.
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
-    LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000000',
-    LIVE_JOINS_PER_IP_PER_MINUTE: '1000000',
-  });
+  // Every request here comes from 127.0.0.1 and one key: the limits are tested on their own.
+  t = await startTestServer(UNLIMITED);
   ({ apiKey } = await t.workspace('pro'));
 });
 afterAll(() => t?.close());
@@ -37,12 +36,9 @@ afterEach(() => {
   for (const stream of streams.splice(0)) stream.close();
 });
 
-type Json = Record<string, any>;
+type Json = LooseJson;
 
-/** sampleContent() (its `ask` slide, index 5, is moderated Q&A) plus an unmoderated Q&A slide, `open`, index 7. */
-function presenterContent(): ContentInput {
-  return sampleContent({ id: 'open', kind: 'qa', text: 'Anything else?', moderated: false, allowUpvotes: true });
-}
+/** presenterContent(): its `ask` slide, index 5, is moderated Q&A; `open`, index 7, unmoderated. */
 const ASK_INDEX = 5;
 const OPEN_INDEX = 7;
 
@@ -67,22 +63,33 @@ function credentialOf(credential: Credential): { apiKey?: string; headers: Recor
 
 const host = (session: CreatedSession): Credential => ({ hostToken: session.hostToken });
 
-function deck(sessionId: string, credential: Credential): Promise<JsonResponse> {
-  return call('GET', `${t.api}/sessions/${sessionId}/deck`, credentialOf(credential));
+function deck(sessionId: string, credential: Credential) {
+  return api.request('GET /sessions/{id}/deck', { params: { id: sessionId }, ...credentialOf(credential) });
 }
 
-function questions(sessionId: string, credential: Credential, query = ''): Promise<JsonResponse> {
-  return call('GET', `${t.api}/sessions/${sessionId}/questions${query}`, credentialOf(credential));
+/** Unchecked: some tests send a query the route refuses. */
+function questions(sessionId: string, credential: Credential, query: Record<string, unknown> = {}) {
+  return api.unchecked('GET /sessions/{id}/questions', {
+    params: { id: sessionId },
+    query,
+    ...credentialOf(credential),
+  });
 }
 
-function moderate(sessionId: string, questionId: string, body: unknown, credential: Credential): Promise<JsonResponse> {
-  return call('PATCH', `${t.api}/sessions/${sessionId}/questions/${questionId}`, { ...credentialOf(credential), body });
+/** Unchecked: some tests send a body the route refuses. */
+function moderate(sessionId: string, questionId: string, body: unknown, credential: Credential) {
+  return api.unchecked('PATCH /sessions/{id}/questions/{questionId}', {
+    params: { id: sessionId, questionId },
+    ...credentialOf(credential),
+    body,
+  });
 }
 
 /** A control action by the host token that must succeed. */
-async function act(session: CreatedSession, action: string, slideIndex?: number): Promise<void> {
-  const body: Json = slideIndex === undefined ? { action } : { action, slideIndex };
-  const res = await call('POST', `${t.api}/sessions/${session.id}/control`, {
+async function act(session: CreatedSession, action: ControlAction, slideIndex?: number): Promise<void> {
+  const body = slideIndex === undefined ? { action } : { action, slideIndex };
+  const res = await api.request('POST /sessions/{id}/control', {
+    params: { id: session.id },
     headers: { 'x-host-token': session.hostToken },
     body,
   });
@@ -91,18 +98,19 @@ async function act(session: CreatedSession, action: string, slideIndex?: number)
 
 /** A participant who joined `session`: its token. */
 async function joined(session: CreatedSession, name: string): Promise<string> {
-  const res = await call('POST', `${t.api}/live/${session.pin}/join`, { body: { name } });
-  expect(res.status, res.text).toBe(200);
+  const res = await api.request('POST /live/{pin}/join', { params: { pin: session.pin }, body: { name } });
+  expectStatus(res, 200);
   return res.body.participantToken;
 }
 
 /** A question asked live on the Q&A slide on screen: its id. */
 async function asked(session: CreatedSession, token: string, slideId: string, text: string): Promise<string> {
-  const res = await call('POST', `${t.api}/live/${session.pin}/answers`, {
+  const res = await api.request('POST /live/{pin}/answers', {
+    params: { pin: session.pin },
     headers: { 'x-participant-token': token },
     body: { slideId, text },
   });
-  expect(res.status, res.text).toBe(201);
+  expectStatus(res, 201);
   return res.body.id;
 }
 
@@ -113,13 +121,13 @@ async function participantStream(session: CreatedSession, token: string): Promis
   return stream;
 }
 
-const ids = (res: JsonResponse): string[] => res.body.data.map((q: Json) => q.id);
+const ids = (res: ApiResponse<'GET /sessions/{id}/questions'>): string[] => expectOk(res).data.map((q) => q.id);
 
 describe('GET /sessions/{id}/deck', () => {
   it('answers the poll’s title and slides, quiz answers included, to the host token and to an API key', async () => {
     const { poll, session } = await pollAndSession();
     const byHost = await deck(session.id, host(session));
-    expect(byHost.status, byHost.text).toBe(200);
+    expectStatus(byHost, 200);
     expect(byHost.body).toEqual({
       sessionId: session.id,
       pollId: poll.id,
@@ -142,16 +150,20 @@ describe('GET /sessions/{id}/deck', () => {
     ]);
 
     const byKey = await deck(session.id, { apiKey });
-    expect(byKey.status, byKey.text).toBe(200);
+    expectStatus(byKey, 200);
     expect(byKey.body).toEqual(byHost.body);
   });
 
   it('is the poll as it is now: a renamed poll is renamed in the deck', async () => {
     const { poll, session } = await pollAndSession();
-    const renamed = await call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey, body: { title: 'Renamed' } });
-    expect(renamed.status, renamed.text).toBe(200);
+    const renamed = await api.request('PATCH /polls/{id}', {
+      params: { id: poll.id },
+      apiKey,
+      body: { title: 'Renamed' },
+    });
+    expectStatus(renamed, 200);
     const res = await deck(session.id, host(session));
-    expect(res.status, res.text).toBe(200);
+    expectStatus(res, 200);
     expect(res.body.title).toBe('Renamed');
   });
 
@@ -188,34 +200,34 @@ describe('GET /sessions/{id}/questions', () => {
     const open = [await asked(session, bob, 'open', 'Any news?'), await asked(session, ada, 'open', 'Next time?')];
 
     const all = await questions(session.id, host(session));
-    expect(all.status, all.text).toBe(200);
+    expectStatus(all, 200);
     expect(ids(all)).toEqual([...held, ...open].reverse());
     expect(all.body.nextCursor).toBeNull();
     // The same list as the poll's own route, which needs a workspace credential.
-    const ofPoll = await call('GET', `${t.api}/polls/${poll.id}/questions`, { apiKey });
+    const ofPoll = await api.request('GET /polls/{id}/questions', { params: { id: poll.id }, apiKey });
     expect(all.body).toEqual(ofPoll.body);
 
     // The moderation queue: the moderated slide's questions, pending, two to a page.
-    const first = await questions(session.id, host(session), '?status=pending&limit=2');
-    expect(first.status, first.text).toBe(200);
+    const first = await questions(session.id, host(session), { status: 'pending', limit: 2 });
+    expectStatus(first, 200);
     expect(ids(first)).toEqual([held[2], held[1]]);
     expect(first.body.data[0]).toMatchObject({ pollId: poll.id, slideId: 'ask', text: 'Who pays?', status: 'pending' });
     expect(first.body.nextCursor).toEqual(expect.any(String));
-    const second = await questions(
-      session.id,
-      host(session),
-      `?status=pending&limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`,
-    );
+    const second = await questions(session.id, host(session), {
+      status: 'pending',
+      limit: 2,
+      cursor: first.body.nextCursor,
+    });
     expect(ids(second)).toEqual([held[0]]);
-    expect(second.body.nextCursor).toBeNull();
+    expect(expectOk(second).nextCursor).toBeNull();
 
-    const onOpen = await questions(session.id, host(session), '?slideId=open');
+    const onOpen = await questions(session.id, host(session), { slideId: 'open' });
     expect(ids(onOpen)).toEqual([...open].reverse());
-    for (const question of onOpen.body.data) expect(question.status).toBe('approved');
-    expect(ids(await questions(session.id, host(session), '?slideId=open&status=pending'))).toEqual([]);
-    expect(ids(await questions(session.id, host(session), '?status=dismissed'))).toEqual([]);
+    for (const question of expectOk(onOpen).data) expect(question.status).toBe('approved');
+    expect(ids(await questions(session.id, host(session), { slideId: 'open', status: 'pending' }))).toEqual([]);
+    expect(ids(await questions(session.id, host(session), { status: 'dismissed' }))).toEqual([]);
 
-    const byKey = await questions(session.id, { apiKey }, '?status=pending');
+    const byKey = await questions(session.id, { apiKey }, { status: 'pending' });
     expect(ids(byKey)).toEqual([...held].reverse());
 
     // Another poll's session lists that poll's questions: none.
@@ -228,11 +240,11 @@ describe('GET /sessions/{id}/questions', () => {
     const { session } = await pollAndSession();
     const other = await newSession((await publishedPoll()).id);
 
-    const badStatus = await questions(session.id, host(session), '?status=hidden');
+    const badStatus = await questions(session.id, host(session), { status: 'hidden' });
     expectError(badStatus, 422, 'validation_failed');
-    expect(badStatus.body.error.details.fieldErrors.status).toBeDefined();
-    expectError(await questions(session.id, host(session), '?limit=0'), 422, 'validation_failed');
-    const forged = await questions(session.id, host(session), `?cursor=${Buffer.from('poll_x').toString('base64url')}`);
+    expect(errorDetails(badStatus).fieldErrors.status).toBeDefined();
+    expectError(await questions(session.id, host(session), { limit: 0 }), 422, 'validation_failed');
+    const forged = await questions(session.id, host(session), { cursor: Buffer.from('poll_x').toString('base64url') });
     expectError(forged, 422, 'validation_failed');
 
     expectError(await questions(session.id, host(other)), 401, 'invalid_host_token');
@@ -256,7 +268,7 @@ describe('PATCH /sessions/{id}/questions/{questionId}', () => {
     const cake = await asked(session, ada, 'ask', 'Will there be cake?');
     const other = await asked(session, ada, 'ask', 'And coffee?');
     const approved = await moderate(session.id, cake, { status: 'approved' }, host(session));
-    expect(approved.status, approved.text).toBe(200);
+    expectStatus(approved, 200);
     expect(approved.body).toMatchObject({
       id: cake,
       slideId: 'ask',
@@ -273,21 +285,22 @@ describe('PATCH /sessions/{id}/questions/{questionId}', () => {
     ]);
     expect(feed.raw()).not.toContain('And coffee?');
     // What the audience may now do with it: upvote it.
-    const upvoted = await call('POST', `${t.api}/live/${session.pin}/questions/${cake}/upvotes`, {
+    const upvoted = await api.request('POST /live/{pin}/questions/{questionId}/upvotes', {
+      params: { pin: session.pin, questionId: cake },
       headers: { 'x-participant-token': ada },
     });
-    expect(upvoted.status, upvoted.text).toBe(201);
-    expect(ids(await questions(session.id, host(session), '?status=pending'))).toEqual([other]);
+    expectStatus(upvoted, 201);
+    expect(ids(await questions(session.id, host(session), { status: 'pending' }))).toEqual([other]);
 
     const dismissed = await moderate(session.id, cake, { status: 'dismissed' }, host(session));
-    expect(dismissed.status, dismissed.text).toBe(200);
+    expectStatus(dismissed, 200);
     expect(dismissed.body).toMatchObject({ id: cake, status: 'dismissed', upvotes: 1 });
     const emptied = await feed.waitFor((e) => e.type === 'questions' && e.data.questions.length === 0);
     expect(emptied.data).toEqual({ slideId: 'ask', questions: [] });
 
     // An API key moderates through the same route.
     const byKey = await moderate(session.id, other, { status: 'approved' }, { apiKey });
-    expect(byKey.status, byKey.text).toBe(200);
+    expectStatus(byKey, 200);
     expect(byKey.body.status).toBe('approved');
     const shown = await feed.waitFor((e) => e.type === 'questions' && e.data.questions.length > 0);
     expect(shown.data.questions.map((q: Json) => q.id)).toEqual([other]);
@@ -318,13 +331,13 @@ describe('PATCH /sessions/{id}/questions/{questionId}', () => {
 
     const badStatus = await moderate(session.id, mine, { status: 'deleted' }, host(session));
     expectError(badStatus, 422, 'validation_failed');
-    expect(badStatus.body.error.details.fieldErrors.status).toBeDefined();
+    expect(errorDetails(badStatus).fieldErrors.status).toBeDefined();
     const noStatus = await moderate(session.id, mine, {}, host(session));
     expectError(noStatus, 422, 'validation_failed');
-    expect(noStatus.body.error.details.fieldErrors.status).toBeDefined();
+    expect(errorDetails(noStatus).fieldErrors.status).toBeDefined();
     const extra = await moderate(session.id, mine, { status: 'approved', pinned: true }, host(session));
     expectError(extra, 422, 'validation_failed');
-    expect(extra.body.error.details.fieldErrors.pinned).toBeDefined();
+    expect(errorDetails(extra).fieldErrors.pinned).toBeDefined();
 
     expectError(
       await moderate(session.id, mine, { status: 'approved' }, host(elsewhere.session)),
@@ -344,8 +357,10 @@ describe('PATCH /sessions/{id}/questions/{questionId}', () => {
       'not_found',
     );
 
-    expect(ids(await questions(session.id, host(session), '?status=pending'))).toEqual([mine]);
-    expect(ids(await questions(elsewhere.session.id, host(elsewhere.session), '?status=pending'))).toEqual([foreign]);
+    expect(ids(await questions(session.id, host(session), { status: 'pending' }))).toEqual([mine]);
+    expect(ids(await questions(elsewhere.session.id, host(elsewhere.session), { status: 'pending' }))).toEqual([
+      foreign,
+    ]);
   });
 
   it('needs sessions:write of an OAuth token to moderate; the deck also polls:read, the questions responses:read', async () => {
@@ -366,7 +381,7 @@ describe('PATCH /sessions/{id}/questions/{questionId}', () => {
     const writer = await token('sessions:read sessions:write');
 
     // sessions:read alone reads the session, not the poll's quiz answers nor the audience's questions.
-    expect((await call('GET', `${t.api}/sessions/${session.id}`, credentialOf(reader))).status).toBe(200);
+    expect((await rawCall('GET', `${t.api}/sessions/${session.id}`, credentialOf(reader))).status).toBe(200);
     const deckRefused = await deck(session.id, reader);
     expectError(deckRefused, 403, 'insufficient_scope');
     expect(deckRefused.body.error.details).toEqual({ requiredScope: 'polls:read' });
@@ -379,7 +394,7 @@ describe('PATCH /sessions/{id}/questions/{questionId}', () => {
     const deckReader = await token('sessions:read polls:read');
     const questionReader = await token('sessions:read responses:read');
     const slides = await deck(session.id, deckReader);
-    expect(slides.status, slides.text).toBe(200);
+    expectStatus(slides, 200);
     expect(slides.body.slides.some((slide: Json) => Array.isArray(slide.correctOptionIds))).toBe(true);
     expect(ids(await questions(session.id, questionReader))).toEqual([question]);
     expectError(await deck(session.id, questionReader), 403, 'insufficient_scope');
@@ -390,7 +405,7 @@ describe('PATCH /sessions/{id}/questions/{questionId}', () => {
 
     expectError(await moderate(session.id, question, { status: 'approved' }, reader), 403, 'insufficient_scope');
     const approved = await moderate(session.id, question, { status: 'approved' }, writer);
-    expect(approved.status, approved.text).toBe(200);
+    expectStatus(approved, 200);
     expect(approved.body.status).toBe('approved');
   });
 });

@@ -1,22 +1,33 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../support/http.js';
+import type { ContentInput } from '../support/decks.js';
+import { UNLIMITED } from '../support/limits.js';
 import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import {
+  type ApiResponse,
+  errorDetails,
+  errorOf,
+  expectOk,
+  expectStatus,
+  slideOf,
+  testClient,
+} from '../support/test-client.js';
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 let otherApiKey: string;
 
 beforeAll(async () => {
   // Each test makes dozens of calls with one key: lift the per-key limit so 429s don't interfere.
-  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await startTestServer(UNLIMITED);
   ({ apiKey } = await t.workspace('pro'));
   ({ apiKey: otherApiKey } = await t.workspace('pro'));
 });
 afterAll(() => t?.close());
 
 /** Q&A slides of every flavour, plus an open-ended slide whose answers are not questions. */
-function qaContent() {
+function qaContent(): ContentInput {
   return {
     questions: [
       { id: 'open', kind: 'qa', text: 'Ask anything', moderated: false, allowUpvotes: true },
@@ -30,34 +41,45 @@ function qaContent() {
 const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Town hall', content: qaContent() }));
 
 async function ask(pollId: string, slideId: string, voterId: string, text: string): Promise<string> {
-  const res = await call('POST', `${t.api}/polls/${pollId}/responses`, {
+  const res = await api.request('POST /polls/{id}/responses', {
+    params: { id: pollId },
     apiKey,
     body: { voterId, slideId, text },
   });
-  expect(res.status).toBe(201);
+  expectStatus(res, 201);
   return res.body.id;
 }
 
-const listQuestions = (pollId: string, query = '', key = apiKey) =>
-  call('GET', `${t.api}/polls/${pollId}/questions${query}`, { apiKey: key });
+/** Unchecked: some tests send a query the route refuses. */
+const listQuestions = (pollId: string, query: Record<string, unknown> = {}, key = apiKey) =>
+  api.unchecked('GET /polls/{id}/questions', { params: { id: pollId }, query, apiKey: key });
 
+/** Unchecked: some tests send a status the route refuses. */
 const moderate = (pollId: string, questionId: string, status: unknown, key = apiKey) =>
-  call('PATCH', `${t.api}/polls/${pollId}/questions/${questionId}`, { apiKey: key, body: { status } });
+  api.unchecked('PATCH /polls/{id}/questions/{questionId}', {
+    params: { id: pollId, questionId },
+    apiKey: key,
+    body: { status },
+  });
 
 const upvote = (pollId: string, questionId: string, voterId: string, key = apiKey) =>
-  call('POST', `${t.api}/polls/${pollId}/questions/${questionId}/upvotes`, { apiKey: key, body: { voterId } });
+  api.request('POST /polls/{id}/questions/{questionId}/upvotes', {
+    params: { id: pollId, questionId },
+    apiKey: key,
+    body: { voterId },
+  });
 
 /** The question as stored, read through the API, and how many upvote rows it has. */
 async function stored(pollId: string, questionId: string) {
-  const all = await listQuestions(pollId, '?limit=100');
-  expect(all.status).toBe(200);
+  const all = await listQuestions(pollId, { limit: 100 });
+  expectStatus(all, 200);
   const question = all.body.data.find((q: { id: string }) => q.id === questionId);
   const upvoteRows = await t.server.deps.db
     .selectFrom('question_upvotes')
     .select('voter_id')
     .where('question_id', '=', questionId)
     .execute();
-  return { question, upvoteRows: upvoteRows.length };
+  return { question: question!, upvoteRows: upvoteRows.length };
 }
 
 /**
@@ -77,10 +99,10 @@ async function approvedQuestionIds(pollId: string, slideId: string): Promise<str
     .orderBy('id')
     .execute();
   const ids = rows.map((row) => row.id);
-  const results = await call('GET', `${t.api}/polls/${pollId}/results`, { apiKey });
-  expect(results.status).toBe(200);
-  const slide = results.body.slides.find((s: { slideId: string }) => s.slideId === slideId);
-  expect(slide.questions.map((q: { id: string }) => q.id)).toEqual(ids);
+  const results = await api.request('GET /polls/{id}/results', { params: { id: pollId }, apiKey });
+  expectStatus(results, 200);
+  const slide = slideOf(results.body.slides, slideId, 'qa');
+  expect(slide.questions.map((q) => q.id)).toEqual(ids);
   return ids;
 }
 
@@ -90,13 +112,14 @@ describe('asking questions', () => {
     const first = await ask(pollId, 'open', 'ann', 'When is the next release?');
     const second = await ask(pollId, 'open', 'ann', '  Will   there be  pizza? ');
     const held = await ask(pollId, 'mod', 'ann', 'Why the reorg?');
-    await call('POST', `${t.api}/polls/${pollId}/responses`, {
+    await api.request('POST /polls/{id}/responses', {
+      params: { id: pollId },
       apiKey,
       body: { voterId: 'ann', slideId: 'words', text: 'great' },
     });
 
     const res = await listQuestions(pollId);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body.nextCursor).toBeNull();
     // Newest first; the open-ended answer is not a question.
     expect(res.body.data.map((q: { id: string }) => q.id)).toEqual([held, second, first]);
@@ -120,11 +143,11 @@ describe('asking questions', () => {
     expect(await approvedQuestionIds(pollId, 'mod')).toEqual([]);
 
     const approved = await moderate(pollId, questionId, 'approved');
-    expect(approved.status).toBe(200);
+    expectStatus(approved, 200);
     expect(await approvedQuestionIds(pollId, 'mod')).toEqual([questionId]);
 
     const dismissed = await moderate(pollId, questionId, 'dismissed');
-    expect(dismissed.status).toBe(200);
+    expectStatus(dismissed, 200);
     expect(await approvedQuestionIds(pollId, 'mod')).toEqual([]);
   });
 });
@@ -141,9 +164,11 @@ describe('listing questions', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const query: string = `?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const page = await listQuestions(pollId, query);
-      expect(page.status).toBe(200);
+      const page: ApiResponse<'GET /polls/{id}/questions'> = await listQuestions(pollId, {
+        limit: 3,
+        cursor: cursor ?? undefined,
+      });
+      expectStatus(page, 200);
       expect(page.body.data.length).toBeLessThanOrEqual(3);
       seen.push(...page.body.data.map((q: { id: string }) => q.id));
       cursor = page.body.nextCursor;
@@ -152,40 +177,42 @@ describe('listing questions', () => {
     expect(pages).toBe(3);
     expect(seen).toEqual(newestFirst);
 
-    const bySlide = await listQuestions(pollId, '?slideId=mod');
-    expect(bySlide.body.data.map((q: { id: string }) => q.id)).toEqual(newestFirst.slice(0, 2));
+    const bySlide = await listQuestions(pollId, { slideId: 'mod' });
+    expect(expectOk(bySlide).data.map((q: { id: string }) => q.id)).toEqual(newestFirst.slice(0, 2));
 
-    const pending = await listQuestions(pollId, '?status=pending');
-    expect(pending.body.data.map((q: { id: string }) => q.id)).toEqual(newestFirst.slice(0, 2));
+    const pending = await listQuestions(pollId, { status: 'pending' });
+    expect(expectOk(pending).data.map((q: { id: string }) => q.id)).toEqual(newestFirst.slice(0, 2));
 
-    const approvedOpen = await listQuestions(pollId, '?status=approved&slideId=open&limit=2');
-    expect(approvedOpen.body.data.map((q: { id: string }) => q.id)).toEqual(newestFirst.slice(2, 4));
-    const approvedOpenNext = await listQuestions(
-      pollId,
-      `?status=approved&slideId=open&limit=2&cursor=${encodeURIComponent(approvedOpen.body.nextCursor)}`,
-    );
-    expect(approvedOpenNext.body.data.map((q: { id: string }) => q.id)).toEqual(newestFirst.slice(4, 6));
+    const approvedOpen = await listQuestions(pollId, { status: 'approved', slideId: 'open', limit: 2 });
+    expect(expectOk(approvedOpen).data.map((q: { id: string }) => q.id)).toEqual(newestFirst.slice(2, 4));
+    const approvedOpenNext = await listQuestions(pollId, {
+      status: 'approved',
+      slideId: 'open',
+      limit: 2,
+      cursor: expectOk(approvedOpen).nextCursor,
+    });
+    expect(expectOk(approvedOpenNext).data.map((q: { id: string }) => q.id)).toEqual(newestFirst.slice(4, 6));
 
-    const dismissed = await listQuestions(pollId, '?status=dismissed');
+    const dismissed = await listQuestions(pollId, { status: 'dismissed' });
     expect(dismissed.body).toEqual({ data: [], nextCursor: null });
   });
 
   it('refuses a bad status or cursor (422) and an unknown or foreign poll (404)', async () => {
     const { id: pollId } = await publishedPoll();
-    const badStatus = await listQuestions(pollId, '?status=hidden');
-    expect(badStatus.status).toBe(422);
-    expect(badStatus.body.error.details.fieldErrors.status).toBeDefined();
+    const badStatus = await listQuestions(pollId, { status: 'hidden' });
+    expectStatus(badStatus, 422);
+    expect(errorDetails(badStatus).fieldErrors.status).toBeDefined();
 
-    const forgedCursor = await listQuestions(pollId, `?cursor=${Buffer.from('poll_x').toString('base64url')}`);
-    expect(forgedCursor.status).toBe(422);
-    expect(forgedCursor.body.error.details.fieldErrors.cursor).toBeDefined();
+    const forgedCursor = await listQuestions(pollId, { cursor: Buffer.from('poll_x').toString('base64url') });
+    expectStatus(forgedCursor, 422);
+    expect(errorDetails(forgedCursor).fieldErrors.cursor).toBeDefined();
 
     const unknown = await listQuestions('poll_01AAAAAAAAAAAAAAAAAAAAAAAA');
-    expect(unknown.status).toBe(404);
+    expectStatus(unknown, 404);
     expect(unknown.body.error.code).toBe('not_found');
 
-    const foreign = await listQuestions(pollId, '', otherApiKey);
-    expect(foreign.status).toBe(404);
+    const foreign = await listQuestions(pollId, {}, otherApiKey);
+    expectStatus(foreign, 404);
     expect(foreign.body.error.code).toBe('not_found');
   });
 });
@@ -196,14 +223,14 @@ describe('moderating questions', () => {
     const questionId = await ask(pollId, 'mod', 'cat', 'Can we get standing desks?');
 
     const approved = await moderate(pollId, questionId, 'approved');
-    expect(approved.status).toBe(200);
+    expectStatus(approved, 200);
     expect(approved.body).toMatchObject({ id: questionId, pollId, slideId: 'mod', status: 'approved', upvotes: 0 });
-    expect(approved.body.text).toBe('Can we get standing desks?');
+    expect(expectOk(approved).text).toBe('Can we get standing desks?');
 
     // Approving twice is harmless: the status is simply set.
-    expect((await moderate(pollId, questionId, 'approved')).body.status).toBe('approved');
-    expect((await moderate(pollId, questionId, 'dismissed')).body.status).toBe('dismissed');
-    expect((await moderate(pollId, questionId, 'pending')).body.status).toBe('pending');
+    expect(expectOk(await moderate(pollId, questionId, 'approved')).status).toBe('approved');
+    expect(expectOk(await moderate(pollId, questionId, 'dismissed')).status).toBe('dismissed');
+    expect(expectOk(await moderate(pollId, questionId, 'pending')).status).toBe('pending');
     expect((await stored(pollId, questionId)).question.status).toBe('pending');
   });
 
@@ -212,43 +239,44 @@ describe('moderating questions', () => {
     const { id: otherPollId } = await publishedPoll();
     const questionId = await ask(pollId, 'mod', 'dan', 'What about remote work?');
     const elsewhere = await ask(otherPollId, 'mod', 'dan', 'Asked in another poll');
-    const answer = await call('POST', `${t.api}/polls/${pollId}/responses`, {
+    const answer = await api.request('POST /polls/{id}/responses', {
+      params: { id: pollId },
       apiKey,
       body: { voterId: 'dan', slideId: 'words', text: 'fine' },
     });
-    expect(answer.status).toBe(201);
+    expectStatus(answer, 201);
 
     for (const id of ['rsp_01AAAAAAAAAAAAAAAAAAAAAAAA', elsewhere, answer.body.id]) {
       const res = await moderate(pollId, id, 'approved');
-      expect(res.status).toBe(404);
+      expectStatus(res, 404);
       expect(res.body).toEqual({ error: { code: 'not_found', message: 'Question not found' } });
     }
     expect((await stored(otherPollId, elsewhere)).question.status).toBe('pending');
 
     const badStatus = await moderate(pollId, questionId, 'deleted');
-    expect(badStatus.status).toBe(422);
+    expectStatus(badStatus, 422);
     expect(badStatus.body.error.code).toBe('validation_failed');
-    expect(badStatus.body.error.details.fieldErrors.status).toBeDefined();
+    expect(errorDetails(badStatus).fieldErrors.status).toBeDefined();
 
     // A vote's id is not a question's id: it names no question, so 404 like any unknown id.
     const badId = await moderate(pollId, 'vote_01AAAAAAAAAAAAAAAAAAAAAAAA', 'approved');
-    expect(badId.status).toBe(404);
+    expectStatus(badId, 404);
     expect(badId.body.error).toEqual({ code: 'not_found', message: 'Question not found' });
 
     const foreign = await moderate(pollId, questionId, 'approved', otherApiKey);
-    expect(foreign.status).toBe(404);
+    expectStatus(foreign, 404);
     expect((await stored(pollId, questionId)).question.status).toBe('pending');
   });
 
   it('still moderates once the poll is closed', async () => {
     const { id: pollId } = await publishedPoll();
     const questionId = await ask(pollId, 'mod', 'eve', 'Thanks for the session?');
-    const closed = await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { closed: true } });
-    expect(closed.status).toBe(200);
+    const closed = await api.request('PATCH /polls/{id}', { params: { id: pollId }, apiKey, body: { closed: true } });
+    expectStatus(closed, 200);
 
     const approved = await moderate(pollId, questionId, 'approved');
-    expect(approved.status).toBe(200);
-    expect(approved.body.status).toBe('approved');
+    expectStatus(approved, 200);
+    expect(expectOk(approved).status).toBe('approved');
     expect(await approvedQuestionIds(pollId, 'mod')).toEqual([questionId]);
   });
 });
@@ -259,18 +287,18 @@ describe('upvoting questions', () => {
     const questionId = await ask(pollId, 'open', 'fay', 'Budget for training?');
 
     const first = await upvote(pollId, questionId, 'gus');
-    expect(first.status).toBe(201);
+    expectStatus(first, 201);
     expect(first.body).toMatchObject({ id: questionId, pollId, slideId: 'open', voterId: 'fay', upvotes: 1 });
 
     const again = await upvote(pollId, questionId, 'gus');
-    expect(again.status).toBe(409);
+    expectStatus(again, 409);
     expect(again.body.error.code).toBe('already_upvoted');
     expect(await stored(pollId, questionId)).toMatchObject({ question: { upvotes: 1 }, upvoteRows: 1 });
 
     // The asker may upvote their own question, once, like anyone else.
     const asker = await upvote(pollId, questionId, 'fay');
-    expect(asker.status).toBe(201);
-    expect(asker.body.upvotes).toBe(2);
+    expectStatus(asker, 201);
+    expect(expectOk(asker).upvotes).toBe(2);
   });
 
   it('orders the approved questions the results read by upvotes', async () => {
@@ -289,7 +317,7 @@ describe('upvoting questions', () => {
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 409, 409, 409]);
     for (const refused of results.filter((r) => r.status === 409)) {
-      expect(refused.body.error.code).toBe('already_upvoted');
+      expect(errorOf(refused).code).toBe('already_upvoted');
     }
     expect(await stored(pollId, questionId)).toMatchObject({ question: { upvotes: 1 }, upvoteRows: 1 });
   });
@@ -302,7 +330,7 @@ describe('upvoting questions', () => {
     const results = await Promise.all(voters.map((voter) => upvote(pollId, questionId, voter)));
     expect(results.map((r) => r.status)).toEqual(voters.map(() => 201));
     // Each upvote saw the count right after its own increment: 1..n, each once.
-    expect(results.map((r) => r.body.upvotes).sort((a, b) => a - b)).toEqual(voters.map((_, i) => i + 1));
+    expect(results.map((r) => expectOk(r).upvotes).sort((a, b) => a - b)).toEqual(voters.map((_, i) => i + 1));
     expect(await stored(pollId, questionId)).toMatchObject({
       question: { upvotes: voters.length },
       upvoteRows: voters.length,
@@ -313,7 +341,7 @@ describe('upvoting questions', () => {
     const { id: pollId } = await publishedPoll();
     const questionId = await ask(pollId, 'quiet', 'max', 'No votes please');
     const res = await upvote(pollId, questionId, 'ned');
-    expect(res.status).toBe(409);
+    expectStatus(res, 409);
     expect(res.body.error.code).toBe('upvotes_disabled');
     expect(await stored(pollId, questionId)).toMatchObject({ question: { upvotes: 0 }, upvoteRows: 0 });
   });
@@ -323,14 +351,16 @@ describe('upvoting questions', () => {
     const pending = await ask(pollId, 'mod', 'oli', 'Still pending');
     const dismissed = await ask(pollId, 'open', 'oli', 'Off topic');
     expect((await moderate(pollId, dismissed, 'dismissed')).status).toBe(200);
-    const answer = await call('POST', `${t.api}/polls/${pollId}/responses`, {
+    const answer = await api.request('POST /polls/{id}/responses', {
+      params: { id: pollId },
       apiKey,
       body: { voterId: 'oli', slideId: 'words', text: 'ok' },
     });
+    expectStatus(answer, 201);
 
     for (const id of [pending, dismissed, answer.body.id, 'rsp_01AAAAAAAAAAAAAAAAAAAAAAAA']) {
       const res = await upvote(pollId, id, 'pat');
-      expect(res.status).toBe(404);
+      expectStatus(res, 404);
       expect(res.body.error.code).toBe('not_found');
     }
     expect(await stored(pollId, pending)).toMatchObject({ question: { upvotes: 0 }, upvoteRows: 0 });
@@ -339,22 +369,26 @@ describe('upvoting questions', () => {
     // Once approved, the same question takes the upvote.
     expect((await moderate(pollId, pending, 'approved')).status).toBe(200);
     const accepted = await upvote(pollId, pending, 'pat');
-    expect(accepted.status).toBe(201);
-    expect(accepted.body.upvotes).toBe(1);
+    expectStatus(accepted, 201);
+    expect(expectOk(accepted).upvotes).toBe(1);
   });
 
   it('refuses upvotes on a closed poll (409 poll_closed) or a draft (409 poll_not_published)', async () => {
     const { id: pollId } = await publishedPoll();
     const questionId = await ask(pollId, 'open', 'quinn', 'Before closing');
 
-    expect((await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { closed: true } })).status).toBe(200);
+    expect(
+      (await api.request('PATCH /polls/{id}', { params: { id: pollId }, apiKey, body: { closed: true } })).status,
+    ).toBe(200);
     const closed = await upvote(pollId, questionId, 'ray');
-    expect(closed.status).toBe(409);
+    expectStatus(closed, 409);
     expect(closed.body.error.code).toBe('poll_closed');
 
-    expect((await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { publish: false } })).status).toBe(200);
+    expect(
+      (await api.request('PATCH /polls/{id}', { params: { id: pollId }, apiKey, body: { publish: false } })).status,
+    ).toBe(200);
     const draft = await upvote(pollId, questionId, 'ray');
-    expect(draft.status).toBe(409);
+    expectStatus(draft, 409);
     expect(draft.body.error.code).toBe('poll_not_published');
 
     expect(await stored(pollId, questionId)).toMatchObject({ question: { upvotes: 0 }, upvoteRows: 0 });
@@ -364,7 +398,7 @@ describe('upvoting questions', () => {
     const { id: pollId } = await publishedPoll();
     const questionId = await ask(pollId, 'open', 'sam', 'Mine alone');
     const res = await upvote(pollId, questionId, 'tom', otherApiKey);
-    expect(res.status).toBe(404);
+    expectStatus(res, 404);
     expect(res.body.error.code).toBe('not_found');
     expect(await stored(pollId, questionId)).toMatchObject({ question: { upvotes: 0 }, upvoteRows: 0 });
   });
@@ -372,18 +406,20 @@ describe('upvoting questions', () => {
   it('validates the body: voterId is required, unknown fields are refused', async () => {
     const { id: pollId } = await publishedPoll();
     const questionId = await ask(pollId, 'open', 'uma', 'Validated');
-    const missing = await call('POST', `${t.api}/polls/${pollId}/questions/${questionId}/upvotes`, {
+    const missing = await api.unchecked('POST /polls/{id}/questions/{questionId}/upvotes', {
+      params: { id: pollId, questionId },
       apiKey,
       body: {},
     });
-    expect(missing.status).toBe(422);
-    expect(missing.body.error.details.fieldErrors.voterId).toBeDefined();
-    const extra = await call('POST', `${t.api}/polls/${pollId}/questions/${questionId}/upvotes`, {
+    expectStatus(missing, 422);
+    expect(errorDetails(missing).fieldErrors.voterId).toBeDefined();
+    const extra = await api.unchecked('POST /polls/{id}/questions/{questionId}/upvotes', {
+      params: { id: pollId, questionId },
       apiKey,
       body: { voterId: 'vic', weight: 5 },
     });
-    expect(extra.status).toBe(422);
-    expect(extra.body.error.details.fieldErrors.weight).toBeDefined();
+    expectStatus(extra, 422);
+    expect(errorDetails(extra).fieldErrors.weight).toBeDefined();
     expect(await stored(pollId, questionId)).toMatchObject({ question: { upvotes: 0 }, upvoteRows: 0 });
   });
 });

@@ -1,9 +1,12 @@
 import net from 'node:net';
+import type { ErrorEnvelope } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../support/http.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { sampleContent } from '../support/decks.js';
+import { rawCall } from '../support/http.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { openSse, type SseStream } from '../support/sse.js';
+import { expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * REQUEST_TIMEOUT_MS bounds how long a client may take to send a request (issue 24, finding 8): a
@@ -16,6 +19,7 @@ const TIMEOUT_MS = 1_000;
 const CUT_WITHIN_MS = TIMEOUT_MS + 1_000 + 2_000 + 2_000;
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 
 beforeAll(async () => {
@@ -63,7 +67,7 @@ function trickle(head: string, drip: string, giveUpMs = CUT_WITHIN_MS + 3_000): 
   });
 }
 
-function parse(received: string): { status: number; headers: Map<string, string>; body: any } {
+function parse(received: string): { status: number; headers: Map<string, string>; body: ErrorEnvelope | undefined } {
   const [head = '', body = ''] = received.split('\r\n\r\n');
   const [statusLine = '', ...lines] = head.split('\r\n');
   const headers = new Map(
@@ -92,7 +96,8 @@ describe('a request that arrives too slowly', () => {
     // An /api request: the limit is announced as on every other /api response.
     expect(response.headers.get('x-ratelimit-limit')).toBeDefined();
     // Nothing was created from the part that did arrive.
-    const polls = await call('GET', `${t.api}/polls`, { apiKey });
+    const polls = await api.request('GET /polls', { apiKey });
+    expectStatus(polls, 200);
     expect(polls.body.data).toEqual([]);
   });
 
@@ -101,13 +106,13 @@ describe('a request that arrives too slowly', () => {
     expect(result.closedByServer, `still open after ${result.elapsedMs} ms`).toBe(true);
     const response = parse(result.received);
     expect(response.status).toBe(408);
-    expect(response.body.error.code).toBe('request_timeout');
+    expect(response.body!.error.code).toBe('request_timeout');
     expect(response.headers.get('connection')).toBe('close');
   });
 
   it('leaves the server answering other requests meanwhile', async () => {
     const slow = trickle('GET /healthz HTTP/1.1\r\n', 'X-Slow: abc');
-    const quick = await call('GET', `${t.url}/healthz`);
+    const quick = await rawCall('GET', `${t.url}/healthz`);
     expect(quick.status).toBe(200);
     expect((await slow).closedByServer).toBe(true);
   });
@@ -122,8 +127,8 @@ describe('a long response', () => {
 
   it('is not cut: a live event stream stays open past the timeout and still delivers', async () => {
     const poll = await publishedPoll();
-    const created = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.id } });
-    expect(created.status, created.text).toBe(201);
+    const created = await api.request('POST /sessions', { apiKey, body: { pollId: poll.id } });
+    expectStatus(created, 201);
     const session = created.body;
     const stream = await openSse(`${t.api}/sessions/${session.id}/events`, { 'x-host-token': session.hostToken });
     streams.push(stream);
@@ -142,11 +147,12 @@ describe('a long response', () => {
         .filter((line) => line.startsWith(':')).length,
     ).toBeGreaterThanOrEqual(2);
     // … and so do events.
-    const started = await call('POST', `${t.api}/sessions/${session.id}/control`, {
+    const started = await api.request('POST /sessions/{id}/control', {
+      params: { id: session.id },
       headers: { 'x-host-token': session.hostToken },
       body: { action: 'start' },
     });
-    expect(started.status, started.text).toBe(200);
+    expectStatus(started, 200);
     expect(
       (await stream.waitFor((event) => event.type === 'session' && event.data.status === 'active')).data,
     ).toMatchObject({

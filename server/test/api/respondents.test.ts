@@ -1,13 +1,17 @@
 import { PassThrough } from 'node:stream';
+import type { RespondentRecord } from '@pollkit/contracts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { erasedColumns, impersonalColumns } from '../../src/modules/respondents/erasure-coverage.js';
 import { expectError } from '../support/assertions.js';
-import { call } from '../support/http.js';
-import { type ContentInput, pollPublisher, sampleContent } from '../support/polls.js';
+import { askMeAnythingContent } from '../support/decks.js';
+import { rawCall } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
+import { pollPublisher } from '../support/polls.js';
 import { expectAggregatesMatchRecount } from '../support/recount.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { type ApiResponse, expectStatus, testClient } from '../support/test-client.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { createEndpoint } from '../support/webhooks.js';
 
@@ -21,6 +25,7 @@ import { createEndpoint } from '../support/webhooks.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 let workspaceId: string;
 const logOut = new PassThrough();
@@ -33,8 +38,7 @@ let receiver: WebhookReceiver;
 beforeAll(async () => {
   t = await startTestServer(
     {
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
+      ...UNLIMITED,
       LOG_LEVEL: 'info',
       LOG_FORMAT: 'json',
       WEBHOOK_ALLOW_HTTP: 'true',
@@ -50,36 +54,37 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-function deck(): ContentInput {
-  return sampleContent({ id: 'ama', kind: 'qa', text: 'Ask me anything', moderated: false, allowUpvotes: true });
-}
-
-const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Privacy', content: deck() }));
+const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Privacy', content: askMeAnythingContent() }));
 
 async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await call('POST', `${t.api}${path}`, { apiKey, body, headers });
+  const res = await rawCall<{ id: string }>('POST', `${t.api}${path}`, { apiKey, body, headers });
   expect(res.status, res.text).toBe(201);
-  return res.body as { id: string };
+  return res.body;
 }
 
 /** A self-paced session of the poll, started; answers its join link id. */
 async function startedSession(pollId: string) {
-  const created = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId, pace: 'audience' } });
-  expect(created.status, created.text).toBe(201);
-  await call('POST', `${t.api}/sessions/${created.body.id}/control`, { apiKey, body: { action: 'start' } });
+  const created = await api.request('POST /sessions', { apiKey, body: { pollId, pace: 'audience' } });
+  expectStatus(created, 201);
+  await api.request('POST /sessions/{id}/control', {
+    params: { id: created.body.id },
+    apiKey,
+    body: { action: 'start' },
+  });
   return { sessionId: created.body.id as string, link: String(created.body.joinUrl).split('/').pop() as string };
 }
 
-const respondentPath = (id: string) => `${t.api}/respondents/${encodeURIComponent(id)}`;
-
 /** Every record of the respondent, walking the pages `limit` at a time. */
 async function allRecords(id: string, limit = 100, key = apiKey) {
-  const records: Array<Record<string, unknown>> = [];
+  const records: RespondentRecord[] = [];
   let cursor: string | null = null;
   do {
-    const query: string = `?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-    const res = await call('GET', `${respondentPath(id)}${query}`, { apiKey: key });
-    expect(res.status, res.text).toBe(200);
+    const res: ApiResponse<'GET /respondents/{id}'> = await api.request('GET /respondents/{id}', {
+      params: { id },
+      query: { limit, cursor: cursor ?? undefined },
+      apiKey: key,
+    });
+    expectStatus(res, 200);
     records.push(...res.body.data);
     cursor = res.body.nextCursor;
   } while (cursor);
@@ -108,27 +113,34 @@ async function seedAda(email: string) {
   // Live: a second poll's session, joined through the link's ?rid= (the page sends it as respondentId).
   const livePoll = await publishedPoll();
   const { sessionId, link } = await startedSession(livePoll.id);
-  const joined = await call('POST', `${t.api}/live/${link}/join`, {
+  const joined = await api.request('POST /live/{pin}/join', {
+    params: { pin: link },
     body: { name: 'Ada Lovelace', respondentId: email },
   });
-  expect(joined.status, joined.text).toBe(200);
+  expectStatus(joined, 200);
   const headers = { 'x-participant-token': joined.body.participantToken as string };
-  const liveVote = await call('POST', `${t.api}/live/${link}/answers`, {
+  const liveVote = await api.request('POST /live/{pin}/answers', {
+    params: { pin: link },
     body: { slideId: 'lunch', optionIds: ['sushi'] },
     headers,
   });
-  expect(liveVote.status, liveVote.text).toBe(201);
+  expectStatus(liveVote, 201);
   for (const slideId of ['capital', 'mood', 'rank']) {
-    expect((await call('POST', `${t.api}/live/${link}/advance`, { body: { slideId }, headers })).status).toBe(200);
+    expect(
+      (await api.request('POST /live/{pin}/advance', { params: { pin: link }, body: { slideId }, headers })).status,
+    ).toBe(200);
   }
-  const liveText = await call('POST', `${t.api}/live/${link}/answers`, {
+  const liveText = await api.request('POST /live/{pin}/answers', {
+    params: { pin: link },
     body: { slideId: 'words', text: 'Lovelace was here' },
     headers,
   });
-  expect(liveText.status, liveText.text).toBe(201);
+  expectStatus(liveText, 201);
   // Someone else in the same room, so the session's aggregates keep rows after the erasure.
-  const other = await call('POST', `${t.api}/live/${link}/join`, { body: { name: 'Carl' } });
-  await call('POST', `${t.api}/live/${link}/answers`, {
+  const other = await api.request('POST /live/{pin}/join', { params: { pin: link }, body: { name: 'Carl' } });
+  expectStatus(other, 200);
+  await api.request('POST /live/{pin}/answers', {
+    params: { pin: link },
     body: { slideId: 'lunch', optionIds: ['sushi'] },
     headers: { 'x-participant-token': other.body.participantToken },
   });
@@ -210,7 +222,11 @@ describe('access: GET /respondents/{id}', () => {
     // An unknown respondent has no records; a cursor that is not ours is a 422.
     expect(await allRecords('nobody@example.com')).toEqual([]);
     expectError(
-      await call('GET', `${respondentPath(email)}?cursor=bm90LWEtY3Vyc29y`, { apiKey }),
+      await api.request('GET /respondents/{id}', {
+        params: { id: email },
+        query: { cursor: 'bm90LWEtY3Vyc29y' },
+        apiKey,
+      }),
       422,
       'validation_failed',
     );
@@ -218,8 +234,8 @@ describe('access: GET /respondents/{id}', () => {
 
   it('keeps the respondent’s id out of the access log: the path carries a hash', async () => {
     const email = 'ada.logged@example.com';
-    await call('GET', respondentPath(email), { apiKey });
-    await call('DELETE', respondentPath(email), { apiKey });
+    await api.request('GET /respondents/{id}', { params: { id: email }, apiKey });
+    await api.request('DELETE /respondents/{id}', { params: { id: email }, apiKey });
     await waitFor(async () => log.includes('/respondents/sha256:'), 'the access log');
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(log).toContain('/api/v1/respondents/sha256:');
@@ -232,7 +248,7 @@ describe('access: GET /respondents/{id}', () => {
     const { link } = await startedSession(poll.id);
     for (const respondentId of ['a\u0000b', '\ud800', 'x'.repeat(201), '']) {
       expectError(
-        await call('POST', `${t.api}/live/${link}/join`, { body: { respondentId } }),
+        await api.request('POST /live/{pin}/join', { params: { pin: link }, body: { respondentId } }),
         422,
         'validation_failed',
       );
@@ -273,8 +289,8 @@ describe('erasure: DELETE /respondents/{id}', () => {
     await sql`update webhook_attempts set response_excerpt = ${`echo: {"voterId":"${email}","name":"Ada Lovelace"} from ${email}.`}
       where id = (${herAttempt})`.execute(t.server.deps.db);
 
-    const erased = await call('DELETE', respondentPath(email), { apiKey });
-    expect(erased.status, erased.text).toBe(200);
+    const erased = await api.request('DELETE /respondents/{id}', { params: { id: email }, apiKey });
+    expectStatus(erased, 200);
     expect(erased.body.id).toBe(email);
     expect(erased.body.erased).toMatchObject({
       votes: 3, // API vote on each poll, live vote
@@ -293,7 +309,8 @@ describe('erasure: DELETE /respondents/{id}', () => {
     ]);
     await expectAggregatesMatchRecount(t.server.deps.db);
     // Bob's question lost her upvote; his answers stand.
-    const questions = await call('GET', `${t.api}/polls/${seeded.poll.id}/questions`, { apiKey });
+    const questions = await api.request('GET /polls/{id}/questions', { params: { id: seeded.poll.id }, apiKey });
+    expectStatus(questions, 200);
     expect(questions.body.data.map((q: { text: string; upvotes: number }) => [q.text, q.upvotes])).toEqual([
       ['Bob asks', 0],
     ]);
@@ -306,7 +323,8 @@ describe('erasure: DELETE /respondents/{id}', () => {
 
     // Her token no longer works.
     expectError(
-      await call('POST', `${t.api}/live/${seeded.link}/answers`, {
+      await api.request('POST /live/{pin}/answers', {
+        params: { pin: seeded.link },
         body: { slideId: 'ama', text: 'Still here?' },
         headers: { 'x-participant-token': seeded.token },
       }),
@@ -334,12 +352,13 @@ describe('erasure: DELETE /respondents/{id}', () => {
     // Bob's data is untouched.
     expect(stored).toContain('Bob loves tacos');
     // The idempotent request still replays (rewritten), rather than voting again.
-    const replay = await call('POST', `${t.api}/polls/${other.id}/votes`, {
+    const replay = await api.request('POST /polls/{id}/votes', {
+      params: { id: other.id },
       apiKey,
       body: { voterId: email, slideId: 'lunch', optionIds: ['sushi'] },
       headers: { 'idempotency-key': 'ada-key-2' },
     });
-    expect(replay.status, replay.text).toBe(201);
+    expectStatus(replay, 201);
     expect(replay.body.voterId).toBe('[erased]');
 
     // The respondent.erased event reaches the receiver with the id, and its stored copy is then purged.
@@ -357,8 +376,8 @@ describe('erasure: DELETE /respondents/{id}', () => {
     }, 'the purge of the delivered event');
 
     // A second erasure finds nothing, answers zeros and sends no event.
-    const again = await call('DELETE', respondentPath(email), { apiKey });
-    expect(again.status, again.text).toBe(200);
+    const again = await api.request('DELETE /respondents/{id}', { params: { id: email }, apiKey });
+    expectStatus(again, 200);
     expect(again.body.erased).toEqual({
       votes: 0,
       responses: 0,
@@ -378,13 +397,18 @@ describe('erasure: DELETE /respondents/{id}', () => {
   it('erases by participant id alone', async () => {
     const poll = await publishedPoll();
     const { link } = await startedSession(poll.id);
-    const joined = await call('POST', `${t.api}/live/${link}/join`, { body: { name: 'Nameless' } });
-    await call('POST', `${t.api}/live/${link}/answers`, {
+    const joined = await api.request('POST /live/{pin}/join', { params: { pin: link }, body: { name: 'Nameless' } });
+    expectStatus(joined, 200);
+    await api.request('POST /live/{pin}/answers', {
+      params: { pin: link },
       body: { slideId: 'lunch', optionIds: ['pizza'] },
       headers: { 'x-participant-token': joined.body.participantToken },
     });
-    const erased = await call('DELETE', respondentPath(joined.body.participant.id), { apiKey });
-    expect(erased.status, erased.text).toBe(200);
+    const erased = await api.request('DELETE /respondents/{id}', {
+      params: { id: joined.body.participant.id },
+      apiKey,
+    });
+    expectStatus(erased, 200);
     expect(erased.body.erased).toMatchObject({ votes: 1, participants: 1 });
     await expectAggregatesMatchRecount(t.server.deps.db);
   });
@@ -403,13 +427,13 @@ describe('erasure: DELETE /respondents/{id}', () => {
     let erasedAnswers = 0;
     for (let round = 0; round < 5; round++) {
       const answers = [...answersOf(voter), ...answersOf(`${voter}-${round}`), ...answersOf(voter)].map(
-        ({ path, body }) => call('POST', `${t.api}/polls/${poll.id}/${path}`, { apiKey, body }),
+        ({ path, body }) => rawCall('POST', `${t.api}/polls/${poll.id}/${path}`, { apiKey, body }),
       );
       const erasure = new Promise((resolve) => setTimeout(resolve, round * 3)).then(() =>
-        call('DELETE', respondentPath(voter), { apiKey }),
+        api.request('DELETE /respondents/{id}', { params: { id: voter }, apiKey }),
       );
       const [erased, ...results] = await Promise.all([erasure, ...answers]);
-      expect(erased.status, erased.text).toBe(200);
+      expectStatus(erased, 200);
       for (const res of results) expect([201, 409]).toContain(res.status);
       erasedAnswers += erased.body.erased.votes + erased.body.erased.responses + erased.body.erased.questions;
       await expectAggregatesMatchRecount(t.server.deps.db);
@@ -417,7 +441,7 @@ describe('erasure: DELETE /respondents/{id}', () => {
     // The erasures met answers (the rounds overlap: what committed after one erasure meets the next).
     expect(erasedAnswers).toBeGreaterThan(0);
     // Whatever came after the last erasure is erased by the next, leaving a recount still equal.
-    await call('DELETE', respondentPath(voter), { apiKey });
+    await api.request('DELETE /respondents/{id}', { params: { id: voter }, apiKey });
     expect(await allRecords(voter)).toEqual([]);
     await expectAggregatesMatchRecount(t.server.deps.db);
   });
@@ -430,8 +454,8 @@ describe('abuse', () => {
     const before = await allRecords(email);
     const stranger = await t.workspace('pro');
     expect(await allRecords(email, 100, stranger.apiKey)).toEqual([]);
-    const erased = await call('DELETE', respondentPath(email), { apiKey: stranger.apiKey });
-    expect(erased.status, erased.text).toBe(200);
+    const erased = await api.request('DELETE /respondents/{id}', { params: { id: email }, apiKey: stranger.apiKey });
+    expectStatus(erased, 200);
     expect(Object.values(erased.body.erased)).toEqual([0, 0, 0, 0, 0, 0]);
     expect(await allRecords(email)).toEqual(before);
   });
@@ -447,9 +471,17 @@ describe('abuse', () => {
       name: 'polls',
       scopes: ['polls:read'],
     });
-    expect((await call('GET', respondentPath('x'), { apiKey: reader })).status).toBe(200);
-    expectError(await call('DELETE', respondentPath('x'), { apiKey: reader }), 403, 'insufficient_scope');
-    expectError(await call('GET', respondentPath('x'), { apiKey: polls }), 403, 'insufficient_scope');
+    expect((await api.request('GET /respondents/{id}', { params: { id: 'x' }, apiKey: reader })).status).toBe(200);
+    expectError(
+      await api.request('DELETE /respondents/{id}', { params: { id: 'x' }, apiKey: reader }),
+      403,
+      'insufficient_scope',
+    );
+    expectError(
+      await api.request('GET /respondents/{id}', { params: { id: 'x' }, apiKey: polls }),
+      403,
+      'insufficient_scope',
+    );
   });
 });
 

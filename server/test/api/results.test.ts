@@ -1,7 +1,11 @@
+import type { SlideKind } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../support/http.js';
-import { pollPublisher, resultsContent } from '../support/polls.js';
+import { resultsContent } from '../support/decks.js';
+import { type LooseJson, rawCall } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { expectStatus, slideOf, testClient } from '../support/test-client.js';
 
 /**
  * GET /polls/{id}/results over real HTTP. Answers are submitted through the API; every aggregate is
@@ -9,18 +13,19 @@ import { startTestServer, type TestServer } from '../support/server.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 let otherApiKey: string;
 
 beforeAll(async () => {
   // A few hundred calls per file: lift the per-key limit so 429s don't interfere.
-  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await startTestServer(UNLIMITED);
   ({ apiKey } = await t.workspace('pro'));
   ({ apiKey: otherApiKey } = await t.workspace('pro'));
 });
 afterAll(() => t?.close());
 
-type Json = Record<string, any>;
+type Json = LooseJson;
 
 const publishedPoll = pollPublisher(() => ({ api: t.api, apiKey, title: 'Results', content: resultsContent() }));
 
@@ -44,7 +49,10 @@ interface Submitted extends Ballot {
 async function submit(pollId: string, slides: Json[], ballot: Ballot): Promise<Submitted> {
   const kind = slides.find((s) => s.id === ballot.slideId)?.kind;
   const path = kind === 'multiple_choice' ? 'votes' : 'responses';
-  const res = await call('POST', `${t.api}/polls/${pollId}/${path}`, { apiKey, body: ballot });
+  const res = await rawCall<{ id: string; createdAt: string }>('POST', `${t.api}/polls/${pollId}/${path}`, {
+    apiKey,
+    body: ballot,
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return { ...ballot, id: res.body.id, createdAt: res.body.createdAt };
 }
@@ -173,7 +181,8 @@ function expectedResults(pollId: string, slides: Json[], answers: Submitted[], q
   };
 }
 
-const getResults = (pollId: string, key = apiKey) => call('GET', `${t.api}/polls/${pollId}/results`, { apiKey: key });
+const getResults = (pollId: string, key = apiKey) =>
+  api.request('GET /polls/{id}/results', { params: { id: pollId }, apiKey: key });
 
 describe('GET /polls/{id}/results', () => {
   it('aggregates every slide kind from the submitted answers', async () => {
@@ -236,19 +245,21 @@ describe('GET /polls/{id}/results', () => {
     );
 
     const moderate = async (question: QuestionState, status: QuestionState['status']) => {
-      const res = await call('PATCH', `${t.api}/polls/${pollId}/questions/${question.id}`, {
+      const res = await api.request('PATCH /polls/{id}/questions/{questionId}', {
+        params: { id: pollId, questionId: question.id },
         apiKey,
         body: { status },
       });
-      expect(res.status).toBe(200);
+      expectStatus(res, 200);
       question.status = status;
     };
     const upvote = async (question: QuestionState, voterId: string) => {
-      const res = await call('POST', `${t.api}/polls/${pollId}/questions/${question.id}/upvotes`, {
+      const res = await api.request('POST /polls/{id}/questions/{questionId}/upvotes', {
+        params: { id: pollId, questionId: question.id },
         apiKey,
         body: { voterId },
       });
-      expect(res.status).toBe(201);
+      expectStatus(res, 201);
       question.upvotes += 1;
     };
     await moderate(releases, 'approved');
@@ -263,23 +274,23 @@ describe('GET /polls/{id}/results', () => {
     await moderate(open[0]!, 'dismissed');
 
     const res = await getResults(pollId);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     const expected = expectedResults(pollId, slides, answers, questions);
     expect(res.body).toEqual(expected);
 
     // Spot checks that the expectation itself covers what the contract promises.
     expect(expected.totalVoters).toBe(6 + 26);
-    const byId = (id: string) => res.body.slides.find((s: Json) => s.slideId === id);
-    expect(byId('words').recent).toHaveLength(20);
-    expect(byId('words').words).toHaveLength(50);
-    expect(byId('words').words[0]).toEqual({ word: 'common', count: 26 });
-    expect(byId('ama').questions).toHaveLength(50);
-    expect(byId('ama').questions[0].id).toBe(open[52]!.id);
-    expect(byId('ama').totalQuestions).toBe(53);
-    expect(byId('ask').questions.map((q: Json) => q.id)).toEqual([releases.id, pizza.id]);
-    expect(byId('intro')).toEqual({ slideId: 'intro', text: 'Welcome', kind: 'content' });
-    expect(byId('temp').average).toBeCloseTo(-0.4, 10);
-    expect(byId('capital')).toMatchObject({ correctAnswers: 2, correctRate: 40 });
+    const slide = <K extends SlideKind>(id: string, kind: K) => slideOf(res.body.slides, id, kind);
+    expect(slide('words', 'open_ended').recent).toHaveLength(20);
+    expect(slide('words', 'open_ended').words).toHaveLength(50);
+    expect(slide('words', 'open_ended').words[0]).toEqual({ word: 'common', count: 26 });
+    expect(slide('ama', 'qa').questions).toHaveLength(50);
+    expect(slide('ama', 'qa').questions[0]!.id).toBe(open[52]!.id);
+    expect(slide('ama', 'qa').totalQuestions).toBe(53);
+    expect(slide('ask', 'qa').questions.map((q: Json) => q.id)).toEqual([releases.id, pizza.id]);
+    expect(slide('intro', 'content')).toEqual({ slideId: 'intro', text: 'Welcome', kind: 'content' });
+    expect(slide('temp', 'scale').average).toBeCloseTo(-0.4, 10);
+    expect(slide('capital', 'quiz')).toMatchObject({ correctAnswers: 2, correctRate: 40 });
   });
 
   it('reports zeros and nulls for a poll nobody answered, and only the deck’s own options', async () => {
@@ -291,45 +302,43 @@ describe('GET /polls/{id}/results', () => {
       .execute();
 
     const res = await getResults(pollId);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toEqual(expectedResults(pollId, slides, [], []));
-    const lunch = res.body.slides.find((s: Json) => s.slideId === 'lunch');
+    const lunch = slideOf(res.body.slides, 'lunch', 'multiple_choice');
     expect(lunch.options).toEqual([
       { id: 'pizza', label: 'Pizza', count: 0, percentage: 0 },
       { id: 'sushi', label: 'Sushi', count: 0, percentage: 0 },
     ]);
-    const mood = res.body.slides.find((s: Json) => s.slideId === 'mood');
+    const mood = slideOf(res.body.slides, 'mood', 'scale');
     expect(mood.average).toBeNull();
     expect(mood.distribution).toEqual(range(1, 5).map((value) => ({ value, count: 0 })));
   });
 
   it('reads a draft poll too (its results are empty)', async () => {
-    const created = await call('POST', `${t.api}/polls`, {
-      apiKey,
-      body: { title: 'Draft', content: resultsContent() },
-    });
+    const created = await api.request('POST /polls', { apiKey, body: { title: 'Draft', content: resultsContent() } });
+    expectStatus(created, 201);
     const res = await getResults(created.body.id);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toEqual(expectedResults(created.body.id, created.body.content.questions, [], []));
   });
 
   it('answers 404 for another workspace’s poll and an unknown one, 402 for a free workspace', async () => {
     const { id: pollId } = await publishedPoll();
     const foreign = await getResults(pollId, otherApiKey);
-    expect(foreign.status).toBe(404);
+    expectStatus(foreign, 404);
     expect(foreign.body.error.code).toBe('not_found');
 
     const unknown = await getResults('poll_01AAAAAAAAAAAAAAAAAAAAAAAA');
-    expect(unknown.status).toBe(404);
+    expectStatus(unknown, 404);
     expect(unknown.body.error.code).toBe('not_found');
 
     const malformed = await getResults('nope');
-    expect(malformed.status).toBe(404);
+    expectStatus(malformed, 404);
     expect(malformed.body.error.code).toBe('not_found');
 
     const { apiKey: freeKey } = await t.workspace('free');
     const free = await getResults(pollId, freeKey);
-    expect(free.status).toBe(402);
+    expectStatus(free, 402);
     expect(free.body.error.code).toBe('upgrade_required');
   });
 });

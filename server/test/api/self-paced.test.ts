@@ -1,13 +1,16 @@
+import type { Branching } from '@pollkit/contracts';
 import Papa from 'papaparse';
 import { renderSVG } from 'uqr';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assertions.js';
-import { condition } from '../support/branching-deck.js';
 import { ManualClock } from '../support/clock.js';
-import { call } from '../support/http.js';
-import type { ContentInput } from '../support/polls.js';
+import { type ContentInput, condition } from '../support/decks.js';
+import type { LooseJson } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
+import type { ControlAction } from '../support/live-deck.js';
 import { startTestServer, type TestServer, usingPostgres } from '../support/server.js';
 import { openSse, type SseStream } from '../support/sse.js';
+import { type BodyOf, errorDetails, expectOk, expectStatus, testClient } from '../support/test-client.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { createEndpoint } from '../support/webhooks.js';
 
@@ -20,9 +23,10 @@ import { createEndpoint } from '../support/webhooks.js';
  * Runs on PGlite, and on PostgreSQL + Redis with TEST_DATABASE_URL and TEST_REDIS_URL.
  */
 
-type Json = Record<string, any>;
+type Json = LooseJson;
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 let receiver: WebhookReceiver;
 /** The server times quiz answers and closes sessions by this clock: it moves only when a test moves it. */
@@ -32,8 +36,7 @@ beforeAll(async () => {
   receiver = await WebhookReceiver.start();
   t = await startTestServer(
     {
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
+      ...UNLIMITED,
       LIVE_JOIN_URL: 'https://join.example.test/{pin}',
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOW_LOOPBACK: 'true',
@@ -99,41 +102,46 @@ const walkDeck: ContentInput = {
     { id: 'why', kind: 'open_ended', text: 'Why?', maxLength: 200 },
   ],
 };
-const walkRules = {
+const walkRules: Branching = {
   conditions: [
     condition('tea-skips-coffee', 'drink', 'equals', 'tea', 'intro'),
     condition('happy-ends', 'mood', 'at_least', 4, 'end'),
   ],
 };
 
-async function branchingPoll(content: ContentInput = walkDeck, branching: Json | null = walkRules) {
-  const created = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Self-paced', content } });
-  expect(created.status, created.text).toBe(201);
-  const id = created.body.id as string;
+async function branchingPoll(content: ContentInput = walkDeck, branching: Branching | null = walkRules) {
+  const created = await api.request('POST /polls', { apiKey, body: { title: 'Self-paced', content } });
+  expectStatus(created, 201);
+  const id = created.body.id;
   const body = branching ? { branching, publish: true } : { publish: true };
-  const published = await call('PATCH', `${t.api}/polls/${id}`, { apiKey, body });
-  expect(published.status, published.text).toBe(200);
+  const published = await api.request('PATCH /polls/{id}', { params: { id }, apiKey, body });
+  expectStatus(published, 200);
   return id;
 }
 
-async function selfPaced(pollId: string, extra: Json = {}) {
-  const res = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId, pace: 'audience', ...extra } });
-  expect(res.status, res.text).toBe(201);
-  return res.body as Json;
+async function selfPaced(pollId: string, extra: Partial<BodyOf<'POST /sessions'>> = {}) {
+  const res = await api.request('POST /sessions', { apiKey, body: { pollId, pace: 'audience', ...extra } });
+  expectStatus(res, 201);
+  return res.body;
 }
 
-function linkOf(session: Json): string {
+function linkOf(session: { joinUrl: string }): string {
   const code = String(session.joinUrl).split('/').pop() as string;
   expect(code).toMatch(/^lnk_[A-Za-z0-9_-]{43}$/);
   return code;
 }
 
-async function control(session: Json, action: string, extra: Json = {}) {
-  return call('POST', `${t.api}/sessions/${session.id}/control`, { apiKey, body: { action, ...extra } });
+async function control(
+  session: { id: string },
+  action: ControlAction,
+  extra: Omit<BodyOf<'POST /sessions/{id}/control'>, 'action'> = {},
+) {
+  return api.request('POST /sessions/{id}/control', { params: { id: session.id }, apiKey, body: { action, ...extra } });
 }
 
 async function join(code: string, name?: string, token?: string) {
-  const res = await call('POST', `${t.api}/live/${code}/join`, {
+  const res = await api.request('POST /live/{pin}/join', {
+    params: { pin: code },
     body: name ? { name } : {},
     headers: token ? { 'x-participant-token': token } : {},
   });
@@ -142,19 +150,30 @@ async function join(code: string, name?: string, token?: string) {
 
 async function joined(code: string, name: string) {
   const res = await join(code, name);
-  expect(res.status, res.text).toBe(200);
-  return { id: res.body.participant.id as string, token: res.body.participantToken as string, body: res.body };
+  expectStatus(res, 200);
+  return {
+    id: res.body.participant.id,
+    token: res.body.participantToken,
+    body: res.body,
+  };
 }
 
-function answer(code: string, token: string, body: Json, headers: Record<string, string> = {}) {
-  return call('POST', `${t.api}/live/${code}/answers`, {
+function answer(
+  code: string,
+  token: string,
+  body: BodyOf<'POST /live/{pin}/answers'>,
+  headers: Record<string, string> = {},
+) {
+  return api.request('POST /live/{pin}/answers', {
+    params: { pin: code },
     body,
     headers: { 'x-participant-token': token, ...headers },
   });
 }
 
 function advance(code: string, token: string, slideId: string) {
-  return call('POST', `${t.api}/live/${code}/advance`, {
+  return api.request('POST /live/{pin}/advance', {
+    params: { pin: code },
     body: { slideId },
     headers: { 'x-participant-token': token },
   });
@@ -196,16 +215,16 @@ describe('a self-paced session', () => {
     const link = linkOf(session);
     expect(session.joinUrl).toBe(`https://join.example.test/${link}`);
     // The QR code encodes the link, not the PIN.
-    const qr = await call('GET', `${t.api}/sessions/${session.id}/qr.svg`, { apiKey });
+    const qr = await api.request('GET /sessions/{id}/qr.svg', { params: { id: session.id }, apiKey });
     expect(qr.text).toBe(renderSVG(session.joinUrl, { ecc: 'M', border: 2 }));
 
     // Nothing moves a shared slide: there is none.
-    for (const action of ['next', 'prev', 'lock', 'unlock', 'showResults', 'hideResults']) {
+    for (const action of ['next', 'prev', 'lock', 'unlock', 'showResults', 'hideResults'] as const) {
       expectError(await control(session, action), 409, 'invalid_session_state');
     }
     expectError(await control(session, 'goto', { slideIndex: 1 }), 409, 'invalid_session_state');
 
-    const ada = await joined(session.pin, 'Ada');
+    const ada = await joined(session.pin!, 'Ada');
     const bo = await joined(link, 'Bo');
     expect(bo.body.state).toMatchObject({ pace: 'audience', status: 'pending', slide: null, completed: false });
     expectError(await answer(link, bo.token, { slideId: 'drink', optionIds: ['coffee'] }), 409, 'session_not_active');
@@ -214,55 +233,59 @@ describe('a self-paced session', () => {
     expect((await presenter.next('session')).data.pace).toBe('audience');
     expect((await presenter.next('progress')).data).toMatchObject({ participantCount: 2, completedCount: 0 });
 
-    const adaStream = await participantStream(session.pin, ada.token);
+    const adaStream = await participantStream(session.pin!, ada.token);
     expect((await adaStream.next('slide')).data).toMatchObject({ status: 'pending', slide: null });
     const started = await control(session, 'start');
-    expect(started.status, started.text).toBe(200);
+    expectStatus(started, 200);
     const first = (await adaStream.next('slide')).data;
     expect(first).toMatchObject({ status: 'active', slideIndex: 0, progress: { step: 1, of: 6 }, completed: false });
     expect(first.slide.id).toBe('drink');
 
     // Ada drinks tea: the skip logic sends her past the coffee question. Bo drinks coffee.
-    const adaTea = await answer(session.pin, ada.token, { slideId: 'drink', optionIds: ['tea'] });
-    expect(adaTea.status, adaTea.text).toBe(201);
-    expect(adaTea.body.progress.state).toMatchObject({ slideIndex: 2, progress: { step: 2, of: 5 } });
-    expect(adaTea.body.progress.state.slide.id).toBe('intro');
-    expect(adaTea.body.progress.completion).toBeNull();
+    const adaTea = await answer(session.pin!, ada.token, { slideId: 'drink', optionIds: ['tea'] });
+    expectStatus(adaTea, 201);
+    expect(expectOk(adaTea).progress!.state).toMatchObject({ slideIndex: 2, progress: { step: 2, of: 5 } });
+    expect(expectOk(adaTea).progress!.state.slide!.id).toBe('intro');
+    expect(expectOk(adaTea).progress!.completion).toBeNull();
     expect((await adaStream.next('slide')).data.slide.id).toBe('intro');
     const boCoffee = await answer(link, bo.token, { slideId: 'drink', optionIds: ['coffee'] });
-    expect(boCoffee.body.progress.state).toMatchObject({ slideIndex: 1, progress: { step: 2, of: 6 } });
+    expect(expectOk(boCoffee).progress!.state).toMatchObject({ slideIndex: 1, progress: { step: 2, of: 6 } });
 
     // Each answers only their own slide.
-    const wrong = await answer(session.pin, ada.token, { slideId: 'brew', optionIds: ['latte'] });
+    const wrong = await answer(session.pin!, ada.token, { slideId: 'brew', optionIds: ['latte'] });
     expectError(wrong, 409, 'slide_not_active');
-    expect(wrong.body.error.details.currentSlideId).toBe('intro');
+    expect(errorDetails(wrong).currentSlideId).toBe('intro');
     expectError(await answer(link, bo.token, { slideId: 'drink', optionIds: ['tea'] }), 409, 'slide_not_active');
 
     // Ada moves past the content slide; Bo skips the coffee question (a skip is not an answer).
-    const adaIntro = await advance(session.pin, ada.token, 'intro');
-    expect(adaIntro.status, adaIntro.text).toBe(200);
-    expect(adaIntro.body.state).toMatchObject({ slideIndex: 3, progress: { step: 3, of: 5 } });
+    const adaIntro = await advance(session.pin!, ada.token, 'intro');
+    expectStatus(adaIntro, 200);
+    expect(expectOk(adaIntro).state).toMatchObject({ slideIndex: 3, progress: { step: 3, of: 5 } });
     const adaOnQuizAt = clock.now();
     const boSkip = await advance(link, bo.token, 'brew');
-    expect(boSkip.body.state).toMatchObject({ slideIndex: 2, progress: { step: 3, of: 6 } });
+    expect(expectOk(boSkip).state).toMatchObject({ slideIndex: 2, progress: { step: 3, of: 6 } });
 
     // The quiz's 20 seconds run from when each participant reached it.
     clock.advance(25_000);
-    expectError(await answer(session.pin, ada.token, { slideId: 'capital', optionIds: ['paris'] }), 409, 'time_up');
+    expectError(await answer(session.pin!, ada.token, { slideId: 'capital', optionIds: ['paris'] }), 409, 'time_up');
     expect((await advance(link, bo.token, 'intro')).status).toBe(200);
     clock.advance(5_000);
     const boQuiz = await answer(link, bo.token, { slideId: 'capital', optionIds: ['paris'] });
-    expect(boQuiz.status, boQuiz.text).toBe(201);
+    expectStatus(boQuiz, 201);
     expect(clock.now() - adaOnQuizAt).toBeGreaterThan(20_000);
     // Nothing in the receipt tells whether the answer was right.
     expect(JSON.stringify(boQuiz.body)).not.toMatch(/points|score|correct/i);
-    const adaSkipsQuiz = await advance(session.pin, ada.token, 'capital');
-    expect(adaSkipsQuiz.body.state.slide.id).toBe('mood');
+    const adaSkipsQuiz = await advance(session.pin!, ada.token, 'capital');
+    expect(expectOk(adaSkipsQuiz).state.slide!.id).toBe('mood');
 
     // Ada is happy: the walk ends there. Bo is not: one more slide.
-    const adaMood = await answer(session.pin, ada.token, { slideId: 'mood', scaleValue: 5 });
-    expect(adaMood.body.progress.state).toMatchObject({ completed: true, slide: null, progress: { step: 4, of: 4 } });
-    expect(adaMood.body.progress.completion).toMatchObject({
+    const adaMood = await answer(session.pin!, ada.token, { slideId: 'mood', scaleValue: 5 });
+    expect(expectOk(adaMood).progress!.state).toMatchObject({
+      completed: true,
+      slide: null,
+      progress: { step: 4, of: 4 },
+    });
+    expect(expectOk(adaMood).progress!.completion).toMatchObject({
       participantId: ada.id,
       answerCount: 2,
       skippedCount: 1,
@@ -272,25 +295,26 @@ describe('a self-paced session', () => {
     });
     expect((await adaStream.next('completed')).data).toMatchObject({ answerCount: 2, score: null });
     const boMood = await answer(link, bo.token, { slideId: 'mood', scaleValue: 2 });
-    expect(boMood.body.progress.state.slide.id).toBe('why');
+    expect(expectOk(boMood).progress!.state.slide!.id).toBe('why');
     const boWhy = await answer(link, bo.token, { slideId: 'why', text: 'Too much coffee' });
-    expect(boWhy.body.progress.completion).toMatchObject({ answerCount: 4, skippedCount: 1, score: null });
+    expect(expectOk(boWhy).progress!.completion).toMatchObject({ answerCount: 4, skippedCount: 1, score: null });
     expectError(await advance(link, bo.token, 'why'), 409, 'slide_not_active');
 
     // The presenter sees everybody done; the session says so too.
     await presenter.waitFor((event) => event.type === 'progress' && event.data.completedCount === 2);
-    const got = await call('GET', `${t.api}/sessions/${session.id}`, { apiKey });
+    const got = await api.request('GET /sessions/{id}', { params: { id: session.id }, apiKey });
     expect(got.body).toMatchObject({ completedCount: 2, participantCount: 2, currentSlideIndex: 0 });
     // A rejoin before the end shows no score yet (`at_end`).
-    expect((await join(link, undefined, bo.token)).body.participant.score).toBe(0);
+    expect(expectOk(await join(link, undefined, bo.token)).participant.score).toBe(0);
 
     // Results and the CSV export count self-paced answers as any others.
-    const results = await call('GET', `${t.api}/polls/${pollId}/results`, { apiKey });
+    const results = await api.request('GET /polls/{id}/results', { params: { id: pollId }, apiKey });
+    expectStatus(results, 200);
     const totals = Object.fromEntries(
       results.body.slides.map((slide: Json) => [slide.slideId, slide.totalAnswers ?? null]),
     );
     expect(totals).toMatchObject({ drink: 2, brew: 0, capital: 1, mood: 2, why: 1 });
-    const csv = await call('GET', `${t.api}/polls/${pollId}/export`, { apiKey });
+    const csv = await api.request('GET /polls/{id}/export', { params: { id: pollId }, apiKey });
     const rows = Papa.parse<string[]>(csv.text, { skipEmptyLines: true }).data;
     const row = (slide: string, label: string) => rows.find((r) => r[0] === slide && r[3] === label)?.[4];
     expect([
@@ -313,7 +337,7 @@ describe('a self-paced session', () => {
     await receiver.waitFor(() => receiver.ofType('session.participant_completed').length >= 2);
     const completions = receiver.ofType('session.participant_completed');
     expect(completions.every((delivery) => delivery.verified)).toBe(true);
-    expect(completions.map((delivery) => delivery.event?.data).sort((a: any, b: any) => a.score - b.score)).toEqual([
+    expect((completions.map((delivery) => delivery.event?.data) as Json[]).sort((a, b) => a.score - b.score)).toEqual([
       { sessionId: session.id, pollId, participantId: ada.id, name: 'Ada', answerCount: 2, score: 0 },
       { sessionId: session.id, pollId, participantId: bo.id, name: 'Bo', answerCount: 4, score: 500 },
     ]);
@@ -331,9 +355,9 @@ describe('a self-paced session', () => {
     const quiz = await answer(link, cy.token, { slideId: 'capital', optionIds: ['lyon'] });
     expect(JSON.stringify(quiz.body)).not.toMatch(/points|score|correct/i);
     // Mid-walk, nothing reveals the score.
-    expect((await join(link, undefined, cy.token)).body.participant.score).toBe(0);
+    expect(expectOk(await join(link, undefined, cy.token)).participant.score).toBe(0);
     const done = await answer(link, cy.token, { slideId: 'mood', scaleValue: 4 });
-    expect(done.body.progress.completion).toMatchObject({
+    expect(expectOk(done).progress!.completion).toMatchObject({
       score: 0,
       rank: 1,
       quiz: [{ slideId: 'capital', optionIds: ['lyon'], correctOptionIds: ['paris'], points: 0 }],
@@ -353,8 +377,8 @@ describe('a self-paced session', () => {
 
     // A reload: the token joins again and lands on the same slide, with the same progress.
     const again = await join(link, undefined, di.token);
-    expect(again.body.resumed).toBe(true);
-    expect(again.body.state).toMatchObject({ slideIndex: 2, progress: { step: 3, of: 6 } });
+    expect(expectOk(again).resumed).toBe(true);
+    expect(expectOk(again).state).toMatchObject({ slideIndex: 2, progress: { step: 3, of: 6 } });
 
     // A stream reconnecting with Last-Event-ID first says where the participant is.
     const first = await participantStream(link, di.token);
@@ -366,18 +390,21 @@ describe('a self-paced session', () => {
 
     // Another server on the same database knows the place (it is stored, not kept in memory).
     if (!usingPostgres) return;
-    const other = await startTestServer({ DATABASE_URL: t.databaseUrl, RATE_LIMIT_PER_MINUTE: '1000000' }, { clock });
+    const other = await startTestServer({ ...UNLIMITED, DATABASE_URL: t.databaseUrl }, { clock });
     try {
-      const elsewhere = await call('POST', `${other.api}/live/${link}/join`, {
+      const onOther = testClient(other.api);
+      const elsewhere = await onOther.request('POST /live/{pin}/join', {
+        params: { pin: link },
         body: {},
         headers: { 'x-participant-token': di.token },
       });
-      expect(elsewhere.body.state).toMatchObject({ slideIndex: 2, progress: { step: 3, of: 6 } });
-      const moved = await call('POST', `${other.api}/live/${link}/advance`, {
+      expect(expectOk(elsewhere).state).toMatchObject({ slideIndex: 2, progress: { step: 3, of: 6 } });
+      const moved = await onOther.request('POST /live/{pin}/advance', {
+        params: { pin: link },
         body: { slideId: 'intro' },
         headers: { 'x-participant-token': di.token },
       });
-      expect(moved.body.state.slide.id).toBe('capital');
+      expect(expectOk(moved).state.slide!.id).toBe('capital');
       // …and the stream connected to the first server follows the move made on the second.
       expect((await resumed.next('slide')).data.slide.id).toBe('capital');
     } finally {
@@ -394,7 +421,7 @@ describe('a self-paced session', () => {
     const key = { 'idempotency-key': 'ed-drink-1' };
     const sent = await answer(link, ed.token, { slideId: 'drink', optionIds: ['coffee'] }, key);
     const replayed = await answer(link, ed.token, { slideId: 'drink', optionIds: ['coffee'] }, key);
-    expect(replayed.status).toBe(201);
+    expectStatus(replayed, 201);
     expect(replayed.body).toEqual(sent.body);
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     // Without the key, the answer is refused rather than counted or moved twice.
@@ -403,13 +430,13 @@ describe('a self-paced session', () => {
     const racing = await Promise.all([advance(link, ed.token, 'brew'), advance(link, ed.token, 'brew')]);
     expect(racing.map((res) => res.status).sort()).toEqual([200, 409]);
     const back = await join(link, undefined, ed.token);
-    expect(back.body.state).toMatchObject({ slideIndex: 2, progress: { step: 3, of: 6 } });
+    expect(expectOk(back).state).toMatchObject({ slideIndex: 2, progress: { step: 3, of: 6 } });
   });
 
   it('ends itself at closesAt, once, with its ended event and webhook', async () => {
     const pollId = await branchingPoll();
     expectError(
-      await call('POST', `${t.api}/sessions`, {
+      await api.request('POST /sessions', {
         apiKey,
         body: { pollId, pace: 'audience', closesAt: new Date(clock.now() - 1000).toISOString() },
       }),
@@ -431,10 +458,14 @@ describe('a self-paced session', () => {
     // Past the time, no answer counts even before the closer has run.
     const late = await answer(link, fay.token, { slideId: 'drink', optionIds: ['tea'] });
     expectError(late, 409, 'session_not_active');
-    expect(late.body.error.details.status).toBe('ended');
+    expect(errorDetails(late).status).toBe('ended');
     expectError(await join(link, 'Latecomer'), 404, 'not_found');
     // Nor can the closing time be moved once it has passed: the session is over.
-    const reopen = await call('PATCH', `${t.api}/sessions/${session.id}`, { apiKey, body: { closesAt: null } });
+    const reopen = await api.request('PATCH /sessions/{id}', {
+      params: { id: session.id },
+      apiKey,
+      body: { closesAt: null },
+    });
     expectError(reopen, 409, 'invalid_session_state');
     expect(await t.server.sessionCloser.tick()).toBe(1);
     expect(await t.server.sessionCloser.tick()).toBe(0);
@@ -442,7 +473,7 @@ describe('a self-paced session', () => {
     // A stream coming back from before the start gets the end, not the first slide again.
     const replay = await participantStream(link, fay.token, '0');
     expect((await replay.next()).type).toBe('ended');
-    const got = await call('GET', `${t.api}/sessions/${session.id}`, { apiKey });
+    const got = await api.request('GET /sessions/{id}', { params: { id: session.id }, apiKey });
     expect(got.body).toMatchObject({ status: 'ended', endedAt: new Date(clock.now()).toISOString() });
     const endedHere = () =>
       receiver
@@ -457,11 +488,21 @@ describe('a self-paced session', () => {
   it('moves the closing time with PATCH, or clears it', async () => {
     const session = await selfPaced(await branchingPoll(), { closesAt: new Date(clock.now() + 60_000).toISOString() });
     const later = new Date(clock.now() + 7 * 86_400_000).toISOString();
-    const moved = await call('PATCH', `${t.api}/sessions/${session.id}`, { apiKey, body: { closesAt: later } });
+    const moved = await api.request('PATCH /sessions/{id}', {
+      params: { id: session.id },
+      apiKey,
+      body: { closesAt: later },
+    });
+    expectStatus(moved, 200);
     expect(moved.body.closesAt).toBe(later);
     clock.advance(61_000);
     expect(await t.server.sessionCloser.tick()).toBe(0);
-    const cleared = await call('PATCH', `${t.api}/sessions/${session.id}`, { apiKey, body: { closesAt: null } });
+    const cleared = await api.request('PATCH /sessions/{id}', {
+      params: { id: session.id },
+      apiKey,
+      body: { closesAt: null },
+    });
+    expectStatus(cleared, 200);
     expect(cleared.body.closesAt).toBeNull();
   });
 
@@ -470,27 +511,28 @@ describe('a self-paced session', () => {
     const link = linkOf(session);
     await joined(link, 'Gil');
     expectError(await join(link, 'Hal'), 409, 'session_full');
-    expectError(await join(session.pin, 'Hal'), 409, 'session_full');
+    expectError(await join(session.pin!, 'Hal'), 409, 'session_full');
   });
 
   it('refuses what the mode does not take, and a link or token of another session', async () => {
     const pollId = await branchingPoll();
     expectError(
-      await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId, pin: false } }),
+      await api.request('POST /sessions', { apiKey, body: { pollId, pin: false } }),
       422,
       'validation_failed',
     );
     expectError(
-      await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId, showScores: 'on_completion' } }),
+      await api.request('POST /sessions', { apiKey, body: { pollId, showScores: 'on_completion' } }),
       422,
       'validation_failed',
     );
     // `advance` is for self-paced sessions.
-    const live = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId } });
+    const live = await api.request('POST /sessions', { apiKey, body: { pollId } });
+    expectStatus(live, 201);
     expect(live.body).toMatchObject({ pace: 'presenter', showScores: null, completedCount: 0 });
     await control(live.body, 'start');
-    const ivy = await joined(live.body.pin, 'Ivy');
-    expectError(await advance(live.body.pin, ivy.token, 'drink'), 409, 'invalid_session_state');
+    const ivy = await joined(live.body.pin!, 'Ivy');
+    expectError(await advance(live.body.pin!, ivy.token, 'drink'), 409, 'invalid_session_state');
 
     // A participant of one self-paced session acts in no other.
     const one = await selfPaced(pollId);
@@ -525,21 +567,22 @@ describe('a self-paced session', () => {
     const watching = await participantStream(link, voter.token);
     expect((await watching.next('questions')).data).toEqual({ slideId: 'ask', questions: [] });
     const asked = await answer(link, asker.token, { slideId: 'ask', text: 'Is there coffee?' });
-    expect(asked.status, asked.text).toBe(201);
+    expectStatus(asked, 201);
     // A Q&A slide takes several questions: the asker stays until they move on.
-    expect(asked.body.progress.state.slide.id).toBe('ask');
+    expect(expectOk(asked).progress!.state.slide!.id).toBe('ask');
     const board = await watching.waitFor((event) => event.type === 'questions' && event.data.questions.length === 1);
     expect(board.data.questions[0]).toMatchObject({ text: 'Is there coffee?', upvotes: 0 });
-    const upvoted = await call('POST', `${t.api}/live/${link}/questions/${asked.body.id}/upvotes`, {
+    const upvoted = await api.request('POST /live/{pin}/questions/{questionId}/upvotes', {
+      params: { pin: link, questionId: expectOk(asked).id },
       headers: { 'x-participant-token': voter.token },
     });
-    expect(upvoted.status, upvoted.text).toBe(201);
+    expectStatus(upvoted, 201);
     await watching.waitFor((event) => event.type === 'questions' && event.data.questions[0]?.upvotes === 1);
     const onward = await advance(link, asker.token, 'ask');
-    expect(onward.body.state.slide.id).toBe('bye');
+    expect(expectOk(onward).state.slide!.id).toBe('bye');
     // Moving past a Q&A slide one asked on is not a skip.
     const done = await advance(link, asker.token, 'bye');
-    expect(done.body.completion).toMatchObject({ answerCount: 1, skippedCount: 0 });
+    expect(expectOk(done).completion).toMatchObject({ answerCount: 1, skippedCount: 0 });
   });
 
   it('shows the presenter how many stand on each slide and every slide’s results', async () => {

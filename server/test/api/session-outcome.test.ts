@@ -1,9 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assertions.js';
-import { call } from '../support/http.js';
-import { createdSession } from '../support/live-deck.js';
-import { type ContentInput, pollPublisher } from '../support/polls.js';
+import type { ContentInput } from '../support/decks.js';
+import { rawCall } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
+import { type ControlAction, createdSession } from '../support/live-deck.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import {
+  errorDetails,
+  expectStatus,
+  type OutputOf,
+  type RequestInput,
+  type RouteKey,
+  testClient,
+  type UncheckedInput,
+} from '../support/test-client.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { createEndpoint } from '../support/webhooks.js';
 
@@ -14,17 +25,17 @@ import { createEndpoint } from '../support/webhooks.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let receiver: WebhookReceiver;
 let apiKey: string;
 
 beforeAll(async () => {
   receiver = await WebhookReceiver.start();
   t = await startTestServer({
+    ...UNLIMITED,
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_LOOPBACK: 'true',
     WEBHOOK_POLL_INTERVAL_MS: '50',
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
   });
   ({ apiKey } = await t.workspace('pro'));
 });
@@ -73,42 +84,47 @@ interface Player {
   token: string;
 }
 
-async function control(sessionId: string, action: string) {
-  const res = await call('POST', `${t.api}/sessions/${sessionId}/control`, { apiKey, body: { action } });
-  expect(res.status, res.text).toBe(200);
+async function control(sessionId: string, action: ControlAction) {
+  const res = await api.request('POST /sessions/{id}/control', { params: { id: sessionId }, apiKey, body: { action } });
+  expectStatus(res, 200);
 }
 
 async function join(pin: string, name: string): Promise<Player> {
-  const res = await call('POST', `${t.api}/live/${pin}/join`, { body: { name } });
-  expect(res.status, res.text).toBe(200);
+  const res = await api.request('POST /live/{pin}/join', { params: { pin }, body: { name } });
+  expectStatus(res, 200);
   return { id: res.body.participant.id, name, token: res.body.participantToken };
 }
 
 async function answer(pin: string, player: Player, slideId: string, optionId: string) {
-  const res = await call('POST', `${t.api}/live/${pin}/answers`, {
+  const res = await api.request('POST /live/{pin}/answers', {
+    params: { pin },
     body: { slideId, optionIds: [optionId] },
     headers: { 'x-participant-token': player.token },
   });
-  expect(res.status, res.text).toBe(201);
+  expectStatus(res, 201);
 }
 
-async function read(path: string, auth: { apiKey: string } | { hostToken: string } = { apiKey }) {
-  const res = await call(
-    'GET',
-    `${t.api}${path}`,
-    'apiKey' in auth ? { apiKey: auth.apiKey } : { headers: { 'x-host-token': auth.hostToken } },
-  );
+/** A read that must answer 200, with the workspace's key or a host token: its body. */
+async function read<K extends RouteKey>(
+  key: K,
+  input: RequestInput<K>,
+  auth: { apiKey: string } | { hostToken: string } = { apiKey },
+): Promise<OutputOf<K>> {
+  const credential = 'apiKey' in auth ? { apiKey: auth.apiKey } : { headers: { 'x-host-token': auth.hostToken } };
+  const res = await api.unchecked(key, { ...(input as UncheckedInput), ...credential });
   expect(res.status, res.text).toBe(200);
-  return res.body;
+  return res.body as OutputOf<K>;
 }
 
 /** Every page of the participants list, `limit` at a time. */
 async function allParticipants(sessionId: string, limit: number) {
-  const rows: any[] = [];
+  const rows: OutputOf<'GET /sessions/{id}/participants'>['data'] = [];
   let cursor: string | null = null;
   do {
-    const query: string = cursor ? `limit=${limit}&cursor=${encodeURIComponent(cursor)}` : `limit=${limit}`;
-    const page = await read(`/sessions/${sessionId}/participants?${query}`);
+    const page: OutputOf<'GET /sessions/{id}/participants'> = await read('GET /sessions/{id}/participants', {
+      params: { id: sessionId },
+      query: { limit, cursor: cursor ?? undefined },
+    });
     expect(page.data.length).toBeLessThanOrEqual(limit);
     rows.push(...page.data);
     cursor = page.nextCursor;
@@ -140,13 +156,18 @@ describe('a finished session’s outcome', () => {
     await control(session.id, 'next');
     await answer(pin, players[0] as Player, 'snack', 'fruit');
     // The host removes player 9: still listed, with when.
-    const removed = await call('DELETE', `${t.api}/sessions/${session.id}/participants/${players[9]?.id}`, { apiKey });
-    expect(removed.status, removed.text).toBe(200);
+    const removed = await api.request('DELETE /sessions/{id}/participants/{participantId}', {
+      params: { id: session.id, participantId: players[9]!.id },
+      apiKey,
+    });
+    expectStatus(removed, 200);
     // The host token, created by a full key, reads both while the session runs.
     const host = { hostToken: session.hostToken };
     const whileRunning = {
-      participants: (await read(`/sessions/${session.id}/participants?limit=100`, host)).data,
-      leaderboard: (await read(`/sessions/${session.id}/results`, host)).leaderboard,
+      participants: (
+        await read('GET /sessions/{id}/participants', { params: { id: session.id }, query: { limit: 100 } }, host)
+      ).data,
+      leaderboard: (await read('GET /sessions/{id}/results', { params: { id: session.id } }, host)).leaderboard,
     };
     await control(session.id, 'end');
 
@@ -155,7 +176,10 @@ describe('a finished session’s outcome', () => {
     const scoreOf = (index: number) => (index < 6 ? 1000 : 0) + (index % 2 === 0 && index < 11 ? 500 : 0);
     const rankOf = (index: number) => ({ 1500: 1, 1000: 4, 500: 7, 0: 10 })[scoreOf(index)];
 
-    const everyone = await read(`/sessions/${session.id}/participants?limit=100`);
+    const everyone = await read('GET /sessions/{id}/participants', {
+      params: { id: session.id },
+      query: { limit: 100 },
+    });
     expect(everyone.nextCursor).toBeNull();
     expect(everyone.data.map((row: { id: string }) => row.id)).toEqual(expectedOrder.map((i) => players[i]?.id));
     for (const row of everyone.data) {
@@ -178,19 +202,20 @@ describe('a finished session’s outcome', () => {
     expect(await allParticipants(session.id, 1)).toEqual(everyone.data);
 
     // The results: the session's answers, how many joined, the ten highest scores.
-    const top10 = everyone.data.slice(0, 10).map((row: any) => ({
+    const top10 = everyone.data.slice(0, 10).map((row) => ({
       rank: row.rank,
       participantId: row.id,
       name: row.name,
       score: row.score,
     }));
-    const results = await read(`/sessions/${session.id}/results`);
+    const results = await read('GET /sessions/{id}/results', { params: { id: session.id } });
     expect(results).toMatchObject({ pollId: poll.id, totalVoters: 11, participantCount: 12, leaderboard: top10 });
     expect(results.slides.map((slide: { slideId: string }) => slide.slideId)).toEqual(['q1', 'q2', 'snack']);
     // The host token read both while the session ran (above); once it has ended, only the session.
     expect(whileRunning).toEqual({ participants: everyone.data, leaderboard: top10 });
     expectError(
-      await call('GET', `${t.api}/sessions/${session.id}/participants`, {
+      await api.request('GET /sessions/{id}/participants', {
+        params: { id: session.id },
         headers: { 'x-host-token': session.hostToken },
       }),
       401,
@@ -216,17 +241,17 @@ describe('a finished session’s outcome', () => {
         questions: [SNACK],
       },
     });
-    const created = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.id, pace: 'audience' } });
-    expect(created.status, created.text).toBe(201);
+    const created = await api.request('POST /sessions', { apiKey, body: { pollId: poll.id, pace: 'audience' } });
+    expectStatus(created, 201);
     const link = String(created.body.joinUrl).split('/').pop() as string;
     await control(created.body.id, 'start');
     const walker = await join(link, 'Wanda');
     await answer(link, walker, 'snack', 'crisps');
     const idle = await join(link, 'Ida');
 
-    const results = await read(`/sessions/${created.body.id}/results`);
+    const results = await read('GET /sessions/{id}/results', { params: { id: created.body.id } });
     expect(results).toMatchObject({ participantCount: 2, leaderboard: null, totalVoters: 1 });
-    const list = await read(`/sessions/${created.body.id}/participants`);
+    const list = await read('GET /sessions/{id}/participants', { params: { id: created.body.id } });
     expect(list.data).toEqual([
       expect.objectContaining({ id: walker.id, rank: 1, score: 0, answerCount: 1, completedAt: expect.any(String) }),
       expect.objectContaining({ id: idle.id, rank: 1, score: 0, answerCount: 0, completedAt: null }),
@@ -239,43 +264,60 @@ describe('a finished session’s outcome', () => {
     await join(session.pin, 'Solo');
 
     for (const cursor of ['nope', Buffer.from('1:prt_nope').toString('base64url'), 'MTox']) {
-      const res = await call('GET', `${t.api}/sessions/${session.id}/participants?cursor=${cursor}`, { apiKey });
+      const res = await api.request('GET /sessions/{id}/participants', {
+        params: { id: session.id },
+        query: { cursor },
+        apiKey,
+      });
       expectError(res, 422, 'validation_failed');
-      expect(res.body.error.details.fieldErrors.cursor).toBeDefined();
+      expect(errorDetails(res).fieldErrors.cursor).toBeDefined();
     }
     // Another list's cursor (the sessions list orders by id alone) is not this one's.
     await createdSession(t, apiKey, poll.id);
-    const sessions = await read('/sessions?limit=1');
+    const sessions = await read('GET /sessions', { query: { limit: 1 } });
     expect(sessions.nextCursor).not.toBeNull();
     expectError(
-      await call('GET', `${t.api}/sessions/${session.id}/participants?cursor=${sessions.nextCursor}`, { apiKey }),
+      await api.request('GET /sessions/{id}/participants', {
+        params: { id: session.id },
+        query: { cursor: sessions.nextCursor! },
+        apiKey,
+      }),
       422,
       'validation_failed',
     );
 
     const stranger = (await t.workspace('pro')).apiKey;
     for (const path of ['participants', 'results']) {
-      expectError(await call('GET', `${t.api}/sessions/${session.id}/${path}`, { apiKey: stranger }), 404, 'not_found');
+      expectError(
+        await rawCall('GET', `${t.api}/sessions/${session.id}/${path}`, { apiKey: stranger }),
+        404,
+        'not_found',
+      );
     }
 
-    const sessionsOnly = await call('POST', `${t.api}/keys`, {
+    const sessionsOnly = await api.request('POST /keys', {
       apiKey,
       body: { name: 'Sessions only', scopes: ['sessions:read', 'sessions:write'] },
     });
-    expect(sessionsOnly.status, sessionsOnly.text).toBe(201);
+    expectStatus(sessionsOnly, 201);
     const narrow = sessionsOnly.body.secret;
-    const refused = await call('GET', `${t.api}/sessions/${session.id}/participants`, { apiKey: narrow });
+    const refused = await api.request('GET /sessions/{id}/participants', {
+      params: { id: session.id },
+      apiKey: narrow,
+    });
     expectError(refused, 403, 'insufficient_scope');
     expect(refused.body.error.details).toEqual({ requiredScope: 'responses:read' });
     // Its host token carries no more than it: the names and scores stay out of reach.
     const narrowSession = await createdSession(t, narrow, poll.id);
-    const byToken = await call('GET', `${t.api}/sessions/${narrowSession.id}/participants`, {
+    const byToken = await api.request('GET /sessions/{id}/participants', {
+      params: { id: narrowSession.id },
       headers: { 'x-host-token': narrowSession.hostToken },
     });
     expectError(byToken, 403, 'insufficient_scope');
     // One session's host token reads nothing of another's.
     expectError(
-      await call('GET', `${t.api}/sessions/${session.id}/participants`, {
+      await api.request('GET /sessions/{id}/participants', {
+        params: { id: session.id },
         headers: { 'x-host-token': narrowSession.hostToken },
       }),
       401,

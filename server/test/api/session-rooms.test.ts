@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assertions.js';
-import { call } from '../support/http.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { sampleContent } from '../support/decks.js';
+import { type LooseJson, rawCall } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
+import { pollPublisher } from '../support/polls.js';
 import { expectAggregatesMatchRecount } from '../support/recount.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { openSse } from '../support/sse.js';
+import { expectOk, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * Sessions as rooms (issue 28, points 1 and 2): two sessions of one poll kept apart — their Q&A
@@ -14,10 +17,11 @@ import { openSse } from '../support/sse.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let apiKey: string;
 
 beforeAll(async () => {
-  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '1000000', LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000' });
+  t = await startTestServer(UNLIMITED);
   ({ apiKey } = await t.workspace('pro'));
 });
 afterAll(() => t?.close());
@@ -42,15 +46,19 @@ async function roomWithAnswers(
   choice: 'pizza' | 'sushi',
   word: string,
 ): Promise<Room> {
-  const created = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId, pace: 'audience' } });
-  expect(created.status, created.text).toBe(201);
+  const created = await api.request('POST /sessions', { apiKey, body: { pollId, pace: 'audience' } });
+  expectStatus(created, 201);
   const link = String(created.body.joinUrl).split('/').pop() as string;
-  await call('POST', `${t.api}/sessions/${created.body.id}/control`, { apiKey, body: { action: 'start' } });
+  await api.request('POST /sessions/{id}/control', {
+    params: { id: created.body.id },
+    apiKey,
+    body: { action: 'start' },
+  });
   let questionId = '';
   const participantTokens: string[] = [];
   for (const [index, name] of people.entries()) {
-    const joined = await call('POST', `${t.api}/live/${link}/join`, { body: { name } });
-    expect(joined.status, joined.text).toBe(200);
+    const joined = await api.request('POST /live/{pin}/join', { params: { pin: link }, body: { name } });
+    expectStatus(joined, 200);
     participantTokens.push(joined.body.participantToken);
     const headers = { 'x-participant-token': joined.body.participantToken };
     const answers = [
@@ -62,8 +70,8 @@ async function roomWithAnswers(
       { slideId: 'ask', text: `${name} asks about ${word}?` },
     ];
     for (const answer of answers) {
-      const sent = await call('POST', `${t.api}/live/${link}/answers`, { body: answer, headers });
-      expect(sent.status, sent.text).toBe(201);
+      const sent = await api.request('POST /live/{pin}/answers', { params: { pin: link }, body: answer, headers });
+      expectStatus(sent, 201);
       if (answer.slideId === 'ask' && questionId === '') questionId = sent.body.id;
     }
   }
@@ -72,34 +80,39 @@ async function roomWithAnswers(
 
 /** Answers of one voter through the API: they belong to no session. */
 async function apiAnswers(pollId: string, voterId: string) {
-  const vote = await call('POST', `${t.api}/polls/${pollId}/votes`, {
+  const vote = await api.request('POST /polls/{id}/votes', {
+    params: { id: pollId },
     apiKey,
     body: { voterId, slideId: 'lunch', optionIds: ['sushi'] },
   });
-  expect(vote.status, vote.text).toBe(201);
-  const word = await call('POST', `${t.api}/polls/${pollId}/responses`, {
+  expectStatus(vote, 201);
+  const word = await api.request('POST /polls/{id}/responses', {
+    params: { id: pollId },
     apiKey,
     body: { voterId, slideId: 'words', text: 'api day' },
   });
-  expect(word.status, word.text).toBe(201);
-  const question = await call('POST', `${t.api}/polls/${pollId}/responses`, {
+  expectStatus(word, 201);
+  const question = await api.request('POST /polls/{id}/responses', {
+    params: { id: pollId },
     apiKey,
     body: { voterId, slideId: 'ask', text: 'Asked through the API?' },
   });
-  expect(question.status, question.text).toBe(201);
+  expectStatus(question, 201);
   return { questionId: question.body.id as string };
 }
 
-type Results = { totalVoters: number; slides: any[] };
+/** Results read slide by slide across kinds (and a summary event's, which carries the same). */
+type Results = { totalVoters: number; slides: LooseJson[] };
 
-const slideOf = (results: Results, slideId: string) => results.slides.find((slide) => slide.slideId === slideId);
+const slideOf = (results: Results, slideId: string) => results.slides.find((slide) => slide.slideId === slideId)!;
 const optionCount = (results: Results, slideId: string, optionId: string) =>
   slideOf(results, slideId).options.find((option: { id: string }) => option.id === optionId).count as number;
 const wordCount = (results: Results, word: string) =>
   (slideOf(results, 'words').words.find((entry: { word: string }) => entry.word === word)?.count ?? 0) as number;
 
 async function approve(room: Room, questionId: string) {
-  return call('PATCH', `${t.api}/sessions/${room.id}/questions/${questionId}`, {
+  return api.request('PATCH /sessions/{id}/questions/{questionId}', {
+    params: { id: room.id, questionId },
     body: { status: 'approved' },
     headers: { 'x-host-token': room.hostToken },
   });
@@ -110,10 +123,10 @@ describe('sessions as rooms', () => {
     const poll = await publishedPoll();
     const a = await roomWithAnswers(poll.id, ['Ann', 'Abe'], 'pizza', 'sunny');
     const b = await roomWithAnswers(poll.id, ['Bea'], 'sushi', 'rainy');
-    const api = await apiAnswers(poll.id, 'api-voter');
+    const viaApi = await apiAnswers(poll.id, 'api-voter');
 
     const read = async (path: string, headers: Record<string, string> = {}) => {
-      const response = await call('GET', `${t.api}${path}`, Object.keys(headers).length ? { headers } : { apiKey });
+      const response = await rawCall('GET', `${t.api}${path}`, Object.keys(headers).length ? { headers } : { apiKey });
       expect(response.status, response.text).toBe(200);
       return response.body as Results;
     };
@@ -152,28 +165,30 @@ describe('sessions as rooms', () => {
 
     // The moderation queue of a room holds its own questions: not the other room's, not the API's.
     const queue = async (room: Room) =>
-      (
-        (
-          await call('GET', `${t.api}/sessions/${room.id}/questions?status=pending`, {
-            headers: { 'x-host-token': room.hostToken },
-          })
-        ).body.data as { text: string }[]
+      expectOk(
+        await api.request('GET /sessions/{id}/questions', {
+          params: { id: room.id },
+          query: { status: 'pending' },
+          headers: { 'x-host-token': room.hostToken },
+        }),
       )
-        .map((question) => question.text)
+        .data.map((question) => question.text)
         .sort();
     expect(await queue(a)).toEqual(['Abe asks about sunny?', 'Ann asks about sunny?']);
     expect(await queue(b)).toEqual(['Bea asks about rainy?']);
-    const everything = await call('GET', `${t.api}/polls/${poll.id}/questions`, { apiKey });
+    const everything = await api.request('GET /polls/{id}/questions', { params: { id: poll.id }, apiKey });
+    expectStatus(everything, 200);
     expect(everything.body.data).toHaveLength(4);
 
     // Moderation applies to the room the question was asked in: another room's, or the API's, is a 404.
     expectError(await approve(a, b.questionId), 404, 'not_found');
-    expectError(await approve(a, api.questionId), 404, 'not_found');
+    expectError(await approve(a, viaApi.questionId), 404, 'not_found');
     expect((await approve(a, a.questionId)).status).toBe(200);
     expect((await approve(b, b.questionId)).status).toBe(200);
     expect(
       (
-        await call('PATCH', `${t.api}/polls/${poll.id}/questions/${api.questionId}`, {
+        await api.request('PATCH /polls/{id}/questions/{questionId}', {
+          params: { id: poll.id, questionId: viaApi.questionId },
           apiKey,
           body: { status: 'approved' },
         })
@@ -196,11 +211,12 @@ describe('sessions as rooms', () => {
 
     // A participant upvotes a question of their own room only.
     const upvote = (room: Room, questionId: string) =>
-      call('POST', `${t.api}/live/${room.link}/questions/${questionId}/upvotes`, {
+      api.request('POST /live/{pin}/questions/{questionId}/upvotes', {
+        params: { pin: room.link, questionId },
         headers: { 'x-participant-token': room.participantTokens[0] as string },
       });
     expectError(await upvote(a, b.questionId), 404, 'not_found');
-    expectError(await upvote(a, api.questionId), 404, 'not_found');
+    expectError(await upvote(a, viaApi.questionId), 404, 'not_found');
     expect((await upvote(a, a.questionId)).status).toBe(201);
 
     // Each room's export holds its own rows; the poll's, all of them.
@@ -224,8 +240,12 @@ describe('sessions as rooms', () => {
     }
 
     // Each room's end summary is its own.
-    const ended = await call('POST', `${t.api}/sessions/${b.id}/control`, { apiKey, body: { action: 'end' } });
-    expect(ended.status, ended.text).toBe(200);
+    const ended = await api.request('POST /sessions/{id}/control', {
+      params: { id: b.id },
+      apiKey,
+      body: { action: 'end' },
+    });
+    expectStatus(ended, 200);
     const presenter = await openSse(`${t.api}/sessions/${b.id}/events`, { 'x-host-token': b.hostToken });
     const summary = (await presenter.next('ended')).data as Results & { participantCount: number };
     expect(summary.participantCount).toBe(1);
@@ -239,36 +259,54 @@ describe('sessions as rooms', () => {
     const a = await roomWithAnswers(poll.id, ['Ann'], 'pizza', 'sunny');
     const b = await roomWithAnswers(poll.id, ['Bea'], 'sushi', 'rainy');
     const asHost = (room: Room, token: string) =>
-      call('GET', `${t.api}/sessions/${room.id}/results`, { headers: { 'x-host-token': token } });
+      api.request('GET /sessions/{id}/results', { params: { id: room.id }, headers: { 'x-host-token': token } });
     expect((await asHost(a, b.hostToken)).status).toBe(401);
     // A host token exports nothing and resets nothing: those need a workspace credential.
     expect(
-      (await call('GET', `${t.api}/sessions/${a.id}/export`, { headers: { 'x-host-token': a.hostToken } })).status,
+      (
+        await api.request('GET /sessions/{id}/export', {
+          params: { id: a.id },
+          headers: { 'x-host-token': a.hostToken },
+        })
+      ).status,
     ).toBe(401);
     expect(
-      (await call('DELETE', `${t.api}/sessions/${a.id}/answers`, { headers: { 'x-host-token': a.hostToken } })).status,
+      (
+        await api.request('DELETE /sessions/{id}/answers', {
+          params: { id: a.id },
+          headers: { 'x-host-token': a.hostToken },
+        })
+      ).status,
     ).toBe(401);
 
-    const narrow = await call('POST', `${t.api}/keys`, {
+    const narrow = await api.request('POST /keys', {
       apiKey,
       body: { name: 'sessions only', scopes: ['sessions:read'] },
     });
-    expect(narrow.status, narrow.text).toBe(201);
+    expectStatus(narrow, 201);
     expectError(
-      await call('GET', `${t.api}/sessions/${a.id}/results`, { apiKey: narrow.body.secret }),
+      await api.request('GET /sessions/{id}/results', { params: { id: a.id }, apiKey: narrow.body.secret }),
       403,
       'insufficient_scope',
     );
     expectError(
-      await call('DELETE', `${t.api}/sessions/${a.id}/answers`, { apiKey: narrow.body.secret }),
+      await api.request('DELETE /sessions/{id}/answers', { params: { id: a.id }, apiKey: narrow.body.secret }),
       403,
       'insufficient_scope',
     );
-    expectError(await call('GET', `${t.api}/sessions/ses_unknown00000000000000/results`, { apiKey }), 404, 'not_found');
+    expectError(
+      await api.request('GET /sessions/{id}/results', { params: { id: 'ses_unknown00000000000000' }, apiKey }),
+      404,
+      'not_found',
+    );
     const { apiKey: otherWorkspace } = await t.workspace('pro');
-    expectError(await call('GET', `${t.api}/sessions/${a.id}/results`, { apiKey: otherWorkspace }), 404, 'not_found');
     expectError(
-      await call('DELETE', `${t.api}/sessions/${a.id}/answers`, { apiKey: otherWorkspace }),
+      await api.request('GET /sessions/{id}/results', { params: { id: a.id }, apiKey: otherWorkspace }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await api.request('DELETE /sessions/{id}/answers', { params: { id: a.id }, apiKey: otherWorkspace }),
       404,
       'not_found',
     );
@@ -278,21 +316,22 @@ describe('sessions as rooms', () => {
     const poll = await publishedPoll();
     const b = await roomWithAnswers(poll.id, ['Bea', 'Bob'], 'sushi', 'rainy');
     await apiAnswers(poll.id, 'api-voter');
-    const before = await call('GET', `${t.api}/polls/${poll.id}/results`, { apiKey });
-    const roomB = await call('GET', `${t.api}/sessions/${b.id}/results`, { apiKey });
+    const before = await api.request('GET /polls/{id}/results', { params: { id: poll.id }, apiKey });
+    const roomB = await api.request('GET /sessions/{id}/results', { params: { id: b.id }, apiKey });
 
     // Room A adds to the poll, including an upvote and a voter who also answers through the API.
     const a = await roomWithAnswers(poll.id, ['Ann', 'Abe', 'Amy'], 'pizza', 'sunny');
     expect((await approve(a, a.questionId)).status).toBe(200);
-    const upvoted = await call('POST', `${t.api}/live/${a.link}/questions/${a.questionId}/upvotes`, {
+    const upvoted = await api.request('POST /live/{pin}/questions/{questionId}/upvotes', {
+      params: { pin: a.link, questionId: a.questionId },
       headers: { 'x-participant-token': a.participantTokens[1] as string },
     });
-    expect(upvoted.status, upvoted.text).toBe(201);
-    const during = await call('GET', `${t.api}/polls/${poll.id}/results`, { apiKey });
+    expectStatus(upvoted, 201);
+    const during = await api.request('GET /polls/{id}/results', { params: { id: poll.id }, apiKey });
     expect(during.body).not.toEqual(before.body);
 
-    const reset = await call('DELETE', `${t.api}/sessions/${a.id}/answers`, { apiKey });
-    expect(reset.status, reset.text).toBe(200);
+    const reset = await api.request('DELETE /sessions/{id}/answers', { params: { id: a.id }, apiKey });
+    expectStatus(reset, 200);
     expect(reset.body).toEqual({
       sessionId: a.id,
       pollId: poll.id,
@@ -300,59 +339,84 @@ describe('sessions as rooms', () => {
     });
 
     // The poll's results are exactly what they were before room A: every counter, word, voter.
-    const after = await call('GET', `${t.api}/polls/${poll.id}/results`, { apiKey });
+    const after = await api.request('GET /polls/{id}/results', { params: { id: poll.id }, apiKey });
     expect(after.body).toEqual(before.body);
-    expect((await call('GET', `${t.api}/sessions/${b.id}/results`, { apiKey })).body).toEqual(roomB.body);
-    const emptied = (await call('GET', `${t.api}/sessions/${a.id}/results`, { apiKey })).body as Results;
+    expect((await api.request('GET /sessions/{id}/results', { params: { id: b.id }, apiKey })).body).toEqual(
+      roomB.body,
+    );
+    const emptied = (await api.request('GET /sessions/{id}/results', { params: { id: a.id }, apiKey })).body as Results;
     expect(emptied.totalVoters).toBe(0);
     expect(slideOf(emptied, 'lunch').totalAnswers).toBe(0);
     expect(slideOf(emptied, 'ask').questions).toEqual([]);
-    const listed = await call('GET', `${t.api}/polls/${poll.id}/votes?sessionId=${a.id}`, { apiKey });
+    const listed = await api.request('GET /polls/{id}/votes', {
+      params: { id: poll.id },
+      query: { sessionId: a.id },
+      apiKey,
+    });
+    expectStatus(listed, 200);
     expect(listed.body.data).toEqual([]);
     await expectAggregatesMatchRecount(t.server.deps.db);
 
     // The room's participants may answer again; a second reset finds nothing more than that.
     // (each stands on the Q&A slide, the last they answered).
-    const again = await call('POST', `${t.api}/live/${a.link}/answers`, {
+    const again = await api.request('POST /live/{pin}/answers', {
+      params: { pin: a.link },
       body: { slideId: 'ask', text: 'Once more?' },
       headers: { 'x-participant-token': a.participantTokens[0] as string },
     });
-    expect(again.status, again.text).toBe(201);
-    const second = await call('DELETE', `${t.api}/sessions/${a.id}/answers`, { apiKey });
+    expectStatus(again, 201);
+    const second = await api.request('DELETE /sessions/{id}/answers', { params: { id: a.id }, apiKey });
+    expectStatus(second, 200);
     expect(second.body.deleted).toEqual({ votes: 0, responses: 0, questions: 1, upvotes: 0 });
-    expect((await call('GET', `${t.api}/polls/${poll.id}/results`, { apiKey })).body).toEqual(before.body);
+    expect((await api.request('GET /polls/{id}/results', { params: { id: poll.id }, apiKey })).body).toEqual(
+      before.body,
+    );
   });
 
   it('keeps every aggregate equal to a recount when answers race a room’s reset', async () => {
     const poll = await publishedPoll();
     const other = await roomWithAnswers(poll.id, ['Bea'], 'sushi', 'rainy');
-    const created = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.id } });
+    const created = await api.request('POST /sessions', { apiKey, body: { pollId: poll.id } });
+    expectStatus(created, 201);
     const pin = created.body.pin as string;
-    await call('POST', `${t.api}/sessions/${created.body.id}/control`, { apiKey, body: { action: 'start' } });
+    await api.request('POST /sessions/{id}/control', {
+      params: { id: created.body.id },
+      apiKey,
+      body: { action: 'start' },
+    });
     const tokens: string[] = [];
     for (let i = 0; i < 40; i++) {
-      tokens.push((await call('POST', `${t.api}/live/${pin}/join`, { body: { name: `P${i}` } })).body.participantToken);
+      tokens.push(
+        expectOk(await api.request('POST /live/{pin}/join', { params: { pin }, body: { name: `P${i}` } }))
+          .participantToken,
+      );
     }
     const answer = (token: string, i: number) =>
-      call('POST', `${t.api}/live/${pin}/answers`, {
+      api.request('POST /live/{pin}/answers', {
+        params: { pin },
         body: { slideId: 'lunch', optionIds: [i % 2 ? 'pizza' : 'sushi'] },
         headers: { 'x-participant-token': token },
       });
     const [first, reset, second] = await Promise.all([
       Promise.all(tokens.slice(0, 20).map(answer)),
-      call('DELETE', `${t.api}/sessions/${created.body.id}/answers`, { apiKey }),
+      api.request('DELETE /sessions/{id}/answers', { params: { id: created.body.id }, apiKey }),
       Promise.all(tokens.slice(20).map((token, i) => answer(token, i + 20))),
     ]);
-    expect(reset.status, reset.text).toBe(200);
+    expectStatus(reset, 200);
     const accepted = [...first, ...second].filter((response) => response.status === 201).length;
     expect(accepted).toBe(40);
     // Each accepted answer was either deleted by the reset or is still there, counted once.
-    const left = await call('GET', `${t.api}/polls/${poll.id}/votes?sessionId=${created.body.id}&limit=100`, {
+    const left = await api.request('GET /polls/{id}/votes', {
+      params: { id: poll.id },
+      query: { sessionId: created.body.id, limit: 100 },
       apiKey,
     });
+    expectStatus(left, 200);
     expect(reset.body.deleted.votes + left.body.data.length).toBe(40);
     // The poll's and every session's aggregates (the other room's, untouched, among them) equal a recount.
-    expect((await call('GET', `${t.api}/sessions/${other.id}/results`, { apiKey })).body.totalVoters).toBe(1);
+    expect(
+      expectOk(await api.request('GET /sessions/{id}/results', { params: { id: other.id }, apiKey })).totalVoters,
+    ).toBe(1);
     await expectAggregatesMatchRecount(t.server.deps.db);
   });
 });

@@ -1,13 +1,24 @@
+import type { Scope } from '@pollkit/contracts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { revokeClient } from '../../src/modules/oauth/oauth.service.js';
 import { expectError } from '../support/assertions.js';
 import { runCliInProcess } from '../support/cli.js';
-import { call, type JsonResponse } from '../support/http.js';
-import { type CreatedSession, createdSession } from '../support/live-deck.js';
+import { presenterContent } from '../support/decks.js';
+import { type HttpResponse, type LooseJson, rawCall } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
+import { type ControlAction, type CreatedSession, createdSession } from '../support/live-deck.js';
 import { issuedToken, oauthClient } from '../support/oauth.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer, usingPostgres } from '../support/server.js';
 import { openSse, type SseEvent, type SseStream } from '../support/sse.js';
+import {
+  type ApiResponse,
+  type BodyOf,
+  errorDetails,
+  expectOk,
+  expectStatus,
+  testClient,
+} from '../support/test-client.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { createEndpoint, deliveriesOf } from '../support/webhooks.js';
 
@@ -24,15 +35,14 @@ import { createEndpoint, deliveriesOf } from '../support/webhooks.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let receiver: WebhookReceiver;
 let apiKey: string;
 
 beforeAll(async () => {
   receiver = await WebhookReceiver.start();
   t = await startTestServer({
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
-    LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE: '1000000',
+    ...UNLIMITED,
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_LOOPBACK: 'true',
     WEBHOOK_POLL_INTERVAL_MS: '50',
@@ -49,22 +59,22 @@ afterEach(() => {
   for (const stream of streams.splice(0)) stream.close();
 });
 
-type Json = Record<string, any>;
+type Json = LooseJson;
 
-/** sampleContent() (`capital`, index 1, is a quiz) plus an unmoderated Q&A slide, `open`, index 7. */
+/** presenterContent(): `capital`, index 1, is a quiz; `open`, index 7, unmoderated Q&A. */
 const QUIZ_INDEX = 1;
 const OPEN_INDEX = 7;
 const publishedPoll = pollPublisher(() => ({
   api: t.api,
   apiKey,
   title: 'Scoped',
-  content: sampleContent({ id: 'open', kind: 'qa', text: 'Anything else?', moderated: false, allowUpvotes: true }),
+  content: presenterContent(),
 }));
 
 /** A key of the workspace holding `scopes`, made through the API by `creator`. */
-async function keyWith(scopes: string[], creator = apiKey): Promise<{ id: string; secret: string }> {
-  const res = await call('POST', `${t.api}/keys`, { apiKey: creator, body: { name: scopes.join(' '), scopes } });
-  expect(res.status, res.text).toBe(201);
+async function keyWith(scopes: Scope[], creator = apiKey): Promise<{ id: string; secret: string }> {
+  const res = await api.request('POST /keys', { apiKey: creator, body: { name: scopes.join(' '), scopes } });
+  expectStatus(res, 201);
   return { id: res.body.id, secret: res.body.secret };
 }
 
@@ -75,14 +85,19 @@ type Credential = { apiKey: string } | { hostToken: string };
 const auth = (credential: Credential) =>
   'apiKey' in credential ? { apiKey: credential.apiKey } : { headers: { 'x-host-token': credential.hostToken } };
 
-function get(path: string, credential: Credential): Promise<JsonResponse> {
-  return call('GET', `${t.api}${path}`, auth(credential));
+/** A read of any route by path, as the scope checks walk several: its body read field by field. */
+function get(path: string, credential: Credential): Promise<HttpResponse<Json>> {
+  return rawCall<Json>('GET', `${t.api}${path}`, auth(credential));
 }
 
-async function control(sessionId: string, credential: Credential, action: string, slideIndex?: number) {
-  const body: Json = slideIndex === undefined ? { action } : { action, slideIndex };
-  const res = await call('POST', `${t.api}/sessions/${sessionId}/control`, { ...auth(credential), body });
-  expect(res.status, `${action}: ${res.text}`).toBe(200);
+async function control(sessionId: string, credential: Credential, action: ControlAction, slideIndex?: number) {
+  const body = slideIndex === undefined ? { action } : { action, slideIndex };
+  const res = await api.request('POST /sessions/{id}/control', {
+    params: { id: sessionId },
+    ...auth(credential),
+    body,
+  });
+  expectStatus(res, 200, action);
   return res.body;
 }
 
@@ -99,17 +114,18 @@ async function presenterStream(sessionId: string, credential: Credential): Promi
 
 /** A participant of the session: its token. */
 async function joined(session: CreatedSession, name: string): Promise<string> {
-  const res = await call('POST', `${t.api}/live/${session.pin}/join`, { body: { name } });
-  expect(res.status, res.text).toBe(200);
+  const res = await api.request('POST /live/{pin}/join', { params: { pin: session.pin }, body: { name } });
+  expectStatus(res, 200);
   return res.body.participantToken;
 }
 
-async function answer(session: CreatedSession, token: string, body: Json): Promise<void> {
-  const res = await call('POST', `${t.api}/live/${session.pin}/answers`, {
+async function answer(session: CreatedSession, token: string, body: BodyOf<'POST /live/{pin}/answers'>): Promise<void> {
+  const res = await api.request('POST /live/{pin}/answers', {
+    params: { pin: session.pin },
     headers: { 'x-participant-token': token },
     body,
   });
-  expect(res.status, res.text).toBe(201);
+  expectStatus(res, 201);
 }
 
 /** The `counts` event whose current slide has `total` answers (questions, on a Q&A slide). */
@@ -246,8 +262,8 @@ describe('a host token carries the scopes of the credential that created it', ()
     expect((await get(`/sessions/${session.id}/questions`, { apiKey })).body.data).toHaveLength(1);
 
     // A token it gives itself carries no more; one a full key gives carries everything.
-    const rotated = await call('POST', `${t.api}/sessions/${session.id}/host-token`, auth(host));
-    expect(rotated.status, rotated.text).toBe(200);
+    const rotated = await api.request('POST /sessions/{id}/host-token', { params: { id: session.id }, ...auth(host) });
+    expectStatus(rotated, 200);
     const narrow = { hostToken: rotated.body.hostToken };
     expect((await get(`/sessions/${session.id}/deck`, narrow)).text).not.toContain('correctOptionIds');
     expectError(await get(`/sessions/${session.id}/results`, narrow), 403, 'insufficient_scope');
@@ -267,8 +283,8 @@ describe('a host token carries the scopes of the credential that created it', ()
     const poll = await publishedPoll();
     const writer = await keyWith(['sessions:write']);
     const narrowSession = await newSession(poll.id, writer.secret);
-    const given = await call('POST', `${t.api}/sessions/${narrowSession.id}/host-token`, { apiKey });
-    expect(given.status, given.text).toBe(200);
+    const given = await api.request('POST /sessions/{id}/host-token', { params: { id: narrowSession.id }, apiKey });
+    expectStatus(given, 200);
     const session = await newSession(poll.id);
 
     for (const hostToken of [session.hostToken, given.body.hostToken]) {
@@ -301,7 +317,7 @@ describe('results read without polls:read', () => {
     await control(session.id, { apiKey }, 'start');
     await control(session.id, { apiKey }, 'goto', QUIZ_INDEX);
     await answer(session, await joined(session, 'Quizzer'), { slideId: 'capital', optionIds: ['paris'] });
-    const quizOf = (res: JsonResponse) => {
+    const quizOf = (res: HttpResponse<Json>) => {
       expect(res.status, res.text).toBe(200);
       return res.body.slides.find((slide: Json) => slide.slideId === 'capital');
     };
@@ -338,21 +354,25 @@ describe('webhook payloads of a session’s end and its participants’ completi
       events: ['session.started', 'session.ended', 'session.participant_completed'],
     });
     receiver.secrets.push(endpoint.secret);
-    const walk = await call('POST', `${t.api}/sessions`, {
+    const walk = await api.request('POST /sessions', {
       apiKey,
       body: { pollId: poll.id, pace: 'audience', pin: false },
     });
-    expect(walk.status, walk.text).toBe(201);
+    expectStatus(walk, 201);
     await control(walk.body.id, { apiKey }, 'start');
-    const link = String(walk.body.joinUrl).split('/').pop();
-    const walker = await call('POST', `${t.api}/live/${link}/join`, { body: { name: 'Wanda Walker' } });
-    expect(walker.status, walker.text).toBe(200);
+    const link = String(walk.body.joinUrl).split('/').pop()!;
+    const walker = await api.request('POST /live/{pin}/join', {
+      params: { pin: link },
+      body: { name: 'Wanda Walker' },
+    });
+    expectStatus(walker, 200);
     for (const slide of poll.slides) {
-      const moved = await call('POST', `${t.api}/live/${link}/advance`, {
+      const moved: ApiResponse<'POST /live/{pin}/advance'> = await api.request('POST /live/{pin}/advance', {
+        params: { pin: link },
         headers: { 'x-participant-token': walker.body.participantToken },
         body: { slideId: slide.id },
       });
-      expect(moved.status, moved.text).toBe(200);
+      expectStatus(moved, 200);
     }
     await control(walk.body.id, { apiKey }, 'end');
 
@@ -389,7 +409,7 @@ describe('webhook payloads of a session’s end and its participants’ completi
 
     // Subscribing an endpoint to them likewise needs responses:read.
     const writer = await keyWith(['sessions:read', 'webhooks:write']);
-    const subscribe = await call('POST', `${t.api}/webhooks`, {
+    const subscribe = await api.request('POST /webhooks', {
       apiKey: writer.secret,
       body: { url: receiver.urlFor('elsewhere'), events: ['session.participant_completed'] },
     });
@@ -406,27 +426,27 @@ describe('revoking a key', () => {
     const manager = await keyWith(['keys:manage', 'polls:read']);
     const broad = await keyWith(['polls:read', 'responses:read']);
     const narrow = await keyWith(['polls:read']);
-    const revoke = (id: string, key: string) => call('POST', `${t.api}/keys/${id}/revoke`, { apiKey: key });
+    const revoke = (id: string, key: string) => api.request('POST /keys/{id}/revoke', { params: { id }, apiKey: key });
 
     const refused = await revoke(broad.id, manager.secret);
     expectError(refused, 403, 'insufficient_scope');
     expect(refused.body.error.details).toEqual({ requiredScope: 'responses:read', missingScopes: ['responses:read'] });
     // A key created without scopes holds them all.
     const everything = await revoke(
-      (await call('GET', `${t.api}/workspace`, { apiKey })).body.credential.id,
+      expectOk(await api.request('GET /workspace', { apiKey })).credential.id,
       manager.secret,
     );
     expectError(everything, 403, 'insufficient_scope');
-    expect(everything.body.error.details.missingScopes).toContain('polls:write');
+    expect(errorDetails(everything).missingScopes).toContain('polls:write');
     // Nothing was revoked: both keys still work.
-    expect((await call('GET', `${t.api}/workspace`, { apiKey: broad.secret })).status).toBe(200);
-    expect((await call('GET', `${t.api}/workspace`, { apiKey })).status).toBe(200);
+    expect((await api.request('GET /workspace', { apiKey: broad.secret })).status).toBe(200);
+    expect((await api.request('GET /workspace', { apiKey })).status).toBe(200);
 
     // Within its scopes it revokes (itself included); a credential holding the broad key's scopes revokes it.
-    expect((await revoke(narrow.id, manager.secret)).body.status).toBe('revoked');
-    expect((await revoke(broad.id, apiKey)).body.status).toBe('revoked');
-    expectError(await call('GET', `${t.api}/workspace`, { apiKey: broad.secret }), 401, 'revoked_api_key');
-    expect((await revoke(manager.id, manager.secret)).body.status).toBe('revoked');
+    expect(expectOk(await revoke(narrow.id, manager.secret)).status).toBe('revoked');
+    expect(expectOk(await revoke(broad.id, apiKey)).status).toBe('revoked');
+    expectError(await api.request('GET /workspace', { apiKey: broad.secret }), 401, 'revoked_api_key');
+    expect(expectOk(await revoke(manager.id, manager.secret)).status).toBe('revoked');
   });
 });
 
@@ -434,21 +454,22 @@ describe('keys an OAuth client created', () => {
   it('are revoked with the client, those its keys created and rotated included', async () => {
     const client = await oauthClient(t, 'keys:manage polls:read');
     const token = (await issuedToken(t, client)).access_token;
-    const create = async (creator: string, scopes: string[]) => {
-      const res = await call('POST', `${t.api}/keys`, { apiKey: creator, body: { name: 'by oauth', scopes } });
-      expect(res.status, res.text).toBe(201);
+    const create = async (creator: string, scopes: Scope[]) => {
+      const res = await api.request('POST /keys', { apiKey: creator, body: { name: 'by oauth', scopes } });
+      expectStatus(res, 201);
       return res.body as { id: string; secret: string };
     };
     const minted = await create(token, ['polls:read']);
     const manager = await create(token, ['keys:manage', 'polls:read']);
     const grandchild = await create(manager.secret, ['polls:read']);
-    const rotated = await call('POST', `${t.api}/keys/${grandchild.id}/rotate`, {
+    const rotated = await api.request('POST /keys/{id}/rotate', {
+      params: { id: grandchild.id },
       apiKey: client.apiKey,
       body: { gracePeriodSeconds: 3600 },
     });
-    expect(rotated.status, rotated.text).toBe(201);
+    expectStatus(rotated, 201);
     const ownKey = await create(client.apiKey, ['polls:read']);
-    const works = (key: string) => call('GET', `${t.api}/polls`, { apiKey: key });
+    const works = (key: string) => api.request('GET /polls', { apiKey: key });
     for (const key of [minted.secret, manager.secret, grandchild.secret, rotated.body.secret, ownKey.secret]) {
       expect((await works(key)).status).toBe(200);
     }

@@ -1,8 +1,10 @@
+import type { ErrorCode } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorEnvelope } from '../support/assertions.js';
-import { call } from '../support/http.js';
+import { rawCall } from '../support/http.js';
 import { type RawResponse, rawRequest } from '../support/raw-http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { errorDetails, expectOk, testClient } from '../support/test-client.js';
 
 /**
  * The envelope on errors the framework and Node's HTTP parser raise before any route runs: requests
@@ -11,6 +13,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 
 beforeAll(async () => {
   t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '77' });
@@ -20,7 +23,7 @@ afterAll(() => t?.close());
 const SOME_POLL_ID = 'poll_01AAAAAAAAAAAAAAAAAAAAAAAA';
 
 /** An error the server answered on its own and then closed the connection after. */
-function expectClosingEnvelope(res: RawResponse, status: number, code: string, { api }: { api: boolean }) {
+function expectClosingEnvelope(res: RawResponse, status: number, code: ErrorCode, { api }: { api: boolean }) {
   expectErrorEnvelope(res, status, code);
   expect(res.headers.get('connection')).toBe('close');
   expect(res.closedByServer).toBe(true);
@@ -81,7 +84,7 @@ describe('requests Node cannot parse', () => {
   });
 
   it('keeps serving the next connection after each of them', async () => {
-    expect((await call('GET', `${t.url}/healthz`)).status).toBe(200);
+    expect((await rawCall('GET', `${t.url}/healthz`)).status).toBe(200);
   });
 });
 
@@ -109,7 +112,7 @@ describe('405 method_not_allowed on every known path', () => {
   });
 
   it('answers HEAD on a path without GET with 405 and Allow', async () => {
-    const res = await call('HEAD', `${t.api}/keys/key_01AAAAAAAAAAAAAAAAAAAAAAAA/revoke`);
+    const res = await rawCall('HEAD', `${t.api}/keys/key_01AAAAAAAAAAAAAAAAAAAAAAAA/revoke`);
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
   });
@@ -127,10 +130,10 @@ describe('an empty body sent as application/json', () => {
 
   it('is no body on DELETE /polls/{id}: the poll is deleted', async () => {
     const { apiKey } = await t.workspace('pro');
-    const { body: poll } = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Goes' } });
-    const res = await call('DELETE', `${t.api}/polls/${poll.id}`, { apiKey, rawBody: '', headers: json });
+    const poll = expectOk(await api.request('POST /polls', { apiKey, body: { title: 'Goes' } }));
+    const res = await rawCall('DELETE', `${t.api}/polls/${poll.id}`, { apiKey, rawBody: '', headers: json });
     expect(res.status, res.text).toBe(200);
-    expect((await call('GET', `${t.api}/polls/${poll.id}`, { apiKey })).status).toBe(404);
+    expect((await api.request('GET /polls/{id}', { params: { id: poll.id }, apiKey })).status).toBe(404);
   });
 
   it('is no body on POST /keys/{id}/revoke: the key is revoked', async () => {
@@ -140,7 +143,7 @@ describe('an empty body sent as application/json', () => {
       .select('id')
       .where('workspace_id', '=', id)
       .executeTakeFirstOrThrow();
-    const res = await call('POST', `${t.api}/keys/${key.id}/revoke`, { apiKey, rawBody: '', headers: json });
+    const res = await rawCall('POST', `${t.api}/keys/${key.id}/revoke`, { apiKey, rawBody: '', headers: json });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ id: key.id, status: 'revoked' });
   });
@@ -148,9 +151,9 @@ describe('an empty body sent as application/json', () => {
   it('is judged as {} where the route takes a body: 422 naming the missing fields', async () => {
     const { apiKey } = await t.workspace('pro');
     for (const rawBody of ['', ' \r\n']) {
-      const res = await call('POST', `${t.api}/polls`, { apiKey, rawBody, headers: json });
+      const res = await rawCall('POST', `${t.api}/polls`, { apiKey, rawBody, headers: json });
       expectErrorEnvelope(res, 422, 'validation_failed');
-      expect(Object.keys(res.body.error.details.fieldErrors)).toContain('title');
+      expect(Object.keys(errorDetails(res).fieldErrors)).toContain('title');
     }
   });
 });

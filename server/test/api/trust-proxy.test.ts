@@ -2,8 +2,8 @@ import { randomInt } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config.js';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/infra/rate-limit.js';
-import { call } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { testClient } from '../support/test-client.js';
 
 /**
  * `TRUST_PROXY`: whose `X-Forwarded-For` the server believes for the client address every
@@ -37,7 +37,7 @@ async function atWindowStart(): Promise<void> {
 async function failedFrom(server: TestServer, forwardedFor?: string): Promise<number> {
   const headers: Record<string, string> = { authorization: 'Bearer pk_live_wrong' };
   if (forwardedFor !== undefined) headers['x-forwarded-for'] = forwardedFor;
-  return (await call('GET', `${server.api}/polls`, { headers })).status;
+  return (await testClient(server.api).request('GET /polls', { headers })).status;
 }
 
 describe('TRUST_PROXY values', () => {

@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 /**
  * How the server serves the audience and presenter pages (http/web-pages.ts), over real HTTP: the
  * HTML revalidated on every load, the assets cached for a year under their content hash, gzip, the
- * security headers, and errors in the envelope. What the pages do is live-pages.browser.test.ts's.
+ * security headers, and errors in the envelope. What the pages do is live-pages.*.browser.test.ts's.
  */
 
 let t: TestServer;

@@ -1,8 +1,10 @@
+import type { Scope } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assertions.js';
-import { call, type JsonResponse } from '../support/http.js';
-import { sampleContent } from '../support/polls.js';
+import { sampleContent } from '../support/decks.js';
+import type { HttpResponse } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { expectOk, expectStatus, testClient } from '../support/test-client.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { createEndpoint, deliveriesOf, waitForDelivery } from '../support/webhooks.js';
 
@@ -15,6 +17,7 @@ import { createEndpoint, deliveriesOf, waitForDelivery } from '../support/webhoo
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let customer: WebhookReceiver;
 let customerNewHome: WebhookReceiver;
 let attacker: WebhookReceiver;
@@ -39,23 +42,28 @@ afterAll(async () => {
 });
 
 /** A key of the workspace holding only `keyScopes`, made through the API. */
-async function keyWith(apiKey: string, keyScopes: string[]): Promise<string> {
-  const res = await call('POST', `${t.api}/keys`, { apiKey, body: { name: keyScopes.join(' '), scopes: keyScopes } });
-  expect(res.status, res.text).toBe(201);
+async function keyWith(apiKey: string, keyScopes: Scope[]): Promise<string> {
+  const res = await api.request('POST /keys', { apiKey, body: { name: keyScopes.join(' '), scopes: keyScopes } });
+  expectStatus(res, 201);
   return res.body.secret;
 }
 
 /** A published poll of the workspace with one vote by `voterId`: a `vote.created` for its endpoints. */
 async function recordVote(apiKey: string, voterId: string): Promise<void> {
-  const poll = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Scoped', content: sampleContent() } });
-  expect(poll.status, poll.text).toBe(201);
-  const published = await call('PATCH', `${t.api}/polls/${poll.body.id}`, { apiKey, body: { publish: true } });
-  expect(published.status, published.text).toBe(200);
-  const vote = await call('POST', `${t.api}/polls/${poll.body.id}/votes`, {
+  const poll = await api.request('POST /polls', { apiKey, body: { title: 'Scoped', content: sampleContent() } });
+  expectStatus(poll, 201);
+  const published = await api.request('PATCH /polls/{id}', {
+    params: { id: poll.body.id },
+    apiKey,
+    body: { publish: true },
+  });
+  expectStatus(published, 200);
+  const vote = await api.request('POST /polls/{id}/votes', {
+    params: { id: poll.body.id },
     apiKey,
     body: { voterId, slideId: 'lunch', optionIds: ['pizza'] },
   });
-  expect(vote.status, vote.text).toBe(201);
+  expectStatus(vote, 201);
 }
 
 /** The endpoint's only delivery of `type`, once it has had `attempts` attempts. */
@@ -71,14 +79,15 @@ async function deliveryAfter(apiKey: string, endpointId: string, type: string, a
   }
 }
 
-const getEndpoint = (apiKey: string, id: string) => call('GET', `${t.api}/webhooks/${id}`, { apiKey });
+const getEndpoint = (apiKey: string, id: string) => api.request('GET /webhooks/{id}', { params: { id }, apiKey });
 const patch = (apiKey: string, id: string, body: Record<string, unknown>) =>
-  call('PATCH', `${t.api}/webhooks/${id}`, { apiKey, body });
-const rotate = (apiKey: string, id: string) => call('POST', `${t.api}/webhooks/${id}/rotate-secret`, { apiKey });
+  api.request('PATCH /webhooks/{id}', { params: { id }, apiKey, body });
+const rotate = (apiKey: string, id: string) =>
+  api.request('POST /webhooks/{id}/rotate-secret', { params: { id }, apiKey });
 const redeliver = (apiKey: string, id: string, deliveryId: string) =>
-  call('POST', `${t.api}/webhooks/${id}/deliveries/${deliveryId}/redeliver`, { apiKey });
+  api.request('POST /webhooks/{id}/deliveries/{deliveryId}/redeliver', { params: { id, deliveryId }, apiKey });
 
-function expectMissing(res: JsonResponse, missing: string[]): void {
+function expectMissing(res: HttpResponse, missing: string[]): void {
   expectError(res, 403, 'insufficient_scope');
   expect(res.body.error.details).toEqual({ requiredScope: missing[0], missingScopes: missing });
 }
@@ -121,7 +130,7 @@ describe('moving an endpoint to another URL', () => {
       const narrow = await keyWith(apiKey, ['webhooks:write', 'sessions:read']);
       // Narrowing the filter alone sends nothing new anywhere: allowed.
       const narrowed = await patch(narrow, endpoint.id, { events: ['session.created'] });
-      expect(narrowed.status, narrowed.text).toBe(200);
+      expectStatus(narrowed, 200);
       // But the queued vote would follow a new URL.
       expectMissing(await patch(narrow, endpoint.id, { url: attacker.urlFor('steal-queued') }), ['responses:read']);
       expect((await getEndpoint(apiKey, endpoint.id)).body).toMatchObject({
@@ -157,12 +166,12 @@ describe('moving an endpoint to another URL', () => {
 
       const both = await keyWith(apiKey, ['webhooks:write', 'responses:read', 'sessions:read']);
       const moved = await patch(both, endpoint.id, target);
-      expect(moved.status, moved.text).toBe(200);
+      expectStatus(moved, 200);
       expect(moved.body).toMatchObject(target);
       // The queued vote, redelivered, goes where the endpoint points now.
       customerNewHome.secrets.push(endpoint.secret);
       const sent = await redeliver(both, endpoint.id, queued.id);
-      expect(sent.status, sent.text).toBe(202);
+      expectStatus(sent, 202);
       await waitForDelivery(t, apiKey, endpoint.id, queued.id, 'succeeded');
       const arrived = customerNewHome.received.filter((d) => d.body.includes('voter-moving-3'));
       expect(arrived).toHaveLength(1);
@@ -189,18 +198,18 @@ describe('rotating the signing secret', () => {
     expectMissing(await rotate(votesKey, everything.id), ['polls:read', 'sessions:read']);
     // Nothing rotated: no previous secret signs alongside.
     for (const id of [votes.id, everything.id]) {
-      expect((await getEndpoint(apiKey, id)).body.previousSecretExpiresAt).toBeNull();
+      expect(expectOk(await getEndpoint(apiKey, id)).previousSecretExpiresAt).toBeNull();
     }
 
     const rotated = await rotate(votesKey, votes.id);
-    expect(rotated.status, rotated.text).toBe(200);
-    expect(rotated.body.secret).toMatch(/^whsec_/);
-    expect(rotated.body.secret).not.toBe(votes.secret);
+    expectStatus(rotated, 200);
+    expect(expectOk(rotated).secret).toMatch(/^whsec_/);
+    expect(expectOk(rotated).secret).not.toBe(votes.secret);
     const allKey = await keyWith(apiKey, ['webhooks:write', 'polls:read', 'responses:read', 'sessions:read']);
     const rotatedAll = await rotate(allKey, everything.id);
-    expect(rotatedAll.status, rotatedAll.text).toBe(200);
-    expect(rotatedAll.body.secret).toMatch(/^whsec_/);
-    expect(rotatedAll.body.previousSecretExpiresAt).not.toBeNull();
+    expectStatus(rotatedAll, 200);
+    expect(expectOk(rotatedAll).secret).toMatch(/^whsec_/);
+    expect(expectOk(rotatedAll).previousSecretExpiresAt).not.toBeNull();
   });
 });
 
@@ -212,8 +221,8 @@ describe('redelivering', () => {
     await recordVote(apiKey, 'voter-redeliver-4');
     const vote = await deliveryAfter(apiKey, endpoint.id, 'vote.created', 1);
     await waitForDelivery(t, apiKey, endpoint.id, vote.id, 'succeeded');
-    const test = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey });
-    expect(test.status, test.text).toBe(202);
+    const test = await api.request('POST /webhooks/{id}/test', { params: { id: endpoint.id }, apiKey });
+    expectStatus(test, 202);
     await waitForDelivery(t, apiKey, endpoint.id, test.body.id, 'succeeded');
     const writeOnly = await keyWith(apiKey, ['webhooks:write']);
     const withResponses = await keyWith(apiKey, ['webhooks:write', 'responses:read']);
@@ -225,9 +234,9 @@ describe('redelivering', () => {
     expect(untouched.attempts).toBe(1);
 
     const sentTest = await redeliver(writeOnly, endpoint.id, test.body.id);
-    expect(sentTest.status, sentTest.text).toBe(202);
+    expectStatus(sentTest, 202);
     const sent = await redeliver(withResponses, endpoint.id, vote.id);
-    expect(sent.status, sent.text).toBe(202);
+    expectStatus(sent, 202);
     expect(sent.body).toMatchObject({ id: vote.id, status: 'pending', payloadScope: 'responses:read' });
     await customer.waitFor(() => received() === 2, 20_000, 'the redelivered vote');
     expect((await waitForDelivery(t, apiKey, endpoint.id, vote.id, 'succeeded')).attempts).toBe(2);

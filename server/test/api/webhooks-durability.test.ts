@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../src/config.js';
-import { call } from '../support/http.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { sampleContent } from '../support/decks.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer, testDatabase, usingPostgres } from '../support/server.js';
+import { expectOk, expectStatus, testClient } from '../support/test-client.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { createEndpoint, deliveriesOf, waitForDelivery } from '../support/webhooks.js';
 
@@ -99,11 +100,12 @@ describe('webhook deliveries across a restart', () => {
     receiver.secrets.push(endpoint.secret);
     const poll = await pollPublisher(() => ({ api: a.api, apiKey, title: 'Restart', content: sampleContent() }))();
     for (const voterId of ['ada', 'bo', 'cy']) {
-      const vote = await call('POST', `${a.api}/polls/${poll.id}/votes`, {
+      const vote = await testClient(a.api).request('POST /polls/{id}/votes', {
+        params: { id: poll.id },
         apiKey,
         body: { voterId, slideId: 'lunch', optionIds: ['pizza'] },
       });
-      expect(vote.status, vote.text).toBe(201);
+      expectStatus(vote, 201);
     }
     // The outbox is written in the vote's transaction: the deliveries exist once the votes are answered.
     const queued = await deliveriesOf(a, apiKey, endpoint.id);
@@ -147,7 +149,9 @@ describe('webhook deliveries across a restart', () => {
       }
       expect(sent.at(-1)?.receivedAt).toBeGreaterThanOrEqual(aStoppedAt);
     }
-    const stats = (await call('GET', `${b.api}/webhooks/${endpoint.id}`, { apiKey })).body.stats;
+    const stats = expectOk(
+      await testClient(b.api).request('GET /webhooks/{id}', { params: { id: endpoint.id }, apiKey }),
+    ).stats;
     const attempts = [...seenByA.values()].reduce((sum, n) => sum + n, 0) + 3;
     expect(stats).toMatchObject({
       pendingDeliveries: 0,
@@ -166,8 +170,8 @@ describe('webhook deliveries across a restart', () => {
     const literal = await createEndpoint(a, apiKey, { url: receiver.urlFor('literal') });
     const named = await createEndpoint(a, apiKey, { url: receiver.urlFor('named').replace('127.0.0.1', 'localhost') });
     receiver.secrets.push(literal.secret, named.secret);
-    const allowed = await call('POST', `${a.api}/webhooks/${literal.id}/test`, { apiKey });
-    expect(allowed.status, allowed.text).toBe(202);
+    const allowed = await testClient(a.api).request('POST /webhooks/{id}/test', { params: { id: literal.id }, apiKey });
+    expectStatus(allowed, 202);
     await waitForDelivery<DeliveryDetail>(a, apiKey, literal.id, allowed.body.id, 'succeeded');
     expect(receivedFor(allowed.body.eventId).map((delivery) => delivery.verified)).toEqual([true]);
     await a.server.close();
@@ -178,15 +182,19 @@ describe('webhook deliveries across a restart', () => {
       [literal, "The endpoint's address is a loopback address"],
       [named, 'The host localhost resolves to a loopback address'],
     ] as const) {
-      const queued = await call('POST', `${b.api}/webhooks/${endpoint.id}/test`, { apiKey });
-      expect(queued.status, queued.text).toBe(202);
+      const queued = await testClient(b.api).request('POST /webhooks/{id}/test', {
+        params: { id: endpoint.id },
+        apiKey,
+      });
+      expectStatus(queued, 202);
       const failed = await waitForDelivery<DeliveryDetail>(b, apiKey, endpoint.id, queued.body.id, 'failed');
       // One attempt plus one per wait of the schedule, each refused before anything was sent.
       expect(failed.attemptLog).toHaveLength(2);
       for (const [index, attempt] of failed.attemptLog.entries()) {
         expect(attempt).toMatchObject({ attempt: index + 1, outcome: 'failed', responseStatus: null, error: refusal });
       }
-      const read = await call('GET', `${b.api}/webhooks/${endpoint.id}`, { apiKey });
+      const read = await testClient(b.api).request('GET /webhooks/{id}', { params: { id: endpoint.id }, apiKey });
+      expectStatus(read, 200);
       expect(read.body).toMatchObject({
         status: 'disabled',
         disabledReason: `Every attempt failed for a whole retry schedule (2 failed attempts in a row; the last: ${refusal})`,
@@ -207,7 +215,8 @@ describe('webhook deliveries across a restart', () => {
     receiver.secrets.push(endpoint.secret);
     receiver.respond = (_delivery, count) => (count === 1 ? 'no answer' : 200);
 
-    const queued = await call('POST', `${a.api}/webhooks/${endpoint.id}/test`, { apiKey });
+    const queued = await testClient(a.api).request('POST /webhooks/{id}/test', { params: { id: endpoint.id }, apiKey });
+    expectStatus(queued, 202);
     const eventId: string = queued.body.eventId;
     await receiver.waitFor(() => receivedFor(eventId).length === 1, 15_000, 'the first attempt');
     const stopping = Date.now();
@@ -239,8 +248,8 @@ describe('webhook deliveries across a restart', () => {
     // The first request hangs: the receiver reads it and never answers.
     receiver.respond = (_delivery, count) => (count === 1 ? 'no answer' : 200);
 
-    const queued = await call('POST', `${a.api}/webhooks/${endpoint.id}/test`, { apiKey });
-    expect(queued.status, queued.text).toBe(202);
+    const queued = await testClient(a.api).request('POST /webhooks/{id}/test', { params: { id: endpoint.id }, apiKey });
+    expectStatus(queued, 202);
     const eventId: string = queued.body.eventId;
     await receiver.waitFor(() => receivedFor(eventId).length === 1, 15_000, 'the first attempt');
     const stopping = Date.now();

@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fanOutEventBatches } from '../../src/modules/webhooks/outbox.repository.js';
-import { call } from '../support/http.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { sampleContent } from '../support/decks.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { expectStatus, testClient } from '../support/test-client.js';
 import { createEndpoint, deliveriesOf } from '../support/webhooks.js';
 
 /**
@@ -16,6 +17,7 @@ import { createEndpoint, deliveriesOf } from '../support/webhooks.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 
 beforeAll(async () => {
   t = await startTestServer({ WEBHOOK_DELIVERY: 'false', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_LOOPBACK: 'true' });
@@ -32,13 +34,14 @@ async function votedPoll(votes: number) {
   const poll = await pollPublisher(() => ({ api: t.api, apiKey, title: 'Batches', content: sampleContent() }))();
   const results = await Promise.all(
     Array.from({ length: votes }, (_, i) =>
-      call('POST', `${t.api}/polls/${poll.id}/votes`, {
+      api.request('POST /polls/{id}/votes', {
+        params: { id: poll.id },
         apiKey,
         body: { voterId: `voter-${i}`, slideId: 'lunch', optionIds: ['pizza'] },
       }),
     ),
   );
-  for (const result of results) expect(result.status, result.text).toBe(201);
+  for (const result of results) expectStatus(result, 201);
   return { apiKey, endpointId: endpoint.id };
 }
 
@@ -83,7 +86,8 @@ describe("answers' events in the outbox", () => {
       true,
     );
     expect(await batchesOf(endpointId)).toHaveLength(0);
-    const read = await call('GET', `${t.api}/webhooks/${endpointId}`, { apiKey });
+    const read = await api.request('GET /webhooks/{id}', { params: { id: endpointId }, apiKey });
+    expectStatus(read, 200);
     expect(read.body.stats.pendingDeliveries).toBe(25);
   });
 
@@ -126,8 +130,12 @@ describe("answers' events in the outbox", () => {
   it('still in batches when their endpoint is disabled are given up with the rest', async () => {
     const { apiKey, endpointId } = await votedPoll(12);
     expect((await batchesOf(endpointId)).length).toBeGreaterThan(0);
-    const disabled = await call('PATCH', `${t.api}/webhooks/${endpointId}`, { apiKey, body: { status: 'disabled' } });
-    expect(disabled.status, disabled.text).toBe(200);
+    const disabled = await api.request('PATCH /webhooks/{id}', {
+      params: { id: endpointId },
+      apiKey,
+      body: { status: 'disabled' },
+    });
+    expectStatus(disabled, 200);
     expect(disabled.body.stats).toMatchObject({ pendingDeliveries: 0, failedDeliveries: 12 });
     const rows = await deliveryRows(endpointId);
     expect(rows).toHaveLength(12);
@@ -137,8 +145,8 @@ describe("answers' events in the outbox", () => {
   it('go with their endpoint when it is deleted', async () => {
     const { apiKey, endpointId } = await votedPoll(5);
     expect((await batchesOf(endpointId)).length).toBeGreaterThan(0);
-    const deleted = await call('DELETE', `${t.api}/webhooks/${endpointId}`, { apiKey });
-    expect(deleted.status, deleted.text).toBe(200);
+    const deleted = await api.request('DELETE /webhooks/{id}', { params: { id: endpointId }, apiKey });
+    expectStatus(deleted, 200);
     expect(await batchesOf(endpointId)).toHaveLength(0);
     const left = await sql<{
       n: number;

@@ -3,9 +3,10 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookSender } from '../../src/infra/webhook-sender.js';
 import { WebhookDeliveryWorker } from '../../src/modules/webhooks/delivery-worker.js';
-import { call } from '../support/http.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { sampleContent } from '../support/decks.js';
+import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { expectStatus, testClient } from '../support/test-client.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { createEndpoint, deliveriesOf } from '../support/webhooks.js';
 
@@ -22,6 +23,7 @@ const ENDPOINT_CONCURRENCY = 16;
 const VOTES = 40;
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
@@ -40,11 +42,12 @@ describe('the delivery worker while the API is saturated', () => {
     receiver.secrets.push(endpoint.secret);
     const poll = await pollPublisher(() => ({ api: t.api, apiKey, title: 'Give way', content: sampleContent() }))();
     for (let i = 0; i < VOTES; i++) {
-      const vote = await call('POST', `${t.api}/polls/${poll.id}/votes`, {
+      const vote = await api.request('POST /polls/{id}/votes', {
+        params: { id: poll.id },
         apiKey,
         body: { voterId: `voter-${i}`, slideId: 'lunch', optionIds: ['pizza'] },
       });
-      expect(vote.status, vote.text).toBe(201);
+      expectStatus(vote, 201);
     }
     expect(await deliveriesOf(t, apiKey, endpoint.id)).toHaveLength(VOTES);
 

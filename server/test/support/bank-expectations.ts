@@ -13,7 +13,7 @@ import {
   type SkipReason,
 } from '../../src/modules/decks/bank.js';
 
-export interface ExpectedSlide {
+interface ExpectedSlide {
   /** `quiz`: a choice with a correct option; `multiple_choice`: a choice with none. */
   kind: 'quiz' | 'multiple_choice' | 'open_ended' | 'content';
   text: string;
@@ -26,7 +26,7 @@ export interface ExpectedSlide {
   image?: string;
 }
 
-export interface ExpectedQuestion {
+interface ExpectedQuestion {
   number: number;
   name?: string;
   line?: number;
@@ -73,7 +73,7 @@ export function expectBankMatches(bank: Bank, expectation: BankExpectation): voi
   });
 }
 
-export function expectQuestionMatches(actual: BankQuestion, expected: ExpectedQuestion): void {
+function expectQuestionMatches(actual: BankQuestion, expected: ExpectedQuestion): void {
   const where = `question ${expected.number}`;
   expect(actual.number, `${where}: number`).toBe(expected.number);
   expect(actual.name, `${where}: name`).toBe(expected.name);

@@ -29,7 +29,7 @@ if (!chromiumAvailable) {
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../../..');
 /** Screenshots of every run (gitignored; CI keeps them as artefacts). */
-export const SCREENSHOT_DIR = join(repoRoot, 'test-artifacts', 'screenshots');
+const SCREENSHOT_DIR = join(repoRoot, 'test-artifacts', 'screenshots');
 /** Screenshots the docs show, rewritten when POLLKIT_DOCS_SCREENSHOTS=1. */
 const DOCS_IMAGE_DIR = join(repoRoot, 'docs', 'images');
 
@@ -211,13 +211,14 @@ export function poll<T>(read: () => Promise<T> | T, message?: string): ReturnTyp
 }
 
 /** axe-core's browser build, injected into a page to check it. */
-const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const require = createRequire(import.meta.url);
+const AXE_SCRIPT = require.resolve('axe-core/axe.min.js');
 let axeText: Promise<string> | undefined;
 const axeSource = () => {
   axeText ??= readFile(AXE_SCRIPT, 'utf8');
   return axeText;
 };
-/** The WCAG 2.0, 2.1 and 2.2 level A and AA rules: what the pages promise (docs/architecture.md). */
+/** The WCAG 2.0, 2.1 and 2.2 level A and AA rules: what the pages promise (docs/accessibility.md). */
 const WCAG_AA_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa'];
 
 /**
@@ -229,7 +230,7 @@ export async function expectAccessible(page: Page, state: string): Promise<void>
   // scripts) does not apply to: a <script> tag would be refused.
   if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(await axeSource());
   const violations = await page.evaluate(async (tags) => {
-    const axe = (globalThis as unknown as { axe: { run: (options: unknown) => Promise<any> } }).axe;
+    const axe = (globalThis as unknown as { axe: { run: (options: unknown) => Promise<{ violations: unknown }> } }).axe;
     const result = await axe.run({ runOnly: { type: 'tag', values: tags } });
     return (result.violations as Array<{ id: string; help: string; nodes: Array<{ target: unknown[] }> }>).map(
       (violation) =>

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { LooseJson } from './http.js';
 
 /**
  * A stand-in for OpenAI on loopback: a small HTTP server that answers the Chat Completions API as
@@ -10,7 +11,8 @@ export interface Received {
   method: string;
   path: string;
   headers: IncomingHttpHeaders;
-  body: any;
+  /** The request's JSON (a Chat Completions request), read field by field. */
+  body: LooseJson;
   /** Resolves once the client has closed the connection or the response has been sent. */
   closed: Promise<void>;
 }

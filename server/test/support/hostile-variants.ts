@@ -16,7 +16,7 @@ export interface Variant {
   input: Record<string, unknown>;
 }
 
-export const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'] as const;
+const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'] as const;
 
 /** Strings far past any limit; a URL carries less (Node refuses request heads over 16 KiB). */
 const OVERLONG_IN_BODY = 100_000;

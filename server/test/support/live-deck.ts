@@ -1,89 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
-import { expect } from 'vitest';
-import { call } from './http.js';
-import type { ContentInput } from './polls.js';
+import type { ContentInput } from './decks.js';
 import type { TestServer } from './server.js';
+import { type BodyOf, expectStatus, type OutputOf, testClient } from './test-client.js';
 
-/**
- * A live session over a deck with a slide of every kind, as the browser tests drive it: one image
- * (served by a stand-in image host on loopback and re-hosted by the server as WebP, as in
- * production) on the content slide. The server must run with MEDIA_ALLOW_LOOPBACK=true.
- */
-export function everyKindDeck(imageUrl: string): ContentInput {
-  return {
-    questions: [
-      {
-        id: 'welcome',
-        kind: 'content',
-        text: 'Welcome to the quarterly all-hands',
-        media: { type: 'image', url: imageUrl },
-      },
-      {
-        id: 'lunch',
-        kind: 'multiple_choice',
-        text: 'Where shall we eat after the meeting?',
-        type: 'single',
-        options: [
-          { id: 'pizza', label: 'Pizza' },
-          { id: 'sushi', label: 'Sushi' },
-          { id: 'tacos', label: 'Tacos' },
-        ],
-      },
-      {
-        id: 'toppings',
-        kind: 'multiple_choice',
-        text: 'Which toppings?',
-        type: 'multiple',
-        options: [
-          { id: 'olives', label: 'Olives' },
-          { id: 'basil', label: 'Basil' },
-          { id: 'chili', label: 'Chili' },
-        ],
-      },
-      {
-        id: 'capital',
-        kind: 'quiz',
-        text: 'What is the capital of Australia?',
-        options: [
-          { id: 'sydney', label: 'Sydney' },
-          { id: 'canberra', label: 'Canberra' },
-          { id: 'melbourne', label: 'Melbourne' },
-        ],
-        correctOptionIds: ['canberra'],
-        timeLimitSec: 60,
-        points: 1000,
-        speedBonus: false,
-      },
-      {
-        id: 'mood',
-        kind: 'scale',
-        text: 'How are things going?',
-        min: 1,
-        max: 5,
-        minLabel: 'Badly',
-        maxLabel: 'Great',
-        statements: [
-          { id: 'work', text: 'At work' },
-          { id: 'team', text: 'In the team' },
-        ],
-      },
-      {
-        id: 'priorities',
-        kind: 'ranking',
-        text: 'Rank next quarter’s priorities',
-        options: [
-          { id: 'speed', label: 'Speed' },
-          { id: 'quality', label: 'Quality' },
-          { id: 'price', label: 'Price' },
-        ],
-      },
-      { id: 'word', kind: 'open_ended', text: 'One word for this quarter?', maxLength: 40, render: 'cloud' },
-      { id: 'ask', kind: 'qa', text: 'Questions for the leadership team?', moderated: true, allowUpvotes: true },
-    ],
-  };
-}
+// everyKindDeck moved to decks.ts; re-exported for the browser tests being split (live-pages.*, pages-i18n.*).
+export { everyKindDeck } from './decks.js';
 
 /** A stand-in image host on loopback serving one PNG (made by sharp): what a poll's media URL points at. */
 export async function startImageHost(): Promise<{ url: string; close(): Promise<void> }> {
@@ -127,13 +50,19 @@ export interface LiveSessionFixture {
 /** A published poll over `content` and a pending session of it. */
 export async function createLiveSession(t: TestServer, content: ContentInput): Promise<LiveSessionFixture> {
   const { apiKey } = await t.workspace('pro');
-  const created = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Quarterly all-hands', content } });
+  const api = testClient(t.api, { apiKey });
+  const created = await api.request('POST /polls', { body: { title: 'Quarterly all-hands', content } });
   if (created.status !== 201) throw new Error(`poll: ${created.status} ${created.text}`);
-  const published = await call('PATCH', `${t.api}/polls/${created.body.id}`, { apiKey, body: { publish: true } });
+  const published = await api.request('PATCH /polls/{id}', {
+    params: { id: created.body.id },
+    body: { publish: true },
+  });
   if (published.status !== 200) throw new Error(`publish: ${published.status} ${published.text}`);
-  const session = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: created.body.id } });
+  const session = await api.request('POST /sessions', { body: { pollId: created.body.id } });
   if (session.status !== 201) throw new Error(`session: ${session.status} ${session.text}`);
-  const { id, pin, hostToken, joinUrl } = session.body;
+  const { id, hostToken, joinUrl } = session.body;
+  // A presenter-paced session has a PIN.
+  const pin = session.body.pin as string;
   return {
     apiKey,
     pollId: created.body.id,
@@ -145,16 +74,15 @@ export async function createLiveSession(t: TestServer, content: ContentInput): P
   };
 }
 
-/** A session as `POST /sessions` answers it: the fields the tests use, and the rest. */
-export interface CreatedSession extends Record<string, any> {
-  id: string;
-  pin: string;
-  hostToken: string;
-}
+/** What `POST /sessions/{id}/control` can do (`start`, `next`, `goto`, …). */
+export type ControlAction = BodyOf<'POST /sessions/{id}/control'>['action'];
+
+/** A presenter-paced session as `POST /sessions` answers it, which always has a PIN. */
+export type CreatedSession = OutputOf<'POST /sessions'> & { pin: string };
 
 /** A session of the poll, created with `apiKey` (whose scopes its host token carries), asserting the 201. */
 export async function createdSession(server: { api: string }, apiKey: string, pollId: string): Promise<CreatedSession> {
-  const res = await call('POST', `${server.api}/sessions`, { apiKey, body: { pollId } });
-  expect(res.status, res.text).toBe(201);
-  return res.body;
+  const res = await testClient(server.api).request('POST /sessions', { apiKey, body: { pollId } });
+  expectStatus(res, 201);
+  return res.body as CreatedSession;
 }

@@ -24,7 +24,7 @@ const PACKAGE_DIRS = ['contracts', 'sdk'].map((name) => join(REPO_ROOT, name));
  * half-written one. The tarballs are kept under a fingerprint of everything that goes into them, so
  * the second file of a run (or a later run with the same sources) copies them instead of building.
  */
-export async function buildAndPack(tarballDir: string): Promise<{ contracts: string; sdk: string }> {
+async function buildAndPack(tarballDir: string): Promise<{ contracts: string; sdk: string }> {
   await mkdir(tarballDir, { recursive: true });
   const cacheRoot = join(tmpdir(), `pollkit-packages-${hashOf(REPO_ROOT)}`);
   const release = await lock(`${cacheRoot}.lock`);

@@ -26,7 +26,7 @@ import { pathToFileURL } from 'node:url';
  * put where the importing file expects it instead.
  */
 
-export interface QtiSchemas {
+interface QtiSchemas {
   /** imsqti_v2p1.xsd: for the test and every item. */
   qtiSchema: string;
   /** imscp_v1p1.xsd: for imsmanifest.xml. */
@@ -74,7 +74,7 @@ const TAO = 'oat-sa/extension-tao-itemqti';
 const TAO_COMMIT = '2c7674c7123824e9fcabb85b15eb3993cb5b8250';
 
 /** Every file the two schemas load, but the MathML stand-in. The README's table lists the same. */
-export const SCHEMA_FILES: readonly SchemaFile[] = [
+const SCHEMA_FILES: readonly SchemaFile[] = [
   {
     file: 'imsqti_v2p1.xsd',
     repo: QTIWORKS,

@@ -1,8 +1,8 @@
 import net from 'node:net';
-import type { JsonResponse } from './http.js';
+import type { HttpResponse } from './http.js';
 
 /** A response read off a raw socket, plus whether the server closed the connection after it. */
-export interface RawResponse extends JsonResponse {
+export interface RawResponse extends HttpResponse<unknown> {
   /** The server ended the connection after the response (its `Connection: close` kept). */
   closedByServer: boolean;
 }

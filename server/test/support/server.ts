@@ -127,7 +127,8 @@ export async function testDatabase(): Promise<{ url: string; drop(): Promise<voi
  * Tests whose subject does not depend on the database — the docs site (static files), the packed SDK
  * (the same bytes on both legs), what the browser shows of the pages in other languages, in a
  * frame and in the API reference (the server sends the same page either way; the settings behind
- * them are tested on both legs by the api tests) — run once per CI run, on the embedded leg, as the fault tests do
+ * them are tested on both legs by the api tests), the docs' runnable samples (they test what the pages
+ * say; what the API does on PostgreSQL is the api tests' subject) — run once per CI run, on the embedded leg, as the fault tests do
  * (support/private-services.ts): on the PostgreSQL leg (TEST_DATABASE_URL) they would only repeat it.
  * What the SDK does against PostgreSQL is tested by sdk/test/*.test.ts on that leg.
  */

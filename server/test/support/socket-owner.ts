@@ -6,16 +6,6 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
  * while the connection is open; a closed one is in no process's table.
  */
 
-/** Whether this machine has the /proc tables these functions read. */
-export function canTellSocketOwners(): boolean {
-  try {
-    readFileSync('/proc/net/tcp');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The pids of a process group: a child started `detached` leads one, with every process it runs. */
 export function processGroup(groupId: number): number[] {
   const pids: number[] = [];

@@ -7,7 +7,11 @@
  * the timeout only turns a hang into a failure that lists what did arrive).
  */
 
-/** One event as received: `type` is the `event:` field, `id` this event's own `id:` field, `data` parsed JSON. */
+/**
+ * One event as received: `type` is the `event:` field, `id` this event's own `id:` field, `data` parsed JSON.
+ * `data` is `any` unless the test names its type: a stream carries events of several types, which the
+ * tests tell apart as they read them (`next('results')`), field by field.
+ */
 export interface SseEvent<T = any> {
   type: string;
   /** The `id:` field of this event; undefined when the event carried none. */
@@ -21,7 +25,7 @@ export interface SseStream {
   /** The response status: 200 for a stream; otherwise `error` holds the parsed body. */
   status: number;
   headers: Headers;
-  /** The JSON body of a refused connection (status other than 200). */
+  /** The JSON body of a refused connection (status other than 200), read field by field (`any`). */
   error: any;
   /** Every event received so far, in order. */
   readonly events: readonly SseEvent[];

@@ -111,7 +111,7 @@ function envelopeCode(text: string): string | undefined {
   }
 }
 
-export function summarize(outcomes: readonly VoteOutcome[]): VoteSummary {
+function summarize(outcomes: readonly VoteOutcome[]): VoteSummary {
   const byStatus: Record<string, number> = {};
   const acknowledged: string[] = [];
   const unavailable: string[] = [];

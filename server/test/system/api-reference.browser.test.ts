@@ -9,7 +9,7 @@ import {
   poll,
   type WatchedPage,
 } from '../support/browser.js';
-import { call } from '../support/http.js';
+import { rawCall } from '../support/http.js';
 import { onceOnEmbeddedLeg, startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -49,7 +49,7 @@ describe.skipIf(!chromiumAvailable || onceOnEmbeddedLeg)('the API reference at /
 
   it('shows every operation of the OpenAPI document, each by its method, path and summary', async () => {
     await reader.screenshot('api-reference-overview');
-    const document = (await call('GET', `${t.api}/openapi.json`)).body as {
+    const document = (await rawCall('GET', `${t.api}/openapi.json`)).body as {
       paths: Record<string, Partial<Record<(typeof METHODS)[number], { summary: string; tags: string[] }>>>;
     };
     const operations = Object.entries(document.paths).flatMap(([path, item]) =>

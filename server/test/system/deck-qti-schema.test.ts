@@ -12,11 +12,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { PollContent } from '@pollkit/contracts';
 import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DeckToWrite } from '../../src/modules/decks/deck-file.js';
 import { writeQti } from '../../src/modules/decks/formats/qti-writer.js';
+import { deckToWrite } from '../support/decks.js';
 import { findQtiSchemas, QTI_SCHEMAS_HELP } from '../support/qti-schemas.js';
 
 const { schemas, reason: missingSchemas } = findQtiSchemas();
@@ -30,15 +30,8 @@ if (!schemas) {
 const CP_SCHEMA = schemas?.cpSchema ?? '';
 const QTI_SCHEMA = schemas?.qtiSchema ?? '';
 
-function deckOf(questions: unknown[]): DeckToWrite {
-  return {
-    pollId: 'poll_01J9ZQ4V6Y8X2N3M5K7H9G1F0D',
-    title: 'Every kind: <tags> & "quotes"\nover two lines',
-    language: 'pt-BR',
-    content: PollContent.parse({ questions }),
-    branching: null,
-  };
-}
+const deckOf = (questions: unknown[]): DeckToWrite =>
+  deckToWrite(questions, { title: 'Every kind: <tags> & "quotes"\nover two lines', language: 'pt-BR' });
 
 const image = (name: string) => ({
   type: 'image',

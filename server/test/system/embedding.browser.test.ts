@@ -6,9 +6,10 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, LAPTOP, launchChromium, PagePool, poll, type WatchedPage } from '../support/browser.js';
-import { call } from '../support/http.js';
+import { UNLIMITED } from '../support/limits.js';
 import { createLiveSession, type LiveSessionFixture } from '../support/live-deck.js';
 import { onceOnEmbeddedLeg, startTestServer, type TestServer } from '../support/server.js';
+import { expectOk, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * Embedding (docs/embedding.md) in a real browser (Debian's Chromium through playwright-core): a
@@ -56,6 +57,7 @@ const DECK = {
 };
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let browser: Browser;
 let embedBundle: string;
 /** The parent site whose origin the workspaces here allow, and one they never list. */
@@ -143,14 +145,9 @@ describe.skipIf(!chromiumAvailable || onceOnEmbeddedLeg)('the pages inside anoth
     });
     embedBundle = built.outputFiles[0]!.text;
     [allowed, stranger] = await Promise.all([startParentSite(), startParentSite()]);
-    t = await startTestServer({
-      // Every page here comes from 127.0.0.1; with a shared Redis (TEST_REDIS_URL) every test file's
-      // requests from 127.0.0.1 count against that address too.
-      LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '100000',
-      LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE: '100000',
-      LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '100000',
-      LIVE_JOINS_PER_IP_PER_MINUTE: '100000',
-    });
+    // Every page here comes from 127.0.0.1; with a shared Redis (TEST_REDIS_URL) every test file's
+    // requests from 127.0.0.1 count against that address too.
+    t = await startTestServer(UNLIMITED);
     browser = await launchPartitioningChromium();
   });
 
@@ -166,26 +163,24 @@ describe.skipIf(!chromiumAvailable || onceOnEmbeddedLeg)('the pages inside anoth
   /** A live session whose workspace lets `origins` frame its pages. */
   async function embeddableSession(origins: string[]): Promise<LiveSessionFixture> {
     const session = await createLiveSession(t, DECK);
-    const patched = await call('PATCH', `${t.api}/workspace`, {
-      apiKey: session.apiKey,
-      body: { embedOrigins: origins },
-    });
-    expect(patched.status, patched.text).toBe(200);
+    const patched = await api.request('PATCH /workspace', { apiKey: session.apiKey, body: { embedOrigins: origins } });
+    expectStatus(patched, 200);
     expect(patched.body.embedOrigins).toEqual(origins);
     return session;
   }
 
   async function control(session: LiveSessionFixture, action: 'start' | 'next' | 'end'): Promise<void> {
-    const res = await call('POST', `${t.api}/sessions/${session.sessionId}/control`, {
+    const res = await api.request('POST /sessions/{id}/control', {
+      params: { id: session.sessionId },
       apiKey: session.apiKey,
       body: { action },
     });
-    expect(res.status, res.text).toBe(200);
+    expectStatus(res, 200);
   }
 
   async function participantCount(session: LiveSessionFixture): Promise<number> {
-    const res = await call('GET', `${t.api}/sessions/${session.sessionId}`, { apiKey: session.apiKey });
-    expect(res.status, res.text).toBe(200);
+    const res = await api.request('GET /sessions/{id}', { params: { id: session.sessionId }, apiKey: session.apiKey });
+    expectStatus(res, 200);
     return res.body.participantCount;
   }
 
@@ -260,7 +255,7 @@ describe.skipIf(!chromiumAvailable || onceOnEmbeddedLeg)('the pages inside anoth
     }
     const heights = (await p.evaluate('window.heights')) as { reported: number; frame: string }[];
     expect(heights.map((height) => height.frame)).toEqual(heights.map((height) => `${height.reported}px`));
-    const frameHeight = await p.locator('iframe').evaluate((element: any) => element.getBoundingClientRect().height);
+    const frameHeight = await p.locator('iframe').evaluate((element) => element.getBoundingClientRect().height);
     expect(frameHeight).toBe(resizes.at(-1)!.height);
     // …and fits what the page shows now (the end's summary, shorter than the slide before it): a
     // frame that only ever grows leaves the parent a blank band under the page.
@@ -336,7 +331,7 @@ describe.skipIf(!chromiumAvailable || onceOnEmbeddedLeg)('the pages inside anoth
     const session = await embeddableSession([allowed.origin]);
     const other = await createLiveSession(t, DECK);
     expect(
-      (await call('GET', `${t.api}/workspace`, { apiKey: other.apiKey })).body.embedOrigins,
+      expectOk(await api.request('GET /workspace', { apiKey: other.apiKey })).embedOrigins,
       'the other workspace lists no origin',
     ).toEqual([]);
 
@@ -452,6 +447,7 @@ describe.skipIf(!chromiumAvailable || onceOnEmbeddedLeg)('the pages inside anoth
     await p.evaluate(`window.postMessage({ type: 'pollkit:ended', sessionId: 'ses_forged_by_parent' }, '*')`);
     // From another frame of the server's origin (a stylesheet: no frame-ancestors): not the helper's frame.
     await p.evaluate((href) => {
+      // Runs in the page: this project has no DOM types (lib ES2023), so its globals are `any`.
       const { document } = globalThis as any;
       const other = document.createElement('iframe');
       other.src = href;
@@ -466,6 +462,7 @@ describe.skipIf(!chromiumAvailable || onceOnEmbeddedLeg)('the pages inside anoth
     );
     // From the frame, malformed.
     await inFrame.evaluate(() => {
+      // Runs in the page: this project has no DOM types (lib ES2023), so its globals are `any`.
       const { parent } = globalThis as any;
       for (const message of [
         { type: 'pollkit:resize', sessionId: null, height: -5 },
@@ -534,6 +531,7 @@ describe.skipIf(!chromiumAvailable || onceOnEmbeddedLeg)('the pages inside anoth
  */
 async function recordPosts(page: Page): Promise<void> {
   await page.context().addInitScript(() => {
+    // Runs in the page: this project has no DOM types (lib ES2023), so its globals are `any`.
     const window = globalThis as any;
     if (window.top === window || !window.location.pathname.startsWith('/join')) return;
     const real = window.parent;
@@ -554,6 +552,7 @@ async function recordPosts(page: Page): Promise<void> {
 /** The participant's stored token (JSON) in a frame's local storage, or null. */
 function storedToken(frame: Frame, pin: string): Promise<string | null> {
   return frame.evaluate(
+    // Runs in the page: this project has no DOM types (lib ES2023), so its globals are `any`.
     (key) => (globalThis as any).localStorage.getItem(key) as string | null,
     `pollkit.participant.${pin}`,
   );
@@ -591,6 +590,7 @@ function launchPartitioningChromium(): Promise<Browser> {
  */
 function contentHeight(frame: Frame): Promise<number> {
   return frame.evaluate(() => {
+    // Runs in the page: this project has no DOM types (lib ES2023), so its globals are `any`.
     const { document } = globalThis as any;
     document.body.style.minHeight = '0';
     const height = document.documentElement.getBoundingClientRect().height as number;

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHILD_TEST_TIMEOUT_MS, freePort, get, NO_STACK, probe, startChild, stop } from '../support/child.js';
-import { call } from '../support/http.js';
+import { type LooseJson, rawCall } from '../support/http.js';
 import { testDatabase } from '../support/server.js';
+import { expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * How Pollkit runs as a process: the real entry point (`src/main.ts`) started as a child process
@@ -67,11 +68,11 @@ describe('the entry point', () => {
         }
         expect(output.indexOf('migrating database: 0004_oauth')).toBeLessThan(output.indexOf('Pollkit listening'));
 
-        const openapi = await call('GET', `${base}/api/v1/openapi.json`);
+        const openapi = await rawCall<LooseJson>('GET', `${base}/api/v1/openapi.json`);
         expect(openapi.status).toBe(200);
         expect(openapi.body.openapi).toMatch(/^3\.1\./);
         expect(openapi.body.servers).toEqual([{ url: `${publicBase}/api/v1` }]);
-        const list = await call('GET', `${base}/api/v1/polls`, { apiKey });
+        const list = await rawCall('GET', `${base}/api/v1/polls`, { apiKey });
         expect(list.status).toBe(200);
         expect(list.body).toEqual({ data: [], nextCursor: null });
 
@@ -182,8 +183,11 @@ describe('the entry point', () => {
           `creating the embedded database in ${join(dataDir, 'pglite')} (first start only)…\nmigrating database: 0001_initial … done`,
         );
         const [, url] = (await first.waitFor(/Pollkit listening on (\S+)\n/)) as [string, string];
-        const created = await call('POST', `${url}/api/v1/polls`, { apiKey, body: { title: 'Survives restarts' } });
-        expect(created.status).toBe(201);
+        const created = await testClient(`${url}/api/v1`).request('POST /polls', {
+          apiKey,
+          body: { title: 'Survives restarts' },
+        });
+        expectStatus(created, 201);
         pollId = created.body.id;
         expect((await stop(first)).code, first.output()).toBe(0);
       } finally {
@@ -194,11 +198,9 @@ describe('the entry point', () => {
       try {
         const [, url] = (await second.waitFor(/Pollkit listening on (\S+)\n/)) as [string, string];
         await second.waitFor(/guides:.*\n/);
-        const list = await call('GET', `${url}/api/v1/polls`, { apiKey });
-        expect(list.status).toBe(200);
-        expect(list.body.data.map((p: { id: string; title: string }) => [p.id, p.title])).toEqual([
-          [pollId, 'Survives restarts'],
-        ]);
+        const list = await testClient(`${url}/api/v1`).request('GET /polls', { apiKey });
+        expectStatus(list, 200);
+        expect(list.body.data.map((p) => [p.id, p.title])).toEqual([[pollId, 'Survives restarts']]);
         expect((await stop(second)).code, second.output()).toBe(0);
         expect(second.output()).not.toContain('POLLKIT_API_KEY');
         expect(second.output()).not.toMatch(/creating the embedded database|migrating database/);

@@ -1,9 +1,12 @@
+import type { ErrorEnvelope } from '@pollkit/contracts';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHILD_TEST_TIMEOUT_MS, type Child, startApiChild, stop } from '../support/child.js';
-import { call } from '../support/http.js';
+import { sampleContent } from '../support/decks.js';
+import { rawCall } from '../support/http.js';
+import type { ControlAction } from '../support/live-deck.js';
 import { scrapeMetrics } from '../support/metrics.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { pollPublisher } from '../support/polls.js';
 import {
   announceSkip,
   faultTestsSkipReason,
@@ -12,6 +15,7 @@ import {
   startPrivatePostgres,
 } from '../support/private-services.js';
 import { openSse, type SseStream } from '../support/sse.js';
+import { expectStatus, slideOf, testClient } from '../support/test-client.js';
 import { startVoteLoad, type VoteLoadOptions, type VoteSummary, vote } from '../support/vote-load.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { createEndpoint, waitForDelivery } from '../support/webhooks.js';
@@ -155,9 +159,9 @@ describe.runIf(announceSkip('faults-postgres.test.ts', skip))('PostgreSQL fails 
     for (const voterId of summary.acknowledged) expect(stored.get(voterId), voterId).toBe(1);
     for (const voterId of summary.unavailable) expect(stored.get(voterId), voterId).toBe(1);
     expect(stored.size).toBe(summary.acknowledged.length + summary.unavailable.length);
-    const results = await call('GET', `${server.api}/polls/${pollId}/results`, { apiKey });
-    expect(results.status).toBe(200);
-    const slide = results.body.slides.find((s: { slideId: string }) => s.slideId === 'lunch');
+    const results = await testClient(server.api).request('GET /polls/{id}/results', { params: { id: pollId }, apiKey });
+    expectStatus(results, 200);
+    const slide = slideOf(results.body.slides, 'lunch', 'multiple_choice');
     expect(slide.totalAnswers).toBe(stored.size);
   }
 
@@ -174,13 +178,13 @@ describe.runIf(announceSkip('faults-postgres.test.ts', skip))('PostgreSQL fails 
       try {
         // While it is away: the process answers, and says it cannot serve.
         await new Promise((resolve) => setTimeout(resolve, 1000));
-        const health = await call('GET', `${server.api.replace('/api/v1', '')}/healthz`);
+        const health = await rawCall('GET', `${server.api.replace('/api/v1', '')}/healthz`);
         expect(health.status).toBe(200);
-        const ready = await call('GET', `${server.api.replace('/api/v1', '')}/readyz`);
+        const ready = await rawCall<ErrorEnvelope>('GET', `${server.api.replace('/api/v1', '')}/readyz`);
         expect(ready.status).toBe(503);
         expect(ready.body.error.code).toBe('service_unavailable');
         // The token endpoint answers in its own (RFC 6749) envelope.
-        const token = await call('POST', `${server.api.replace('/api/v1', '')}/api/oauth/token`, {
+        const token = await rawCall('POST', `${server.api.replace('/api/v1', '')}/api/oauth/token`, {
           body: { grant_type: 'client_credentials', client_id: 'oac_unknown', client_secret: 'ocs_unknown' },
         });
         expect(token.status, token.text).toBe(503);
@@ -191,11 +195,12 @@ describe.runIf(announceSkip('faults-postgres.test.ts', skip))('PostgreSQL fails 
         // A vote without an Idempotency-Key claims nothing first: it goes (credential and poll cached)
         // straight to the answer writer, whose batch fails. The load's votes carry keys, and their
         // claims fail before any batch: whether one of theirs was in a batch at the stop is chance.
-        const unkeyed = await call('POST', `${server.api}/polls/${poll.id}/votes`, {
+        const unkeyed = await testClient(server.api).request('POST /polls/{id}/votes', {
+          params: { id: poll.id },
           apiKey,
           body: { voterId: 'unkeyed-in-outage', slideId: 'lunch', optionIds: ['pizza'] },
         });
-        expect(unkeyed.status, unkeyed.text).toBe(503);
+        expectStatus(unkeyed, 503);
         expect(unkeyed.body.error.code).toBe('service_unavailable');
         // An operator sees it: the pool lost its connections, calls fail as unavailable.
         const metrics = await metricsOnce(
@@ -216,7 +221,7 @@ describe.runIf(announceSkip('faults-postgres.test.ts', skip))('PostgreSQL fails 
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const summary = await load.stop();
       expectProcessAlive();
-      expect((await call('GET', `${server.api.replace('/api/v1', '')}/readyz`)).status).toBe(200);
+      expect((await rawCall('GET', `${server.api.replace('/api/v1', '')}/readyz`)).status).toBe(200);
       expect((await scrapeMetrics(server.api.replace('/api/v1', ''), METRICS_TOKEN)).get('pollkit_db_reachable')).toBe(
         1,
       );
@@ -266,7 +271,7 @@ describe.runIf(announceSkip('faults-postgres.test.ts', skip))('PostgreSQL fails 
       const frozenAt = Date.now();
       await cluster.freeze();
       // An uncached read on another route waits on the database too.
-      const read = await call('GET', `${server.api}/polls?limit=5`, { apiKey });
+      const read = await testClient(server.api).request('GET /polls', { query: { limit: 5 }, apiKey });
       await new Promise((resolve) => setTimeout(resolve, 4000 - (Date.now() - frozenAt)));
       await cluster.thaw();
       const thawedAt = Date.now();
@@ -291,17 +296,21 @@ describe.runIf(announceSkip('faults-postgres.test.ts', skip))('PostgreSQL fails 
     'open event streams stay open through an outage, with heartbeats, and carry on when the database is back',
     async () => {
       const poll = await publish();
-      const created = await call('POST', `${server.api}/sessions`, { apiKey, body: { pollId: poll.id } });
-      expect(created.status, created.text).toBe(201);
+      const created = await testClient(server.api).request('POST /sessions', { apiKey, body: { pollId: poll.id } });
+      expectStatus(created, 201);
       const session = created.body;
-      const control = (action: string) =>
-        call('POST', `${server.api}/sessions/${session.id}/control`, {
+      const control = (action: ControlAction) =>
+        testClient(server.api).request('POST /sessions/{id}/control', {
+          params: { id: session.id },
           body: { action },
           headers: { 'x-host-token': session.hostToken },
         });
       expect((await control('start')).status).toBe(200);
-      const join = await call('POST', `${server.api}/live/${session.pin}/join`, { body: { name: 'Ada' } });
-      expect(join.status, join.text).toBe(200);
+      const join = await testClient(server.api).request('POST /live/{pin}/join', {
+        params: { pin: session.pin! },
+        body: { name: 'Ada' },
+      });
+      expectStatus(join, 200);
       const streams: SseStream[] = [];
       try {
         const participant = await openSse(`${server.api}/live/${session.pin}/events`, {
@@ -318,7 +327,7 @@ describe.runIf(announceSkip('faults-postgres.test.ts', skip))('PostgreSQL fails 
         const heartbeatsBefore = heartbeats(participant);
         // A control call needs the database: refused, in the envelope.
         const refused = await control('next');
-        expect(refused.status).toBe(503);
+        expectStatus(refused, 503);
         expect(refused.body.error.code).toBe('service_unavailable');
         await new Promise((resolve) => setTimeout(resolve, 3000));
         expect(participant.ended).toBe(false);
@@ -333,7 +342,7 @@ describe.runIf(announceSkip('faults-postgres.test.ts', skip))('PostgreSQL fails 
           await new Promise((resolve) => setTimeout(resolve, 100));
           moved = await control('next');
         }
-        expect(moved.status, moved.text).toBe(200);
+        expectStatus(moved, 200);
         expect((await participant.next('slide')).data.slide.id).toBe('capital');
         await presenter.waitFor((event) => event.type === 'session' && event.data.currentSlideIndex === 1);
         expectProcessAlive();
@@ -363,9 +372,14 @@ describe.runIf(announceSkip('faults-postgres.test.ts', skip))('PostgreSQL fails 
       await cluster.start();
       await hook.waitFor(() => published().some((d) => d.answered === 200), RECOVERY_CEILING_MS);
       expect(published().every((d) => d.verified)).toBe(true);
-      const deliveries = await call('GET', `${server.api}/webhooks/${endpoint.id}/deliveries?limit=10`, { apiKey });
-      const delivery = deliveries.body.data.find((d: { eventType: string }) => d.eventType === 'poll.published');
-      await waitForDelivery(server, apiKey, endpoint.id, delivery.id, 'succeeded');
+      const deliveries = await testClient(server.api).request('GET /webhooks/{id}/deliveries', {
+        params: { id: endpoint.id },
+        query: { limit: 10 },
+        apiKey,
+      });
+      expectStatus(deliveries, 200);
+      const delivery = deliveries.body.data.find((d) => d.eventType === 'poll.published');
+      await waitForDelivery(server, apiKey, endpoint.id, delivery!.id, 'succeeded');
       expect(server.child.output()).toMatch(/webhook deliveries paused/);
       expectProcessAlive();
     },

@@ -2,9 +2,11 @@ import { joinSession, type LiveParticipant } from '@pollkit/sdk';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHILD_TEST_TIMEOUT_MS, type Child, startApiChild, stop } from '../support/child.js';
+import { sampleContent } from '../support/decks.js';
 import { type FailoverProxy, startFailoverProxy } from '../support/failover-proxy.js';
-import { call } from '../support/http.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { UNLIMITED } from '../support/limits.js';
+import type { ControlAction } from '../support/live-deck.js';
+import { pollPublisher } from '../support/polls.js';
 import {
   announceSkip,
   faultTestsSkipReason,
@@ -14,6 +16,7 @@ import {
   startPrivatePostgres,
   startPrivateRedis,
 } from '../support/private-services.js';
+import { expectStatus, slideOf, testClient } from '../support/test-client.js';
 import { startVoteLoad, vote } from '../support/vote-load.js';
 
 /**
@@ -47,9 +50,8 @@ describe.runIf(announceSkip('faults-process-kill.test.ts', skip))('a process kil
     ({ databaseUrl, apiKey } = await seedPrivateDatabase(cluster));
     const start = async (): Promise<ServerProcess> => {
       const { api, child } = await startApiChild(databaseUrl, {
+        ...UNLIMITED,
         REDIS_URL: redis.url,
-        LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
-        LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE: '1000000',
       });
       return { api, port: Number(new URL(api).port), child };
     };
@@ -72,12 +74,13 @@ describe.runIf(announceSkip('faults-process-kill.test.ts', skip))('a process kil
       const viaProxy = `${proxy.url}/api/v1`;
       const publish = pollPublisher(() => ({ api: b.api, apiKey, title: 'Kill -9', content: sampleContent() }));
       const poll = await publish();
-      const created = await call('POST', `${b.api}/sessions`, { apiKey, body: { pollId: poll.id } });
-      expect(created.status, created.text).toBe(201);
+      const created = await testClient(b.api).request('POST /sessions', { apiKey, body: { pollId: poll.id } });
+      expectStatus(created, 201);
       const session = created.body;
       // The host drives the session on B, the process that survives.
-      const control = async (action: string) => {
-        const res = await call('POST', `${b.api}/sessions/${session.id}/control`, {
+      const control = async (action: ControlAction) => {
+        const res = await testClient(b.api).request('POST /sessions/{id}/control', {
+          params: { id: session.id },
           body: { action },
           headers: { 'x-host-token': session.hostToken },
         });
@@ -87,7 +90,9 @@ describe.runIf(announceSkip('faults-process-kill.test.ts', skip))('a process kil
 
       // Three participants join through the load balancer: on A.
       const participants = await Promise.all(
-        ['Ada', 'Ben', 'Cai'].map((name) => joinSession({ baseUrl: proxy.url, pin: session.pin, name, maxRetries: 5 })),
+        ['Ada', 'Ben', 'Cai'].map((name) =>
+          joinSession({ baseUrl: proxy.url, pin: session.pin!, name, maxRetries: 5 }),
+        ),
       );
       const received = participants.map(() => [] as { type: string; id: string | undefined }[]);
       const readers = participants.map((participant, index) => follow(participant, received[index] as never[]));
@@ -150,9 +155,10 @@ describe.runIf(announceSkip('faults-process-kill.test.ts', skip))('a process kil
       const stored = await votesPerVoter(votePoll.id);
       for (const voterId of summary.acknowledged) expect(stored.get(voterId), voterId).toBe(1);
       expect([...stored.values()].every((n) => n === 1)).toBe(true);
-      const results = await call('GET', `${b.api}/polls/${poll.id}/results`, { apiKey });
-      const lunch = results.body.slides.find((s: { slideId: string }) => s.slideId === 'lunch');
-      expect(lunch.options.find((o: { id: string }) => o.id === 'sushi').count).toBe(3);
+      const results = await testClient(b.api).request('GET /polls/{id}/results', { params: { id: poll.id }, apiKey });
+      expectStatus(results, 200);
+      const lunch = slideOf(results.body.slides, 'lunch', 'multiple_choice');
+      expect(lunch.options.find((o) => o.id === 'sushi')!.count).toBe(3);
       console.log(
         `[faults] kill -9 of one of two processes: ${summary.acknowledged.length} votes acknowledged, all stored; ` +
           `${lost.length} lost in flight (${JSON.stringify(summary.byStatus)}), retried on the other: counted once; ` +

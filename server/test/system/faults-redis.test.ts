@@ -2,9 +2,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { CHILD_TEST_TIMEOUT_MS, type Child, startApiChild, stop } from '../support/child.js';
-import { call } from '../support/http.js';
+import { sampleContent } from '../support/decks.js';
+import { rawCall } from '../support/http.js';
+import type { ControlAction } from '../support/live-deck.js';
 import { scrapeMetrics } from '../support/metrics.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { pollPublisher } from '../support/polls.js';
 import {
   announceSkip,
   faultTestsSkipReason,
@@ -15,6 +17,7 @@ import {
   startPrivateRedis,
 } from '../support/private-services.js';
 import { openSse, type SseStream } from '../support/sse.js';
+import { expectStatus, testClient } from '../support/test-client.js';
 import { startVoteLoad } from '../support/vote-load.js';
 
 /**
@@ -29,6 +32,8 @@ import { startVoteLoad } from '../support/vote-load.js';
 const skip = faultTestsSkipReason();
 const METRICS_TOKEN = 'faults-metrics-token-0123456789';
 const RECOVERY_CEILING_MS = 30_000;
+/** What `/readyz` answers: `ok`, or what is degraded. */
+type Readiness = { status: string } | undefined;
 const FAULT_TEST_TIMEOUT_MS = 120_000;
 
 interface ServerProcess {
@@ -75,7 +80,7 @@ describe.runIf(announceSkip('faults-redis.test.ts', skip))('Redis fails under tw
   });
 
   async function redisUp(): Promise<boolean> {
-    const ready = await call('GET', `${a.url}/readyz`);
+    const ready = await rawCall<Readiness>('GET', `${a.url}/readyz`);
     return ready.body?.status === 'ok';
   }
 
@@ -83,7 +88,10 @@ describe.runIf(announceSkip('faults-redis.test.ts', skip))('Redis fails under tw
   async function bothReconnected(): Promise<number> {
     const deadline = Date.now() + RECOVERY_CEILING_MS;
     for (;;) {
-      const [readyA, readyB] = await Promise.all([call('GET', `${a.url}/readyz`), call('GET', `${b.url}/readyz`)]);
+      const [readyA, readyB] = await Promise.all([
+        rawCall<Readiness>('GET', `${a.url}/readyz`),
+        rawCall<Readiness>('GET', `${b.url}/readyz`),
+      ]);
       if (readyA.body?.status === 'ok' && readyB.body?.status === 'ok') return Date.now();
       if (Date.now() > deadline) throw new Error(`still degraded: ${readyA.text} ${readyB.text}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -116,7 +124,7 @@ describe.runIf(announceSkip('faults-redis.test.ts', skip))('Redis fails under tw
       const killedAt = Date.now();
       await redis.kill();
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      const ready = await call('GET', `${a.url}/readyz`);
+      const ready = await rawCall<Readiness>('GET', `${a.url}/readyz`);
       expect(ready.status).toBe(200);
       expect(ready.body).toEqual({ status: 'degraded', degraded: ['redis'] });
       const during = await scrapeMetrics(a.url, METRICS_TOKEN);
@@ -160,18 +168,22 @@ describe.runIf(announceSkip('faults-redis.test.ts', skip))('Redis fails under tw
     'live sessions carry on within each process while it is away, and every process catches up when it returns',
     async () => {
       const poll = await publish();
-      const created = await call('POST', `${b.api}/sessions`, { apiKey, body: { pollId: poll.id } });
-      expect(created.status, created.text).toBe(201);
+      const created = await testClient(b.api).request('POST /sessions', { apiKey, body: { pollId: poll.id } });
+      expectStatus(created, 201);
       const session = created.body;
-      const control = (server: ServerProcess, action: string) =>
-        call('POST', `${server.api}/sessions/${session.id}/control`, {
+      const control = (server: ServerProcess, action: ControlAction) =>
+        testClient(server.api).request('POST /sessions/{id}/control', {
+          params: { id: session.id },
           body: { action },
           headers: { 'x-host-token': session.hostToken },
         });
       expect((await control(b, 'start')).status).toBe(200);
       const join = async (server: ServerProcess, name: string) => {
-        const res = await call('POST', `${server.api}/live/${session.pin}/join`, { body: { name } });
-        expect(res.status, res.text).toBe(200);
+        const res = await testClient(server.api).request('POST /live/{pin}/join', {
+          params: { pin: session.pin! },
+          body: { name },
+        });
+        expectStatus(res, 200);
         const stream = await openSse(`${server.api}/live/${session.pin}/events`, {
           'x-participant-token': res.body.participantToken,
         });
@@ -185,7 +197,7 @@ describe.runIf(announceSkip('faults-redis.test.ts', skip))('Redis fails under tw
       await redis.kill();
       // A change made on B reaches B's own streams at once, Redis or not.
       const moved = await control(b, 'next');
-      expect(moved.status, moved.text).toBe(200);
+      expectStatus(moved, 200);
       expect((await onB.next('slide')).data.slide.id).toBe('capital');
       await new Promise((resolve) => setTimeout(resolve, 1000));
       // A could not hear of it: no message crossed.
@@ -218,12 +230,12 @@ describe.runIf(announceSkip('faults-redis.test.ts', skip))('Redis fails under tw
         await handle.close();
       }
       // A has the key in its credential cache.
-      expect((await call('GET', `${a.api}/workspace`, { apiKey: victim.secret })).status).toBe(200);
+      expect((await testClient(a.api).request('GET /workspace', { apiKey: victim.secret })).status).toBe(200);
 
       await redis.kill();
-      const revoked = await call('POST', `${b.api}/keys/${victim.id}/revoke`, { apiKey });
-      expect(revoked.status, revoked.text).toBe(200);
-      expect((await call('GET', `${b.api}/workspace`, { apiKey: victim.secret })).status).toBe(401);
+      const revoked = await testClient(b.api).request('POST /keys/{id}/revoke', { params: { id: victim.id }, apiKey });
+      expectStatus(revoked, 200);
+      expect((await testClient(b.api).request('GET /workspace', { apiKey: victim.secret })).status).toBe(401);
       const droppedBefore = countMatches(a.child.output(), /credential and poll caches dropped/g);
 
       await redis.start();
@@ -233,8 +245,8 @@ describe.runIf(announceSkip('faults-redis.test.ts', skip))('Redis fails under tw
         if (Date.now() > deadline) throw new Error(`A never caught up:\n${a.child.output().slice(-2000)}`);
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
-      const onA = await call('GET', `${a.api}/workspace`, { apiKey: victim.secret });
-      expect(onA.status, onA.text).toBe(401);
+      const onA = await testClient(a.api).request('GET /workspace', { apiKey: victim.secret });
+      expectStatus(onA, 401);
       expect(onA.body.error.code).toBe('revoked_api_key');
       expectAlive(a);
       expectAlive(b);

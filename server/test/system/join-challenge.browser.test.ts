@@ -1,10 +1,11 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, expectAccessible, launchChromium, PagePool, PHONE, poll } from '../support/browser.js';
-import { call } from '../support/http.js';
+import { sampleContent } from '../support/decks.js';
+import { UNLIMITED } from '../support/limits.js';
 import { createLiveSession } from '../support/live-deck.js';
-import { sampleContent } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * The audience page joining a session with the join challenge (`joinChallenge: "pow"`), in Debian's
@@ -17,17 +18,13 @@ import { startTestServer, type TestServer } from '../support/server.js';
  */
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let browser: Browser;
 const pages = new PagePool(() => browser);
 
 describe.skipIf(!chromiumAvailable)('the audience page on a session with the join challenge', () => {
   beforeAll(async () => {
-    t = await startTestServer({
-      LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '100000',
-      LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE: '100000',
-      LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '100000',
-      LIVE_JOINS_PER_IP_PER_MINUTE: '100000',
-    });
+    t = await startTestServer(UNLIMITED);
     browser = await launchChromium();
   });
 
@@ -40,11 +37,12 @@ describe.skipIf(!chromiumAvailable)('the audience page on a session with the joi
 
   it('solves the challenge in a worker, says so accessibly, joins, and resumes without it', async () => {
     const session = await createLiveSession(t, sampleContent());
-    const on = await call('PATCH', `${t.api}/sessions/${session.sessionId}`, {
+    const on = await api.request('PATCH /sessions/{id}', {
+      params: { id: session.sessionId },
       apiKey: session.apiKey,
       body: { joinChallenge: 'pow' },
     });
-    expect(on.status, on.text).toBe(200);
+    expectStatus(on, 200);
 
     const phone = await pages.open('phone', PHONE);
     const page = phone.page;
@@ -93,7 +91,8 @@ describe.skipIf(!chromiumAvailable)('the audience page on a session with the joi
       `POST /api/v1/live/${session.pin}/join`,
       `GET /api/v1/live/${session.pin}/events`,
     ]);
-    const read = await call('GET', `${t.api}/sessions/${session.sessionId}`, { apiKey: session.apiKey });
+    const read = await api.request('GET /sessions/{id}', { params: { id: session.sessionId }, apiKey: session.apiKey });
+    expectStatus(read, 200);
     expect(read.body.participantCount).toBe(1);
 
     // A reload rejoins with the stored token: the same participant, no challenge.
@@ -115,11 +114,12 @@ describe.skipIf(!chromiumAvailable)('the audience page on a session with the joi
       if (new URL(response.url()).pathname.endsWith('/join')) joins.push(response.status());
     });
     await page.goto(session.joinUrl);
-    const on = await call('PATCH', `${t.api}/sessions/${session.sessionId}`, {
+    const on = await api.request('PATCH /sessions/{id}', {
+      params: { id: session.sessionId },
       apiKey: session.apiKey,
       body: { joinChallenge: 'pow' },
     });
-    expect(on.status, on.text).toBe(200);
+    expectStatus(on, 200);
     await page.getByLabel(/Your name/).fill('Grace');
     // The refused join is the page's way to learn of the challenge: Chromium logs its 422.
     await phone.expectNetworkErrors(/status of 422/, async () => {
@@ -127,7 +127,8 @@ describe.skipIf(!chromiumAvailable)('the audience page on a session with the joi
       await phone.waitFor(page.getByTestId('waiting'));
     });
     expect(joins).toEqual([422, 200]);
-    const read = await call('GET', `${t.api}/sessions/${session.sessionId}`, { apiKey: session.apiKey });
+    const read = await api.request('GET /sessions/{id}', { params: { id: session.sessionId }, apiKey: session.apiKey });
+    expectStatus(read, 200);
     expect(read.body.participantCount).toBe(1);
     pages.expectNoErrors();
   });

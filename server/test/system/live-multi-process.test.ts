@@ -3,10 +3,14 @@ import { migrateToLatest, openDatabase } from '../../src/db/database.js';
 import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
 import { CHILD_TEST_TIMEOUT_MS, type Child, startApiChild, stop } from '../support/child.js';
-import { call } from '../support/http.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { sampleContent } from '../support/decks.js';
+import type { LooseJson } from '../support/http.js';
+import { UNLIMITED_PER_ADDRESS } from '../support/limits.js';
+import type { ControlAction, CreatedSession } from '../support/live-deck.js';
+import { pollPublisher } from '../support/polls.js';
 import { testDatabase } from '../support/server.js';
 import { openSse, type SseStream } from '../support/sse.js';
+import { expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * Live sessions across two real server processes on one PostgreSQL database and one Redis, as
@@ -23,7 +27,7 @@ interface ServerProcess {
   child: Child;
 }
 
-type Json = Record<string, any>;
+type Json = LooseJson;
 
 describe.runIf(enabled)('live sessions on two server processes, one PostgreSQL, one Redis', () => {
   let database: { url: string; drop(): Promise<void> };
@@ -69,19 +73,20 @@ describe.runIf(enabled)('live sessions on two server processes, one PostgreSQL, 
       title: 'Two processes',
       content: sampleContent(),
     }))();
-    const created = await call('POST', `${a.api}/sessions`, { apiKey, body: { pollId: poll.id } });
-    expect(created.status, created.text).toBe(201);
-    return { poll, session: created.body as Json };
+    const created = await testClient(a.api).request('POST /sessions', { apiKey, body: { pollId: poll.id } });
+    expectStatus(created, 201);
+    return { poll, session: created.body as CreatedSession };
   }
 
   async function joinOn(server: ServerProcess, pin: string, name: string) {
-    const res = await call('POST', `${server.api}/live/${pin}/join`, { body: { name } });
-    expect(res.status, res.text).toBe(200);
-    return { id: res.body.participant.id as string, token: res.body.participantToken as string };
+    const res = await testClient(server.api).request('POST /live/{pin}/join', { params: { pin }, body: { name } });
+    expectStatus(res, 200);
+    return { id: res.body.participant.id, token: res.body.participantToken };
   }
 
-  async function controlOn(server: ServerProcess, session: Json, action: string) {
-    const res = await call('POST', `${server.api}/sessions/${session.id}/control`, {
+  async function controlOn(server: ServerProcess, session: { id: string; hostToken: string }, action: ControlAction) {
+    const res = await testClient(server.api).request('POST /sessions/{id}/control', {
+      params: { id: session.id },
       body: { action },
       headers: { 'x-host-token': session.hostToken },
     });
@@ -105,16 +110,18 @@ describe.runIf(enabled)('live sessions on two server processes, one PostgreSQL, 
     expect(started.data.slide.id).toBe('lunch');
 
     // Answers on A (its cached session row was dropped when B's change was announced), counts on B.
-    const vote = await call('POST', `${a.api}/live/${session.pin}/answers`, {
+    const vote = await testClient(a.api).request('POST /live/{pin}/answers', {
+      params: { pin: session.pin },
       body: { slideId: 'lunch', optionIds: ['pizza'] },
       headers: { 'x-participant-token': uma.token },
     });
-    expect(vote.status, vote.text).toBe(201);
-    const other = await call('POST', `${a.api}/live/${session.pin}/answers`, {
+    expectStatus(vote, 201);
+    const other = await testClient(a.api).request('POST /live/{pin}/answers', {
+      params: { pin: session.pin },
       body: { slideId: 'lunch', optionIds: ['sushi'] },
       headers: { 'x-participant-token': vic.token },
     });
-    expect(other.status, other.text).toBe(201);
+    expectStatus(other, 201);
     const counts = await presenterOnB.waitFor((e) => e.type === 'counts' && e.data.answerCount === 2);
     expect(counts.data).toMatchObject({ slideId: 'lunch', participantCount: 2 });
     expect(counts.data.results.options.map((o: Json) => [o.id, o.count])).toEqual([
@@ -135,11 +142,12 @@ describe.runIf(enabled)('live sessions on two server processes, one PostgreSQL, 
     await controlOn(b, session, 'lock');
     expect((await onA.next('locked')).data).toEqual({ slideId: 'capital' });
     // A refuses answers to the locked slide at once: B's change reached its answer path too.
-    const locked = await call('POST', `${a.api}/live/${session.pin}/answers`, {
+    const locked = await testClient(a.api).request('POST /live/{pin}/answers', {
+      params: { pin: session.pin },
       body: { slideId: 'capital', optionIds: ['paris'] },
       headers: { 'x-participant-token': uma.token },
     });
-    expect(locked.status, locked.text).toBe(409);
+    expectStatus(locked, 409);
     expect(locked.body.error.code).toBe('slide_locked');
 
     // And the other way round: control on A, presenter on B.
@@ -157,8 +165,11 @@ describe.runIf(enabled)('live sessions on two server processes, one PostgreSQL, 
     expect((await presenterOnB.next('ended')).data.sessionId).toBe(session.id);
     await presenterOnB.closed;
     // The PIN is free on A as well.
-    const late = await call('POST', `${a.api}/live/${session.pin}/join`, { body: { name: 'Late' } });
-    expect(late.status, late.text).toBe(404);
+    const late = await testClient(a.api).request('POST /live/{pin}/join', {
+      params: { pin: session.pin },
+      body: { name: 'Late' },
+    });
+    expectStatus(late, 404);
   });
 
   it('resumes a stream on the other process with Last-Event-ID, missing nothing', async () => {
@@ -196,74 +207,84 @@ describe.runIf(enabled)('live sessions on two server processes, one PostgreSQL, 
     const onA = await stream(`${a.api}/live/${session.pin}/events`, { 'x-participant-token': zoe.token });
     await onA.next('slide');
     // A has the token in its cache (the stream and this answer read it).
-    const first = await call('POST', `${a.api}/live/${session.pin}/answers`, {
+    const first = await testClient(a.api).request('POST /live/{pin}/answers', {
+      params: { pin: session.pin },
       body: { slideId: 'lunch', optionIds: ['pizza'] },
       headers: { 'x-participant-token': zoe.token },
     });
-    expect(first.status, first.text).toBe(201);
+    expectStatus(first, 201);
 
-    const removed = await call('DELETE', `${b.api}/sessions/${session.id}/participants/${zoe.id}`, {
+    const removed = await testClient(b.api).request('DELETE /sessions/{id}/participants/{participantId}', {
+      params: { id: session.id, participantId: zoe.id },
       headers: { 'x-host-token': session.hostToken },
     });
-    expect(removed.status, removed.text).toBe(200);
+    expectStatus(removed, 200);
     await onA.closed;
-    const refused = await call('POST', `${a.api}/live/${session.pin}/answers`, {
+    const refused = await testClient(a.api).request('POST /live/{pin}/answers', {
+      params: { pin: session.pin },
       body: { slideId: 'lunch', optionIds: ['sushi'] },
       headers: { 'x-participant-token': zoe.token },
     });
-    expect(refused.status, refused.text).toBe(401);
+    expectStatus(refused, 401);
     expect(refused.body.error.code).toBe('invalid_participant_token');
   });
 
   it('resumes a self-paced participant on B exactly where they were when A was killed with SIGKILL', async () => {
     const { session } = await (async () => {
       const poll = await pollPublisher(() => ({ api: a.api, apiKey, title: 'Self-paced', content: sampleContent() }))();
-      const created = await call('POST', `${a.api}/sessions`, { apiKey, body: { pollId: poll.id, pace: 'audience' } });
-      expect(created.status, created.text).toBe(201);
-      return { session: created.body as Json };
+      const created = await testClient(a.api).request('POST /sessions', {
+        apiKey,
+        body: { pollId: poll.id, pace: 'audience' },
+      });
+      expectStatus(created, 201);
+      return { session: created.body };
     })();
     const link = String(session.joinUrl).split('/').pop() as string;
     const doomed = await startProcess(database.url);
     await controlOn(doomed, session, 'start');
     const wes = await joinOn(doomed, link, 'Wes');
     const headers = { 'x-participant-token': wes.token };
-    const voted = await call('POST', `${doomed.api}/live/${link}/answers`, {
+    const voted = await testClient(doomed.api).request('POST /live/{pin}/answers', {
+      params: { pin: link },
       body: { slideId: 'lunch', optionIds: ['pizza'] },
       headers,
     });
-    expect(voted.status, voted.text).toBe(201);
-    const skipped = await call('POST', `${doomed.api}/live/${link}/advance`, { body: { slideId: 'capital' }, headers });
+    expectStatus(voted, 201);
+    const skipped = await testClient(doomed.api).request('POST /live/{pin}/advance', {
+      params: { pin: link },
+      body: { slideId: 'capital' },
+      headers,
+    });
+    expectStatus(skipped, 200);
     expect(skipped.body.state).toMatchObject({ slideIndex: 2, progress: { step: 3, of: 7 } });
     // SIGKILL to the server and the tsx wrapper in front of it: no drain, no shutdown hook.
     doomed.child.kill();
     await doomed.child.closed;
 
     // Nothing of the walk lived only in the killed process: B reads it from the database.
-    const back = await call('POST', `${b.api}/live/${link}/join`, { body: {}, headers });
-    expect(back.status, back.text).toBe(200);
+    const back = await testClient(b.api).request('POST /live/{pin}/join', { params: { pin: link }, body: {}, headers });
+    expectStatus(back, 200);
     expect(back.body).toMatchObject({ resumed: true, state: { slideIndex: 2, progress: { step: 3, of: 7 } } });
     const onB = await stream(`${b.api}/live/${link}/events`, headers);
     expect((await onB.next('slide')).data.slide.id).toBe('mood');
     // A's answer counted once; the walk goes on from B.
-    const again = await call('POST', `${b.api}/live/${link}/answers`, {
+    const again = await testClient(b.api).request('POST /live/{pin}/answers', {
+      params: { pin: link },
       body: { slideId: 'lunch', optionIds: ['pizza'] },
       headers,
     });
-    expect(again.status).toBe(409);
-    const mood = await call('POST', `${b.api}/live/${link}/answers`, {
+    expectStatus(again, 409);
+    const mood = await testClient(b.api).request('POST /live/{pin}/answers', {
+      params: { pin: link },
       body: { slideId: 'mood', scaleValues: { work: 4 } },
       headers,
     });
-    expect(mood.status, mood.text).toBe(201);
-    expect(mood.body.progress.state.slide.id).toBe('rank');
+    expectStatus(mood, 201);
+    expect(mood.body.progress!.state.slide!.id).toBe('rank');
   });
 });
 
 /** `src/main.ts` as a child process on the shared database and Redis; PORT=0 and the printed address. */
 async function startProcess(databaseUrl: string): Promise<ServerProcess> {
-  return startApiChild(databaseUrl, {
-    LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
-    LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '1000000',
-    LIVE_JOINS_PER_IP_PER_MINUTE: '1000000',
-  });
+  return startApiChild(databaseUrl, UNLIMITED_PER_ADDRESS);
 }

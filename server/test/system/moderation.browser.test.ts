@@ -10,6 +10,7 @@ import {
   poll,
   type WatchedPage,
 } from '../support/browser.js';
+import { UNLIMITED } from '../support/limits.js';
 import { createLiveSession } from '../support/live-deck.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -27,12 +28,7 @@ const open = pages.open;
 
 describe.skipIf(!chromiumAvailable)('moderation on the pages, in Chromium', () => {
   beforeAll(async () => {
-    t = await startTestServer({
-      LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '100000',
-      LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE: '100000',
-      LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '100000',
-      LIVE_JOINS_PER_IP_PER_MINUTE: '100000',
-    });
+    t = await startTestServer(UNLIMITED);
     browser = await launchChromium();
   });
 

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase } from '../../src/db/database.js';
 import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
-import { call, type JsonResponse } from '../support/http.js';
 import { testDatabase } from '../support/server.js';
+import { type ApiResponse, errorOf, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * Two real server processes on one PostgreSQL database and one Redis, as docs/self-hosting.md
@@ -65,7 +65,7 @@ describe.runIf(enabled)('two server processes, one PostgreSQL, one Redis', () =>
 
   it('enforces one rate limit across both processes', async () => {
     const [a, b] = servers as [ServerProcess, ServerProcess];
-    let responses: JsonResponse[] = [];
+    let responses: ApiResponse<'GET /polls'>[] = [];
     let attempts = 0;
     // Windows are clock-aligned 60-second buckets: a quick sequence straddles at most one boundary,
     // so the second attempt (with a fresh key) runs wholly inside one window.
@@ -74,7 +74,9 @@ describe.runIf(enabled)('two server processes, one PostgreSQL, one Redis', () =>
       responses = [];
       for (let i = 0; i < 14; i++) {
         const server = i % 2 === 0 ? a : b;
-        responses.push(await call('GET', `${server.api}/polls?limit=1`, { apiKey: fixture.secret }));
+        responses.push(
+          await testClient(server.api).request('GET /polls', { query: { limit: 1 }, apiKey: fixture.secret }),
+        );
       }
       if (new Set(responses.map((r) => r.headers.get('x-ratelimit-reset'))).size === 1) break;
     }
@@ -94,7 +96,7 @@ describe.runIf(enabled)('two server processes, one PostgreSQL, one Redis', () =>
       '0',
     ]);
     for (const limitedResponse of responses.slice(10)) {
-      expect(limitedResponse.body.error.code).toBe('rate_limited');
+      expect(errorOf(limitedResponse).code).toBe('rate_limited');
       expect(limitedResponse.headers.get('x-ratelimit-limit')).toBe('10');
       expect(limitedResponse.headers.get('retry-after')).toBeNull();
     }
@@ -103,25 +105,34 @@ describe.runIf(enabled)('two server processes, one PostgreSQL, one Redis', () =>
   it('stops a key revoked through process A on process B within a second', async () => {
     const [a, b] = servers as [ServerProcess, ServerProcess];
     // B authenticates the key and caches it (for 5 seconds, unless told otherwise).
-    expect((await call('GET', `${b.api}/polls?limit=1`, { apiKey: target.secret })).status).toBe(200);
-    expect((await call('GET', `${b.api}/polls?limit=1`, { apiKey: target.secret })).status).toBe(200);
+    expect((await testClient(b.api).request('GET /polls', { query: { limit: 1 }, apiKey: target.secret })).status).toBe(
+      200,
+    );
+    expect((await testClient(b.api).request('GET /polls', { query: { limit: 1 }, apiKey: target.secret })).status).toBe(
+      200,
+    );
 
-    const revoked = await call('POST', `${a.api}/keys/${target.keyId}/revoke`, { apiKey: manager.secret });
-    expect(revoked.status, revoked.text).toBe(200);
+    const revoked = await testClient(a.api).request('POST /keys/{id}/revoke', {
+      params: { id: target.keyId },
+      apiKey: manager.secret,
+    });
+    expectStatus(revoked, 200);
     expect(revoked.body.status).toBe('revoked');
     const revokedAt = Date.now();
 
-    let answer = await call('GET', `${b.api}/polls?limit=1`, { apiKey: target.secret });
+    let answer = await testClient(b.api).request('GET /polls', { query: { limit: 1 }, apiKey: target.secret });
     while (answer.status === 200 && Date.now() - revokedAt < 1000) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      answer = await call('GET', `${b.api}/polls?limit=1`, { apiKey: target.secret });
+      answer = await testClient(b.api).request('GET /polls', { query: { limit: 1 }, apiKey: target.secret });
     }
-    expect(answer.status, answer.text).toBe(401);
+    expectStatus(answer, 401);
     expect(answer.body.error.code).toBe('revoked_api_key');
-    expect((await call('GET', `${a.api}/polls?limit=1`, { apiKey: target.secret })).body.error.code).toBe(
-      'revoked_api_key',
-    );
-    expect((await call('GET', `${b.api}/polls?limit=1`, { apiKey: manager.secret })).status).toBe(200);
+    expect(
+      errorOf(await testClient(a.api).request('GET /polls', { query: { limit: 1 }, apiKey: target.secret })).code,
+    ).toBe('revoked_api_key');
+    expect(
+      (await testClient(b.api).request('GET /polls', { query: { limit: 1 }, apiKey: manager.secret })).status,
+    ).toBe(200);
   });
 });
 

@@ -1,7 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { condition } from '../support/branching-deck.js';
 import {
   chromiumAvailable,
   LAPTOP,
@@ -11,9 +10,10 @@ import {
   poll,
   type WatchedPage,
 } from '../support/browser.js';
-import { call } from '../support/http.js';
-import type { ContentInput } from '../support/polls.js';
+import { type ContentInput, condition } from '../support/decks.js';
+import { UNLIMITED } from '../support/limits.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * A self-paced session (`pace: "audience"`) in a real browser (Debian's Chromium through
@@ -29,6 +29,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 const SHOTS = process.env.SELF_PACED_SCREENSHOTS ?? '/work/screenshots';
 
 let t: TestServer;
+const api = testClient(() => t.api);
 let browser: Browser;
 const pages = new PagePool(() => browser);
 const open = pages.open;
@@ -93,16 +94,17 @@ async function createSelfPaced(
   content: ContentInput = branchingDeck(),
 ) {
   const { apiKey } = await t.workspace('pro');
-  const created = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Coffee break', content } });
-  expect(created.status, created.text).toBe(201);
+  const created = await api.request('POST /polls', { apiKey, body: { title: 'Coffee break', content } });
+  expectStatus(created, 201);
   const pollId: string = created.body.id;
-  const published = await call('PATCH', `${t.api}/polls/${pollId}`, {
+  const published = await api.request('PATCH /polls/{id}', {
+    params: { id: pollId },
     apiKey,
     body: { branching: { conditions: [condition('tea', 'drink', 'equals', 'tea', 'break')] }, publish: true },
   });
-  expect(published.status, published.text).toBe(200);
-  const session = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId, pace: 'audience', ...options } });
-  expect(session.status, session.text).toBe(201);
+  expectStatus(published, 200);
+  const session = await api.request('POST /sessions', { apiKey, body: { pollId, pace: 'audience', ...options } });
+  expectStatus(session, 201);
   const { id, pin, hostToken, joinUrl } = session.body;
   return {
     apiKey,
@@ -117,13 +119,8 @@ async function createSelfPaced(
 
 describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page and the presenter screen', () => {
   beforeAll(async () => {
-    t = await startTestServer({
-      // Every page here comes from 127.0.0.1 (see live-pages.browser.test.ts).
-      LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '100000',
-      LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE: '100000',
-      LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '100000',
-      LIVE_JOINS_PER_IP_PER_MINUTE: '100000',
-    });
+    // Every page here comes from 127.0.0.1 (see live-pages.*.browser.test.ts).
+    t = await startTestServer(UNLIMITED);
     browser = await launchChromium();
     await mkdir(SHOTS, { recursive: true }).catch(() => {});
   });
@@ -278,8 +275,14 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
     await shot(p, 'self-paced-presenter-ended');
 
     // What the pages showed is what the API recorded.
-    const results = await call('GET', `${t.api}/polls/${session.pollId}/results`, { apiKey: session.apiKey });
-    const totals = Object.fromEntries(results.body.slides.map((slide: any) => [slide.slideId, slide.totalAnswers]));
+    const results = await api.request('GET /polls/{id}/results', {
+      params: { id: session.pollId },
+      apiKey: session.apiKey,
+    });
+    expectStatus(results, 200);
+    const totals = Object.fromEntries(
+      results.body.slides.map((slide) => [slide.slideId, 'totalAnswers' in slide ? slide.totalAnswers : undefined]),
+    );
     expect(totals).toMatchObject({ drink: 2, coffee: 1, capital: 2, rating: 1 });
     expectNoPageErrors();
   });
@@ -377,7 +380,8 @@ describe.skipIf(!chromiumAvailable)('a self-paced session on the audience page a
 
   it('reads the place again, without an error, when another tab of the same participant walked on', async () => {
     const session = await createSelfPaced();
-    await call('POST', `${t.api}/sessions/${session.sessionId}/control`, {
+    await api.request('POST /sessions/{id}/control', {
+      params: { id: session.sessionId },
       headers: { 'x-host-token': session.hostToken },
       body: { action: 'start' },
     });
@@ -416,15 +420,20 @@ async function shot(page: Page, name: string): Promise<void> {
 }
 
 async function participantCount(session: SelfPacedFixture): Promise<number> {
-  const res = await call('GET', `${t.api}/sessions/${session.sessionId}`, {
+  const res = await api.request('GET /sessions/{id}', {
+    params: { id: session.sessionId },
     headers: { 'x-host-token': session.hostToken },
   });
+  expectStatus(res, 200);
   return res.body.participantCount;
 }
 
 async function answerCount(session: SelfPacedFixture, slideId: string): Promise<number> {
-  const res = await call('GET', `${t.api}/polls/${session.pollId}/results`, { apiKey: session.apiKey });
-  return res.body.slides.find((slide: { slideId: string }) => slide.slideId === slideId).totalAnswers;
+  const res = await api.request('GET /polls/{id}/results', { params: { id: session.pollId }, apiKey: session.apiKey });
+  expectStatus(res, 200);
+  const slide = res.body.slides.find((s) => s.slideId === slideId);
+  // An answerable slide, as every caller names: a content slide counts no answers.
+  return (slide as Extract<typeof slide, { totalAnswers: number }>).totalAnswers;
 }
 
 async function expectData(locator: ReturnType<Page['locator']>, name: string, value: number | string): Promise<void> {

@@ -4,10 +4,11 @@ import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/db
 import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
 import { CHILD_TEST_TIMEOUT_MS, type Child, startApiChild, stop } from '../support/child.js';
-import { call } from '../support/http.js';
-import { pollPublisher, sampleContent } from '../support/polls.js';
+import { sampleContent } from '../support/decks.js';
+import { pollPublisher } from '../support/polls.js';
 import { testDatabase } from '../support/server.js';
 import { processGroup, socketOwner } from '../support/socket-owner.js';
+import { expectOk, expectStatus, testClient } from '../support/test-client.js';
 import { type ReceivedDelivery, WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
@@ -86,11 +87,11 @@ describe.runIf(enabled)('webhook deliveries from two server processes, one Postg
     'delivers a thousand events made through both processes, each attempt exactly once, retries included',
     async () => {
       const [a, b] = servers as [ServerProcess, ServerProcess];
-      const created = await call('POST', `${a.api}/webhooks`, {
+      const created = await testClient(a.api).request('POST /webhooks', {
         apiKey,
         body: { url: receiver.url, events: ['vote.created'] },
       });
-      expect(created.status, created.text).toBe(201);
+      expectStatus(created, 201);
       const endpointId: string = created.body.id;
       receiver.secrets.push(created.body.secret);
 
@@ -110,11 +111,12 @@ describe.runIf(enabled)('webhook deliveries from two server processes, one Postg
           while (next < EVENTS) {
             const i = next++;
             const server = i % 2 === 0 ? a : b;
-            const vote = await call('POST', `${server.api}/polls/${poll.id}/votes`, {
+            const vote = await testClient(server.api).request('POST /polls/{id}/votes', {
+              params: { id: poll.id },
               apiKey,
               body: { voterId: `voter-${i}`, slideId: 'lunch', optionIds: [i % 3 === 0 ? 'sushi' : 'pizza'] },
             });
-            expect(vote.status, vote.text).toBe(201);
+            expectStatus(vote, 201);
             voteIds.push(vote.body.id);
           }
         }),
@@ -123,7 +125,8 @@ describe.runIf(enabled)('webhook deliveries from two server processes, one Postg
       const succeeded = () => new Set(receiver.received.filter((d) => d.answered === 200).map((d) => d.id));
       await receiver.waitFor(() => succeeded().size === EVENTS, 40_000, 'a 2xx for every event');
       // The receiver answered; the workers record outcomes in batches just after.
-      const statsNow = async () => (await call('GET', `${b.api}/webhooks/${endpointId}`, { apiKey })).body.stats;
+      const statsNow = async () =>
+        expectOk(await testClient(b.api).request('GET /webhooks/{id}', { params: { id: endpointId }, apiKey })).stats;
       const deadline = Date.now() + 10_000;
       let stats = await statsNow();
       while (stats.succeededDeliveries < EVENTS && Date.now() < deadline) {
@@ -210,17 +213,20 @@ describe.runIf(enabled)('webhook deliveries from two server processes, one Postg
     'sends again, with the same webhook-id, an attempt whose process was killed mid-send, once its lease is over',
     async () => {
       const [a] = servers as [ServerProcess, ServerProcess];
-      const created = await call('POST', `${a.api}/webhooks`, {
+      const created = await testClient(a.api).request('POST /webhooks', {
         apiKey,
         body: { url: receiver.url.replace('/hooks', '/hooks/crash'), events: ['poll.deleted'] },
       });
-      expect(created.status, created.text).toBe(201);
+      expectStatus(created, 201);
       receiver.secrets.push(created.body.secret);
       // The first attempt hangs: its process is killed while it waits for the answer.
       receiver.respond = (delivery, count) =>
         delivery.event?.type === 'webhook.test' && count === 1 ? 'no answer' : 200;
-      const queued = await call('POST', `${a.api}/webhooks/${created.body.id}/test`, { apiKey });
-      expect(queued.status, queued.text).toBe(202);
+      const queued = await testClient(a.api).request('POST /webhooks/{id}/test', {
+        params: { id: created.body.id },
+        apiKey,
+      });
+      expectStatus(queued, 202);
       const eventId: string = queued.body.eventId;
       const sent = () => receiver.received.filter((delivery) => delivery.id === eventId);
       await receiver.waitFor(() => sent().length === 1, 15_000, 'the first attempt');
@@ -247,18 +253,21 @@ describe.runIf(enabled)('webhook deliveries from two server processes, one Postg
 
       // The killed process's attempt 1 never reached the log; the survivor's is attempt 2.
       const deadline = Date.now() + 10_000;
-      let detail = await call('GET', `${survivor?.api}/webhooks/${created.body.id}/deliveries/${queued.body.id}`, {
-        apiKey,
-      });
-      while (detail.body.status !== 'succeeded' && Date.now() < deadline) {
+      const readDetail = async () =>
+        expectOk(
+          await testClient(survivor!.api).request('GET /webhooks/{id}/deliveries/{deliveryId}', {
+            params: { id: created.body.id, deliveryId: queued.body.id },
+            apiKey,
+          }),
+        );
+      let detail = await readDetail();
+      while (detail.status !== 'succeeded' && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 50));
-        detail = await call('GET', `${survivor?.api}/webhooks/${created.body.id}/deliveries/${queued.body.id}`, {
-          apiKey,
-        });
+        detail = await readDetail();
       }
-      expect(detail.body).toMatchObject({ status: 'succeeded', attempts: 2 });
-      expect(detail.body.attemptLog).toMatchObject([{ attempt: 2, outcome: 'succeeded', responseStatus: 200 }]);
-      expect(detail.body.attemptLog).toHaveLength(1);
+      expect(detail).toMatchObject({ status: 'succeeded', attempts: 2 });
+      expect(detail.attemptLog).toMatchObject([{ attempt: 2, outcome: 'succeeded', responseStatus: 200 }]);
+      expect(detail.attemptLog).toHaveLength(1);
     },
     CHILD_TEST_TIMEOUT_MS,
   );

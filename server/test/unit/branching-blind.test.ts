@@ -303,7 +303,7 @@ describe('the OpenAI path meets the same set', () => {
       );
     const attempt = await draftWithOpenAI(settings(), { title: entry.deck, slides }, entry.instruction);
     // The request carries the instruction as written and every slide of the deck.
-    const body = fake.received[0]?.body;
+    const body = fake.received[0]!.body;
     expect(body.messages.at(-1)).toEqual({ role: 'user', content: `Instruction:\n${entry.instruction}` });
     const sent = body.messages.map((message: { content: string }) => message.content).join('\n');
     for (const slide of slides) expect(sent).toContain(`"id":"${slide.id}"`);

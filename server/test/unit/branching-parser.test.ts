@@ -10,7 +10,8 @@ import {
 /**
  * The rule-based instruction parser (modules/branching/parser/), table-driven: each instruction
  * with the conditions it must read, and instructions it must refuse with the words it could not
- * read (fixtures/branching/instruction-examples.ts, which docs/branching.md's examples come from).
+ * read (fixtures/branching/instruction-examples.ts; docs/branching.md's table comes from
+ * fixtures/branching/instruction-table.ts).
  */
 
 describe('the instruction parser reads', () => {

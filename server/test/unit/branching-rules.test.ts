@@ -1,7 +1,7 @@
 import type { BranchCondition } from '@pollkit/contracts';
 import { describe, expect, it } from 'vitest';
 import { checkBranching } from '../../src/modules/polls/branching-rules.js';
-import { branchingDeck as deck } from '../support/branching-deck.js';
+import { branchingDeck as deck } from '../support/decks.js';
 
 /** checkBranching (modules/polls/branching-rules.ts): skip logic that does not fit its poll. */
 

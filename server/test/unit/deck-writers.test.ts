@@ -4,7 +4,7 @@
  * read back by Pollkit's own readers. deck-qti-schema.test.ts validates the QTI package against the
  * XSDs.
  */
-import { PollContent } from '@pollkit/contracts';
+import type { PollContent } from '@pollkit/contracts';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { strFromU8, unzipSync } from 'fflate';
 import { parse as parseGift } from 'gift-pegjs';
@@ -19,17 +19,10 @@ import { readMoodleXml } from '../../src/modules/decks/formats/moodle-xml.js';
 import { cdata, writeMoodleXml } from '../../src/modules/decks/formats/moodle-xml-writer.js';
 import { collapseWhitespace, plainTextOfHtml } from '../../src/modules/decks/formats/plain-text.js';
 import { qtiIdentifier, writeQti } from '../../src/modules/decks/formats/qti-writer.js';
+import { deckToWrite } from '../support/decks.js';
 
 /** A deck as the API answers it: the slides through the contract's schema (defaults, checks). */
-function deckOf(questions: unknown[], title = 'Deck'): DeckToWrite {
-  return {
-    pollId: 'poll_01J9ZQ4V6Y8X2N3M5K7H9G1F0D',
-    title,
-    language: 'en',
-    content: PollContent.parse({ questions }),
-    branching: null,
-  };
-}
+const deckOf = (questions: unknown[], title?: string): DeckToWrite => deckToWrite(questions, { title });
 
 const GIFT_SPECIALS = 'tilde ~ equals = hash # braces { } colon : backslash \\ end';
 
@@ -444,6 +437,7 @@ function wellFormed(text: string): void {
 describe('Moodle XML', () => {
   const file = writeMoodleXml(SEVEN_KINDS);
   const body = textOf(file);
+  // fast-xml-parser's output has no types: the documents are walked field by field (`any`).
   const questions = xml.parse(body).quiz.question as any[];
 
   it('is well-formed and skips scale, ranking and Q&A slides', () => {
@@ -529,6 +523,7 @@ describe('QTI package', () => {
 
   it('lists the items in deck order in the test and the manifest', () => {
     const test = xml.parse(text('test.xml')).assessmentTest;
+    // fast-xml-parser's output has no types: the documents are walked field by field (`any`).
     const refs = test.testPart.assessmentSection.assessmentItemRef as any[];
     expect(refs.map((ref) => ref['@href'])).toEqual(itemNames);
     expect(refs[0].timeLimits['@maxTime']).toBe('45');
@@ -564,6 +559,7 @@ describe('QTI package', () => {
     expect(quiz.responseDeclaration['@cardinality']).toBe('multiple');
     expect(quiz.responseDeclaration.correctResponse.value).toEqual(['choice_two', 'choice_three']);
     expect(quiz.responseProcessing['@template']).toContain('match_correct');
+    // An element of fast-xml-parser's untyped output (`any`).
     expect(quiz.itemBody.choiceInteraction.simpleChoice.map((choice: any) => choice['@identifier'])).toEqual([
       'choice_two',
       'choice_three',

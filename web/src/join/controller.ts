@@ -46,7 +46,7 @@ export interface SeenQuiz {
   options: { id: string; label: string }[];
 }
 
-export type AnswerStatus =
+type AnswerStatus =
   | { kind: 'idle' }
   | { kind: 'sending' }
   /** Not sent yet (offline, or the server did not answer): retried with the same Idempotency-Key. */

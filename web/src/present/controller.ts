@@ -49,13 +49,13 @@ export interface PresenterView {
 }
 
 /** A question or an answer waiting for the presenter's decision. */
-export interface QueuedText {
+interface QueuedText {
   id: string;
   text: string;
 }
 
 /** The `progress` event's data (`SessionProgress`). */
-export type SessionProgress = Extract<PresenterEvent, { type: 'progress' }>['data'];
+type SessionProgress = Extract<PresenterEvent, { type: 'progress' }>['data'];
 
 const tokenKey = (sessionId: string) => `pollkit.host.${sessionId}`;
 const STREAM_OPTIONS = { maxReconnects: 1_000, reconnectMaxDelayMs: 5_000 } as const;

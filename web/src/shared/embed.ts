@@ -44,7 +44,7 @@ function originOf(url: string | null | undefined): string | undefined {
 }
 
 /** The parent's origin when the page is framed by one it may talk to; undefined otherwise. */
-export function parentOrigin(doc: Document = document): string | undefined {
+function parentOrigin(doc: Document = document): string | undefined {
   if (window.parent === window) return undefined;
   const ancestors = (location as Location & { ancestorOrigins?: DOMStringList }).ancestorOrigins;
   const candidate =

@@ -44,7 +44,7 @@ export function ResultView({
   }
 }
 
-export interface ChoiceBar {
+interface ChoiceBar {
   id: string;
   label: string;
   count: number;
@@ -53,7 +53,7 @@ export interface ChoiceBar {
   mine?: boolean;
 }
 
-export function ChoiceBars({ options, total }: { options: readonly ChoiceBar[]; total: number }) {
+function ChoiceBars({ options, total }: { options: readonly ChoiceBar[]; total: number }) {
   return (
     <div class="results">
       <ul class="bars">

@@ -32,7 +32,7 @@ export function Countdown({
   );
 }
 
-export function useSecondsLeft(deadline: number, clock: ServerClock): number {
+function useSecondsLeft(deadline: number, clock: ServerClock): number {
   const secondsLeft = () => Math.max(0, Math.ceil((deadline - clock.now()) / 1000));
   const [left, setLeft] = useState(secondsLeft);
   useEffect(() => {

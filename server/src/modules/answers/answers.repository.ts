@@ -1,6 +1,6 @@
 import type { QuestionStatus } from '@pollkit/contracts';
-import { type Kysely, sql } from 'kysely';
-import type { AnswerRow, Database } from '../../db/schema.js';
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import type { AnswerRow, AnswerValue, Database } from '../../db/schema.js';
 
 type Db = Kysely<Database>;
 
@@ -48,6 +48,43 @@ export function findAnswer(
     .executeTakeFirst();
 }
 
+/**
+ * A respondent's answer to one slide (the first, for a Q&A slide that has several), by the
+ * (poll_id, slide_id, voter_id) uniqueness the answer writer keeps; undefined when there is none.
+ * With `sessionId`, only an answer given in that session (a participant's: answers_session_idx).
+ */
+export async function findVoterAnswer(
+  db: Db,
+  pollId: string,
+  slideId: string,
+  voterId: string,
+  sessionId?: string,
+): Promise<AnswerValue | undefined> {
+  const row = await db
+    .selectFrom('answers')
+    .select('value')
+    .where('poll_id', '=', pollId)
+    .$if(sessionId !== undefined, (q) => q.where('session_id', '=', sessionId as string))
+    .where('slide_id', '=', slideId)
+    .where('voter_id', '=', voterId)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.value;
+}
+
+/** Whether anyone answered the poll (its deck may not change then: answers refer to slides by id). */
+export async function pollHasAnswers(db: Db, pollId: string): Promise<boolean> {
+  const row = await db.selectFrom('answers').select('id').where('poll_id', '=', pollId).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * The ids of a poll's sessions, as a subquery: the sessions module makes it (it owns the table, and
+ * depends on this module, so it is handed in: see `PollSessions` in answers.service.ts).
+ */
+export type SessionIdsQuery = SelectQueryBuilder<Database, keyof Database, { id: string }>;
+
 /** How many answers of each sort a reset deleted. */
 export interface DeletedAnswers {
   votes: number;
@@ -62,13 +99,16 @@ export interface DeletedAnswers {
  * The caller holds the poll row FOR UPDATE, so no answer batch (which holds it FOR SHARE) writes
  * in between.
  */
-export async function deleteAnswersOfPoll(db: Db, pollId: string): Promise<DeletedAnswers> {
+export async function deleteAnswersOfPoll(
+  db: Db,
+  pollId: string,
+  sessionsOfPoll: SessionIdsQuery,
+): Promise<DeletedAnswers> {
   const deleted = await deleteAnswersWhere(db, 'poll_id', pollId);
   for (const table of ['slide_tallies', 'open_text_counts', 'word_counts', 'poll_voters', 'poll_stats'] as const) {
     await db.deleteFrom(table).where('poll_id', '=', pollId).execute();
   }
   // Every room of the poll starts again too.
-  const sessionsOfPoll = db.selectFrom('sessions').select('id').where('poll_id', '=', pollId);
   for (const table of sessionAggregateTables) {
     await db.deleteFrom(table).where('session_id', 'in', sessionsOfPoll).execute();
   }
@@ -76,7 +116,7 @@ export async function deleteAnswersOfPoll(db: Db, pollId: string): Promise<Delet
 }
 
 /** A session's share of the aggregates (migration 0012), emptied when its room is reset. */
-export const sessionAggregateTables = [
+const sessionAggregateTables = [
   'session_tallies',
   'session_text_counts',
   'session_word_counts',

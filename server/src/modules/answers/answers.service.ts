@@ -10,11 +10,12 @@ import type {
   Slide,
   Vote,
 } from '@pollkit/contracts';
+import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import { ApiError } from '../../core/api-error.js';
 import { keysetPage } from '../../core/paging.js';
 import { newId } from '../../db/ids.js';
-import type { AnswerRow, AnswerValue } from '../../db/schema.js';
+import type { AnswerRow, AnswerValue, Database } from '../../db/schema.js';
 import type { DomainEvents } from '../events/domain-events.js';
 import { type ModerationDeps, pollTextPolicies, slideTextPolicy } from '../moderation/index.js';
 import { getPoll, lockPoll, type PollsDeps, setPollVersion } from '../polls/polls.service.js';
@@ -295,15 +296,37 @@ function slideOf(poll: Poll, slideId: string): Slide | undefined {
  * an answer judged before it but written after is judged again, as after any other change. The poll
  * keeps its status and content.
  */
-export async function resetAnswers(deps: AnswersDeps, workspaceId: string, pollId: string): Promise<AnswersReset> {
-  const deleted = await resetAnswersIn(deps, workspaceId, pollId, undefined);
+export async function resetAnswers(deps: AnswerResetDeps, workspaceId: string, pollId: string): Promise<AnswersReset> {
+  const deleted = await deps.db.transaction().execute(async (trx) => {
+    const poll = await lockPoll(trx, workspaceId, pollId);
+    if (!poll) throw ApiError.notFound('Poll');
+    const deleted = await answers.deleteAnswersOfPoll(trx, pollId, deps.pollSessions.idsOf(trx, pollId));
+    await clearSeats(trx, pollId);
+    // Strictly later than the version answers were judged against, even within the same millisecond.
+    const version = new Date(Math.max(Date.now(), poll.updated_at.getTime() + 1));
+    await setPollVersion(trx, workspaceId, pollId, version);
+    return deleted;
+  });
   await deps.pollCache.invalidate(workspaceId, pollId);
   return { pollId, deleted };
 }
 
 /**
+ * What a poll's reset asks of the sessions module, which depends on this one and so cannot be
+ * imported here: the composition root (deps.ts) hands over its function.
+ */
+export interface PollSessions {
+  /** The ids of the poll's sessions, as a subquery of the reset's own statements. */
+  idsOf(db: Kysely<Database>, pollId: string): answers.SessionIdsQuery;
+}
+
+export interface AnswerResetDeps extends PollsDeps {
+  pollSessions: PollSessions;
+}
+
+/**
  * `DELETE /sessions/{id}/answers` (modules/sessions/session-results.service.ts): as `resetAnswers`,
- * of one session's answers, under the same lock, and moving the poll's version the same way.
+ * of one session's answers, under the same lock.
  */
 export function resetAnswersOfSession(
   deps: PollsDeps,
@@ -311,29 +334,12 @@ export function resetAnswersOfSession(
   pollId: string,
   sessionId: string,
 ): Promise<AnswersReset['deleted']> {
-  return resetAnswersIn(deps, workspaceId, pollId, sessionId);
-}
-
-async function resetAnswersIn(
-  deps: PollsDeps,
-  workspaceId: string,
-  pollId: string,
-  sessionId: string | undefined,
-): Promise<AnswersReset['deleted']> {
   return deps.db.transaction().execute(async (trx) => {
     const poll = await lockPoll(trx, workspaceId, pollId);
     if (!poll) throw ApiError.notFound('Poll');
-    if (sessionId !== undefined) {
-      // Only the room's answers go: the poll's slides stay as locked as its other answers keep them,
-      // so its version does not move, and an answer judged before the reset is recorded after it.
-      return answers.deleteAnswersOfSession(trx, pollId, sessionId);
-    }
-    const deleted = await answers.deleteAnswersOfPoll(trx, pollId);
-    await clearSeats(trx, pollId);
-    // Strictly later than the version answers were judged against, even within the same millisecond.
-    const version = new Date(Math.max(Date.now(), poll.updated_at.getTime() + 1));
-    await setPollVersion(trx, workspaceId, pollId, version);
-    return deleted;
+    // Only the room's answers go: the poll's slides stay as locked as its other answers keep them,
+    // so its version does not move, and an answer judged before the reset is recorded after it.
+    return answers.deleteAnswersOfSession(trx, pollId, sessionId);
   });
 }
 

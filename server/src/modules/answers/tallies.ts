@@ -28,7 +28,7 @@ export const tallyKey = {
   rank: (optionId: string) => `rank:${optionId}`,
 } as const;
 
-export interface TallyDelta {
+interface TallyDelta {
   key: string;
   count: number;
   total: number;
@@ -91,7 +91,7 @@ export function deltasFor(slide: Slide, value: AnswerValue, shownText?: string):
   }
 }
 
-export function textHash(text: string): string {
+function textHash(text: string): string {
   return createHash('sha256').update(text).digest('base64url');
 }
 
@@ -108,7 +108,7 @@ const STOPWORDS = new Set(
 );
 
 /** Distinct lower-case words of an answer for the word cloud: two or more letters/digits, at least one letter. */
-export function wordsOf(text: string): string[] {
+function wordsOf(text: string): string[] {
   const words = new Set<string>();
   for (const match of text.toLowerCase().matchAll(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu)) {
     const word = match[0].replace(/['’-]+$/u, '');

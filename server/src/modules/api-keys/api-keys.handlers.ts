@@ -4,7 +4,7 @@ import * as service from './api-keys.service.js';
 
 export const keysHandlers = defineHandlers(contract.keys, {
   list: ({ ctx, input }) => service.listWorkspaceKeys(ctx.deps.db, ctx.credential.workspaceId, input),
-  create: ({ ctx, input }) => service.createWorkspaceKey(ctx.deps.db, ctx.credential, input),
+  create: ({ ctx, input }) => service.createWorkspaceKey(ctx.deps, ctx.credential, input),
   revoke: async ({ ctx, input }) => {
     const { key } = await service.revokeApiKey(ctx.deps, {
       keyId: input.id,

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ApiKeyRow, Database, WorkspaceRow } from '../../db/schema.js';
+import { workspaceAccess } from '../workspaces/workspaces.service.js';
 
 export function insertApiKey(
   db: Kysely<Database>,
@@ -53,7 +54,7 @@ export function findApiKeyWithWorkspace(
 > {
   return db
     .selectFrom('api_keys')
-    .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
+    .innerJoin(workspaceAccess(db).as('workspaces'), 'workspaces.id', 'api_keys.workspace_id')
     .select([
       'api_keys.id',
       'api_keys.workspace_id',
@@ -97,23 +98,6 @@ export async function revokeKeysOfOAuthClient(db: Kysely<Database>, clientId: st
     .returning('id')
     .execute();
   return revoked.length;
-}
-
-/**
- * Whether the OAuth client is revoked, its row locked against a revocation until the transaction
- * ends (a key being created for it is then either revoked with it or refused); undefined when unknown.
- */
-export async function oauthClientRevokedForShare(
-  db: Kysely<Database>,
-  clientId: string,
-): Promise<{ revoked: boolean } | undefined> {
-  const row = await db
-    .selectFrom('oauth_clients')
-    .select('revoked_at')
-    .where('id', '=', clientId)
-    .forShare()
-    .executeTakeFirst();
-  return row && { revoked: row.revoked_at !== null };
 }
 
 export function setApiKeyExpiry(db: Kysely<Database>, id: string, expiresAt: Date): Promise<ApiKeyRow> {

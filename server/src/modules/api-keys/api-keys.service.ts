@@ -27,6 +27,22 @@ export interface ApiKeysDeps {
   invalidation: Pick<InvalidationBus, 'publish'>;
 }
 
+/**
+ * What making a key for an OAuth client's credential asks of the oauth module: to hold the client's
+ * row against a revocation while the key is written. The oauth module depends on this one (revoking a
+ * client revokes the keys it made), so it cannot be imported here: the composition root (deps.ts)
+ * hands over its `holdClientForKey`.
+ */
+export interface OAuthClientHold {
+  /** Whether the client is revoked, its row held FOR SHARE until `trx` ends; undefined when unknown. */
+  holdClientForKey(trx: Db, clientId: string): Promise<{ revoked: boolean } | undefined>;
+}
+
+/** What the use cases that issue a key need (a rotation issues the replacement). */
+export interface KeyIssuingDeps extends ApiKeysDeps {
+  oauthClients: OAuthClientHold;
+}
+
 /** `expiring`: rotated, and still inside its grace period. Revocation wins over expiry: it is deliberate. */
 function apiKeyStatus(key: Pick<ApiKeyRow, 'revoked_at' | 'expires_at'>, now = new Date()): ApiKey['status'] {
   if (key.revoked_at) return 'revoked';
@@ -100,7 +116,7 @@ export interface KeyIssuer {
  * every scope, so the key gains no scope a later version adds.
  */
 export async function createWorkspaceKey(
-  db: Db,
+  { db, oauthClients }: Pick<KeyIssuingDeps, 'db' | 'oauthClients'>,
   issuer: KeyIssuer,
   input: { name: string; scopes?: readonly Scope[] | undefined },
 ): Promise<CreatedApiKey> {
@@ -122,7 +138,7 @@ export async function createWorkspaceKey(
   // The client's row is held while the key is written: a revocation running meanwhile waits, then
   // revokes this key with the others; one that came first refuses it, as the token is dead.
   const { key, secret } = await db.transaction().execute(async (trx) => {
-    const client = await apiKeys.oauthClientRevokedForShare(trx, oauthClientId);
+    const client = await oauthClients.holdClientForKey(trx, oauthClientId);
     if (!client || client.revoked) {
       throw new ApiError('invalid_oauth_token', 'The OAuth client of this credential was revoked');
     }
@@ -185,14 +201,14 @@ export async function revokeApiKey(
  * caller's scopes, which must cover the key's, since the answer is a new secret holding them.
  */
 export async function rotateApiKey(
-  deps: ApiKeysDeps,
+  deps: KeyIssuingDeps,
   input: apiKeys.KeyTarget & { gracePeriodSeconds: number; issuerScopes?: HeldScopes | undefined },
 ): Promise<{ previous: ApiKeyRow; key: ApiKeyRow; secret: string }> {
   const rotated = await deps.db.transaction().execute(async (trx) => {
     // A key an OAuth client created: the client's row is held first (a revocation of the client takes
     // it before the keys, so both go in one order), and a revocation that came first has revoked the key.
     const clientId = (await apiKeys.findApiKey(trx, input))?.created_by_oauth_client_id;
-    if (clientId) await apiKeys.oauthClientRevokedForShare(trx, clientId);
+    if (clientId) await deps.oauthClients.holdClientForKey(trx, clientId);
     const previous = await apiKeys.findApiKeyForUpdate(trx, input);
     if (!previous) throw keyNotFound(input.keyId);
     const status = apiKeyStatus(previous);

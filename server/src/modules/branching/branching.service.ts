@@ -12,9 +12,9 @@ import type { z } from 'zod';
 import type { Config } from '../../config.js';
 import { ApiError } from '../../core/api-error.js';
 import type { RateLimitStore } from '../../infra/rate-limit.js';
+import { findVoterAnswer } from '../answers/index.js';
 import { branchingProblemsError, checkBranching, outcomeOfAnswer, slideAfter } from '../polls/branching-rules.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
-import { findVoterAnswer } from './branching.repository.js';
 import type { DraftAttempt } from './openai-drafter.js';
 import { describeRule, InstructionError, type InstructionReading, readInstruction } from './parser/index.js';
 

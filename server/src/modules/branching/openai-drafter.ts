@@ -34,7 +34,7 @@ export interface OpenAiSettings {
 }
 
 /** A drafted rule's source words, and the clauses the model left out as saying nothing, for the draft's report. */
-export interface DraftNotes {
+interface DraftNotes {
   sources: string[];
   ignored: { text: string; why: string }[];
 }
@@ -99,7 +99,7 @@ type WireOutput = z.output<typeof WireOutput>;
  * 6.x (the range we accept). `$schema` is dropped: the API takes the schema body only.
  */
 const { $schema: _dialect, ...wireJsonSchema } = z.toJSONSchema(WireOutput, { target: 'draft-7' });
-export const responseFormat = {
+const responseFormat = {
   type: 'json_schema',
   json_schema: { name: 'branching', strict: true, schema: wireJsonSchema },
 } as const;

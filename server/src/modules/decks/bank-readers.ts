@@ -5,7 +5,7 @@ import type { ReadAnswer, ReadRequest } from './bank-reader-thread.js';
 import type { BankFormat } from './read-bank.js';
 
 /** The longest a file may wait for the reader and be read, together. Reading 2 MiB takes under 0.5 s. */
-export const BANK_READ_TIMEOUT_MS = 15_000;
+const BANK_READ_TIMEOUT_MS = 15_000;
 
 /** A file the reader gave up on: it took longer than any file of 2 MiB should. */
 export class BankReadTimedOut extends Error {}

@@ -16,7 +16,7 @@ export type SkipReason =
   | 'malformed';
 
 /** How a question was changed to fit a slide. The contract's `deckChangeReasons` lists the same. */
-export type ChangeReason =
+type ChangeReason =
   /** Short-answer accepted answers (or numerical tolerances…) dropped: an open-ended slide has none. */
   | 'answers_dropped'
   /** Partial-credit weights (`%50%`, fraction="33.3") reduced to correct (> 0) or not. */

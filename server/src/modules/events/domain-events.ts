@@ -54,8 +54,6 @@ export type DomainEvent =
       sessionId: string | null;
     };
 
-export type DomainEventType = DomainEvent['type'];
-
 /**
  * One in-process publisher of domain events. Subscribers run synchronously and must not throw (a
  * throwing one is logged through `onError` and the others still run): publishing never fails the

@@ -8,7 +8,9 @@ import {
   completeIdempotencyKey,
   deleteExpiredIdempotencyKeys,
   findIdempotencyKey,
+  redactRepliesAbout as redactStoredReplies,
   releaseIdempotencyKey,
+  resealReplies as resealStoredReplies,
 } from './idempotency.repository.js';
 
 /**
@@ -19,17 +21,17 @@ import {
  */
 
 /** How long a completed outcome is replayed, from the first request. */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
  * How long an in-progress claim holds the key. Requests finish in well under a second; the lease only
  * matters when a process dies mid-request, and frees the key for a retry after this long.
  */
-export const IDEMPOTENCY_LEASE_MS = 60 * 1000;
+const IDEMPOTENCY_LEASE_MS = 60 * 1000;
 /** Expired rows deleted per claim: cleanup stays a bounded, indexed statement. */
 const EXPIRED_ROWS_PER_CLAIM = 100;
 
 /** The stored outcome of the request that first used the key. */
-export interface StoredResponse {
+interface StoredResponse {
   status: number;
   /** The body as stored: sealed when `sealed` (a reply carrying a secret), else the JSON as sent. */
   body: string;
@@ -159,4 +161,28 @@ export async function releaseIdempotentRequest(
       if (Date.now() + retryInMs < leaseEnds) setTimeout(() => release(RELEASE_RETRY_MS), retryInMs).unref();
     });
   await release(FIRST_RELEASE_RETRY_MS);
+}
+
+/**
+ * Erasure (modules/respondents), in its transaction: the workspace's stored replies of requests by or
+ * about these voters rewritten by `rewrite`; how many were.
+ */
+export function redactRepliesAbout(
+  trx: Kysely<Database>,
+  workspaceId: string,
+  voterIds: string[],
+  rewrite: (json: string) => string,
+): Promise<number> {
+  return redactStoredReplies(trx, workspaceId, voterIds, rewrite);
+}
+
+/**
+ * A new sealing key (modules/webhooks/secrets-key.ts), in its transaction: every sealed reply
+ * resealed by `reseal` (undefined: it cannot be opened); how many were.
+ */
+export function resealReplies(
+  trx: Kysely<Database>,
+  reseal: (sealed: string, where: string) => string | undefined,
+): Promise<number> {
+  return resealStoredReplies(trx, reseal);
 }

@@ -94,7 +94,7 @@ export class LiveBus {
 }
 
 /** A message as published; undefined for one this version does not know. */
-export function parseMessage(text: string): LiveMessage | undefined {
+function parseMessage(text: string): LiveMessage | undefined {
   const [kind, id, third, fourth] = text.split(' ');
   if (id === undefined) return undefined;
   switch (kind) {

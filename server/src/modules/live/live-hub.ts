@@ -6,10 +6,14 @@ import { TtlCache } from '../../infra/ttl-cache.js';
 import { turnLoader } from '../../infra/turn-loader.js';
 import type { HeldScopes } from '../credentials/credential-scopes.js';
 import type { DomainEvent, DomainEvents } from '../events/domain-events.js';
-import { findSessionEndedSince } from '../sessions/index.js';
+import {
+  findParticipantsByTokenHashes,
+  findSessionEndedSince,
+  type NewParticipant,
+  seatParticipants,
+} from '../sessions/index.js';
 import { LiveBus, type LiveMessage } from './live-bus.js';
 import { presenterView } from './live-views.js';
-import * as participants from './participants.repository.js';
 import { SessionCache } from './session-cache.js';
 import { type ChannelDeps, SessionChannel, type Subscriber } from './session-channel.js';
 import { type StreamHolder, StreamLimits } from './stream-limits.js';
@@ -73,19 +77,19 @@ export class LiveHub {
    * (server/bench/RESULTS.md, issue 29). The TtlCache above bounds how long a row is trusted.
    */
   readonly #participantLoader = turnLoader<string, ParticipantRow | undefined>(async (tokenHashes) => {
-    const rows = await participants.findParticipantsByTokenHashes(this.deps.db, tokenHashes);
+    const rows = await findParticipantsByTokenHashes(this.deps.db, tokenHashes);
     const byHash = new Map(rows.map((row) => [row.token_hash, row]));
     return tokenHashes.map((hash) => byHash.get(hash));
   }, PARTICIPANT_LOOKUP_BATCH);
 
   /**
    * Joins that arrive together (in one event-loop turn, or while the batch before is being seated)
-   * claim their seats in one statement (participants.repository.ts insertParticipants): a room of
+   * claim their seats in one statement (the sessions module's `seatParticipants`): a room of
    * thousands joining paid one statement each, queued on the embedded database's one connection
    * (RESULTS.md, issue 42).
    */
-  readonly #seats = turnLoader<participants.NewParticipant, ParticipantRow | undefined>(async (newcomers) => {
-    const rows = await participants.insertParticipants(this.deps.db, newcomers);
+  readonly #seats = turnLoader<NewParticipant, ParticipantRow | undefined>(async (newcomers) => {
+    const rows = await seatParticipants(this.deps.db, newcomers);
     const byId = new Map(rows.map((row) => [row.id, row]));
     return newcomers.map((newcomer) => byId.get(newcomer.id));
   }, SEAT_CLAIM_BATCH);
@@ -161,7 +165,7 @@ export class LiveHub {
    * Seats a newcomer if its session has a seat left (cap, locked joins and the session's end checked
    * in the same statement as the insert); undefined when it has none.
    */
-  async seatParticipant(newcomer: participants.NewParticipant): Promise<ParticipantRow | undefined> {
+  async seatParticipant(newcomer: NewParticipant): Promise<ParticipantRow | undefined> {
     const row = await this.#seats.load(newcomer);
     if (row) this.rememberParticipant(row);
     return row;

@@ -22,6 +22,7 @@ import type { AnswerValue, ParticipantRow, SessionRow } from '../../db/schema.js
 import type { RateLimitStore } from '../../infra/rate-limit.js';
 import { responseValue, voteValue } from '../answers/answer-rules.js';
 import { type AnswersDeps, recordAnswer } from '../answers/answers.service.js';
+import { answeredSlides, participantScore } from '../answers/index.js';
 import { namePolicy } from '../moderation/index.js';
 import { outcomeOfAnswer } from '../polls/branching-rules.js';
 import { getPoll } from '../polls/polls.service.js';
@@ -31,7 +32,6 @@ import type { JoinChallenges } from './join-challenge.js';
 import type { LiveCaller } from './live-caller.js';
 import type { LiveHub } from './live-hub.js';
 import { currentSlide, liveState, quizPoints } from './live-views.js';
-import * as participants from './participants.repository.js';
 import { moveOn, placeOf, progressOf, storedOutcome } from './self-paced.js';
 import { hasJoinCode } from './session-cache.js';
 import { reachedAt, scoresShown, slideOf, walkState } from './walk-state.js';
@@ -142,8 +142,8 @@ export async function joinSession(
     // that moved after an answer would say whether the answer was right.
     const hidden = slide && !session.results_visible && session.status !== 'ended' ? slide.id : undefined;
     const [score, answered] = await Promise.all([
-      participants.participantScore(deps.db, session.id, participant.id, hidden),
-      participants.answeredSlides(deps.db, session.id, participant.id),
+      participantScore(deps.db, session.id, participant.id, hidden),
+      answeredSlides(deps.db, session.id, participant.id),
     ]);
     return {
       participant: toParticipant(participant, score),
@@ -218,9 +218,9 @@ async function joinWalk(
   if (caller.participant && caller.token) {
     const row = await placeOf(deps, session, poll, caller.participant);
     const shown = scoresShown(session, row);
-    const score = shown ? await participants.participantScore(deps.db, session.id, row.id, undefined) : 0;
+    const score = shown ? await participantScore(deps.db, session.id, row.id) : 0;
     const slide = slideOf(session, poll, row);
-    const answered = slide ? (await participants.answeredSlides(deps.db, session.id, row.id)).has(slide.id) : false;
+    const answered = slide ? (await answeredSlides(deps.db, session.id, row.id)).has(slide.id) : false;
     return {
       participant: toParticipant(row, score),
       participantToken: caller.token,

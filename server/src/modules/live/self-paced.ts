@@ -2,12 +2,12 @@ import type { ParticipantCompletion, ParticipantProgress, Poll, Slide } from '@p
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import type { AnswerValue, Database, ParticipantRow, SessionRow } from '../../db/schema.js';
+import { findVoterAnswer, participantAnswersOf } from '../answers/index.js';
 import type { DomainEvents } from '../events/domain-events.js';
 import { type Outcome, outcomeOfAnswer, slideAfter } from '../polls/branching-rules.js';
-import { standingsOf } from '../sessions/index.js';
+import { findParticipant, moveParticipant, standingsOf } from '../sessions/index.js';
 import { outboxEvent, recordWebhookEvent } from '../webhooks/index.js';
 import { answersOnce } from './live-views.js';
-import * as participants from './participants.repository.js';
 import { scoresShown, walkState } from './walk-state.js';
 
 /**
@@ -43,7 +43,7 @@ export async function moveOn(
   const next = slideAfter(poll, row.slide_index, outcome);
   const at = new Date(deps.clock.now());
   const moved = await deps.db.transaction().execute(async (trx) => {
-    const moved = await participants.moveParticipant(trx, {
+    const moved = await moveParticipant(trx, {
       id: row.id,
       from: row.slide_index,
       to: next === 'end' ? undefined : next,
@@ -51,7 +51,7 @@ export async function moveOn(
       at,
     });
     if (moved?.completed_at) {
-      const answers = await participants.participantAnswers(trx, session.id, row.id);
+      const answers = await participantAnswersOf(trx, session.id, row.id);
       await recordWebhookEvent(
         trx,
         session.workspace_id,
@@ -71,7 +71,7 @@ export async function moveOn(
     }
     return moved;
   });
-  if (!moved) return { row: (await participants.findParticipant(deps.db, row.id)) ?? row, moved: false };
+  if (!moved) return { row: (await findParticipant(deps.db, row.id)) ?? row, moved: false };
   deps.events.publish({
     type: 'participant.moved',
     workspaceId: session.workspace_id,
@@ -92,20 +92,22 @@ export async function placeOf(
   poll: Poll,
   participant: ParticipantRow,
 ): Promise<ParticipantRow> {
-  const row = (await participants.findParticipant(deps.db, participant.id)) ?? participant;
+  const row = (await findParticipant(deps.db, participant.id)) ?? participant;
   if (session.status !== 'active' || row.completed_at !== null) return row;
   const slide = poll.content.questions[row.slide_index];
   // A deck edited shorter than the participant's place: they walk on to the end.
   if (!slide) return (await moveOn(deps, session, poll, row, null, false)).row;
   if (!answersOnce(slide)) return row;
-  const value = await participants.participantAnswer(deps.db, session.id, row.id, slide.id);
+  const value = await findVoterAnswer(deps.db, session.poll_id, slide.id, row.id, session.id);
   return value ? (await moveOn(deps, session, poll, row, outcomeOfAnswer(slide, value), false)).row : row;
 }
 
 /** The participant's stored answer to their slide as a condition sees it (a skip: none). */
 export async function storedOutcome(deps: WalkDeps, session: SessionRow, row: ParticipantRow, slide: Slide) {
   const value: AnswerValue | undefined =
-    slide.kind === 'content' ? undefined : await participants.participantAnswer(deps.db, session.id, row.id, slide.id);
+    slide.kind === 'content'
+      ? undefined
+      : await findVoterAnswer(deps.db, session.poll_id, slide.id, row.id, session.id);
   return { outcome: outcomeOfAnswer(slide, value), answered: value !== undefined };
 }
 
@@ -116,7 +118,7 @@ export async function completionOf(
   poll: Poll,
   row: ParticipantRow,
 ): Promise<ParticipantCompletion> {
-  const answers = await participants.participantAnswers(deps.db, session.id, row.id);
+  const answers = await participantAnswersOf(deps.db, session.id, row.id);
   const quizSlides = new Map(
     poll.content.questions.flatMap((slide) => (slide.kind === 'quiz' ? [[slide.id, slide] as const] : [])),
   );

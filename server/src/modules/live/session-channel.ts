@@ -5,18 +5,21 @@ import type { EventSink, StreamEvent } from '../../core/event-stream.js';
 import { isDependencyUnavailable } from '../../core/unavailable.js';
 import type { Database, SessionEventRow, SessionRow } from '../../db/schema.js';
 import { turnLoader } from '../../infra/turn-loader.js';
+import { answeredSlidesOfEach, findVoterAnswer, slideRespondents } from '../answers/index.js';
 import { type ModerationDeps, slideTextFilter } from '../moderation/index.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { pendingQuestionCount } from '../questions/questions.service.js';
 import { resultsOf, slideResultOf } from '../results/results.service.js';
 import {
   countSessionParticipants,
+  findParticipant,
   findSessionById,
   hasQuiz,
   joinCodeOf,
   listEventsAfter,
   nameShower,
   type ParticipantCounts,
+  participantsPerSlide,
   standingsOf,
 } from '../sessions/index.js';
 import {
@@ -47,7 +50,6 @@ import {
   summaryJson,
 } from './live-projection.js';
 import { answersOnce, currentSlide } from './live-views.js';
-import * as participants from './participants.repository.js';
 import { completionOf } from './self-paced.js';
 import { newcomerRow, slideOf, walkState } from './walk-state.js';
 
@@ -126,7 +128,7 @@ export class SessionChannel {
    * hub's token lookups are (live-hub.ts). Not cached: each connect reads them afresh.
    */
   readonly #answeredSlides = turnLoader<string, Set<string>>(async (participantIds) => {
-    const answered = await participants.answeredSlidesOfEach(this.host.deps.db, this.sessionId, participantIds);
+    const answered = await answeredSlidesOfEach(this.host.deps.db, this.sessionId, participantIds);
     return participantIds.map((id) => answered.get(id) ?? new Set<string>());
   });
 
@@ -420,7 +422,7 @@ export class SessionChannel {
       case 'prev':
       case 'goto': {
         const respondents =
-          slide && answersOnce(slide) ? await participants.slideRespondents(db, this.sessionId, slide.id) : undefined;
+          slide && answersOnce(slide) ? await slideRespondents(db, this.sessionId, slide.id) : undefined;
         const hasAnswered = (participantId: string) => respondents?.has(participantId) ?? false;
         // A Q&A slide comes with its board: the questions already approved.
         const board = slide?.kind === 'qa' ? await this.#questionBoard(poll, slide) : undefined;
@@ -542,7 +544,7 @@ export class SessionChannel {
   ): Promise<LiveFigures> {
     if (row.pace === 'audience') {
       const [perSlide, results] = await Promise.all([
-        participants.participantsPerSlide(this.host.deps.db, this.sessionId),
+        participantsPerSlide(this.host.deps.db, this.sessionId),
         resultsOf(this.host.deps, this.#workspaceId, poll, this.sessionId),
       ]);
       return { type: 'progress', data: progressJson(this.sessionId, poll, counts, perSlide, results.slides) };
@@ -574,7 +576,7 @@ export class SessionChannel {
     id: string,
   ): Promise<{ events: StreamEvent[]; qaSlideId: string | undefined }> {
     const { db } = this.host.deps;
-    const participant = await participants.findParticipant(db, participantId);
+    const participant = await findParticipant(db, participantId);
     if (!participant) return { events: [], qaSlideId: undefined };
     if (participant.completed_at) {
       const completion = await completionOf({ db }, row, poll, participant);
@@ -583,7 +585,7 @@ export class SessionChannel {
     const slide = slideOf(row, poll, participant);
     const answered =
       slide && answersOnce(slide)
-        ? (await participants.participantAnswer(db, this.sessionId, participantId, slide.id)) !== undefined
+        ? (await findVoterAnswer(db, row.poll_id, slide.id, participantId, this.sessionId)) !== undefined
         : false;
     const events: StreamEvent[] = [
       { type: 'slide', id, data: JSON.stringify(walkState(row, poll, participant, answered)) },

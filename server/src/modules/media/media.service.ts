@@ -8,7 +8,7 @@ import { safeFetch } from '../../infra/safe-fetch.js';
 import { loadSharp } from '../../infra/sharp.js';
 
 /** Redirects followed per fetch, each hop checked like the first. */
-export const MEDIA_MAX_REDIRECTS = 3;
+const MEDIA_MAX_REDIRECTS = 3;
 
 /** Path the re-hosted files are served under (http/media-files.ts). */
 export const MEDIA_FILES_PATH = '/media/files';
@@ -67,7 +67,7 @@ export async function storeImageBytes(deps: MediaDeps, bytes: Buffer): Promise<M
 }
 
 /** `youtube` / `vimeo` for their watch, short, embed and player URLs; undefined otherwise. */
-export function videoTypeOf(rawUrl: string): 'youtube' | 'vimeo' | undefined {
+function videoTypeOf(rawUrl: string): 'youtube' | 'vimeo' | undefined {
   let url: URL;
   try {
     url = new URL(rawUrl);

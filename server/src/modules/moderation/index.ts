@@ -1,7 +1,5 @@
-export { type FilterTerms, FilterTermsCache } from './filter-terms-cache.js';
+export { FilterTermsCache } from './filter-terms-cache.js';
 export {
-  contentRejected,
-  filterTermsOf,
   flaggerOf,
   type ModerationDeps,
   namePolicy,
@@ -9,6 +7,5 @@ export {
   slideTextFilter,
   slideTextPolicy,
   type TextPolicy,
-  type TextVerdict,
   type TextView,
 } from './text-policy.service.js';

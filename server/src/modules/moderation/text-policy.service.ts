@@ -2,8 +2,8 @@ import type { Poll, Slide, TextFilter } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import { ApiError } from '../../core/api-error.js';
 import type { Database } from '../../db/schema.js';
+import { storedFilterTerms } from '../workspaces/workspaces.service.js';
 import type { FilterTerms, FilterTermsCache } from './filter-terms-cache.js';
-import { findFilterTerms } from './moderation.repository.js';
 import { maskText, type ScanOptions, scanText } from './text-filter.js';
 
 /**
@@ -71,7 +71,7 @@ export class TextPolicy {
 }
 
 /** The refusal: it names the field, never the word. */
-export function contentRejected(field: string): ApiError {
+function contentRejected(field: string): ApiError {
   return new ApiError(
     'content_rejected',
     field === 'name'
@@ -87,8 +87,8 @@ export function slideTextFilter(poll: Poll, slide: Slide | undefined): TextFilte
 }
 
 /** The workspace's compiled lists (cached; invalidated by `PATCH /workspace`). */
-export function filterTermsOf(deps: ModerationDeps, workspaceId: string): Promise<FilterTerms> {
-  return deps.filterTerms.get(workspaceId, () => findFilterTerms(deps.db, workspaceId));
+function filterTermsOf(deps: ModerationDeps, workspaceId: string): Promise<FilterTerms> {
+  return deps.filterTerms.get(workspaceId, () => storedFilterTerms(deps.db, workspaceId));
 }
 
 /** Whether the filter flags a text, with the workspace's lists (the owner's raw views, whatever the mode). */

@@ -1,6 +1,7 @@
 import type { Scope } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { Database, OAuthClientRow, OAuthTokenRow, WorkspaceRow } from '../../db/schema.js';
+import { workspaceAccess } from '../workspaces/workspaces.service.js';
 
 type Db = Kysely<Database>;
 
@@ -30,11 +31,25 @@ export function findClientWithWorkspace(
 ): Promise<(OAuthClientRow & Pick<WorkspaceRow, 'plan' | 'oauth_enabled'>) | undefined> {
   return db
     .selectFrom('oauth_clients')
-    .innerJoin('workspaces', 'workspaces.id', 'oauth_clients.workspace_id')
+    .innerJoin(workspaceAccess(db).as('workspaces'), 'workspaces.id', 'oauth_clients.workspace_id')
     .selectAll('oauth_clients')
     .select(['workspaces.plan', 'workspaces.oauth_enabled'])
     .where('oauth_clients.id', '=', id)
     .executeTakeFirst();
+}
+
+/**
+ * Whether the client is revoked, its row locked against a revocation until the transaction ends (a
+ * key being created for it is then either revoked with it or refused); undefined when unknown.
+ */
+export async function clientRevokedForShare(db: Db, id: string): Promise<{ revoked: boolean } | undefined> {
+  const row = await db
+    .selectFrom('oauth_clients')
+    .select('revoked_at')
+    .where('id', '=', id)
+    .forShare()
+    .executeTakeFirst();
+  return row && { revoked: row.revoked_at !== null };
 }
 
 export function revokeClient(db: Db, id: string, at: Date): Promise<OAuthClientRow | undefined> {
@@ -68,7 +83,7 @@ export function findTokenWithClient(db: Db, tokenHash: string) {
   return db
     .selectFrom('oauth_tokens')
     .innerJoin('oauth_clients', 'oauth_clients.id', 'oauth_tokens.client_id')
-    .innerJoin('workspaces', 'workspaces.id', 'oauth_tokens.workspace_id')
+    .innerJoin(workspaceAccess(db).as('workspaces'), 'workspaces.id', 'oauth_tokens.workspace_id')
     .select([
       'oauth_tokens.client_id',
       'oauth_tokens.workspace_id',
@@ -80,14 +95,5 @@ export function findTokenWithClient(db: Db, tokenHash: string) {
       'workspaces.rate_limit_per_minute',
     ])
     .where('oauth_tokens.token_hash', '=', tokenHash)
-    .executeTakeFirst();
-}
-
-export function setOAuthEnabled(db: Db, workspaceId: string, enabled: boolean): Promise<WorkspaceRow | undefined> {
-  return db
-    .updateTable('workspaces')
-    .set({ oauth_enabled: enabled })
-    .where('id', '=', workspaceId)
-    .returningAll()
     .executeTakeFirst();
 }

@@ -11,7 +11,7 @@ import { revokeKeysOfOAuthClient } from '../api-keys/api-keys.service.js';
 import { countAuthFailure } from '../credentials/auth-failures.js';
 import { parseScopes } from '../credentials/credential-scopes.js';
 import { CREDENTIALS_TOPIC } from '../credentials/credentials-topic.js';
-import { findWorkspace } from '../workspaces/workspaces.service.js';
+import { findWorkspace, setOAuthEnabled } from '../workspaces/workspaces.service.js';
 import * as repo from './oauth.repository.js';
 
 type Db = Kysely<Database>;
@@ -19,10 +19,10 @@ type Db = Kysely<Database>;
 /** Access tokens start with this, so the authenticator (and secret scanners) can tell them from API keys. */
 export const ACCESS_TOKEN_PREFIX = 'oat_';
 /** Client secrets start with this. */
-export const CLIENT_SECRET_PREFIX = 'ocs_';
+const CLIENT_SECRET_PREFIX = 'ocs_';
 /** The spec's limit on `POST /api/oauth/token`: requests per fixed minute per `client_id`. */
 export const TOKEN_REQUESTS_PER_MINUTE = 10;
-export const CLIENT_NAME_MAX_LENGTH = 200;
+const CLIENT_NAME_MAX_LENGTH = 200;
 /**
  * The longest `client_id` the token endpoint looks at. Ours are 30 characters (`oac_` and a ULID);
  * a longer one names no client, and refusing it before anything is counted keeps every rate-limit
@@ -94,7 +94,7 @@ export async function enableOAuth(db: Db, workspaceId: string): Promise<void> {
       { plan: workspace.plan, requiredPlan: 'enterprise' },
     );
   }
-  await repo.setOAuthEnabled(db, workspaceId, true);
+  await setOAuthEnabled(db, workspaceId, true);
 }
 
 /** Returns the client secret this once; only its hash is stored. */
@@ -161,6 +161,16 @@ export async function revokeClient(
     await deps.invalidation.publish(CREDENTIALS_TOPIC, clientId);
   }
   return outcome;
+}
+
+/**
+ * Holds the client's row FOR SHARE in the caller's transaction, against a revocation, while a key
+ * made by its credential is written (modules/api-keys, through deps.ts): a revocation running
+ * meanwhile waits, then revokes that key with the others; one that came first shows here. Answers
+ * whether the client is revoked; undefined when there is no such client.
+ */
+export function holdClientForKey(trx: Db, clientId: string): Promise<{ revoked: boolean } | undefined> {
+  return repo.clientRevokedForShare(trx, clientId);
 }
 
 export interface TokenRequest {

@@ -15,12 +15,12 @@ import {
  */
 
 /** One operation that requires a scope, and the other scopes it requires with it. */
-export interface ScopedOperation {
+interface ScopedOperation {
   route: RouteDefinition;
   alongWith: Scope[];
 }
 
-export function operationsRequiring(scope: Scope): ScopedOperation[] {
+function operationsRequiring(scope: Scope): ScopedOperation[] {
   return Object.values(contract)
     .flatMap((group) => Object.values(group) as RouteDefinition[])
     .filter((route) => requiredScopes(route).includes(scope))
@@ -28,7 +28,7 @@ export function operationsRequiring(scope: Scope): ScopedOperation[] {
 }
 
 /** The event types whose delivery payload (and receivers' answers to it) the scope guards. */
-export function eventsGuardedBy(scope: Scope): string[] {
+function eventsGuardedBy(scope: Scope): string[] {
   return Object.entries(webhookPayloadScopes)
     .filter(([, guard]) => guard === scope)
     .map(([type]) => type);

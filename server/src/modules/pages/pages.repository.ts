@@ -1,5 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { pollPageSettings } from '../polls/polls.service.js';
+import { pageSessions } from '../sessions/index.js';
+import { pageThemes } from '../themes/themes.service.js';
+import { workspacePageSettings } from '../workspaces/workspaces.service.js';
 
 /** What a page needs to know of the session it serves, in one read. */
 export interface PageRow {
@@ -23,9 +27,10 @@ export type PageTarget = { pin: string } | { linkId: string } | { sessionId: str
 const ENDED_PIN_GRACE = '1 hour';
 
 /**
- * A read model over sessions, polls, workspaces and themes, owned by no one of them: the pages are
- * the only reader, and reading them in one statement keeps a page load to one round trip. The theme
- * is the session's, else the poll's, else the workspace's.
+ * A read model over sessions, polls, workspaces and themes: the pages are the only reader, and
+ * reading them in one statement keeps a page load to one round trip. Each table is read through the
+ * subquery its owner gives for pages (PostgreSQL folds them into this join). The theme is the
+ * session's, else the poll's, else the workspace's.
  */
 export function findPageRow(
   db: Kysely<Database>,
@@ -33,10 +38,12 @@ export function findPageRow(
   options: { endedPin?: boolean } = {},
 ): Promise<PageRow | undefined> {
   let query = db
-    .selectFrom('sessions as s')
-    .innerJoin('polls as p', 'p.id', 's.poll_id')
-    .innerJoin('workspaces as w', 'w.id', 's.workspace_id')
-    .leftJoin('themes as t', (join) => join.on('t.id', '=', sql<string>`coalesce(s.theme_id, p.theme_id, w.theme_id)`))
+    .selectFrom(pageSessions(db).as('s'))
+    .innerJoin(pollPageSettings(db).as('p'), 'p.id', 's.poll_id')
+    .innerJoin(workspacePageSettings(db).as('w'), 'w.id', 's.workspace_id')
+    .leftJoin(pageThemes(db).as('t'), (join) =>
+      join.on('t.id', '=', sql<string>`coalesce(s.theme_id, p.theme_id, w.theme_id)`),
+    )
     .select([
       's.id as session_id',
       sql<string>`coalesce(s.language, p.language)`.as('language'),

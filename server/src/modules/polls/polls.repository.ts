@@ -1,4 +1,4 @@
-import type { PollStatus } from '@pollkit/contracts';
+import type { PollContent, PollStatus } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import type { Database, NewPoll, PollRow, PollUpdate } from '../../db/schema.js';
 
@@ -63,12 +63,38 @@ export async function deletePoll(db: Kysely<Database>, workspaceId: string, id: 
 }
 
 /**
- * Whether anyone answered the poll: its deck may not change then (answers refer to slides and
- * options by id). The answers module writes the rows; the poll's own rule reads them here.
+ * Locks the workspace's polls among `pollIds` FOR UPDATE, in id order (as the answer batch locks
+ * them FOR SHARE), and answers their decks.
  */
-export async function pollHasAnswers(db: Kysely<Database>, pollId: string): Promise<boolean> {
-  const row = await db.selectFrom('answers').select('id').where('poll_id', '=', pollId).limit(1).executeTakeFirst();
-  return row !== undefined;
+export async function lockPollDecks(
+  trx: Kysely<Database>,
+  workspaceId: string,
+  pollIds: string[],
+): Promise<Map<string, PollContent['questions']>> {
+  if (pollIds.length === 0) return new Map();
+  const rows = await trx
+    .selectFrom('polls')
+    .select(['id', 'content'])
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', [...new Set(pollIds)].sort())
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.content.questions]));
+}
+
+/**
+ * Each poll's workspace, as a subquery other modules' queries join to keep to one workspace: the
+ * polls table stays this module's, and PostgreSQL folds the subquery into the joining query (the
+ * plan and the rows of a join on polls itself).
+ */
+export function pollWorkspaces(db: Kysely<Database>) {
+  return db.selectFrom('polls').select(['id', 'workspace_id']);
+}
+
+/** What a page shows of its poll (the pages' read model joins it, as `pollWorkspaces` is joined). */
+export function pollPageSettings(db: Kysely<Database>) {
+  return db.selectFrom('polls').select(['id', 'theme_id', 'language']);
 }
 
 /** Sets `theme_id` back to null on the workspace's polls that name this theme; their ids. */

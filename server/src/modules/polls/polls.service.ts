@@ -32,7 +32,7 @@ export interface PollsDeps {
   pollCache: PollCache;
 }
 
-export function toPoll(row: PollRow): Poll {
+function toPoll(row: PollRow): Poll {
   return {
     id: row.id,
     title: row.title,
@@ -206,19 +206,29 @@ function assertPublishable(current: PollRow, changes: PollUpdate, content: PollC
   }
 }
 
+/**
+ * What changing a deck asks of the answers module — whether the poll has answers — which depends on
+ * this one and so cannot be imported here: the composition root (deps.ts) hands over its function.
+ */
+export interface AnsweredPolls {
+  pollHasAnswers(db: Db, pollId: string): Promise<boolean>;
+}
+
+export type PollUpdateDeps = PollWriteDeps & { answeredPolls: AnsweredPolls };
+
 export async function updatePoll(
-  deps: PollWriteDeps,
+  deps: PollUpdateDeps,
   workspaceId: string,
   input: z.output<typeof UpdatePollInput>,
 ): Promise<Poll> {
-  const { db, pollCache } = deps;
+  const { db, pollCache, answeredPolls } = deps;
   let content: PollContent | undefined;
   if (input.content !== undefined) {
     // Fetching media can take seconds, so it happens before the transaction (no row lock held while
     // downloading), after the cheap checks that would refuse the save anyway; the transaction checks again.
     const current = await polls.findPoll(db, workspaceId, input.id);
     if (!current) throw ApiError.notFound('Poll');
-    if (await polls.pollHasAnswers(db, input.id)) throw hasAnswersError();
+    if (await answeredPolls.pollHasAnswers(db, input.id)) throw hasAnswersError();
     content = await resolveContentMedia(deps, input.content);
   }
   const updated = await naming(input.themeId, () =>
@@ -238,7 +248,7 @@ export async function updatePoll(
       }
       if (content !== undefined) {
         // Answers refer to slides and options by id; changing the deck under them would corrupt results.
-        if (await polls.pollHasAnswers(trx, input.id)) throw hasAnswersError();
+        if (await answeredPolls.pollHasAnswers(trx, input.id)) throw hasAnswersError();
         changes.content = JSON.stringify(content);
       }
       const slides = (content ?? current.content).questions;
@@ -319,4 +329,30 @@ export function lockPoll(trx: Kysely<Database>, workspaceId: string, id: string)
 /** Moves the poll's version (`updated_at`) in the caller's transaction: answers judged before it are judged again. */
 export async function setPollVersion(trx: Kysely<Database>, workspaceId: string, id: string, version: Date) {
   await polls.updatePoll(trx, workspaceId, id, { updated_at: version });
+}
+
+/**
+ * Locks the workspace's polls among `pollIds` FOR UPDATE in the caller's transaction, in id order
+ * (as answer batches lock them FOR SHARE), and answers their decks: an erasure's polls, whose
+ * answers it then removes with no batch half-written beside them.
+ */
+export function lockPollDecks(
+  trx: Kysely<Database>,
+  workspaceId: string,
+  pollIds: string[],
+): Promise<Map<string, PollContent['questions']>> {
+  return polls.lockPollDecks(trx, workspaceId, pollIds);
+}
+
+/**
+ * Each poll's id and workspace, as a subquery another module's query joins to keep to one
+ * workspace (one statement, as a join on polls itself).
+ */
+export function pollWorkspaces(db: Kysely<Database>) {
+  return polls.pollWorkspaces(db);
+}
+
+/** Each poll's id, theme and language, as a subquery the pages' read model joins. */
+export function pollPageSettings(db: Kysely<Database>) {
+  return polls.pollPageSettings(db);
 }

@@ -15,11 +15,10 @@ import { ApiError } from '../../core/api-error.js';
 import { keysetPage } from '../../core/paging.js';
 import type { AnswerRow, Database } from '../../db/schema.js';
 import { assertTakesAnswers } from '../answers/answer-rules.js';
-import { count, toResponse, uncount } from '../answers/index.js';
+import * as answers from '../answers/index.js';
 import type { DomainEvents } from '../events/domain-events.js';
 import { type ModerationDeps, pollTextPolicies, type TextView } from '../moderation/index.js';
 import { getPoll, lockPoll, type PollsDeps } from '../polls/polls.service.js';
-import * as questions from './questions.repository.js';
 
 /**
  * Q&A questions: audience questions asked with `POST /polls/{id}/responses` on a `qa` slide, listed,
@@ -31,7 +30,7 @@ import * as questions from './questions.repository.js';
  * A question as its reader is shown it: `view` gives its text and whether the filter flags it — as
  * written for the owner's raw views, masked for the presenter's and the audience's (TextPolicy.view).
  */
-export function toQuestion(row: AnswerRow, view: (text: string) => TextView): Question {
+function toQuestion(row: AnswerRow, view: (text: string) => TextView): Question {
   const shown = view(row.value.text ?? '');
   return {
     id: row.id,
@@ -49,7 +48,7 @@ export function toQuestion(row: AnswerRow, view: (text: string) => TextView): Qu
 /** A response (open-ended answer or question) with its text as `view` gives it. */
 function responseAsViewed(row: AnswerRow, view: (text: string) => TextView): PollResponse {
   const shown = view(row.value.text ?? '');
-  return { ...toResponse(row), text: shown.text, flagged: shown.flagged };
+  return { ...answers.toResponse(row), text: shown.text, flagged: shown.flagged };
 }
 
 /**
@@ -87,7 +86,7 @@ export async function listQuestions(
     input,
     'rsp',
     ({ beforeId, limit }) =>
-      questions.listQuestions(deps.db, {
+      answers.listQuestions(deps.db, {
         pollId: poll.id,
         sessionId,
         slideId: input.slideId,
@@ -115,7 +114,7 @@ export async function listSessionResponses(
     input,
     'rsp',
     ({ beforeId, limit }) =>
-      questions.listSessionOpenAnswers(deps.db, {
+      answers.listSessionOpenAnswers(deps.db, {
         pollId: poll.id,
         sessionId: input.id,
         slideId: input.slideId,
@@ -147,19 +146,19 @@ export async function moderateResponse(
   const row = await deps.db.transaction().execute(async (trx) => {
     const locked = await lockPoll(trx, workspaceId, poll.id);
     if (!locked) throw ApiError.notFound('Poll');
-    const current = await questions.findModeratedTextForUpdate(trx, poll.id, input.responseId, sessionId);
+    const current = await answers.findModeratedTextForUpdate(trx, poll.id, input.responseId, sessionId);
     if (!current) throw ApiError.notFound('Response');
-    if (current.slide_kind === 'qa') return questions.setAnswerStatus(trx, current.id, input.status);
+    if (current.slide_kind === 'qa') return answers.setAnswerStatus(trx, current.id, input.status);
     const wasCounted = current.status === null || current.status === 'approved';
     const counted = input.status === 'approved';
     const slide = locked.content.questions.find((s) => s.id === current.slide_id);
     if (slide && wasCounted !== counted) {
       // The cloud counts the words of the text as shown (masked), as the writer does.
       const shown = policies.forSlide(slide).shown(current.value.text ?? '');
-      if (counted) await count(trx, current, slide, shown);
-      else await uncount(trx, [current], () => slide, { answers: false });
+      if (counted) await answers.countApprovedText(trx, current, slide, shown);
+      else await answers.uncountDismissedText(trx, current, slide);
     }
-    return questions.setAnswerStatus(trx, current.id, counted ? null : 'dismissed');
+    return answers.setAnswerStatus(trx, current.id, counted ? null : 'dismissed');
   });
   // The room it was given in refreshes its results and boards (on every process).
   deps.events.publish({
@@ -191,7 +190,7 @@ export function pendingQuestionCount(
   slideId: string,
   kind: 'qa' | 'open_ended' = 'qa',
 ) {
-  return questions.countPendingQuestions(deps.db, sessionId, slideId, kind);
+  return answers.countPendingQuestions(deps.db, sessionId, slideId, kind);
 }
 
 export async function moderateQuestion(
@@ -201,7 +200,7 @@ export async function moderateQuestion(
   sessionId?: string,
 ): Promise<Question> {
   const poll = await getPoll(deps, workspaceId, input.id);
-  const row = await questions.setQuestionStatus(deps.db, poll.id, input.questionId, input.status, sessionId);
+  const row = await answers.setQuestionStatus(deps.db, poll.id, input.questionId, input.status, sessionId);
   if (!row) throw questionNotFound();
   const viewOf = await viewer(deps, workspaceId, poll, sessionId !== undefined);
   // Live sessions of the poll refresh their Q&A board.
@@ -239,7 +238,7 @@ export async function upvoteQuestion(
 ): Promise<Question> {
   const poll = await getPoll(deps, workspaceId, input.id);
   assertTakesAnswers(poll);
-  const question = await questions.findQuestion(deps.db, poll.id, input.questionId, options.sessionId);
+  const question = await answers.findQuestion(deps.db, poll.id, input.questionId, options.sessionId);
   if (question?.status !== 'approved') throw questionNotFound();
   if (options.currentSlideId !== undefined && question.slide_id !== options.currentSlideId) {
     throw new ApiError('slide_not_active', 'Only questions of the current slide take upvotes', {
@@ -255,10 +254,10 @@ export async function upvoteQuestion(
   }
 
   const row = await deps.db.transaction().execute(async (trx) => {
-    if (!(await questions.insertUpvote(trx, question.id, input.voterId))) {
+    if (!(await answers.recordUpvote(trx, question.id, input.voterId))) {
       throw new ApiError('already_upvoted', 'This voter already upvoted this question');
     }
-    const updated = await questions.incrementApprovedUpvotes(trx, poll.id, question.id);
+    const updated = await answers.incrementApprovedUpvotes(trx, poll.id, question.id);
     // Dismissed (or sent back to pending) since it was read: throwing rolls the upvote row back.
     if (!updated) throw questionNotFound();
     return updated;

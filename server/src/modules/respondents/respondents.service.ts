@@ -10,13 +10,23 @@ import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import { invalidCursor } from '../../core/paging.js';
 import type { Database, ParticipantRow } from '../../db/schema.js';
-import { releaseSeats, removeAnswers } from '../answers/index.js';
+import {
+  answersOfVoters,
+  eraseAnswers,
+  eraseSeats,
+  eraseUpvotes,
+  participantScore,
+  pollsAnsweredBy,
+  pollsUpvotedIn,
+  upvotesOfVoters,
+} from '../answers/index.js';
 import type { DomainEvents } from '../events/domain-events.js';
 import { redactRepliesAbout } from '../idempotency/index.js';
 import { flaggerOf, type ModerationDeps } from '../moderation/index.js';
+import { lockPollDecks } from '../polls/polls.service.js';
+import { blankParticipants, findRespondentParticipants } from '../sessions/index.js';
 import { outboxEvent, recordWebhookEvent, redactWebhookData } from '../webhooks/index.js';
 import { respondentRedaction } from './redaction.js';
-import * as respondents from './respondents.repository.js';
 
 export interface RespondentsDeps extends ModerationDeps {
   db: Kysely<Database>;
@@ -70,12 +80,12 @@ export async function getRespondent(
 ): Promise<RespondentRecords> {
   const key = input.id;
   const start = input.cursor === undefined ? undefined : decodePosition(input.cursor);
-  const allParticipants = await respondents.findParticipants(deps.db, workspaceId, key);
+  const allParticipants = await findRespondentParticipants(deps.db, workspaceId, key);
   const voterIds = voterIdsOf(key, allParticipants);
   // An API voter's polls from poll_voters; a participant's answers are all in its session's poll.
   const pollIds = [
     ...new Set([
-      ...(await respondents.pollsAnsweredBy(deps.db, workspaceId, voterIds)),
+      ...(await pollsAnsweredBy(deps.db, workspaceId, voterIds)),
       ...allParticipants.map((participant) => participant.poll_id),
     ]),
   ];
@@ -112,7 +122,7 @@ async function readSort(
   const flagged = await flaggerOf(deps, workspaceId);
   switch (sort) {
     case 'participant': {
-      const rows = await respondents.findParticipants(deps.db, workspaceId, who.key, { afterId, limit });
+      const rows = await findRespondentParticipants(deps.db, workspaceId, who.key, { afterId, limit });
       return Promise.all(
         rows.map(async (row) => ({
           record: {
@@ -123,7 +133,7 @@ async function readSort(
             name: row.name,
             flagged: row.name !== null && flagged(row.name),
             respondentId: row.respondent_id,
-            score: await respondents.participantScore(deps.db, row.session_id, row.id),
+            score: await participantScore(deps.db, row.session_id, row.id),
             joinedAt: row.created_at.toISOString(),
             removedAt: row.removed_at?.toISOString() ?? null,
           },
@@ -134,7 +144,7 @@ async function readSort(
     case 'vote':
     case 'response':
     case 'question': {
-      const rows = await respondents.answersOf(deps.db, who.pollIds, who.voterIds, sort, { afterId, limit });
+      const rows = await answersOfVoters(deps.db, who.pollIds, who.voterIds, sort, { afterId, limit });
       return rows.map((row) => {
         const common = {
           id: row.id,
@@ -169,7 +179,7 @@ async function readSort(
       });
     }
     case 'upvote': {
-      const rows = await respondents.upvotesOf(deps.db, workspaceId, who.voterIds, {
+      const rows = await upvotesOfVoters(deps.db, workspaceId, who.voterIds, {
         after: Array.isArray(after) ? (after as [string, string]) : undefined,
         limit,
       });
@@ -213,34 +223,34 @@ export async function eraseRespondent(
   key: string,
 ): Promise<RespondentErased> {
   const { erased, signedOut, sessions } = await deps.db.transaction().execute(async (trx) => {
-    const participants = await respondents.findParticipants(trx, workspaceId, key, { forUpdate: true });
+    const participants = await findRespondentParticipants(trx, workspaceId, key, { forUpdate: true });
     const voterIds = voterIdsOf(key, participants);
     const findPolls = async () => [
-      ...(await respondents.pollsAnsweredBy(trx, workspaceId, voterIds)),
-      ...(await respondents.pollsUpvotedIn(trx, workspaceId, voterIds)),
+      ...(await pollsAnsweredBy(trx, workspaceId, voterIds)),
+      ...(await pollsUpvotedIn(trx, workspaceId, voterIds)),
       ...participants.map((participant) => participant.poll_id),
     ];
     const decks = new Map<string, Slide[]>();
     for (let wanted = await findPolls(); ; wanted = await findPolls()) {
       const missing = [...new Set(wanted)].filter((id) => !decks.has(id));
       if (missing.length === 0) break;
-      for (const [id, deck] of await respondents.lockPolls(trx, workspaceId, missing)) decks.set(id, deck);
+      for (const [id, deck] of await lockPollDecks(trx, workspaceId, missing)) decks.set(id, deck);
       // A poll of another workspace (a participant cannot have one) is never locked: stop rather than loop.
       if (missing.every((id) => !decks.has(id))) break;
     }
 
-    const answers = await respondents.answersOf(trx, [...decks.keys()], voterIds, 'all');
-    const removed = await removeAnswers(trx, answers, (row) =>
+    const answers = await answersOfVoters(trx, [...decks.keys()], voterIds, 'all');
+    const removed = await eraseAnswers(trx, answers, (row) =>
       decks.get(row.poll_id)?.find((slide) => slide.id === row.slide_id),
     );
     // Their seats under `maxRespondents` name them too; only this workspace's polls are touched.
-    await releaseSeats(
+    await eraseSeats(
       trx,
       [...decks.keys()],
       voterIds.flatMap((id) => [`v:${id}`, `p:${id}`]),
     );
-    const upvotes = await respondents.removeUpvotes(trx, workspaceId, voterIds);
-    const blanked = await respondents.blankParticipants(
+    const upvotes = await eraseUpvotes(trx, workspaceId, voterIds);
+    const blanked = await blankParticipants(
       trx,
       participants.map((participant) => participant.id),
     );

@@ -2,8 +2,8 @@ import type { Poll, Slide } from '@pollkit/contracts';
 import type { Kysely } from 'kysely';
 import Papa from 'papaparse';
 import type { Database } from '../../db/schema.js';
+import { approvedQuestionsPage, openTextCountsPage, type ResultsScope } from '../answers/index.js';
 import type { TextPolicy } from '../moderation/index.js';
-import * as results from './results.repository.js';
 import { multipleChoiceResult, quizResult, rankingResult, scaleResult, type TallyIndex } from './slide-aggregates.js';
 
 /**
@@ -27,28 +27,28 @@ const QUOTED_COLUMNS = [false, true, false, false, false];
  * Slide number, question, slide kind, answer label, count or value. Numbers stay numbers; a value that
  * must carry exactly two decimals is pre-formatted text of a number (or empty when there is none).
  */
-export type CsvRow = [slide: number, question: string, type: Slide['kind'], label: string, value: number | string];
+type CsvRow = [slide: number, question: string, type: Slide['kind'], label: string, value: number | string];
 
 /**
  * A spreadsheet runs a cell that starts with `=`, `+`, `-` or `@` (and some with a leading tab or CR)
  * as a formula; a leading `'` makes it text. Applied to text cells only — numbers are never touched,
  * so a negative average stays a number.
  */
-export function neutraliseFormula(text: string): string {
+function neutraliseFormula(text: string): string {
   return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
 }
 
 /** Two decimals; empty when there is no value (nobody answered), never a made-up 0.00. */
-export function twoDecimals(value: number | null): string {
+function twoDecimals(value: number | null): string {
   if (value === null) return '';
   const text = value.toFixed(2);
   return text === '-0.00' ? '0.00' : text;
 }
 
-export const CSV_HEADER = Papa.unparse([[...CSV_COLUMNS]], { newline: NEWLINE }) + NEWLINE;
+const CSV_HEADER = Papa.unparse([[...CSV_COLUMNS]], { newline: NEWLINE }) + NEWLINE;
 
 /** Rows as CSV text, each ending with CRLF so chunks can simply be concatenated. */
-export function formatCsvRows(rows: readonly CsvRow[]): string {
+function formatCsvRows(rows: readonly CsvRow[]): string {
   if (rows.length === 0) return '';
   return Papa.unparse(rows as CsvRow[], { quotes: QUOTED_COLUMNS, newline: NEWLINE, header: false }) + NEWLINE;
 }
@@ -58,7 +58,7 @@ export async function* csvChunks(
   db: Kysely<Database>,
   poll: Poll,
   tallies: TallyIndex,
-  scope: results.ResultsScope,
+  scope: ResultsScope,
   /** Each slide's text filter: answers and questions are exported as shown, flagged words masked. */
   policyOf: (slide: Slide) => TextPolicy,
 ): AsyncGenerator<string> {
@@ -93,7 +93,7 @@ export type ResultRow =
 /** A slide's rows, in pages for the kinds whose rows grow with the answers. */
 export async function* slideRows(
   db: Kysely<Database>,
-  scope: results.ResultsScope,
+  scope: ResultsScope,
   slide: Slide,
   tallies: TallyIndex,
   policy: TextPolicy,
@@ -157,12 +157,12 @@ interface Page {
 
 async function openTextsPage(
   db: Kysely<Database>,
-  scope: results.ResultsScope,
+  scope: ResultsScope,
   slideId: string,
   afterHash: string | undefined,
   policy: TextPolicy,
 ): Promise<Page> {
-  const texts = await results.listOpenTextCountsPage(db, scope, slideId, { afterHash, limit: CSV_BATCH_ROWS });
+  const texts = await openTextCountsPage(db, scope, slideId, { afterHash, limit: CSV_BATCH_ROWS });
   return {
     rows: texts.map((text) => ({ label: policy.shown(text.text), measure: 'count', value: text.count })),
     next: texts.length < CSV_BATCH_ROWS ? undefined : texts.at(-1)?.hash,
@@ -171,12 +171,12 @@ async function openTextsPage(
 
 async function questionsPage(
   db: Kysely<Database>,
-  scope: results.ResultsScope,
+  scope: ResultsScope,
   slideId: string,
   afterId: string | undefined,
   policy: TextPolicy,
 ): Promise<Page> {
-  const questions = await results.listApprovedQuestionsPage(db, scope, slideId, { afterId, limit: CSV_BATCH_ROWS });
+  const questions = await approvedQuestionsPage(db, scope, slideId, { afterId, limit: CSV_BATCH_ROWS });
   return {
     rows: questions.map((q) => ({ label: policy.shown(q.text), measure: 'count', value: q.upvotes })),
     next: questions.length < CSV_BATCH_ROWS ? undefined : questions.at(-1)?.id,

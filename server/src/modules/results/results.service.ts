@@ -1,11 +1,18 @@
 import { type Poll, type PollResults, resultsFiles, type Slide, type SlideResult } from '@pollkit/contracts';
 import type { FileDownload } from '../../core/file-download.js';
+import {
+  type ResultsScope,
+  recentTexts,
+  resultTallies,
+  resultTotals,
+  topQuestions,
+  topWords,
+} from '../answers/index.js';
 import { tallyKey } from '../answers/tallies.js';
 import { type HeldScopes, holdsScope } from '../credentials/credential-scopes.js';
 import { type ModerationDeps, pollTextPolicies, type TextPolicy } from '../moderation/index.js';
 import { getPoll, type PollsDeps } from '../polls/polls.service.js';
 import { csvChunks } from './csv-export.js';
-import * as results from './results.repository.js';
 import { multipleChoiceResult, quizResult, rankingResult, scaleResult, TallyIndex } from './slide-aggregates.js';
 import { xlsxChunks } from './xlsx-export.js';
 
@@ -13,7 +20,7 @@ import { xlsxChunks } from './xlsx-export.js';
 export type ResultsDeps = PollsDeps & ModerationDeps;
 
 /** How many items the top-N lists of the results hold (the contract's descriptions say the same). */
-export const resultLimits = { recentAnswers: 20, cloudWords: 50, topQuestions: 50 } as const;
+const resultLimits = { recentAnswers: 20, cloudWords: 50, topQuestions: 50 } as const;
 
 /** Words read past the cloud's size, to fill the places of flagged words left out. */
 const CLOUD_SPARE_WORDS = 10;
@@ -62,8 +69,8 @@ export async function resultsOf(
 ): Promise<PollResults> {
   const scope = { pollId: poll.id, sessionId };
   const [totals, tallyRows, policies] = await Promise.all([
-    results.findTotals(deps.db, scope),
-    results.listTallies(deps.db, scope),
+    resultTotals(deps.db, scope),
+    resultTallies(deps.db, scope),
     pollTextPolicies(deps, workspaceId, poll),
   ]);
   const tallies = new TallyIndex(tallyRows);
@@ -83,7 +90,7 @@ export async function slideResultOf(
 ): Promise<SlideResult> {
   const scope = { pollId: poll.id, sessionId };
   const [tallyRows, policies] = await Promise.all([
-    results.listTallies(deps.db, scope, slide.id),
+    resultTallies(deps.db, scope, slide.id),
     pollTextPolicies(deps, workspaceId, poll),
   ]);
   return slideResult(deps, scope, slide, new TallyIndex(tallyRows), policies.forSlide(slide));
@@ -98,7 +105,7 @@ export function answerCountOf(result: SlideResult): number {
 
 async function slideResult(
   deps: ResultsDeps,
-  scope: results.ResultsScope,
+  scope: ResultsScope,
   slide: Slide,
   tallies: TallyIndex,
   policy: TextPolicy,
@@ -115,8 +122,8 @@ async function slideResult(
     case 'open_ended': {
       // Flagged words leave the cloud: a few more are read so that the cloud stays full without them.
       const [recent, words] = await Promise.all([
-        results.listRecentTexts(deps.db, scope, slide.id, resultLimits.recentAnswers),
-        results.listTopWords(deps.db, scope, slide.id, resultLimits.cloudWords + CLOUD_SPARE_WORDS),
+        recentTexts(deps.db, scope, slide.id, resultLimits.recentAnswers),
+        topWords(deps.db, scope, slide.id, resultLimits.cloudWords + CLOUD_SPARE_WORDS),
       ]);
       return {
         slideId: slide.id,
@@ -134,7 +141,7 @@ async function slideResult(
       };
     }
     case 'qa': {
-      const questions = await results.listTopQuestions(deps.db, scope, slide.id, resultLimits.topQuestions);
+      const questions = await topQuestions(deps.db, scope, slide.id, resultLimits.topQuestions);
       return {
         slideId: slide.id,
         text: slide.text,
@@ -182,7 +189,7 @@ export async function exportOf(
 ): Promise<FileDownload> {
   const scope = { pollId: poll.id, sessionId };
   const [tallyRows, policies] = await Promise.all([
-    results.listTallies(deps.db, scope),
+    resultTallies(deps.db, scope),
     pollTextPolicies(deps, workspaceId, poll),
   ]);
   const name = sessionId === undefined ? `poll-${poll.id}-results` : `session-${sessionId}-results`;

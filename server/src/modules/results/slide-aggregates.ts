@@ -1,6 +1,6 @@
 import type { Slide, SlideResult } from '@pollkit/contracts';
+import type { TallyRow } from '../answers/index.js';
 import { tallyKey } from '../answers/tallies.js';
-import type { TallyRow } from './results.repository.js';
 
 /**
  * Per-slide results computed from the counters alone (slide_tallies), shared by the results endpoint
@@ -38,7 +38,7 @@ export class TallyIndex {
 }
 
 /** `part / whole` as a percentage with two decimals; 0 when there is nothing to divide. */
-export function percentage(part: number, whole: number): number {
+function percentage(part: number, whole: number): number {
   return whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 100;
 }
 

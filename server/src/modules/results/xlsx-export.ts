@@ -6,10 +6,10 @@ import type ExcelJS from 'exceljs';
 import type { Row, Style, Workbook, Worksheet } from 'exceljs';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { ResultsScope } from '../answers/index.js';
 import { tallyKey } from '../answers/tallies.js';
 import type { TextPolicy } from '../moderation/index.js';
 import { CSV_COLUMNS, type ResultRow, slideRows } from './csv-export.js';
-import type * as results from './results.repository.js';
 import { scaleResult, type TallyIndex } from './slide-aggregates.js';
 
 /**
@@ -49,7 +49,7 @@ const AVERAGE_FORMAT = '0.00';
  * its 31 characters. Unique because the slide number leads it, up to the first space, and never
  * `Summary`, which starts with a letter; it ends with no `'`, which Excel refuses there too.
  */
-export function sheetName(slideNumber: number, question: string): string {
+function sheetName(slideNumber: number, question: string): string {
   const name = `${slideNumber} ${question}`
     .replace(/[[\]:*?/\\\p{Cc}]/gu, ' ')
     .replace(/\s+/g, ' ')
@@ -70,7 +70,7 @@ export async function* xlsxChunks(
   db: Kysely<Database>,
   poll: Poll,
   tallies: TallyIndex,
-  scope: results.ResultsScope,
+  scope: ResultsScope,
   policyOf: (slide: Slide) => TextPolicy,
 ): AsyncGenerator<Uint8Array> {
   const WorkbookWriter = loadWorkbookWriter();

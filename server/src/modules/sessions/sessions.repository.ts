@@ -2,6 +2,7 @@ import type { SessionStatus } from '@pollkit/contracts';
 import { type Kysely, sql, type Updateable } from 'kysely';
 import { toNumber } from '../../db/database.js';
 import type { Database, ParticipantRow, SessionEventRow, SessionRow, SessionsTable } from '../../db/schema.js';
+import { answerPoints } from '../answers/index.js';
 import type { ParticipantCounts } from './session-view.js';
 
 export function insertSession(
@@ -44,8 +45,34 @@ export function findSessionById(db: Kysely<Database>, id: string): Promise<Sessi
   return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The ids of the poll's sessions, as a subquery (a poll's reset empties their aggregates with it). */
+export function sessionIdsOfPoll(db: Kysely<Database>, pollId: string) {
+  return db.selectFrom('sessions').select('id').where('poll_id', '=', pollId);
+}
+
+/**
+ * What a page reads of its session, as a subquery the pages' read model joins to its poll, workspace
+ * and theme (one statement, as a join on sessions itself).
+ */
+export function pageSessions(db: Kysely<Database>) {
+  return db
+    .selectFrom('sessions')
+    .select([
+      'id',
+      'poll_id',
+      'workspace_id',
+      'theme_id',
+      'language',
+      'join_challenge',
+      'pin',
+      'link_id',
+      'status',
+      'ended_at',
+    ]);
+}
+
 /** Whether a join code is a link id (`lnk_…`) rather than a PIN. */
-export function isLinkId(code: string): boolean {
+function isLinkId(code: string): boolean {
   return code.startsWith('lnk_');
 }
 
@@ -264,7 +291,7 @@ export async function listParticipantScores(
 ): Promise<Array<{ id: string; name: string | null; score: number }>> {
   const rows = await db
     .selectFrom('session_participants as p')
-    .leftJoin('answers as a', (join) =>
+    .leftJoin(answerPoints(db).as('a'), (join) =>
       join.onRef('a.session_id', '=', 'p.session_id').onRef('a.voter_id', '=', 'p.id'),
     )
     .select(['p.id', 'p.name', (eb) => eb.fn.coalesce(eb.fn.sum<number | string>('a.points'), eb.lit(0)).as('score')])
@@ -300,7 +327,7 @@ export async function listRankedParticipants(
     .with('scored', (qb) =>
       qb
         .selectFrom('session_participants as p')
-        .leftJoin('answers as a', (join) =>
+        .leftJoin(answerPoints(db).as('a'), (join) =>
           join.onRef('a.session_id', '=', 'p.session_id').onRef('a.voter_id', '=', 'p.id'),
         )
         .select((eb) => [

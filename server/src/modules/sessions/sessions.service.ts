@@ -53,7 +53,7 @@ import { leaderboardOf } from './standings.js';
  * What sessions asks of the live side of this process: modules/live/live-hub.ts implements it, and
  * the composition root (deps.ts) hands it in. Live reads sessions, so sessions knows it only by this.
  */
-export interface LiveSide {
+interface LiveSide {
   /** Keeps a session row just written, for the answer path and the streams of this process. */
   remember(row: SessionRow): void;
   /**

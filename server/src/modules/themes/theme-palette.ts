@@ -13,7 +13,7 @@ export interface ThemeColors {
 }
 
 /** The font choices and their stacks: locally installed families only, nothing is fetched. */
-export const THEME_FONTS = {
+const THEME_FONTS = {
   system: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
   serif: 'ui-serif, Georgia, "Times New Roman", serif',
   rounded: 'ui-rounded, "SF Pro Rounded", "Nunito", system-ui, sans-serif',
@@ -23,8 +23,8 @@ export const THEME_FONTS = {
 export type ThemeFont = keyof typeof THEME_FONTS;
 
 /** WCAG 2.2 AA minimums: 1.4.3 for text, 1.4.11 (and 2.4.11/2.4.13) for graphics and focus rings. */
-export const MIN_TEXT_CONTRAST = 4.5;
-export const MIN_NON_TEXT_CONTRAST = 3;
+const MIN_TEXT_CONTRAST = 4.5;
+const MIN_NON_TEXT_CONTRAST = 3;
 
 const WHITE = '#ffffff';
 const BLACK = '#000000';

@@ -16,11 +16,6 @@ export function findTheme(db: Db, workspaceId: string, id: string): Promise<Them
     .executeTakeFirst();
 }
 
-/** A theme by id alone: for the pages, which know a session rather than a workspace. */
-export function findThemeById(db: Db, id: string): Promise<ThemeRow | undefined> {
-  return db.selectFrom('themes').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 export function listThemes(
   db: Db,
   workspaceId: string,
@@ -67,4 +62,13 @@ export async function deleteTheme(db: Db, workspaceId: string, id: string): Prom
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * What a page shows of a theme, as a subquery the pages' read model joins: the table stays this
+ * module's, and PostgreSQL folds the subquery into the joining query (the plan and the rows of a
+ * join on themes itself).
+ */
+export function pageThemes(db: Db) {
+  return db.selectFrom('themes').select(['id', 'colors', 'logo', 'font', 'updated_at']);
 }

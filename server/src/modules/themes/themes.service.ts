@@ -20,7 +20,7 @@ import * as themes from './themes.repository.js';
 /** What the theme use cases need: the database, the poll cache (a deletion changes polls) and media ingestion for logos. */
 export type ThemesDeps = PollsDeps & MediaDeps & { db: Kysely<Database> };
 
-export function toTheme(row: ThemeRow): Theme {
+function toTheme(row: ThemeRow): Theme {
   return {
     id: row.id,
     name: row.name,
@@ -132,4 +132,9 @@ export async function deleteTheme(deps: ThemesDeps, workspaceId: string, id: str
   if (!cleared) throw ApiError.notFound('Theme');
   await Promise.all(cleared.map((pollId) => deps.pollCache.invalidate(workspaceId, pollId)));
   return { id, deleted: true as const };
+}
+
+/** What a page shows of a theme (colors, logo, font, version), as a subquery the pages' read model joins. */
+export function pageThemes(db: Kysely<Database>) {
+  return themes.pageThemes(db);
 }

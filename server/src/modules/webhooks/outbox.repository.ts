@@ -44,7 +44,7 @@ export async function recordWebhookEvent(db: Kysely<Database>, workspaceId: stri
  * costs one md5, where a random ULID built in SQL took a function call per row. Being a function of
  * the pair, it also makes fanning a batch out twice harmless (`on conflict do nothing`).
  */
-export function deliveryId(eventId: RawBuilder<unknown>, endpointId: RawBuilder<unknown>): RawBuilder<string> {
+function deliveryId(eventId: RawBuilder<unknown>, endpointId: RawBuilder<unknown>): RawBuilder<string> {
   return pairId('dlv_', eventId, endpointId);
 }
 

@@ -13,7 +13,7 @@ export function newSigningSecret(): string {
  * "<webhook-id>.<webhook-timestamp>.<body>">`, one entry per secret, separated by spaces — two while
  * a rotated secret is still in its grace period, so a receiver holding either one verifies.
  */
-export function signatureHeader(secrets: readonly string[], id: string, timestamp: number, body: string): string {
+function signatureHeader(secrets: readonly string[], id: string, timestamp: number, body: string): string {
   return secrets
     .map((secret) => {
       const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');

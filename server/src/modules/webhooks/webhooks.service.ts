@@ -26,6 +26,7 @@ import { newId } from '../../db/ids.js';
 import type { Database, WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/schema.js';
 import { AddressRefusedError, publicAddresses } from '../../infra/safe-fetch.js';
 import { type HeldScopes, holdsScope, missingScopes, scopesNotHeld } from '../credentials/credential-scopes.js';
+import { lockWorkspace } from '../workspaces/workspaces.service.js';
 import { oldestDueAgeSeconds } from './delivery.repository.js';
 import { fanOutEventBatches, outboxEvent } from './outbox.repository.js';
 import { newSigningSecret } from './webhook-signing.js';
@@ -53,7 +54,7 @@ function counter(value: string | number): number {
   return Number(value);
 }
 
-export function toEndpoint(row: WebhookEndpointRow, pending: number, now = new Date()): WebhookEndpoint {
+function toEndpoint(row: WebhookEndpointRow, pending: number, now = new Date()): WebhookEndpoint {
   const previousLive = row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now;
   return {
     id: row.id,
@@ -163,7 +164,7 @@ function toDelivery(row: WebhookDeliveryRow, last: WebhookAttemptRow | undefined
  * it, and a host whose every address is public (WEBHOOK_ALLOW_LOOPBACK lets tests use 127.0.0.1).
  * The delivery worker checks the addresses again on every connection: DNS can change.
  */
-export async function checkEndpointUrl(config: WebhooksDeps['config'], raw: string): Promise<string> {
+async function checkEndpointUrl(config: WebhooksDeps['config'], raw: string): Promise<string> {
   const refuse = (message: string) => new ApiError('webhook_url_not_allowed', message, { url: raw });
   let url: URL;
   try {
@@ -238,7 +239,7 @@ export async function createEndpoint(
   const row = await deps.db.transaction().execute(async (trx) => {
     // The workspace's row lock makes the count and the insert one step: two concurrent creates
     // cannot both see room for one more.
-    await trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().execute();
+    await lockWorkspace(trx, workspaceId);
     const count = await webhooks.countEndpoints(trx, workspaceId);
     if (count >= webhookLimits.endpointsPerWorkspace) {
       throw new ApiError(

@@ -13,7 +13,6 @@ import { newId } from '../../db/ids.js';
 import type { Database, WorkspaceRow, WorkspacesTable } from '../../db/schema.js';
 import { naming } from '../../db/theme-reference.js';
 import type { WorkspaceCredential } from '../credentials/workspace-credential.js';
-import type { FilterTermsCache } from '../moderation/index.js';
 import * as workspaces from './workspaces.repository.js';
 
 type Db = Kysely<Database>;
@@ -21,8 +20,12 @@ type Db = Kysely<Database>;
 /** What `GET /workspace` needs: the database, and the server's default rate limit. */
 export interface WorkspacesDeps {
   db: Db;
-  /** `PATCH /workspace` invalidates the workspace's compiled filter lists. */
-  filterTerms: Pick<FilterTermsCache, 'invalidate'>;
+  /**
+   * `PATCH /workspace` invalidates the workspace's compiled filter lists (the moderation module's
+   * FilterTermsCache, which reads the lists through `storedFilterTerms` below: named by what it
+   * does, so this module does not depend on moderation).
+   */
+  filterTerms: { invalidate(workspaceId: string): Promise<void> };
   config: Pick<Config, 'RATE_LIMIT_PER_MINUTE'>;
 }
 
@@ -173,6 +176,37 @@ export function listWorkspaces(db: Db): Promise<WorkspaceRow[]> {
 /** The workspace, read with `db` (a transaction of the caller's, or the database). */
 export function findWorkspace(db: Db, id: string): Promise<WorkspaceRow | undefined> {
   return workspaces.findWorkspace(db, id);
+}
+
+/**
+ * Locks the workspace's row in the caller's transaction: a use case that counts the workspace's rows
+ * of some kind before adding one (webhook endpoints) then counts alone.
+ */
+export function lockWorkspace(trx: Db, id: string): Promise<void> {
+  return workspaces.lockWorkspace(trx, id);
+}
+
+/** The workspace's own terms for the text filter (modules/moderation compiles and caches them). */
+export function storedFilterTerms(db: Db, workspaceId: string): Promise<workspaces.StoredFilterTerms | undefined> {
+  return workspaces.findFilterTerms(db, workspaceId);
+}
+
+/** Switches OAuth client credentials on or off for the workspace (modules/oauth decides who may). */
+export function setOAuthEnabled(db: Db, workspaceId: string, enabled: boolean): Promise<WorkspaceRow | undefined> {
+  return workspaces.setOAuthEnabled(db, workspaceId, enabled);
+}
+
+/**
+ * What checking a credential reads of its workspace (id, plan, rate limit, OAuth switch), as a
+ * subquery the api-keys and oauth lookups join (one statement, as a join on workspaces itself).
+ */
+export function workspaceAccess(db: Db) {
+  return workspaces.workspaceAccess(db);
+}
+
+/** What a page reads of its workspace (id, default theme, embedding origins), as a subquery the pages join. */
+export function workspacePageSettings(db: Db) {
+  return workspaces.workspacePageSettings(db);
 }
 
 /** Whether the database has any workspace yet (a first start has none). */

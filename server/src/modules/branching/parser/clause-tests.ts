@@ -41,7 +41,7 @@ export interface ConditionWords {
  * chat", "isn't New York", "!= paris") or just after one with only "is" between ("'Public API' is
  * not among…"). A "not" elsewhere ("won't have seen the venue") says something else.
  */
-export function negated({ tokens, from, to, mentions, taken }: ConditionWords): boolean {
+function negated({ tokens, from, to, mentions, taken }: ConditionWords): boolean {
   const inLabel = (at: number) => mentions.some((mention) => at >= mention.from && at < mention.to);
   const first = mentions.reduce((earliest, mention) => Math.min(earliest, mention.from), to);
   const copulas = new Set(['is', 'was', 'are', 'were']);
@@ -319,7 +319,7 @@ export type Test = { operator: BranchCondition['if']['operator']; value?: string
  * "the capital of Germany", "a Linux laptop": a word the deck does not have, next to the words that
  * named the slide, names something the poll lacks. Refused rather than read as the slide it is near.
  */
-export function refuseUnknownNames(
+function refuseUnknownNames(
   tokens: readonly Token[],
   from: number,
   to: number,

@@ -49,7 +49,7 @@ export function readConditions(p: Cursor): Condition[] {
 }
 
 /** A condition if one follows (the position is left after it); undefined, and nothing consumed, if not. */
-export function tryCondition(p: Cursor): Condition | undefined {
+function tryCondition(p: Cursor): Condition | undefined {
   const mark = p.at;
   try {
     return readCondition(p);
@@ -60,7 +60,7 @@ export function tryCondition(p: Cursor): Condition | undefined {
   }
 }
 
-export function readCondition(p: Cursor): Condition {
+function readCondition(p: Cursor): Condition {
   const start = p.at;
   const condition = conditionOfAnyForm(p);
   if (condition.slide.kind === 'content') {
@@ -74,7 +74,7 @@ export function readCondition(p: Cursor): Condition {
   return condition;
 }
 
-export function conditionOfAnyForm(p: Cursor): Condition {
+function conditionOfAnyForm(p: Cursor): Condition {
   const tops = [
     'the top choice',
     'the first choice',
@@ -99,7 +99,7 @@ export function conditionOfAnyForm(p: Cursor): Condition {
  * "Single sign-on is ranked first in Q4", "nothing is ticked on Q3", or an option alone that one
  * slide has ("If Engineering, go to section 2"). Undefined, nothing consumed, when it is not one.
  */
-export function optionFirstCondition(p: Cursor): Condition | undefined {
+function optionFirstCondition(p: Cursor): Condition | undefined {
   const mark = p.at;
   if (p.acceptAny(['nothing', 'no option', 'no options', 'none of the options', 'no answer'])) {
     if (p.acceptAny(['is', 'was', 'are', 'were']) && p.acceptAny(CHOSEN_WORDS)) {

@@ -18,7 +18,7 @@ const OPERATOR_WORDS: Record<BranchCondition['if']['operator'], string> = {
   not_answered: 'is left blank',
 };
 
-export function quoted(text: string): string {
+function quoted(text: string): string {
   return `“${text}”`;
 }
 

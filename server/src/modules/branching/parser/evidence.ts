@@ -90,7 +90,7 @@ export function sameWord(a: string, b: string): boolean {
 }
 
 /** The `n`th slide of the deck under a numbering, or undefined past its end. */
-export function numbered(slides: readonly Slide[], numbering: Numbering, n: number): Slide | undefined {
+function numbered(slides: readonly Slide[], numbering: Numbering, n: number): Slide | undefined {
   const list = numbering === 'questions' ? slides.filter((slide) => slide.kind !== 'content') : slides;
   return list[n - 1];
 }

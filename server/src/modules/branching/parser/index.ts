@@ -10,9 +10,7 @@ import { Cursor, InstructionError, REFUSAL_REASONS, type ReadInstruction } from 
 import type { Correction } from './typos.js';
 
 export { describeRule } from './describe.js';
-export type { IgnoredClause } from './people.js';
-export { InstructionError, REFUSAL_REASONS, type ReadInstruction, type RefusalReason } from './tokens.js';
-export type { Correction } from './typos.js';
+export { InstructionError } from './tokens.js';
 
 /**
  * The rule-based reader of skip logic in plain English: two grammars over one vocabulary
@@ -63,7 +61,7 @@ export type { Correction } from './typos.js';
  */
 
 /** A rule as read, with the user's words it was read from and what it means in the poll's words. */
-export interface ReportedRule {
+interface ReportedRule {
   id: string;
   /** The user's words. */
   source: string;
@@ -72,7 +70,7 @@ export interface ReportedRule {
 }
 
 /** What the parser did with an instruction, beside the draft: each rule as read, what it left out, what it corrected. */
-export interface DraftReport {
+interface DraftReport {
   rules: ReportedRule[];
   ignored: IgnoredClause[];
   corrected: Correction[];

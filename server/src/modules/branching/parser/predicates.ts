@@ -62,7 +62,7 @@ export function readPredicate(p: Cursor, slide: Slide): Condition {
 }
 
 /** After "not", "does not include", "!=": one option or a rating, not chosen or not given. */
-export function negatedValue(p: Cursor, slide: Slide): Condition {
+function negatedValue(p: Cursor, slide: Slide): Condition {
   p.acceptAny(['equal to', 'the option', 'option', 'the answer']);
   const option = readOption(p, slide);
   if (option !== undefined) return { slide, operator: 'not_equals', value: option };
@@ -146,7 +146,7 @@ export function readComparison(p: Cursor, slide?: Slide): { operator: Operator; 
  * The other end of a run of ratings after `n`: "or 2", "-6" (written "0-6"), "to 6", "and 6"
  * (after "between"), "or 9" only when adjacent ("1 or 2"). Undefined when none follows.
  */
-export function rangeEnd(p: Cursor, n: number, between: boolean): number | undefined {
+function rangeEnd(p: Cursor, n: number, between: boolean): number | undefined {
   const mark = p.at;
   const token = p.peek();
   const previous = p.tokens[p.at - 1];

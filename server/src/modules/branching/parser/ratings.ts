@@ -19,7 +19,7 @@ export interface RatingReading {
   used: Set<number>;
 }
 
-export function numberAt(tokens: readonly Token[], at: number): number | undefined {
+function numberAt(tokens: readonly Token[], at: number): number | undefined {
   const token = tokens[at];
   if (!token) return undefined;
   if (token.kind === 'number' && /^-?\d+$/.test(token.value)) return Math.abs(Number(token.value));

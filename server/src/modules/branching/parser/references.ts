@@ -6,7 +6,7 @@ import { OPTION_NOUNS } from './strict-lexicon.js';
 import { type Cursor, InstructionError } from './tokens.js';
 
 /** The `n`th of `list`; a number past its end is refused, quoting the reference from `start`. */
-export function nthSlide(p: Cursor, list: readonly Slide[], n: number, noun: string, start: number): Slide {
+function nthSlide(p: Cursor, list: readonly Slide[], n: number, noun: string, start: number): Slide {
   const slide = list[n - 1];
   if (!slide) {
     p.at = start;
@@ -85,7 +85,7 @@ export function readSlide(p: Cursor): Slide {
 }
 
 /** `words (Q2)`: the slide in brackets, the words before it passed over (at most six). */
-export function bracketedReference(p: Cursor): Slide | undefined {
+function bracketedReference(p: Cursor): Slide | undefined {
   for (let offset = 0; offset <= 6; offset++) {
     const token = p.peek(offset);
     if (!token || (token.kind !== 'word' && token.value !== '(')) return undefined;
@@ -111,7 +111,7 @@ export function bracketedReference(p: Cursor): Slide | undefined {
  * matches one that shares its first five letters: "likelihood" and "likely"); the one slide where
  * they all are is meant. Several such slides, or none: not read here.
  */
-export function slideByDescription(p: Cursor): Slide | undefined {
+function slideByDescription(p: Cursor): Slide | undefined {
   const words: string[] = [];
   for (let offset = 0; offset < 8; offset++) {
     const token = p.peek(offset);
@@ -139,7 +139,7 @@ export function slideByDescription(p: Cursor): Slide | undefined {
 }
 
 /** A slide named by its text without quotes ("If How do you feel is below 2"): the longest exact match. */
-export function slideByWords(p: Cursor): Slide | undefined {
+function slideByWords(p: Cursor): Slide | undefined {
   const texts = p.slides.map((slide) => ({
     slide,
     words: normalise(slide.text)
@@ -173,7 +173,7 @@ export function readOption(p: Cursor, slide: Slide): string | undefined {
   return found;
 }
 
-export function optionAfterArticle(
+function optionAfterArticle(
   p: Cursor,
   slide: Slide,
   options: readonly { id: string; label: string }[],
@@ -226,7 +226,7 @@ export function optionAfterArticle(
 }
 
 /** The one option whose label has `word` as a whole word; refused when several have it. */
-export function uniqueByWord(p: Cursor, slide: Slide, word: string, written: string) {
+function uniqueByWord(p: Cursor, slide: Slide, word: string, written: string) {
   const options = 'options' in slide ? slide.options : [];
   if (word.length < 3) return undefined;
   const having = options.filter((option) =>

@@ -32,13 +32,13 @@ export function parse(p: Cursor): ReadInstruction {
   };
 }
 
-export function skipSeparators(p: Cursor): void {
+function skipSeparators(p: Cursor): void {
   while (p.acceptAny([';', '.', ',', 'and', 'also', 'then']) !== undefined) {
     // Separators between rules carry no meaning.
   }
 }
 
-export function readRule(p: Cursor, previousSlide: Slide | undefined): { condition: Condition; action: Action }[] {
+function readRule(p: Cursor, previousSlide: Slide | undefined): { condition: Condition; action: Action }[] {
   if (p.acceptAny(['otherwise', 'else', 'or else', 'in all other cases', 'in any other case'])) {
     p.accept(',');
     if (p.acceptAny(['if', 'when', 'whenever'])) return conditionThenAction(p);
@@ -86,7 +86,7 @@ export function readRule(p: Cursor, previousSlide: Slide | undefined): { conditi
   return p.fail(`a rule starting with "if", such as "If Q2 is below 3, skip to Q4", or ${ACTION_EXPECTED}`);
 }
 
-export function conditionThenAction(p: Cursor): { condition: Condition; action: Action }[] {
+function conditionThenAction(p: Cursor): { condition: Condition; action: Action }[] {
   const conditions = readConditions(p);
   p.accept(',');
   const arrow = p.acceptAny(['->', ':', 'goes to', 'go to']) !== undefined;
@@ -100,7 +100,7 @@ export function conditionThenAction(p: Cursor): { condition: Condition; action: 
 }
 
 /** "go to section 3 and section 5": a rule sends a respondent to one place. */
-export function oneAction(p: Cursor): void {
+function oneAction(p: Cursor): void {
   const mark = p.at;
   if (!p.acceptAny(['and', 'and then', 'then', 'and also'])) return;
   p.acceptAny(['to', 'go to', 'skip to', 'jump to']);
@@ -120,7 +120,7 @@ export function oneAction(p: Cursor): void {
  * "Based on the answer to Q2: Yes -> Q4, No -> end" (Google Forms' "go to section based on answer"):
  * one rule per answer listed, each sending those who gave it to its slide.
  */
-export function basedOn(p: Cursor): { condition: Condition; action: Action }[] {
+function basedOn(p: Cursor): { condition: Condition; action: Action }[] {
   const named = p.acceptAny(['the answer to', 'the answers to', 'the response to', 'answers to', 'answer to']);
   // "Go to section based on answer: Sales -> section 5": the slide is the one the answers belong to.
   const unnamed = !named && p.acceptAny(['the answer', 'answer', 'the answers', 'answers']) !== undefined;
@@ -154,7 +154,7 @@ export function basedOn(p: Cursor): { condition: Condition; action: Action }[] {
 }
 
 /** "Q2: if …": a slide named before a colon is what the rule's answers belong to ("it"). */
-export function slideHeading(p: Cursor): void {
+function slideHeading(p: Cursor): void {
   const mark = p.at;
   try {
     const slide = readSlide(p);
@@ -169,7 +169,7 @@ export function slideHeading(p: Cursor): void {
 }
 
 /** Whether a new rule starts here (after a separator). */
-export function startsRule(p: Cursor): boolean {
+function startsRule(p: Cursor): boolean {
   const token = p.peek();
   return token?.kind === 'word' && ['if', 'when', 'otherwise', 'else', 'based', 'depending'].includes(token.value);
 }

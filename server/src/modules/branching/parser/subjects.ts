@@ -131,7 +131,7 @@ export function subjectCondition(p: Cursor): Condition {
 }
 
 /** "they got Q1 right": whether an answer is correct is not in the format (it tests the options chosen). */
-export function refuseCorrectness(p: Cursor): void {
+function refuseCorrectness(p: Cursor): void {
   const mark = p.at;
   if (!p.acceptAny(['got', 'get', 'gets', 'had', 'answered'])) return;
   try {
@@ -149,7 +149,7 @@ export function refuseCorrectness(p: Cursor): void {
 }
 
 /** "scored more than 2 points": a quiz score is not an answer to a slide, which is all a rule tests. */
-export function refusePoints(p: Cursor): void {
+function refusePoints(p: Cursor): void {
   const comparing = new Set(COMPARING_WORDS);
   for (let offset = 0; offset < 5; offset++) {
     const token = p.peek(offset);
@@ -169,7 +169,7 @@ export function refusePoints(p: Cursor): void {
  * What "they rated …" rates: a slide, or "us"/"it" when the deck has one rating scale (no
  * statements) to mean — "they scored us 0-6".
  */
-export function ratedSlide(p: Cursor): Slide {
+function ratedSlide(p: Cursor): Slide {
   const mark = p.at;
   if (p.acceptAny(['us', 'it', 'the product', 'the event', 'the service'])) {
     const scales = p.slides.filter((slide) => slide.kind === 'scale' && slide.statements.length === 0);
@@ -189,7 +189,7 @@ export function ratedSlide(p: Cursor): Slide {
  * "they answer Paris on Q1", "they answered 5 to Q2": a value, then its slide. Undefined, nothing
  * consumed, when the words are not that.
  */
-export function valueThenSlide(p: Cursor): Condition | undefined {
+function valueThenSlide(p: Cursor): Condition | undefined {
   const mark = p.at;
   if (!p.acceptAny(['answered', 'answer', 'answers', 'put', 'entered', 'enter'])) return undefined;
   const valueAt = p.at;
@@ -223,7 +223,7 @@ export function valueThenSlide(p: Cursor): Condition | undefined {
  * "they need a laptop", "they don't need a laptop": the words of a yes/no question ("Do you need
  * a laptop?") said of the respondent, meaning its options that start with "Yes" (or "No").
  */
-export function yesNoCondition(p: Cursor): Condition | undefined {
+function yesNoCondition(p: Cursor): Condition | undefined {
   const mark = p.at;
   const nots = NEGATED_AUXILIARIES;
   const negated = p.acceptAny(nots) !== undefined;

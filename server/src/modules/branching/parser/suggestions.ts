@@ -5,7 +5,7 @@ import { Cursor, type InstructionError } from './tokens.js';
 import { editDistance } from './typos.js';
 
 /** Words a typo of `word` may have meant: the closest of `vocabulary`, within a third of its length. */
-export function nearWords(word: string, vocabulary: ReadonlySet<string>): string[] {
+function nearWords(word: string, vocabulary: ReadonlySet<string>): string[] {
   const lower = word.toLowerCase();
   if (lower.length < 3) return [];
   const limit = Math.max(1, Math.floor(lower.length / 3));
@@ -62,7 +62,7 @@ export function closestReading(
 }
 
 /** `replacement` in the letter case `word` was written in (all capitals, a capital first, or lower). */
-export function matchCase(word: string, replacement: string): string {
+function matchCase(word: string, replacement: string): string {
   if (word.length > 1 && word === word.toUpperCase()) return replacement.toUpperCase();
   if (word[0] && word[0] === word[0].toUpperCase()) return replacement[0]?.toUpperCase() + replacement.slice(1);
   return replacement;

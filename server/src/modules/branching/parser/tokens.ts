@@ -27,7 +27,7 @@ export class InstructionError extends Error {
   }
 }
 
-export type TokenKind = 'word' | 'number' | 'quoted' | 'symbol';
+type TokenKind = 'word' | 'number' | 'quoted' | 'symbol';
 export interface Token {
   kind: TokenKind;
   /** Lower-cased for words; the digits for numbers; the inner text for quoted strings. */
@@ -125,7 +125,7 @@ function splitWord(word: string, start: number, end: number, tokens: Token[]): v
 }
 
 /** The instruction from `start` to the end of its clause (`;` or `.`), for an error message. */
-export function clauseFrom(text: string, start: number): string {
+function clauseFrom(text: string, start: number): string {
   const rest = text.slice(start);
   const end = rest.search(/[;.](\s|$)/);
   const clause = (end < 0 ? rest : rest.slice(0, end)).trim();

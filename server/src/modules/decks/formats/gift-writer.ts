@@ -140,7 +140,7 @@ export function creditShares(count: number): string[] | null {
 }
 
 /** The most correct options Moodle's grade list can share 100 % between. */
-export const MOST_SHARED_CORRECT_OPTIONS = 20;
+const MOST_SHARED_CORRECT_OPTIONS = 20;
 
 export function tooManyCorrectMessage(count: number): string {
   return `Moodle grades in steps no finer than 5 %, so at most ${MOST_SHARED_CORRECT_OPTIONS} correct options can share the marks; this quiz has ${count}.`;

@@ -5,7 +5,7 @@ import { type Bank, type BankQuestion, BankRefused } from '../bank.js';
 import { collapseWhitespace } from './plain-text.js';
 
 /** Rows a sheet may have; past them the workbook is refused (exceljs stops reading at the 1,001st). */
-export const KAHOOT_MAX_ROWS = 1000;
+const KAHOOT_MAX_ROWS = 1000;
 /** Cells a row may have: the template has eight columns. */
 const MAX_COLUMNS = 200;
 /** What the zip may unpack to, all parts together: a 2 MiB file of text inflates far less. */
