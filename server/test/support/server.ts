@@ -130,6 +130,6 @@ export async function testDatabase(): Promise<{ url: string; drop(): Promise<voi
  * them are tested on both legs by the api tests), the docs' runnable samples (they test what the pages
  * say; what the API does on PostgreSQL is the api tests' subject) — run once per CI run, on the embedded leg, as the fault tests do
  * (support/private-services.ts): on the PostgreSQL leg (TEST_DATABASE_URL) they would only repeat it.
- * What the SDK does against PostgreSQL is tested by sdk/test/*.test.ts on that leg.
+ * What the SDK does against PostgreSQL is tested by sdk/test/api/ on that leg.
  */
 export const onceOnEmbeddedLeg = usingPostgres;
