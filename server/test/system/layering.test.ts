@@ -52,7 +52,8 @@ describe('the layering check', () => {
       'server/src/cli/b.ts':
         "import { a } from './a.js';\nimport { deps } from '../deps.js';\nexport const b = () => [a, deps];\n",
       'server/src/modules/root.ts': "import { deps } from '../deps.js';\nexport const root = deps;\n",
-      'sdk/src/index.ts': "import { ApiError } from '../../src/core/api-error.js';\nexport const sdk = ApiError;\n",
+      'sdk/src/index.ts':
+        "import { ApiError } from '../../server/src/core/api-error.js';\nexport const sdk = ApiError;\n",
       // A pool or a Redis connection made outside db/postgres.ts and infra/redis.ts; their types may be used anywhere.
       'node_modules/pg/package.json': '{ "name": "pg", "main": "index.js" }\n',
       'node_modules/pg/index.js': 'module.exports = { Pool: class {} };\n',
