@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { launchChromium, PagePool, poll, type WatchedPage } from './browser.js';
+import { poll, type WatchedPage } from './browser.js';
 import { call } from './http.js';
-import { type LiveSessionFixture, startImageHost } from './live-deck.js';
+import type { LiveSessionFixture } from './live-deck.js';
+import { images, open, pages, t } from './live-pages.js';
 import type { ContentInput, SlideInput } from './polls.js';
-import { startTestServer, type TestServer } from './server.js';
 
 /**
  * What the browser tests of the pages in other languages and under a theme
@@ -15,32 +15,9 @@ import { startTestServer, type TestServer } from './server.js';
  * state below is the one file's.
  */
 
-export let t: TestServer;
-export let images: Awaited<ReturnType<typeof startImageHost>>;
-let browser: Browser;
-export const pages = new PagePool(() => browser);
-export const open = pages.open;
-
-/** The file's beforeAll. */
-export async function startI18nPages(): Promise<void> {
-  images = await startImageHost();
-  t = await startTestServer({
-    MEDIA_ALLOW_LOOPBACK: 'true',
-    // Every page here comes from 127.0.0.1, as in live-pages.*.browser.test.ts.
-    LIVE_RATE_LIMIT_PER_IP_PER_MINUTE: '100000',
-    LIVE_RATE_LIMIT_PER_PARTICIPANT_PER_MINUTE: '100000',
-    LIVE_PIN_MISSES_PER_IP_PER_MINUTE: '100000',
-    LIVE_JOINS_PER_IP_PER_MINUTE: '100000',
-  });
-  browser = await launchChromium();
-}
-
-/** The file's afterAll. */
-export async function stopI18nPages(): Promise<void> {
-  await browser?.close();
-  await t?.close();
-  await images?.close();
-}
+export { startLivePages as startI18nPages, stopLivePages as stopI18nPages } from './live-pages.js';
+// The same server, image host and Chromium as the live pages' tests, started the same way.
+export { images, open, pages, t };
 
 export type Catalog = Record<string, string>;
 const catalog = (tag: string): Catalog =>
