@@ -27,8 +27,9 @@ const REFUSE_EVERY = 10;
 const IN_FLIGHT = 20;
 /**
  * The attempts' deadline: the default. The receiver shares this process with the thousand votes'
- * sender, and a busy two-core machine can hold a request up for seconds; an attempt past its
- * deadline is rightly sent again, which would read here as a duplicate.
+ * sender, and a busy two-core machine can hold a request up for seconds — past 10 s beside CI's
+ * checks. An attempt past its deadline is rightly sent again (at least once); the test tells that
+ * second request from an attempt sent twice by the attempt log.
  */
 const TIMEOUT_MS = 10_000;
 /** A delivery claimed by a process is someone else's to send this long after the claim (delivery-worker.ts). */
@@ -84,7 +85,7 @@ describe.runIf(enabled)('webhook deliveries from two server processes, one Postg
   }, CHILD_TEST_TIMEOUT_MS);
 
   it(
-    'delivers a thousand events made through both processes, each attempt exactly once, retries included',
+    'delivers a thousand events made through both processes, each attempt once, retries included',
     async () => {
       const [a, b] = servers as [ServerProcess, ServerProcess];
       const created = await testClient(a.api).request('POST /webhooks', {
@@ -145,21 +146,11 @@ describe.runIf(enabled)('webhook deliveries from two server processes, one Postg
       for (const delivery of received) byId.set(delivery.id, [...(byId.get(delivery.id) ?? []), delivery]);
       expect(byId.size).toBe(EVENTS);
       expect(new Set(received.map((d) => (d.event?.data as { id: string } | undefined)?.id))).toEqual(new Set(voteIds));
-      // Each event once — or, if it was among the refused, twice: refused, then taken. Never more.
       const refused = [...order].filter(([, n]) => n % REFUSE_EVERY === 0).map(([id]) => id);
       expect(refused).toHaveLength(EVENTS / REFUSE_EVERY);
       const refusedIds = new Set(refused);
-      for (const [id, attempts] of byId) {
-        const expected = refusedIds.has(id) ? [500, 200] : [200];
-        expect(
-          attempts.map((d) => d.answered),
-          id,
-        ).toEqual(expected);
-        expect(new Set(attempts.map((d) => d.body)).size, id).toBe(1);
-      }
-      expect(received).toHaveLength(EVENTS + refused.length);
 
-      // The database's side: one row per attempt the receiver saw, no attempt number twice, all delivered.
+      // The database's side: no attempt number twice, every delivery succeeded.
       const duplicates = await sql<{ delivery_id: string; attempt: number }>`
         select delivery_id, attempt from webhook_attempts group by delivery_id, attempt having count(*) > 1`.execute(
         handle.db,
@@ -167,41 +158,92 @@ describe.runIf(enabled)('webhook deliveries from two server processes, one Postg
       expect(duplicates.rows).toEqual([]);
       const attempts = await handle.db
         .selectFrom('webhook_attempts')
-        .select(['delivery_id', 'attempt', 'outcome', 'response_status'])
+        .select(['delivery_id', 'attempt', 'outcome', 'response_status', 'error', 'started_at'])
         .execute();
-      expect(attempts).toHaveLength(received.length);
       const deliveries = await handle.db
         .selectFrom('webhook_deliveries')
         .select(['id', 'event_id', 'status', 'attempts'])
         .execute();
       expect(deliveries).toHaveLength(EVENTS);
+
+      // Each attempt was sent once, and the receiver saw the log's attempts in order: an attempt that
+      // got an answer is the next request the receiver saw, with that answer and that attempt's
+      // webhook-timestamp. An attempt past its deadline (a starved receiver answering too late; the
+      // sender gave up) may or may not have reached it; the next attempt is then a second request
+      // for the event — at least once, by design. Every request the receiver saw is one attempt of
+      // the log, so no attempt went out twice, and no delivery succeeded twice.
+      let lateAttempts = 0;
+      /** Requests the receiver answered after their sender had given up on them. */
+      const answeredLate = new Set<ReceivedDelivery>();
+      let lateRefused = 0;
       for (const delivery of deliveries) {
         expect(delivery.status, delivery.id).toBe('succeeded');
-        const sent = byId.get(delivery.event_id)?.length ?? 0;
-        expect(delivery.attempts, delivery.id).toBe(sent);
-        const logged = attempts.filter((attempt) => attempt.delivery_id === delivery.id).map((row) => row.attempt);
-        expect(logged.sort(), delivery.id).toEqual(Array.from({ length: sent }, (_, i) => i + 1));
+        const logged = attempts
+          .filter((attempt) => attempt.delivery_id === delivery.id)
+          .sort((x, y) => x.attempt - y.attempt);
+        expect(
+          logged.map((attempt) => attempt.attempt),
+          delivery.id,
+        ).toEqual(Array.from({ length: delivery.attempts }, (_, i) => i + 1));
+        expect(
+          logged.filter((attempt) => attempt.outcome === 'succeeded'),
+          delivery.id,
+        ).toHaveLength(1);
+        expect(logged.at(-1)?.outcome, delivery.id).toBe('succeeded');
+
+        const seen = [...(byId.get(delivery.event_id) ?? [])];
+        let refusedLate = false;
+        for (const attempt of logged) {
+          const timestamp = String(Math.floor(new Date(attempt.started_at).getTime() / 1000));
+          if (attempt.response_status === null) {
+            expect(attempt.error, delivery.id).toMatch(/^No answer within/);
+            lateAttempts += 1;
+            if (seen[0]?.timestamp === timestamp) {
+              // Answered too late: 500 if it was among the refused (the log then holds no 500 for it).
+              const late = seen.shift();
+              if (late?.answered === 500) refusedLate = true;
+              if (late) answeredLate.add(late);
+            }
+            continue;
+          }
+          const request = seen.shift();
+          expect(
+            { attempt: attempt.attempt, timestamp: request?.timestamp, answered: request?.answered },
+            delivery.id,
+          ).toEqual({ attempt: attempt.attempt, timestamp, answered: attempt.response_status });
+        }
+        expect(seen, `${delivery.id}: requests no attempt of the log accounts for`).toEqual([]);
+        expect(new Set(byId.get(delivery.event_id)?.map((d) => d.body)).size, delivery.id).toBe(1);
+        // Answers the sender got: 500 for a refusal, then the one 200.
+        const answers = logged.map((attempt) => attempt.response_status).filter((status) => status !== null);
+        expect(answers, delivery.id).toEqual(refusedIds.has(delivery.event_id) && !refusedLate ? [500, 200] : [200]);
+        if (refusedLate) lateRefused += 1;
       }
-      expect(attempts.filter((attempt) => attempt.response_status === 500)).toHaveLength(refused.length);
+      const refusedAnswered = refused.length - lateRefused;
+      expect(received).toHaveLength(EVENTS + refusedAnswered + answeredLate.size);
+      expect(attempts).toHaveLength(EVENTS + refusedAnswered + lateAttempts);
+      expect(attempts.filter((attempt) => attempt.response_status === 500)).toHaveLength(refusedAnswered);
       expect(stats).toMatchObject({
         pendingDeliveries: 0,
         succeededDeliveries: EVENTS,
         failedDeliveries: 0,
-        attempts: received.length,
-        failedAttempts: refused.length,
+        attempts: attempts.length,
+        failedAttempts: refusedAnswered + lateAttempts,
       });
 
       // Both processes delivered: every request came on a connection held by A or by B, and each
-      // sent a share. Retries went to whichever process claimed them first.
+      // sent a share. Retries went to whichever process claimed them first. (A request answered late
+      // may find its connection already closed by the sender that gave up, so it has no owner.)
       const sender = (remotePort: number) => connectionOwner.get(remotePort);
-      expect(received.filter((delivery) => sender(delivery.remotePort) === undefined)).toEqual([]);
-      const byA = received.filter((delivery) => sender(delivery.remotePort) === a).length;
-      const byB = received.filter((delivery) => sender(delivery.remotePort) === b).length;
-      expect(byA + byB).toBe(received.length);
+      const answeredInTime = received.filter((delivery) => !answeredLate.has(delivery));
+      expect(answeredInTime.filter((delivery) => sender(delivery.remotePort) === undefined)).toEqual([]);
+      const byA = answeredInTime.filter((delivery) => sender(delivery.remotePort) === a).length;
+      const byB = answeredInTime.filter((delivery) => sender(delivery.remotePort) === b).length;
+      expect(byA + byB).toBe(answeredInTime.length);
       expect(byA).toBeGreaterThan(0);
       expect(byB).toBeGreaterThan(0);
       const crossed = refused.filter((id) => {
-        const [first, retry] = byId.get(id) ?? [];
+        const [first, retry] = (byId.get(id) ?? []).filter((delivery) => !answeredLate.has(delivery));
         return first && retry && sender(first.remotePort) !== sender(retry.remotePort);
       });
       expect(crossed.length).toBeGreaterThan(0);
