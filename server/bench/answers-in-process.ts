@@ -11,25 +11,29 @@
  * from one script in alternating rounds (issue 28's comparison: server/bench/RESULTS.md).
  */
 import { fileURLToPath } from 'node:url';
+import type { ContentInput } from '../test/support/decks.js';
 
 const tree = process.argv[2] ?? fileURLToPath(new URL('../..', import.meta.url));
 const total = Number(process.argv[3] ?? 40_000);
 const { startTestServer } = await import(`${tree}/server/test/support/server.ts`);
-const { call } = await import(`${tree}/server/test/support/http.ts`);
 const { recordAnswer } = await import(`${tree}/server/src/modules/answers/answers.service.ts`);
+// This tree's client, whichever tree is measured: it only sends the setup's requests, which every
+// tree's API answers alike.
+const { expectOk, testClient } = await import('../test/support/test-client.js');
 
 const t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'error' });
 const { id: workspaceId, apiKey } = await t.workspace('pro');
 const options = ['a', 'b', 'c'];
-const content = {
+const content: ContentInput = {
   questions: [
     { id: 'q', kind: 'multiple_choice', text: 'Q?', options: options.map((id) => ({ id, label: id.toUpperCase() })) },
   ],
 };
-const poll = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Answers in process', content } });
-await call('PATCH', `${t.api}/polls/${poll.body.id}`, { apiKey, body: { publish: true } });
-const session = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.body.id } });
-const live = { sessionId: session.body.id, points: () => null };
+const api = testClient(t.api, { apiKey });
+const poll = expectOk(await api.request('POST /polls', { body: { title: 'Answers in process', content } }));
+await api.request('PATCH /polls/{id}', { params: { id: poll.id }, body: { publish: true } });
+const session = expectOk(await api.request('POST /sessions', { body: { pollId: poll.id } }));
+const live = { sessionId: session.id, points: () => null };
 
 let sent = 0;
 function answer(): Promise<unknown> {
@@ -37,7 +41,7 @@ function answer(): Promise<unknown> {
   return recordAnswer(
     t.server.deps,
     workspaceId,
-    { id: poll.body.id, slideId: 'q', voterId: `prt_bench${i}` },
+    { id: poll.id, slideId: 'q', voterId: `prt_bench${i}` },
     'vote',
     () => ({ optionIds: [options[i % options.length]] }),
     live,

@@ -8,10 +8,11 @@
  *   npx tsx --conditions=@pollkit/source server/bench/deck-import.ts [rounds]
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { BodyOf } from '../test/support/test-client.js';
 
 const rounds = Number(process.argv[2] ?? 5);
 const { startTestServer } = await import('../test/support/server.js');
-const { call } = await import('../test/support/http.js');
+const { testClient } = await import('../test/support/test-client.js');
 
 const t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'error' });
 const LIMIT = 2 * 1024 * 1024 - 1024;
@@ -27,7 +28,7 @@ const xmlQuestion = (i: number) =>
 const QUIZ_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n<quiz>\n';
 
 let n = 0;
-const files: [name: string, format: string, source: string][] = [
+const files: [name: string, format: BodyOf<'POST /polls/import'>['format'], source: string][] = [
   ['GIFT, 2 MiB of ordinary questions', 'gift', fill(giftQuestion(n++))],
   ['GIFT, one [html] question of unclosed `<a `', 'gift', fill('<a ', '::Q:: [html]', ' {=A ~B}')],
   ['GIFT, 2 MiB of unclosed `{`', 'gift', fill('Q? {\n=A\n\n')],
@@ -69,7 +70,10 @@ for (const [name, format, source] of files) {
   for (let round = 0; round < rounds; round++) {
     blocked.enable();
     const started = performance.now();
-    const answer = await call('POST', `${t.api}/polls/import`, { apiKey, body: { format, source, dryRun: true } });
+    const answer = await testClient(t.api).request('POST /polls/import', {
+      apiKey,
+      body: { format, source, dryRun: true },
+    });
     times.push(performance.now() - started);
     blocked.disable();
     status = answer.status;

@@ -10,25 +10,29 @@
  *
  * With BENCH_DATABASE_URL (a PostgreSQL database the script may fill), on PostgreSQL; else PGlite.
  */
+import type { ContentInput } from '../test/support/decks.js';
+
 const perRound = Number(process.argv[2] ?? 20_000);
 const rounds = Number(process.argv[3] ?? 3);
 const { startTestServer } = await import('../test/support/server.js');
-const { call } = await import('../test/support/http.js');
+const { expectOk, testClient } = await import('../test/support/test-client.js');
 const { recordAnswer } = await import('../src/modules/answers/answers.service.js');
 
 if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
 const t = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'error' });
 const { id: workspaceId, apiKey } = await t.workspace('pro');
+const api = testClient(t.api, { apiKey });
 
 async function openPoll(textFilter: 'off' | 'mask') {
-  const content = { questions: [{ id: 'q', kind: 'open_ended', text: 'How was it?', maxLength: 500 }] };
-  const poll = await call('POST', `${t.api}/polls`, {
-    apiKey,
-    body: { title: `Texts ${textFilter}`, content, textFilter },
-  });
-  await call('PATCH', `${t.api}/polls/${poll.body.id}`, { apiKey, body: { publish: true } });
-  const session = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.body.id } });
-  return { pollId: poll.body.id as string, live: { sessionId: session.body.id as string, points: () => null } };
+  const content: ContentInput = {
+    questions: [{ id: 'q', kind: 'open_ended', text: 'How was it?', maxLength: 500 }],
+  };
+  const poll = expectOk(
+    await api.request('POST /polls', { body: { title: `Texts ${textFilter}`, content, textFilter } }),
+  );
+  await api.request('PATCH /polls/{id}', { params: { id: poll.id }, body: { publish: true } });
+  const session = expectOk(await api.request('POST /sessions', { body: { pollId: poll.id } }));
+  return { pollId: poll.id, live: { sessionId: session.id, points: () => null } };
 }
 
 const CLEAN =

@@ -1,5 +1,5 @@
 import { joinChallengeSolution } from '@pollkit/sdk/live';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { JoinController, type View } from '../src/join/controller.js';
 import { t } from '../src/shared/i18n.js';
 import {
@@ -33,19 +33,17 @@ const controllers: JoinController[] = [];
 const servers: FakeServer[] = [];
 
 beforeAll(async () => {
-  vi.stubGlobal('fetch', fakeFetch);
   await loadEnglish();
 });
 beforeEach(() => {
+  // Per test: vitest unstubs every global before each one (vitest.config.ts, SHARED_MODULES).
+  vi.stubGlobal('fetch', fakeFetch);
   browser = newBrowser();
 });
 afterEach(() => {
   // Their streams end and their PINs name nothing: a page left over reconnects to a 404 and stops.
   for (const server of servers.splice(0)) server.close();
   controllers.length = 0;
-});
-afterAll(() => {
-  vi.unstubAllGlobals();
 });
 
 function server(...args: ConstructorParameters<typeof FakeServer>): FakeServer {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answersApi, expectValidationError, startAnswersServer } from '../support/answers.js';
 import type { TestServer } from '../support/server.js';
+import { expectOk, expectStatus } from '../support/test-client.js';
 
 /**
  * Listing votes and responses (GET /polls/{id}/votes, /responses): newest first, paged, filtered by
@@ -30,7 +31,7 @@ describe('listing votes and responses', () => {
       ['ben', 'toppings', ['olives']],
     ] as const) {
       const res = await vote(pollId, { voterId, slideId, optionIds });
-      expect(res.status).toBe(201);
+      expectStatus(res, 201);
       cast.push(res.body);
     }
     const newestFirst = [...cast].reverse();
@@ -38,29 +39,27 @@ describe('listing votes and responses', () => {
     const pages: { id: string }[][] = [];
     let cursor: string | null = null;
     do {
-      const res = await listVotes(pollId, `?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
-      expect(res.status).toBe(200);
+      const res = await listVotes(pollId, { limit: 2, ...(cursor ? { cursor } : {}) });
+      expectStatus(res, 200);
       pages.push(res.body.data);
       cursor = res.body.nextCursor;
     } while (cursor);
     expect(pages.map((page) => page.length)).toEqual([2, 2, 1]);
     expect(pages.flat().map((v) => v.id)).toEqual(newestFirst.map((v) => v.id));
 
-    const ids = async (query: string) => (await listVotes(pollId, query)).body.data.map((v: { id: string }) => v.id);
+    const ids = async (query: Record<string, string>) => expectOk(await listVotes(pollId, query)).data.map((v) => v.id);
     const expected = (keep: (v: (typeof cast)[0]) => boolean) => newestFirst.filter(keep).map((v) => v.id);
-    expect(await ids('?slideId=lunch')).toEqual(expected((v) => v.slideId === 'lunch'));
-    expect(await ids('?voterId=ann')).toEqual(expected((v) => v.voterId === 'ann'));
-    expect(await ids('?slideId=toppings&voterId=ben')).toEqual(
+    expect(await ids({ slideId: 'lunch' })).toEqual(expected((v) => v.slideId === 'lunch'));
+    expect(await ids({ voterId: 'ann' })).toEqual(expected((v) => v.voterId === 'ann'));
+    expect(await ids({ slideId: 'toppings', voterId: 'ben' })).toEqual(
       expected((v) => v.slideId === 'toppings' && v.voterId === 'ben'),
     );
-    expect(await ids('?voterId=nobody')).toEqual([]);
+    expect(await ids({ voterId: 'nobody' })).toEqual([]);
 
     // Filters and pages combine.
-    const first = await listVotes(pollId, '?slideId=lunch&limit=2');
-    expect(first.body.data.map((v: { id: string }) => v.id)).toEqual(
-      expected((v) => v.slideId === 'lunch').slice(0, 2),
-    );
-    const second = await listVotes(pollId, `?slideId=lunch&limit=2&cursor=${first.body.nextCursor}`);
+    const first = expectOk(await listVotes(pollId, { slideId: 'lunch', limit: 2 }));
+    expect(first.data.map((v) => v.id)).toEqual(expected((v) => v.slideId === 'lunch').slice(0, 2));
+    const second = await listVotes(pollId, { slideId: 'lunch', limit: 2, cursor: first.nextCursor });
     expect(second.body).toEqual({
       data: [expect.objectContaining({ voterId: 'ann', slideId: 'lunch' })],
       nextCursor: null,
@@ -83,13 +82,13 @@ describe('listing votes and responses', () => {
     const created: string[] = [];
     for (const [, answer] of sent) {
       const res = await respond(pollId, { voterId: 'ann', ...answer });
-      expect(res.status).toBe(201);
+      expectStatus(res, 201);
       created.push(res.body.id);
     }
     expect((await respond(pollId, { voterId: 'ben', slideId: 'nps', scaleValue: 2 })).status).toBe(201);
 
-    const all = await listResponses(pollId, '?voterId=ann&limit=100');
-    expect(all.body.nextCursor).toBeNull();
+    const all = expectOk(await listResponses(pollId, { voterId: 'ann', limit: 100 }));
+    expect(all.nextCursor).toBeNull();
     const expected = sent
       .map(([kind, answer], index) => {
         const { slideId, ...field } = answer;
@@ -106,16 +105,16 @@ describe('listing votes and responses', () => {
         };
       })
       .reverse();
-    expect(all.body.data).toEqual(expected);
+    expect(all.data).toEqual(expected);
 
     const pages: string[] = [];
     let cursor: string | null = null;
     let requests = 0;
     do {
-      const res = await listResponses(pollId, `?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
-      expect(res.status).toBe(200);
+      const res = await listResponses(pollId, { limit: 2, ...(cursor ? { cursor } : {}) });
+      expectStatus(res, 200);
       expect(res.body.data.length).toBeLessThanOrEqual(2);
-      pages.push(...res.body.data.map((r: { id: string }) => r.id));
+      pages.push(...res.body.data.map((r) => r.id));
       cursor = res.body.nextCursor;
       requests += 1;
     } while (cursor);
@@ -124,16 +123,16 @@ describe('listing votes and responses', () => {
     expect(pages).toEqual([...pages].sort().reverse());
     expect(pages.slice(1)).toEqual([...created].reverse());
 
-    const both = await listResponses(pollId, '?slideId=nps&voterId=ben');
-    expect(both.body.data).toEqual([expect.objectContaining({ voterId: 'ben', slideId: 'nps', scaleValue: 2 })]);
+    const both = await listResponses(pollId, { slideId: 'nps', voterId: 'ben' });
+    expect(expectOk(both).data).toEqual([expect.objectContaining({ voterId: 'ben', slideId: 'nps', scaleValue: 2 })]);
   });
 
   it('refuses forged cursors and bad limits with 422, and another workspace’s poll with 404', async () => {
     const { id: pollId } = await publishedPoll();
     expect((await vote(pollId, { voterId: 'v', slideId: 'lunch', optionIds: ['pizza'] })).status).toBe(201);
     expect((await respond(pollId, { voterId: 'v', slideId: 'nps', scaleValue: 1 })).status).toBe(201);
-    const voteCursor = (await listVotes(pollId, '?limit=1')).body;
-    const responseCursor = (await listResponses(pollId, '?limit=1')).body;
+    const voteCursor = expectOk(await listVotes(pollId, { limit: 1 }));
+    const responseCursor = expectOk(await listResponses(pollId, { limit: 1 }));
     // One item each: no next page.
     expect(voteCursor.nextCursor).toBeNull();
     expect(responseCursor.nextCursor).toBeNull();
@@ -146,20 +145,20 @@ describe('listing votes and responses', () => {
       Buffer.from('rsp_01AAAAAAAAAAAAAAAAAAAAAAAA').toString('base64url'),
     ];
     for (const cursor of forged) {
-      expectValidationError(await listVotes(pollId, `?cursor=${cursor}`), 'cursor');
+      expectValidationError(await listVotes(pollId, { cursor }), 'cursor');
     }
     expectValidationError(
-      await listResponses(pollId, `?cursor=${Buffer.from('vote_01AAAAAAAAAAAAAAAAAAAAAAAA').toString('base64url')}`),
+      await listResponses(pollId, { cursor: Buffer.from('vote_01AAAAAAAAAAAAAAAAAAAAAAAA').toString('base64url') }),
       'cursor',
     );
-    expectValidationError(await listVotes(pollId, '?limit=0'), 'limit');
-    expectValidationError(await listResponses(pollId, '?limit=101'), 'limit');
-    expectValidationError(await listResponses(pollId, '?limit=abc'), 'limit');
-    expectValidationError(await listVotes(pollId, '?colour=red'), 'colour');
+    expectValidationError(await listVotes(pollId, { limit: 0 }), 'limit');
+    expectValidationError(await listResponses(pollId, { limit: 101 }), 'limit');
+    expectValidationError(await listResponses(pollId, { limit: 'abc' }), 'limit');
+    expectValidationError(await listVotes(pollId, { colour: 'red' }), 'colour');
 
     for (const list of [listVotes, listResponses]) {
-      const foreign = await list(pollId, '', otherKey);
-      expect(foreign.status).toBe(404);
+      const foreign = await list(pollId, {}, otherKey);
+      expectStatus(foreign, 404);
       expect(foreign.body.error.code).toBe('not_found');
       const unknown = await list('poll_01AAAAAAAAAAAAAAAAAAAAAAAA');
       expect(unknown.status).toBe(404);

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tallyKey } from '../../src/modules/answers/tallies.js';
 import { answersApi, count, expectValidationError, startAnswersServer } from '../support/answers.js';
-import { call } from '../support/http.js';
 import { answerVariantsContent, sampleContent } from '../support/polls.js';
 import type { TestServer } from '../support/server.js';
+import { expectOk, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * Answers and a poll that changes: the deck locked once a poll has answers (`poll_has_responses`),
@@ -13,6 +13,7 @@ import type { TestServer } from '../support/server.js';
 
 let t: TestServer;
 let apiKey: string;
+const api = testClient(() => t.api, { apiKey: () => apiKey });
 
 beforeAll(async () => {
   ({ t, apiKey } = await startAnswersServer());
@@ -25,26 +26,29 @@ describe('poll_has_responses', () => {
   it('locks the deck once a poll has answers, while the title can still change', async () => {
     const { id: pollId } = await publishedPoll();
     // Before any answer, the deck may change.
-    const edited: { questions: Record<string, unknown>[] } = answerVariantsContent();
-    edited.questions[0] = { ...edited.questions[0], text: 'Where shall we eat today?' };
-    const early = await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { content: edited } });
+    const edited = answerVariantsContent();
+    edited.questions[0] = { ...edited.questions[0]!, text: 'Where shall we eat today?' };
+    const early = await api.request('PATCH /polls/{id}', { params: { id: pollId }, body: { content: edited } });
     expect(early.status).toBe(200);
 
     expect((await respond(pollId, { voterId: 'v', slideId: 'nps', scaleValue: 8 })).status).toBe(201);
-    const before = (await call('GET', `${t.api}/polls/${pollId}`, { apiKey })).body;
+    const before = expectOk(await api.request('GET /polls/{id}', { params: { id: pollId } }));
 
-    const changed = await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { content: sampleContent() } });
-    expect(changed.status).toBe(409);
+    const changed = await api.request('PATCH /polls/{id}', {
+      params: { id: pollId },
+      body: { content: sampleContent() },
+    });
+    expectStatus(changed, 409);
     expect(changed.body.error.code).toBe('poll_has_responses');
-    const withTitle = await call('PATCH', `${t.api}/polls/${pollId}`, {
-      apiKey,
+    const withTitle = await api.request('PATCH /polls/{id}', {
+      params: { id: pollId },
       body: { title: 'Renamed', content: sampleContent() },
     });
     expect(withTitle.status).toBe(409);
-    expect((await call('GET', `${t.api}/polls/${pollId}`, { apiKey })).body).toEqual(before);
+    expect((await api.request('GET /polls/{id}', { params: { id: pollId } })).body).toEqual(before);
 
-    const renamed = await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { title: 'Renamed' } });
-    expect(renamed.status).toBe(200);
+    const renamed = await api.request('PATCH /polls/{id}', { params: { id: pollId }, body: { title: 'Renamed' } });
+    expectStatus(renamed, 200);
     expect(renamed.body.title).toBe('Renamed');
     expect(renamed.body.content).toEqual(before.content);
   });
@@ -52,8 +56,11 @@ describe('poll_has_responses', () => {
   it('counts a vote as an answer too', async () => {
     const { id: pollId } = await publishedPoll();
     expect((await vote(pollId, { voterId: 'v', slideId: 'lunch', optionIds: ['pizza'] })).status).toBe(201);
-    const changed = await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { content: sampleContent() } });
-    expect(changed.status).toBe(409);
+    const changed = await api.request('PATCH /polls/{id}', {
+      params: { id: pollId },
+      body: { content: sampleContent() },
+    });
+    expectStatus(changed, 409);
     expect(changed.body.error.code).toBe('poll_has_responses');
   });
 });
@@ -84,7 +91,7 @@ describe('a poll that changed after the answer was judged', () => {
   /** A published poll whose cached copy is warm, so the next answer is judged against the cache. */
   async function cachedPoll() {
     const { id: pollId } = await publishedPoll();
-    expect((await call('GET', `${t.api}/polls/${pollId}`, { apiKey })).status).toBe(200);
+    expect((await api.request('GET /polls/{id}', { params: { id: pollId } })).status).toBe(200);
     return pollId;
   }
 
@@ -92,7 +99,7 @@ describe('a poll that changed after the answer was judged', () => {
     const pollId = await cachedPoll();
     await t.server.deps.db.deleteFrom('polls').where('id', '=', pollId).execute();
     const voted = await vote(pollId, { voterId: 'v', slideId: 'lunch', optionIds: ['pizza'] });
-    expect(voted.status).toBe(404);
+    expectStatus(voted, 404);
     expect(voted.body.error).toEqual({ code: 'not_found', message: 'Poll not found' });
     const responded = await respond(pollId, { voterId: 'v', slideId: 'nps', scaleValue: 3 });
     expect(responded.status).toBe(404);
@@ -103,7 +110,7 @@ describe('a poll that changed after the answer was judged', () => {
     await changeBehindTheCache(closed, { status: 'closed' });
     await expectNothingChanges(closed, async () => {
       const res = await vote(closed, { voterId: 'v', slideId: 'lunch', optionIds: ['pizza'] });
-      expect(res.status).toBe(409);
+      expectStatus(res, 409);
       expect(res.body.error.code).toBe('poll_closed');
     });
 
@@ -111,7 +118,7 @@ describe('a poll that changed after the answer was judged', () => {
     await changeBehindTheCache(draft, { status: 'draft' });
     await expectNothingChanges(draft, async () => {
       const res = await respond(draft, { voterId: 'v', slideId: 'nps', scaleValue: 3 });
-      expect(res.status).toBe(409);
+      expectStatus(res, 409);
       expect(res.body.error.code).toBe('poll_not_published');
     });
   });

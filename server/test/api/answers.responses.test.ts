@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tallyKey } from '../../src/modules/answers/tallies.js';
 import { answersApi, count, expectValidationError, startAnswersServer } from '../support/answers.js';
 import type { TestServer } from '../support/server.js';
+import { errorDetails, expectOk, expectStatus } from '../support/test-client.js';
 
 /**
  * Responses (POST /polls/{id}/responses) of every kind but a vote, as the API takes and refuses
@@ -151,7 +152,7 @@ describe('responses', () => {
     const full = await respond(pollId, { voterId: 'x', slideId: 'odd', scaleValues: { constructor: 1, toString: 3 } });
     expect(full.status).toBe(201);
     const listed = await listResponses(pollId);
-    expect(listed.body.data[0].scaleValues).toEqual({ constructor: 1, toString: 3 });
+    expect(expectOk(listed).data[0]?.scaleValues).toEqual({ constructor: 1, toString: 3 });
   });
 
   it('ranking: a permutation of the options; missing, repeated and unknown options are 422', async () => {
@@ -184,7 +185,7 @@ describe('responses', () => {
   it('open_ended: text within maxLength, white space normalised; too long or blank is 422', async () => {
     const { id: pollId } = await publishedPoll();
     const padded = await respond(pollId, { voterId: 'v1', slideId: 'words', text: '  Great   pizza\n\tvery  great ' });
-    expect(padded.status).toBe(201);
+    expectStatus(padded, 201);
     const atLimit = 'x'.repeat(40);
     expect((await respond(pollId, { voterId: 'v2', slideId: 'words', text: atLimit })).status).toBe(201);
     expect((await respond(pollId, { voterId: 'v3', slideId: 'words', text: 'great pizza very great' })).status).toBe(
@@ -202,8 +203,8 @@ describe('responses', () => {
       expectValidationError(wrongField, 'optionIds', /takes `text`/);
     });
 
-    const listed = await listResponses(pollId, '?voterId=v1');
-    expect(listed.body.data).toEqual([
+    const listed = await listResponses(pollId, { voterId: 'v1' });
+    expect(expectOk(listed).data).toEqual([
       {
         id: padded.body.id,
         pollId,
@@ -230,19 +231,19 @@ describe('responses', () => {
   it('qa: a question per request, several per voter; moderated slides list them as pending', async () => {
     const { id: pollId } = await publishedPoll();
     const asked = await respond(pollId, { voterId: 'v1', slideId: 'ask', text: ' Is   lunch paid? ' });
-    expect(asked.status).toBe(201);
+    expectStatus(asked, 201);
     expect(asked.body.id).toMatch(/^rsp_/);
     expect((await respond(pollId, { voterId: 'v1', slideId: 'ask', text: 'And dinner?' })).status).toBe(201);
     const open = await respond(pollId, { voterId: 'v1', slideId: 'open', text: 'Anything goes?' });
-    expect(open.status).toBe(201);
+    expectStatus(open, 201);
 
-    const moderated = await listResponses(pollId, '?slideId=ask');
-    expect(moderated.body.data.map((r: { text: string; status: string; upvotes: number; kind: string }) => r)).toEqual([
+    const moderated = await listResponses(pollId, { slideId: 'ask' });
+    expect(expectOk(moderated).data.map((r) => r)).toEqual([
       expect.objectContaining({ kind: 'qa', text: 'And dinner?', status: 'pending', upvotes: 0 }),
       expect.objectContaining({ id: asked.body.id, kind: 'qa', text: 'Is lunch paid?', status: 'pending', upvotes: 0 }),
     ]);
-    const unmoderated = await listResponses(pollId, '?slideId=open');
-    expect(unmoderated.body.data).toEqual([
+    const unmoderated = await listResponses(pollId, { slideId: 'open' });
+    expect(expectOk(unmoderated).data).toEqual([
       {
         id: open.body.id,
         pollId,
@@ -280,20 +281,18 @@ describe('responses', () => {
       expect(choice.body.error.message).toContain('POST /polls/{id}/votes');
 
       const unknown = await respond(pollId, { voterId: 'v', slideId: 'nope', text: 'x' });
-      expect(unknown.status).toBe(404);
+      expectStatus(unknown, 404);
       expect(unknown.body.error.code).toBe('not_found');
 
       const foreign = await respond(pollId, { voterId: 'v', slideId: 'words', text: 'x' }, otherKey);
       expect(foreign.status).toBe(404);
 
       const twoFields = await respond(pollId, { voterId: 'v', slideId: 'nps', scaleValue: 3, text: 'three' });
-      expect(twoFields.status).toBe(422);
-      expect(twoFields.body.error.details.formErrors).toEqual([
-        'Send exactly one answer field, not scaleValue and text',
-      ]);
+      expectStatus(twoFields, 422);
+      expect(errorDetails(twoFields).formErrors).toEqual(['Send exactly one answer field, not scaleValue and text']);
       const noField = await respond(pollId, { voterId: 'v', slideId: 'nps' });
-      expect(noField.status).toBe(422);
-      expect(noField.body.error.details.formErrors[0]).toMatch(/Send the answer field/);
+      expectStatus(noField, 422);
+      expect(errorDetails(noField).formErrors[0]).toMatch(/Send the answer field/);
 
       expectValidationError(await respond(pollId, { slideId: 'nps', scaleValue: 3 }), 'voterId');
       expectValidationError(await respond(pollId, { voterId: 'v', slideId: 'nps', scaleValue: 3, extra: 1 }), 'extra');

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tallyKey } from '../../src/modules/answers/tallies.js';
 import { answersApi, count, expectValidationError, startAnswersServer } from '../support/answers.js';
-import { call } from '../support/http.js';
 import { answerVariantsContent } from '../support/polls.js';
 import type { TestServer } from '../support/server.js';
+import { expectOk, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * Votes (POST /polls/{id}/votes) as the API takes and refuses them: the receipt, counting, what does
@@ -14,6 +14,7 @@ import type { TestServer } from '../support/server.js';
 let t: TestServer;
 let apiKey: string;
 let otherKey: string;
+const api = testClient(() => t.api, { apiKey: () => apiKey });
 
 beforeAll(async () => {
   ({ t, apiKey, otherKey } = await startAnswersServer());
@@ -28,7 +29,7 @@ describe('votes', () => {
   it('records a vote: 201 with the receipt, listed, counted once', async () => {
     const { id: pollId } = await publishedPoll();
     const res = await vote(pollId, { voterId: 'ada', slideId: 'lunch', optionIds: ['sushi'] });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^vote_[0-9A-HJKMNP-TV-Z]{26}$/),
       pollId,
@@ -69,8 +70,8 @@ describe('votes', () => {
       [`toppings/${tallyKey.option('chili')}`]: count(2),
     });
     expect(stats).toEqual({ voters: 3, answers: 3 });
-    const listed = await listVotes(pollId, '?voterId=v2');
-    expect(listed.body.data.map((v: { optionIds: string[] }) => v.optionIds)).toEqual([['chili', 'olives']]);
+    const listed = await listVotes(pollId, { voterId: 'v2' });
+    expect(expectOk(listed).data.map((v) => v.optionIds)).toEqual([['chili', 'olives']]);
   });
 
   it('refuses votes that do not fit the slide with 422, storing nothing', async () => {
@@ -125,49 +126,50 @@ describe('votes', () => {
     const { id: pollId } = await publishedPoll();
     await expectNothingChanges(pollId, async () => {
       const slide = await vote(pollId, { voterId: 'v', slideId: 'dessert', optionIds: ['pizza'] });
-      expect(slide.status).toBe(404);
+      expectStatus(slide, 404);
       expect(slide.body.error).toEqual({ code: 'not_found', message: "Slide 'dessert' not found in this poll" });
 
       const foreign = await vote(pollId, { voterId: 'v', slideId: 'lunch', optionIds: ['pizza'] }, otherKey);
-      expect(foreign.status).toBe(404);
+      expectStatus(foreign, 404);
       expect(foreign.body.error).toEqual({ code: 'not_found', message: 'Poll not found' });
     });
     const unknown = await vote('poll_01AAAAAAAAAAAAAAAAAAAAAAAA', { voterId: 'v', slideId: 'lunch', optionIds: ['a'] });
-    expect(unknown.status).toBe(404);
+    expectStatus(unknown, 404);
     expect(unknown.body.error.code).toBe('not_found');
   });
 
   it('refuses a draft poll (409 poll_not_published) and a closed one (409 poll_closed), then takes votes once reopened', async () => {
-    const draft = await call('POST', `${t.api}/polls`, {
-      apiKey,
-      body: { title: 'Draft', content: answerVariantsContent() },
-    });
-    const draftId: string = draft.body.id;
+    const draft = await api.request('POST /polls', { body: { title: 'Draft', content: answerVariantsContent() } });
+    const draftId: string = expectOk(draft).id;
     await expectNothingChanges(draftId, async () => {
       for (const send of [
         () => vote(draftId, { voterId: 'v', slideId: 'lunch', optionIds: ['pizza'] }),
         () => respond(draftId, { voterId: 'v', slideId: 'nps', scaleValue: 3 }),
       ]) {
         const res = await send();
-        expect(res.status).toBe(409);
+        expectStatus(res, 409);
         expect(res.body.error.code).toBe('poll_not_published');
       }
     });
 
     const { id: pollId } = await publishedPoll();
-    expect((await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { closed: true } })).status).toBe(200);
+    expect((await api.request('PATCH /polls/{id}', { params: { id: pollId }, body: { closed: true } })).status).toBe(
+      200,
+    );
     await expectNothingChanges(pollId, async () => {
       for (const send of [
         () => vote(pollId, { voterId: 'v', slideId: 'lunch', optionIds: ['pizza'] }),
         () => respond(pollId, { voterId: 'v', slideId: 'nps', scaleValue: 3 }),
       ]) {
         const res = await send();
-        expect(res.status).toBe(409);
+        expectStatus(res, 409);
         expect(res.body.error).toEqual({ code: 'poll_closed', message: expect.stringMatching(/closed/) });
       }
     });
 
-    expect((await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { publish: true } })).status).toBe(200);
+    expect((await api.request('PATCH /polls/{id}', { params: { id: pollId }, body: { publish: true } })).status).toBe(
+      200,
+    );
     expect((await vote(pollId, { voterId: 'v', slideId: 'lunch', optionIds: ['pizza'] })).status).toBe(201);
   });
 
@@ -200,14 +202,14 @@ describe('one answer per voter per slide', () => {
 
     await expectNothingChanges(pollId, async () => {
       const again = await vote(pollId, { voterId: 'ada', slideId: 'lunch', optionIds: ['pizza'] });
-      expect(again.status).toBe(409);
+      expectStatus(again, 409);
       expect(again.body.error).toEqual({
         code: 'already_responded',
         message: "This voter already answered slide 'lunch'",
       });
       // A different choice is still a second answer.
       const changed = await vote(pollId, { voterId: 'ada', slideId: 'lunch', optionIds: ['sushi'] });
-      expect(changed.status).toBe(409);
+      expectStatus(changed, 409);
       expect(changed.body.error.code).toBe('already_responded');
     });
 
@@ -239,7 +241,7 @@ describe('one answer per voter per slide', () => {
     await expectNothingChanges(pollId, async () => {
       for (const answer of answers) {
         const again = await respond(pollId, { voterId: 'ada', ...answer });
-        expect(again.status).toBe(409);
+        expectStatus(again, 409);
         expect(again.body.error.code).toBe('already_responded');
       }
     });
@@ -247,6 +249,6 @@ describe('one answer per voter per slide', () => {
     for (const text of ['First?', 'Second?', 'First?']) {
       expect((await respond(pollId, { voterId: 'ada', slideId: 'ask', text })).status).toBe(201);
     }
-    expect((await listResponses(pollId, '?slideId=ask&voterId=ada')).body.data).toHaveLength(3);
+    expect(expectOk(await listResponses(pollId, { slideId: 'ask', voterId: 'ada' })).data).toHaveLength(3);
   });
 });

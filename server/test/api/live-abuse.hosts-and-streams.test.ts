@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assertions.js';
 import { ManualClock } from '../support/clock.js';
-import { call, type JsonResponse } from '../support/http.js';
-import { closeStreams, type Json, liveServer, streams } from '../support/live-abuse.js';
+import { closeStreams, liveServer, streams } from '../support/live-abuse.js';
 import { openSse } from '../support/sse.js';
+import { expectStatus, type RouteKey, testClient } from '../support/test-client.js';
 
 /**
  * What a stolen host token or too many streams can do to a live session, each finding of the
@@ -32,56 +32,68 @@ describe('host tokens', () => {
   });
   afterAll(() => Promise.all([s?.t.close(), short?.t.close()]));
 
-  const asHost = (server: typeof s, method: string, path: string, token: string, body?: Json): Promise<JsonResponse> =>
-    call(method, `${server.t.api}${path}`, { body, headers: { 'x-host-token': token } });
+  /**
+   * A request to a route of session `sessionId` with the host token alone. Unchecked: one helper for
+   * routes of different inputs, each given what it takes.
+   */
+  const asHost = <K extends RouteKey>(server: typeof s, route: K, sessionId: string, token: string, body?: unknown) =>
+    testClient(server.t.api).unchecked(route, {
+      params: { id: sessionId },
+      body,
+      headers: { 'x-host-token': token },
+    });
 
   it('after the end read the session and nothing else: no deck, no questions, no moderation, no control', async () => {
     const session = await s.session();
     await s.control(session, 'start');
     await s.control(session, 'end');
-    const read = await asHost(s, 'GET', `/sessions/${session.id}`, session.hostToken);
-    expect(read.status).toBe(200);
+    const read = await asHost(s, 'GET /sessions/{id}', session.id, session.hostToken);
+    expectStatus(read, 200);
     expect(read.body.status).toBe('ended');
-    for (const [method, path, body] of [
-      ['GET', `/sessions/${session.id}/deck`],
-      ['GET', `/sessions/${session.id}/questions`],
-      ['GET', `/sessions/${session.id}/qr.svg`],
-      ['POST', `/sessions/${session.id}/control`, { action: 'next' }],
-      ['PATCH', `/sessions/${session.id}`, { joinsLocked: true }],
-      ['POST', `/sessions/${session.id}/host-token`],
+    for (const [route, body] of [
+      ['GET /sessions/{id}/deck'],
+      ['GET /sessions/{id}/questions'],
+      ['GET /sessions/{id}/qr.svg'],
+      ['POST /sessions/{id}/control', { action: 'next' }],
+      ['PATCH /sessions/{id}', { joinsLocked: true }],
+      ['POST /sessions/{id}/host-token'],
     ] as const) {
-      const res = await asHost(s, method, path, session.hostToken, body as Json | undefined);
-      expect(res.status, `${method} ${path}`).toBe(401);
+      const res = await asHost(s, route, session.id, session.hostToken, body);
+      expectStatus(res, 401, route);
       expect(res.body.error.code).toBe('invalid_host_token');
     }
     // A workspace credential still reads everything.
-    expect((await call('GET', `${s.t.api}/sessions/${session.id}/deck`, { apiKey: s.apiKey })).status).toBe(200);
+    expect(
+      (await testClient(s.t.api).request('GET /sessions/{id}/deck', { params: { id: session.id }, apiKey: s.apiKey }))
+        .status,
+    ).toBe(200);
   });
 
   it('expire a while after the end (LIVE_HOST_TOKEN_TTL_AFTER_END_MS)', async () => {
     const session = await short.session();
     await short.control(session, 'end');
     shortClock.advance(400);
-    const expired = await asHost(short, 'GET', `/sessions/${session.id}`, session.hostToken);
-    expect(expired.status).toBe(401);
+    const expired = await asHost(short, 'GET /sessions/{id}', session.id, session.hostToken);
+    expectStatus(expired, 401);
     expect(expired.body.error.message).toMatch(/expired/);
   });
 
   it('rotate: the new token works at once, the old one never again', async () => {
     const session = await s.session();
-    const rotated = await asHost(s, 'POST', `/sessions/${session.id}/host-token`, session.hostToken);
-    expect(rotated.status, rotated.text).toBe(200);
+    const rotated = await asHost(s, 'POST /sessions/{id}/host-token', session.id, session.hostToken);
+    expectStatus(rotated, 200);
     expect(rotated.body.sessionId).toBe(session.id);
     expect(rotated.body.hostToken).toMatch(/^pht_/);
     expect(rotated.body.hostToken).not.toBe(session.hostToken);
-    expectError(await asHost(s, 'GET', `/sessions/${session.id}`, session.hostToken), 401, 'invalid_host_token');
-    expect((await asHost(s, 'GET', `/sessions/${session.id}`, rotated.body.hostToken)).status).toBe(200);
+    expectError(await asHost(s, 'GET /sessions/{id}', session.id, session.hostToken), 401, 'invalid_host_token');
+    expect((await asHost(s, 'GET /sessions/{id}', session.id, rotated.body.hostToken)).status).toBe(200);
     // With a workspace credential too; an ended session's token is not rotated.
-    const byKey = await call('POST', `${s.t.api}/sessions/${session.id}/host-token`, { apiKey: s.apiKey });
+    const api = testClient(s.t.api, { apiKey: s.apiKey });
+    const byKey = await api.request('POST /sessions/{id}/host-token', { params: { id: session.id } });
     expect(byKey.status).toBe(200);
-    await call('POST', `${s.t.api}/sessions/${session.id}/control`, { apiKey: s.apiKey, body: { action: 'end' } });
+    await api.request('POST /sessions/{id}/control', { params: { id: session.id }, body: { action: 'end' } });
     expectError(
-      await call('POST', `${s.t.api}/sessions/${session.id}/host-token`, { apiKey: s.apiKey }),
+      await api.request('POST /sessions/{id}/host-token', { params: { id: session.id } }),
       409,
       'invalid_session_state',
     );

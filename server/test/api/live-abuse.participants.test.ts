@@ -3,9 +3,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { insertParticipants } from '../../src/modules/sessions/participants.repository.js';
 import { expectError } from '../support/assertions.js';
 import { randomLoopback } from '../support/from-address.js';
-import { call } from '../support/http.js';
-import { closeStreams, type Json, liveServer } from '../support/live-abuse.js';
+import { closeStreams, liveServer } from '../support/live-abuse.js';
 import { pollPublisher, sampleContent } from '../support/polls.js';
+import { type BodyOf, errorDetails, expectOk, expectStatus, slideOf, testClient } from '../support/test-client.js';
 
 /**
  * What a hostile audience can do to a live session, each finding of the security review (issue 24)
@@ -17,6 +17,9 @@ import { pollPublisher, sampleContent } from '../support/polls.js';
  */
 
 afterEach(closeStreams);
+
+/** The typed client of the server `s` of a test group. */
+const apiOf = (s: Awaited<ReturnType<typeof liveServer>>) => testClient(s.t.api);
 
 describe('quiz points before the results are shown', () => {
   let s: Awaited<ReturnType<typeof liveServer>>;
@@ -99,7 +102,7 @@ describe('joins, participants, questions', () => {
     const full = joins.filter((j) => j.status === 409);
     expect(full).toHaveLength(15);
     expect(full[0]?.body.error).toMatchObject({ code: 'session_full', details: { maxParticipants: 5 } });
-    const now = await call('GET', `${s.t.api}/sessions/${session.id}`, { apiKey: s.apiKey });
+    const now = await apiOf(s).request('GET /sessions/{id}', { params: { id: session.id }, apiKey: s.apiKey });
     expect(now.body).toMatchObject({ participantCount: 5, maxParticipants: 5, joinsLocked: false });
     // A participant who joined resumes with its token, full or not.
     const token = joins.find((j) => j.status === 200)?.body.participantToken as string;
@@ -109,7 +112,8 @@ describe('joins, participants, questions', () => {
   it('cap participants when joins arrive as batches side by side (one statement per batch; on PostgreSQL, concurrent)', async () => {
     const capped = await s.session({ maxParticipants: 25 });
     const locked = await s.session({ maxParticipants: 25 });
-    const lock = await call('PATCH', `${s.t.api}/sessions/${locked.id}`, {
+    const lock = await apiOf(s).request('PATCH /sessions/{id}', {
+      params: { id: locked.id },
       body: { joinsLocked: true },
       headers: { 'x-host-token': locked.hostToken },
     });
@@ -135,7 +139,7 @@ describe('joins, participants, questions', () => {
       const got = batch.map((n) => seated.some((row) => row.id === n.id));
       expect(got.indexOf(false) === -1 || !got.slice(got.indexOf(false), 10).includes(true)).toBe(true);
     }
-    const now = await call('GET', `${s.t.api}/sessions/${capped.id}`, { apiKey: s.apiKey });
+    const now = await apiOf(s).request('GET /sessions/{id}', { params: { id: capped.id }, apiKey: s.apiKey });
     expect(now.body).toMatchObject({ participantCount: 25, maxParticipants: 25 });
     const stored = await db
       .selectFrom('session_participants')
@@ -154,22 +158,26 @@ describe('joins, participants, questions', () => {
       title: 'Big',
       content: sampleContent(),
     }))();
-    const refused = await call('POST', `${s.t.api}/sessions`, {
+    const refused = await apiOf(s).request('POST /sessions', {
       apiKey: s.apiKey,
       body: { pollId: poll.id, maxParticipants: 101 },
     });
     expectError(refused, 422, 'validation_failed');
-    expect(refused.body.error.details.fieldErrors.maxParticipants).toBeDefined();
+    expect(errorDetails(refused).fieldErrors.maxParticipants).toBeDefined();
   });
 
   it('let the host lock joins (those who joined carry on) and change the cap, never below who joined', async () => {
     const session = await s.session();
     const inside = await s.join(session.pin);
     await s.control(session, 'start');
-    const patch = (body: Json) =>
-      call('PATCH', `${s.t.api}/sessions/${session.id}`, { body, headers: { 'x-host-token': session.hostToken } });
+    const patch = (body: BodyOf<'PATCH /sessions/{id}'>) =>
+      apiOf(s).request('PATCH /sessions/{id}', {
+        params: { id: session.id },
+        body,
+        headers: { 'x-host-token': session.hostToken },
+      });
     const locked = await patch({ joinsLocked: true });
-    expect(locked.status, locked.text).toBe(200);
+    expectStatus(locked, 200);
     expect(locked.body.joinsLocked).toBe(true);
     const late = await s.join(session.pin);
     expect(late.status).toBe(409);
@@ -177,11 +185,11 @@ describe('joins, participants, questions', () => {
     const token = inside.body.participantToken as string;
     expect((await s.join(session.pin, undefined, token)).status).toBe(200);
     expect((await s.answer(session.pin, token, { slideId: 'lunch', optionIds: ['sushi'] })).status).toBe(201);
-    expect((await patch({ joinsLocked: false })).body.joinsLocked).toBe(false);
+    expect(expectOk(await patch({ joinsLocked: false })).joinsLocked).toBe(false);
     expect((await s.join(session.pin)).status).toBe(200);
 
     expectError(await patch({ maxParticipants: 1 }), 422, 'validation_failed');
-    expect((await patch({ maxParticipants: 2 })).body.maxParticipants).toBe(2);
+    expect(expectOk(await patch({ maxParticipants: 2 })).maxParticipants).toBe(2);
     expect((await s.join(session.pin)).status).toBe(409);
     expectError(await patch({}), 422, 'validation_failed');
   });
@@ -192,7 +200,8 @@ describe('joins, participants, questions', () => {
     const asker = (await s.join(session.pin, address)).body.participantToken as string;
     const other = (await s.join(session.pin, address)).body.participantToken as string;
     await s.control(session, 'start');
-    const goto = await call('POST', `${s.t.api}/sessions/${session.id}/control`, {
+    const goto = await apiOf(s).request('POST /sessions/{id}/control', {
+      params: { id: session.id },
       body: { action: 'goto', slideIndex: 5 },
       headers: { 'x-host-token': session.hostToken },
     });
@@ -230,7 +239,8 @@ describe('Q&A questions per address', () => {
       string,
     ];
     await s.control(session, 'start');
-    const goto = await call('POST', `${s.t.api}/sessions/${session.id}/control`, {
+    const goto = await apiOf(s).request('POST /sessions/{id}/control', {
+      params: { id: session.id },
       body: { action: 'goto', slideIndex: 5 },
       headers: { 'x-host-token': session.hostToken },
     });
@@ -255,11 +265,12 @@ describe('Q&A questions per address', () => {
     expect(new Date(refused.body.error.details.resetAt).getTime()).toBeGreaterThan(0);
     expect((await ask(other, 'Elsewhere?', elsewhere)).status).toBe(201);
     // Nothing refused was stored.
-    const questions = await call('GET', `${s.t.api}/sessions/${session.id}/questions`, {
+    const questions = await apiOf(s).request('GET /sessions/{id}/questions', {
+      params: { id: session.id },
       headers: { 'x-host-token': session.hostToken },
     });
-    expect(questions.status, questions.text).toBe(200);
-    expect(questions.body.data.map((q: Json) => q.text).sort()).toEqual(
+    expectStatus(questions, 200);
+    expect(questions.body.data.map((q) => q.text).sort()).toEqual(
       ['Elsewhere?', 'first 1?', 'first 2?', 'second 1?', 'second 2?'].sort(),
     );
   });
@@ -282,10 +293,12 @@ describe('removing a participant', () => {
     const watching = await s.stream(session.pin, { 'x-participant-token': token });
     await watching.next('slide');
 
-    const removed = await call('DELETE', `${s.t.api}/sessions/${session.id}/participants/${id}`, {
+    const api = apiOf(s);
+    const removed = await api.request('DELETE /sessions/{id}/participants/{participantId}', {
+      params: { id: session.id, participantId: id },
       headers: { 'x-host-token': session.hostToken },
     });
-    expect(removed.status, removed.text).toBe(200);
+    expectStatus(removed, 200);
     expect(removed.body).toMatchObject({ sessionId: session.id, participantId: id, removedAt: expect.any(String) });
     await watching.closed;
     const refused = await s.answer(session.pin, token, { slideId: 'lunch', optionIds: ['sushi'] });
@@ -294,21 +307,26 @@ describe('removing a participant', () => {
     const again = await s.join(session.pin, undefined, token);
     expect(again.body.resumed).toBe(false);
     expect(again.body.participant.id).not.toBe(id);
-    const results = await call('GET', `${s.t.api}/polls/${session.pollId}/results`, { apiKey: s.apiKey });
-    expect(results.body.slides[0].totalAnswers).toBe(1);
+    const results = await api.request('GET /polls/{id}/results', { params: { id: session.pollId }, apiKey: s.apiKey });
+    expect(slideOf(expectOk(results).slides, 'lunch', 'multiple_choice').totalAnswers).toBe(1);
     // Removing again changes nothing; nobody else's participant, nor an unknown one, can be removed.
-    const twice = await call('DELETE', `${s.t.api}/sessions/${session.id}/participants/${id}`, { apiKey: s.apiKey });
-    expect(twice.body.removedAt).toBe(removed.body.removedAt);
+    const twice = await api.request('DELETE /sessions/{id}/participants/{participantId}', {
+      params: { id: session.id, participantId: id },
+      apiKey: s.apiKey,
+    });
+    expect(expectOk(twice).removedAt).toBe(removed.body.removedAt);
     const elsewhere = await s.session();
     expectError(
-      await call('DELETE', `${s.t.api}/sessions/${elsewhere.id}/participants/${id}`, {
+      await api.request('DELETE /sessions/{id}/participants/{participantId}', {
+        params: { id: elsewhere.id, participantId: id },
         headers: { 'x-host-token': elsewhere.hostToken },
       }),
       404,
       'not_found',
     );
     expectError(
-      await call('DELETE', `${s.t.api}/sessions/${session.id}/participants/${id}`, {
+      await api.request('DELETE /sessions/{id}/participants/{participantId}', {
+        params: { id: session.id, participantId: id },
         headers: { 'x-host-token': elsewhere.hostToken },
       }),
       401,

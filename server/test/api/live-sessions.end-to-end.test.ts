@@ -2,7 +2,7 @@ import Papa from 'papaparse';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assertions.js';
 import { ManualClock } from '../support/clock.js';
-import { call } from '../support/http.js';
+import type { ControlAction } from '../support/live-deck.js';
 import {
   expectRanked,
   type Joined,
@@ -13,6 +13,7 @@ import {
 } from '../support/live-sessions.js';
 import type { TestServer } from '../support/server.js';
 import type { SseEvent } from '../support/sse.js';
+import { expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * A whole live session over real HTTP and Server-Sent Events, from creation to the end summary:
@@ -24,6 +25,7 @@ import type { SseEvent } from '../support/sse.js';
 
 let t: TestServer;
 let apiKey: string;
+const api = testClient(() => t.api);
 /** The server times quiz answers by this clock: it moves only when a test advances it. */
 const clock = new ManualClock();
 
@@ -79,7 +81,7 @@ describe('a whole live session, end to end', () => {
     );
 
     /** A control action, then the `slide` every participant receives for it (and the presenter's `session`). */
-    const move = async (action: string, slideId: string, slideIndex?: number) => {
+    const move = async (action: ControlAction, slideId: string, slideIndex?: number) => {
       const now = await act(session, action, slideIndex);
       expect(now.status).toBe('active');
       const slides: SseEvent[] = [];
@@ -143,7 +145,7 @@ describe('a whole live session, end to end', () => {
 
     // Resuming on the quiz: the state is the participant's own, and still hides the answer.
     const resumed = await join(session.pin, {}, alice.token);
-    expect(resumed.status, resumed.text).toBe(200);
+    expectStatus(resumed, 200);
     expect(resumed.body.state).toMatchObject({ answered: true, slideIndex: 1 });
     expect(resumed.body.state.slide).not.toHaveProperty('correctOptionIds');
     expect(resumed.text).not.toContain('correctOptionIds');
@@ -229,17 +231,19 @@ describe('a whole live session, end to end', () => {
     // Q&A takes several questions from one participant.
     const second = await answered(session.pin, alice, { slideId: 'ask', text: 'Is there dessert?' });
     const upvote = (who: Joined, questionId: string) =>
-      call('POST', `${t.api}/live/${session.pin}/questions/${questionId}/upvotes`, {
+      api.request('POST /live/{pin}/questions/{questionId}/upvotes', {
+        params: { pin: session.pin, questionId },
         headers: { 'x-participant-token': who.token },
       });
     expectError(await upvote(bob, asked.id), 404, 'not_found');
-    const approved = await call('PATCH', `${t.api}/polls/${poll.id}/questions/${asked.id}`, {
+    const approved = await api.request('PATCH /polls/{id}/questions/{questionId}', {
+      params: { id: poll.id, questionId: asked.id },
       apiKey,
       body: { status: 'approved' },
     });
     expect(approved.status, approved.text).toBe(200);
     const upvoted = await upvote(bob, asked.id);
-    expect(upvoted.status, upvoted.text).toBe(201);
+    expectStatus(upvoted, 201);
     expect(upvoted.body).toMatchObject({ id: asked.id, upvotes: 1, status: 'approved' });
     expectError(await upvote(bob, asked.id), 409, 'already_upvoted');
     const board = await feeds[2]?.waitFor(
@@ -294,7 +298,7 @@ describe('a whole live session, end to end', () => {
     expectError(await control(session.id, 'next', { apiKey }), 409, 'invalid_session_state');
     expectError(await answer(session.pin, alice.token, { slideId: 'lunch', optionIds: ['pizza'] }), 404, 'not_found');
     expectError(await join(session.pin, { name: 'Late' }), 404, 'not_found');
-    const after = await call('GET', `${t.api}/sessions/${session.id}`, { apiKey });
+    const after = await api.request('GET /sessions/{id}', { params: { id: session.id }, apiKey });
     expect(after.body).toMatchObject({ status: 'ended', participantCount: 3 });
 
     // ---- Everything answered live is in the poll's results and its CSV export ---------------------------

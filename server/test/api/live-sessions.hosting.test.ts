@@ -3,12 +3,20 @@ import { newId } from '../../src/db/ids.js';
 import { insertSession } from '../../src/modules/sessions/sessions.repository.js';
 import { expectError } from '../support/assertions.js';
 import { ManualClock } from '../support/clock.js';
-import { call, type JsonResponse } from '../support/http.js';
-import { type CreatedSession, type Json, liveSessionsApi, startLiveSessionsServer } from '../support/live-sessions.js';
+import type { CreatedSession } from '../support/live-deck.js';
+import { liveSessionsApi, startLiveSessionsServer } from '../support/live-sessions.js';
 import { issuedToken, oauthClient } from '../support/oauth.js';
 import { pollPublisher, sampleContent } from '../support/polls.js';
 import type { TestServer } from '../support/server.js';
 import { openSse } from '../support/sse.js';
+import {
+  type ApiResponse,
+  errorDetails,
+  expectOk,
+  expectStatus,
+  type QueryOf,
+  testClient,
+} from '../support/test-client.js';
 
 /**
  * Hosting a live session over real HTTP: the sessions API (create with a PIN and a host token shown
@@ -20,6 +28,7 @@ import { openSse } from '../support/sse.js';
 let t: TestServer;
 let apiKey: string;
 let workspaceId: string;
+const api = testClient(() => t.api);
 /** The server times quiz answers by this clock: it moves only when a test advances it. */
 const clock = new ManualClock();
 
@@ -36,9 +45,10 @@ afterEach(closeStreams);
 describe('sessions API', () => {
   it('creates a pending session with a PIN and a host token shown once, and gets it without the token', async () => {
     const poll = await publishedPoll();
-    const created = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.id } });
-    expect(created.status, created.text).toBe(201);
-    pinsSeen.add(created.body.pin);
+    const created = await api.request('POST /sessions', { apiKey, body: { pollId: poll.id } });
+    expectStatus(created, 201);
+    // A presenter-paced session has a PIN.
+    pinsSeen.add(created.body.pin as string);
     expect(created.body).toMatchObject({
       pollId: poll.id,
       status: 'pending',
@@ -56,47 +66,59 @@ describe('sessions API', () => {
     expect(created.body.joinUrl).toBe(`https://join.example.test/${created.body.pin}`);
 
     const { hostToken, ...session } = created.body;
-    const got = await call('GET', `${t.api}/sessions/${session.id}`, { apiKey });
+    const got = await api.request('GET /sessions/{id}', { params: { id: session.id }, apiKey });
     expect(got.status).toBe(200);
     expect(got.body).toEqual(session);
     expect(got.text).not.toContain(hostToken);
-    const byHost = await call('GET', `${t.api}/sessions/${session.id}`, { headers: { 'x-host-token': hostToken } });
+    const byHost = await api.request('GET /sessions/{id}', {
+      params: { id: session.id },
+      headers: { 'x-host-token': hostToken },
+    });
     expect(byHost.status, byHost.text).toBe(200);
     expect(byHost.body).toEqual(session);
-    const listed = await call('GET', `${t.api}/sessions?pollId=${poll.id}`, { apiKey });
-    expect(listed.body.data).toEqual([session]);
+    const listed = await api.request('GET /sessions', { query: { pollId: poll.id }, apiKey });
+    expect(expectOk(listed).data).toEqual([session]);
     expect(listed.text).not.toContain('hostToken');
   });
 
   it('refuses draft, closed and unknown polls', async () => {
-    const draft = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Draft', content: sampleContent() } });
-    expect(draft.status).toBe(201);
+    const draft = await api.request('POST /polls', { apiKey, body: { title: 'Draft', content: sampleContent() } });
+    expectStatus(draft, 201);
     expectError(
-      await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: draft.body.id } }),
+      await api.request('POST /sessions', { apiKey, body: { pollId: draft.body.id } }),
       409,
       'poll_not_published',
     );
 
     const closed = await publishedPoll();
-    const closing = await call('PATCH', `${t.api}/polls/${closed.id}`, { apiKey, body: { closed: true } });
+    const closing = await api.request('PATCH /polls/{id}', {
+      params: { id: closed.id },
+      apiKey,
+      body: { closed: true },
+    });
     expect(closing.status, closing.text).toBe(200);
-    expectError(await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: closed.id } }), 409, 'poll_closed');
+    expectError(await api.request('POST /sessions', { apiKey, body: { pollId: closed.id } }), 409, 'poll_closed');
 
-    expectError(await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: newId('poll') } }), 404, 'not_found');
+    expectError(await api.request('POST /sessions', { apiKey, body: { pollId: newId('poll') } }), 404, 'not_found');
     // Another workspace's poll is unknown too.
     const other = await t.workspace('pro');
     const published = await publishedPoll();
     expectError(
-      await call('POST', `${t.api}/sessions`, { apiKey: other.apiKey, body: { pollId: published.id } }),
+      await api.request('POST /sessions', { apiKey: other.apiKey, body: { pollId: published.id } }),
       404,
       'not_found',
     );
+    // Unchecked: a PIN of the caller's choosing, which the contract does not take.
     expectError(
-      await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: published.id, pin: '123456' } }),
+      await api.unchecked('POST /sessions', { apiKey, body: { pollId: published.id, pin: '123456' } }),
       422,
       'validation_failed',
     );
-    expectError(await call('GET', `${t.api}/sessions/${newId('session')}`, { apiKey }), 404, 'not_found');
+    expectError(
+      await api.request('GET /sessions/{id}', { params: { id: newId('session') }, apiKey }),
+      404,
+      'not_found',
+    );
   });
 
   it('lists newest first with cursor pagination and the pollId and status filters', async () => {
@@ -115,33 +137,39 @@ describe('sessions API', () => {
     expect((await control(a2.id, 'end', { apiKey: own.apiKey })).status).toBe(200);
     expect((await control(a3.id, 'start', { apiKey: own.apiKey })).status).toBe(200);
 
-    const list = (query: string) => call('GET', `${t.api}/sessions${query}`, { apiKey: own.apiKey });
-    const ids = (res: JsonResponse) => res.body.data.map((s: Json) => s.id);
+    const list = (query: QueryOf<'GET /sessions'>) => api.request('GET /sessions', { query, apiKey: own.apiKey });
+    const ids = (res: ApiResponse<'GET /sessions'>) => expectOk(res).data.map((s) => s.id);
 
-    const page1 = await list('?limit=3');
-    expect(page1.status, page1.text).toBe(200);
+    const page1 = await list({ limit: 3 });
+    expectStatus(page1, 200);
     expect(ids(page1)).toEqual([b1.id, a3.id, a2.id]);
     expect(page1.body.nextCursor).toEqual(expect.any(String));
-    const page2 = await list(`?limit=3&cursor=${encodeURIComponent(page1.body.nextCursor)}`);
+    // `?? undefined`: a null cursor, which the expectation above has refused, is no query parameter.
+    const page2 = await list({ limit: 3, cursor: page1.body.nextCursor ?? undefined });
     expect(ids(page2)).toEqual([a1.id]);
-    expect(page2.body.nextCursor).toBeNull();
+    expect(expectOk(page2).nextCursor).toBeNull();
 
-    const ofA = await list(`?pollId=${pollA.id}&limit=2`);
+    const ofA = await list({ pollId: pollA.id, limit: 2 });
     expect(ids(ofA)).toEqual([a3.id, a2.id]);
-    const ofA2 = await list(`?pollId=${pollA.id}&limit=2&cursor=${encodeURIComponent(ofA.body.nextCursor)}`);
+    const ofA2 = await list({ pollId: pollA.id, limit: 2, cursor: expectOk(ofA).nextCursor ?? undefined });
     expect(ids(ofA2)).toEqual([a1.id]);
 
-    expect(ids(await list('?status=ended'))).toEqual([a2.id]);
-    expect(ids(await list('?status=active'))).toEqual([a3.id]);
-    expect(ids(await list('?status=pending'))).toEqual([b1.id, a1.id]);
-    expect(ids(await list(`?status=pending&pollId=${pollA.id}`))).toEqual([a1.id]);
-    const [active] = (await list('?status=active')).body.data;
+    expect(ids(await list({ status: 'ended' }))).toEqual([a2.id]);
+    expect(ids(await list({ status: 'active' }))).toEqual([a3.id]);
+    expect(ids(await list({ status: 'pending' }))).toEqual([b1.id, a1.id]);
+    expect(ids(await list({ status: 'pending', pollId: pollA.id }))).toEqual([a1.id]);
+    const [active] = expectOk(await list({ status: 'active' })).data;
     expect(active).toMatchObject({ status: 'active', startedAt: expect.any(String), slideCount: 7 });
 
-    expectError(await list('?status=paused'), 422, 'validation_failed');
+    // Unchecked: a status the contract does not have.
+    expectError(
+      await api.unchecked('GET /sessions', { query: { status: 'paused' }, apiKey: own.apiKey }),
+      422,
+      'validation_failed',
+    );
     // The file's own workspace sees none of these.
-    const mine = await call('GET', `${t.api}/sessions?pollId=${pollA.id}`, { apiKey });
-    expect(mine.body.data).toEqual([]);
+    const mine = await api.request('GET /sessions', { query: { pollId: pollA.id }, apiKey });
+    expect(expectOk(mine).data).toEqual([]);
   });
 
   it('gives each open session its own six-digit PIN; the database refuses a second open session on a PIN', async () => {
@@ -188,7 +216,11 @@ describe('sessions API', () => {
       headers: { authorization: `Bearer ${apiKey}` },
     });
     expect(await byKey.text()).toBe(svg);
-    expectError(await call('GET', `${t.api}/sessions/${session.id}/qr.svg`), 401, 'missing_authorization');
+    expectError(
+      await api.request('GET /sessions/{id}/qr.svg', { params: { id: session.id } }),
+      401,
+      'missing_authorization',
+    );
   });
 });
 
@@ -240,12 +272,12 @@ describe('control', () => {
     const before = await control(session.id, 'prev', { hostToken: session.hostToken });
     expectError(before, 422, 'validation_failed');
     expect(before.body.error.message).toMatch(/first slide \(index 0\)/);
-    expect(before.body.error.details.fieldErrors.action).toEqual([before.body.error.message]);
+    expect(errorDetails(before).fieldErrors.action).toEqual([before.body.error.message]);
 
     const outside = await control(session.id, 'goto', { hostToken: session.hostToken, slideIndex: 7 });
     expectError(outside, 422, 'validation_failed');
     expect(outside.body.error.message).toMatch(/between 0 and 6/);
-    expect(outside.body.error.details.fieldErrors.slideIndex).toBeDefined();
+    expect(errorDetails(outside).fieldErrors.slideIndex).toBeDefined();
     expectError(
       await control(session.id, 'goto', { hostToken: session.hostToken, slideIndex: -1 }),
       422,
@@ -264,7 +296,7 @@ describe('control', () => {
     expectError(past, 422, 'validation_failed');
     expect(past.body.error.message).toMatch(/last slide \(index 6\)/);
     // Refused moves change nothing.
-    const now = await call('GET', `${t.api}/sessions/${session.id}`, { apiKey });
+    const now = await api.request('GET /sessions/{id}', { params: { id: session.id }, apiKey });
     expect(now.body).toMatchObject({ status: 'active', currentSlideIndex: 6 });
   });
 
@@ -280,7 +312,10 @@ describe('control', () => {
     expectError(await control(session.id, 'next', { hostToken: other.hostToken }), 401, 'invalid_host_token');
     expectError(await control(other.id, 'start', { hostToken: session.hostToken }), 401, 'invalid_host_token');
     expectError(
-      await call('GET', `${t.api}/sessions/${session.id}`, { headers: { 'x-host-token': other.hostToken } }),
+      await api.request('GET /sessions/{id}', {
+        params: { id: session.id },
+        headers: { 'x-host-token': other.hostToken },
+      }),
       401,
       'invalid_host_token',
     );
@@ -292,9 +327,11 @@ describe('control', () => {
     expectError(await control(session.id, 'next', { apiKey: stranger.apiKey }), 404, 'not_found');
     expectError(await control(session.id, 'next', { apiKey: 'pk_live_nonsense' }), 401, 'invalid_api_key');
 
-    const now = await call('GET', `${t.api}/sessions/${session.id}`, { apiKey });
-    expect(now.body.currentSlideIndex).toBe(1);
-    expect((await call('GET', `${t.api}/sessions/${other.id}`, { apiKey })).body.status).toBe('pending');
+    const now = await api.request('GET /sessions/{id}', { params: { id: session.id }, apiKey });
+    expect(expectOk(now).currentSlideIndex).toBe(1);
+    expect(expectOk(await api.request('GET /sessions/{id}', { params: { id: other.id }, apiKey })).status).toBe(
+      'pending',
+    );
   });
 
   it('needs the sessions:write scope of an OAuth token', async () => {
@@ -309,14 +346,15 @@ describe('control', () => {
     const readOnly = (await issuedToken(t, client, 'sessions:read')).access_token;
     const writer = (await issuedToken(t, client, 'sessions:read sessions:write')).access_token;
 
-    const denied = await call('POST', `${t.api}/sessions`, { apiKey: readOnly, body: { pollId: poll.id } });
+    const denied = await api.request('POST /sessions', { apiKey: readOnly, body: { pollId: poll.id } });
     expectError(denied, 403, 'insufficient_scope');
-    const created = await call('POST', `${t.api}/sessions`, { apiKey: writer, body: { pollId: poll.id } });
-    expect(created.status, created.text).toBe(201);
-    pinsSeen.add(created.body.pin);
+    const created = await api.request('POST /sessions', { apiKey: writer, body: { pollId: poll.id } });
+    expectStatus(created, 201);
+    // A presenter-paced session has a PIN.
+    pinsSeen.add(created.body.pin as string);
     const id = created.body.id;
     expectError(await control(id, 'start', { apiKey: readOnly }), 403, 'insufficient_scope');
-    expect((await call('GET', `${t.api}/sessions/${id}`, { apiKey: readOnly })).status).toBe(200);
+    expect((await api.request('GET /sessions/{id}', { params: { id }, apiKey: readOnly })).status).toBe(200);
     expect((await control(id, 'start', { apiKey: writer })).status).toBe(200);
   });
 });

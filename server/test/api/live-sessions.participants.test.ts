@@ -2,11 +2,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assertions.js';
 import { ManualClock } from '../support/clock.js';
 import { postFrom, randomLoopback } from '../support/from-address.js';
-import { call } from '../support/http.js';
 import { type Json, liveSessionsApi, slideResult, startLiveSessionsServer } from '../support/live-sessions.js';
 import { pollPublisher, type SlideInput, sampleContent } from '../support/polls.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { openSse } from '../support/sse.js';
+import { expectOk, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * Participants of a live session over real HTTP: joining by PIN without an API key, resuming with a
@@ -17,6 +17,7 @@ import { openSse } from '../support/sse.js';
 
 let t: TestServer;
 let apiKey: string;
+const api = testClient(() => t.api);
 /** The server times quiz answers by this clock: it moves only when a test advances it. */
 const clock = new ManualClock();
 
@@ -33,7 +34,7 @@ describe('participants', () => {
   it('join by PIN without an API key; an unknown PIN is 404', async () => {
     const { session } = await pollAndSession();
     const res = await join(session.pin, { name: '  Dana  ' });
-    expect(res.status, res.text).toBe(200);
+    expectStatus(res, 200);
     expect(res.body.participant).toMatchObject({ id: expect.stringMatching(/^prt_/), name: 'Dana', score: 0 });
     expect(res.body.participantToken).toMatch(/^ptk_/);
     expect(res.body.resumed).toBe(false);
@@ -49,7 +50,7 @@ describe('participants', () => {
       answered: false,
     });
     const anonymous = await join(session.pin);
-    expect(anonymous.status).toBe(200);
+    expectStatus(anonymous, 200);
     expect(anonymous.body.participant.name).toBeNull();
 
     expectError(await join(unusedPin(), { name: 'Lost' }), 404, 'not_found');
@@ -57,7 +58,9 @@ describe('participants', () => {
     const events = await openSse(`${t.api}/live/${unusedPin()}/events`);
     expect(events.status).toBe(404);
     expectError(await join(session.pin, { name: 'x'.repeat(41) }), 422, 'validation_failed');
-    expect((await call('GET', `${t.api}/sessions/${session.id}`, { apiKey })).body.participantCount).toBe(2);
+    expect(
+      expectOk(await api.request('GET /sessions/{id}', { params: { id: session.id }, apiKey })).participantCount,
+    ).toBe(2);
   });
 
   it('resumes a participant with its token: same id, name and score, answered state, no new participant', async () => {
@@ -70,7 +73,7 @@ describe('participants', () => {
     await answered(session.pin, erin, { slideId: 'capital', optionIds: ['paris'] });
 
     const back = await join(session.pin, { name: 'Someone else' }, erin.token);
-    expect(back.status, back.text).toBe(200);
+    expectStatus(back, 200);
     expect(back.body.resumed).toBe(true);
     expect(back.body.participantToken).toBe(erin.token);
     expect(back.body.participant).toMatchObject({ id: erin.id, name: 'Erin' });
@@ -78,26 +81,26 @@ describe('participants', () => {
     // moved would say the answer was right): then the rejoin tells the whole score.
     expect(back.body.participant.score).toBe(0);
     expect(back.body.state).toMatchObject({ status: 'active', slideIndex: 1, answered: true });
-    expect(back.body.state.slide.id).toBe('capital');
+    expect(back.body.state.slide?.id).toBe('capital');
     await act(session, 'showResults');
-    const shown = await join(session.pin, {}, erin.token);
-    expect(shown.body.participant.score).toBeGreaterThanOrEqual(250);
-    expect(shown.body.participant.score).toBeLessThanOrEqual(500);
+    const shown = expectOk(await join(session.pin, {}, erin.token));
+    expect(shown.participant.score).toBeGreaterThanOrEqual(250);
+    expect(shown.participant.score).toBeLessThanOrEqual(500);
 
     const other = await join(session.pin, {}, fay.token);
     expect(other.body).toMatchObject({ resumed: true, participant: { id: fay.id, score: 0 } });
-    expect(other.body.state.answered).toBe(false);
+    expect(expectOk(other).state.answered).toBe(false);
 
     // A token of another session is no resume: that caller joins this one anew.
     const elsewhere = await pollAndSession();
     const stranger = await joined(elsewhere.session.pin, 'Gil');
     const fresh = await join(session.pin, { name: 'Gil' }, stranger.token);
-    expect(fresh.status).toBe(200);
+    expectStatus(fresh, 200);
     expect(fresh.body.resumed).toBe(false);
     expect(fresh.body.participant.id).not.toBe(stranger.id);
 
-    const now = await call('GET', `${t.api}/sessions/${session.id}`, { apiKey });
-    expect(now.body.participantCount).toBe(3);
+    const now = await api.request('GET /sessions/{id}', { params: { id: session.id }, apiKey });
+    expect(expectOk(now).participantCount).toBe(3);
     // Erin's stream, opened with the token after answering, knows she answered.
     const stream = await participantStream(session.pin, erin.token);
     expect((await stream.next('slide')).data).toMatchObject({ answered: true, slideIndex: 1 });
@@ -223,7 +226,7 @@ describe('participants', () => {
     expect(again.body).toEqual(first.body);
     // The key is Max's: Ned's answer with the same key is his own.
     const ned1 = await answer(session.pin, ned.token, body, { 'idempotency-key': 'lunch-answer-1' });
-    expect(ned1.status, ned1.text).toBe(201);
+    expectStatus(ned1, 201);
     expect(ned1.headers.get('idempotent-replayed')).toBeNull();
     expect(ned1.body.participantId).toBe(ned.id);
     // Without the key, a second answer is what it is.
@@ -254,9 +257,10 @@ describe('PIN enumeration', () => {
       title: 'PINs',
       content: sampleContent(),
     }))();
-    const created = await call('POST', `${limited.api}/sessions`, { apiKey: key, body: { pollId: poll.id } });
-    expect(created.status).toBe(201);
-    const pin: string = created.body.pin;
+    const created = await testClient(limited.api).request('POST /sessions', { apiKey: key, body: { pollId: poll.id } });
+    expectStatus(created, 201);
+    // A presenter-paced session has a PIN.
+    const pin = created.body.pin as string;
     const wrongPin = pin === '000000' ? '000001' : '000000';
     const port = new URL(limited.url).port;
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assertions.js';
-import { call } from '../support/http.js';
 import { sampleContent } from '../support/polls.js';
 import type { TestServer } from '../support/server.js';
+import { expectOk, expectStatus, testClient } from '../support/test-client.js';
 import type { WebhookReceiver } from '../support/webhook-receiver.js';
 import { createEndpoint, waitForDelivery } from '../support/webhooks.js';
 import { closeWebhookServer, startWebhookServer } from '../support/webhooks-server.js';
@@ -17,6 +17,19 @@ import { closeWebhookServer, startWebhookServer } from '../support/webhooks-serv
 
 let t: TestServer;
 let receiver: WebhookReceiver;
+const api = testClient(() => t.api);
+
+/** Queues a `webhook.test` event for the endpoint (`POST /webhooks/{id}/test`). */
+const sendTest = (endpointId: string, apiKey: string) =>
+  api.request('POST /webhooks/{id}/test', { params: { id: endpointId }, apiKey });
+/** The endpoint as `GET /webhooks/{id}` answers it. */
+const readEndpoint = (endpointId: string, apiKey: string) =>
+  api.request('GET /webhooks/{id}', { params: { id: endpointId }, apiKey });
+const redeliver = (endpointId: string, deliveryId: string, apiKey: string) =>
+  api.request('POST /webhooks/{id}/deliveries/{deliveryId}/redeliver', {
+    params: { id: endpointId, deliveryId },
+    apiKey,
+  });
 
 beforeAll(async () => {
   ({ t, receiver } = await startWebhookServer());
@@ -34,8 +47,8 @@ describe('delivery', () => {
         ? 503
         : previous(delivery, count);
     try {
-      const queued = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey });
-      expect(queued.status, queued.text).toBe(202);
+      const queued = await sendTest(endpoint.id, apiKey);
+      expectStatus(queued, 202);
       expect(queued.body).toMatchObject({
         status: 'pending',
         attempts: 0,
@@ -43,8 +56,8 @@ describe('delivery', () => {
         lastAttempt: null,
       });
       const done = await waitForDelivery(t, apiKey, endpoint.id, queued.body.id, 'succeeded');
-      expect(done.attemptLog.map((a: { responseStatus: number }) => a.responseStatus)).toEqual([503, 503, 200]);
-      expect(done.attemptLog.map((a: { attempt: number }) => a.attempt)).toEqual([1, 2, 3]);
+      expect(done.attemptLog.map((a) => a.responseStatus)).toEqual([503, 503, 200]);
+      expect(done.attemptLog.map((a) => a.attempt)).toEqual([1, 2, 3]);
       expect(done.attemptLog[0]).toMatchObject({ outcome: 'failed', responseExcerpt: 'refused with 503', error: null });
       expect(done.attemptLog[2]).toMatchObject({ outcome: 'succeeded', responseExcerpt: 'ok' });
       const sent = receiver.received.filter((d) => d.id === queued.body.eventId);
@@ -58,19 +71,16 @@ describe('delivery', () => {
       expect(gaps[0]).toBeGreaterThanOrEqual(30);
       expect(gaps[1]).toBeGreaterThanOrEqual(60);
 
-      const log = await call('GET', `${t.api}/webhooks/${endpoint.id}/attempts?limit=2`, { apiKey });
-      expect(log.status).toBe(200);
-      expect(log.body.data.map((a: { attempt: number }) => a.attempt)).toEqual([3, 2]);
-      const rest = await call(
-        'GET',
-        `${t.api}/webhooks/${endpoint.id}/attempts?limit=2&cursor=${log.body.nextCursor}`,
-        {
-          apiKey,
-        },
-      );
-      expect(rest.body.data.map((a: { attempt: number }) => a.attempt)).toEqual([1]);
-      expect(rest.body.nextCursor).toBeNull();
-      const stats = (await call('GET', `${t.api}/webhooks/${endpoint.id}`, { apiKey })).body.stats;
+      const attempts = (query: { limit: number; cursor?: string | null }) =>
+        // Unchecked: the next page is asked with the cursor the last one gave, even a null one.
+        api.unchecked('GET /webhooks/{id}/attempts', { params: { id: endpoint.id }, query, apiKey });
+      const log = await attempts({ limit: 2 });
+      expectStatus(log, 200);
+      expect(log.body.data.map((a) => a.attempt)).toEqual([3, 2]);
+      const rest = expectOk(await attempts({ limit: 2, cursor: log.body.nextCursor }));
+      expect(rest.data.map((a) => a.attempt)).toEqual([1]);
+      expect(rest.nextCursor).toBeNull();
+      const stats = expectOk(await readEndpoint(endpoint.id, apiKey)).stats;
       expect(stats).toMatchObject({ attempts: 3, failedAttempts: 2, succeededDeliveries: 1, consecutiveFailures: 0 });
     } finally {
       receiver.respond = previous;
@@ -83,17 +93,13 @@ describe('delivery', () => {
     const previous = receiver.respond;
     receiver.respond = (delivery, count) => (delivery.body.includes(endpoint.id) ? 410 : previous(delivery, count));
     try {
-      const queued = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey });
-      const failed = await waitForDelivery(t, apiKey, endpoint.id, queued.body.id, 'failed');
+      const queued = expectOk(await sendTest(endpoint.id, apiKey));
+      const failed = await waitForDelivery(t, apiKey, endpoint.id, queued.id, 'failed');
       expect(failed.attemptLog).toHaveLength(1);
-      const read = await call('GET', `${t.api}/webhooks/${endpoint.id}`, { apiKey });
-      expect(read.body).toMatchObject({ status: 'disabled', disabledReason: 'The endpoint answered 410 Gone' });
-      expect(read.body.disabledAt).not.toBeNull();
-      expectError(
-        await call('POST', `${t.api}/webhooks/${endpoint.id}/deliveries/${queued.body.id}/redeliver`, { apiKey }),
-        409,
-        'webhook_endpoint_disabled',
-      );
+      const read = expectOk(await readEndpoint(endpoint.id, apiKey));
+      expect(read).toMatchObject({ status: 'disabled', disabledReason: 'The endpoint answered 410 Gone' });
+      expect(read.disabledAt).not.toBeNull();
+      expectError(await redeliver(endpoint.id, queued.id, apiKey), 409, 'webhook_endpoint_disabled');
     } finally {
       receiver.respond = previous;
     }
@@ -105,16 +111,16 @@ describe('delivery', () => {
     const previous = receiver.respond;
     receiver.respond = (delivery, count) => (delivery.body.includes(endpoint.id) ? 500 : previous(delivery, count));
     try {
-      const queued = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey });
-      const failed = await waitForDelivery(t, apiKey, endpoint.id, queued.body.id, 'failed');
+      const queued = expectOk(await sendTest(endpoint.id, apiKey));
+      const failed = await waitForDelivery(t, apiKey, endpoint.id, queued.id, 'failed');
       // One attempt plus one per wait of the schedule.
-      expect(failed.attemptLog.map((a: { responseStatus: number }) => a.responseStatus)).toEqual([500, 500, 500]);
-      const read = await call('GET', `${t.api}/webhooks/${endpoint.id}`, { apiKey });
-      expect(read.body.status).toBe('disabled');
-      expect(read.body.disabledReason).toBe(
+      expect(failed.attemptLog.map((a) => a.responseStatus)).toEqual([500, 500, 500]);
+      const read = expectOk(await readEndpoint(endpoint.id, apiKey));
+      expect(read.status).toBe('disabled');
+      expect(read.disabledReason).toBe(
         'Every attempt failed for a whole retry schedule (3 failed attempts in a row; the last: HTTP 500)',
       );
-      expect(read.body.stats).toMatchObject({
+      expect(read.stats).toMatchObject({
         attempts: 3,
         failedAttempts: 3,
         failedDeliveries: 1,
@@ -124,15 +130,13 @@ describe('delivery', () => {
       // Enabled again and redelivered: the schedule starts over, and this time the receiver takes it.
       receiver.respond = previous;
       receiver.secrets.push(endpoint.secret);
-      await call('PATCH', `${t.api}/webhooks/${endpoint.id}`, { apiKey, body: { status: 'enabled' } });
-      const again = await call('POST', `${t.api}/webhooks/${endpoint.id}/deliveries/${queued.body.id}/redeliver`, {
-        apiKey,
-      });
+      await api.request('PATCH /webhooks/{id}', { params: { id: endpoint.id }, apiKey, body: { status: 'enabled' } });
+      const again = await redeliver(endpoint.id, queued.id, apiKey);
       expect(again.status, again.text).toBe(202);
       expect(again.body).toMatchObject({ status: 'pending', attempts: 3 });
-      const delivered = await waitForDelivery(t, apiKey, endpoint.id, queued.body.id, 'succeeded');
-      expect(delivered.attemptLog.map((a: { attempt: number }) => a.attempt)).toEqual([1, 2, 3, 4]);
-      expect(receiver.received.filter((d) => d.id === queued.body.eventId).at(-1)?.verified).toBe(true);
+      const delivered = await waitForDelivery(t, apiKey, endpoint.id, queued.id, 'succeeded');
+      expect(delivered.attemptLog.map((a) => a.attempt)).toEqual([1, 2, 3, 4]);
+      expect(receiver.received.filter((d) => d.id === queued.eventId).at(-1)?.verified).toBe(true);
     } finally {
       receiver.respond = previous;
     }
@@ -141,18 +145,19 @@ describe('delivery', () => {
   it('signs with both secrets for 24 hours after a rotation', async () => {
     const { apiKey } = await t.workspace('pro');
     const endpoint = await createEndpoint(t, apiKey, { url: receiver.urlFor('rotation') });
-    const rotated = await call('POST', `${t.api}/webhooks/${endpoint.id}/rotate-secret`, { apiKey });
-    expect(rotated.status, rotated.text).toBe(200);
+    const rotate = () => api.request('POST /webhooks/{id}/rotate-secret', { params: { id: endpoint.id }, apiKey });
+    const rotated = await rotate();
+    expectStatus(rotated, 200);
     expect(rotated.body.secret).toMatch(/^whsec_/);
     expect(rotated.body.secret).not.toBe(endpoint.secret);
-    const expires = Date.parse(rotated.body.previousSecretExpiresAt);
+    const expires = Date.parse(rotated.body.previousSecretExpiresAt ?? '');
     expect(expires - Date.now()).toBeGreaterThan(86_400_000 - 60_000);
     expect(expires - Date.now()).toBeLessThanOrEqual(86_400_000);
 
     receiver.secrets.push(rotated.body.secret);
-    const queued = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey });
-    await waitForDelivery(t, apiKey, endpoint.id, queued.body.id, 'succeeded');
-    const delivery = receiver.received.find((d) => d.id === queued.body.eventId);
+    const queued = expectOk(await sendTest(endpoint.id, apiKey));
+    await waitForDelivery(t, apiKey, endpoint.id, queued.id, 'succeeded');
+    const delivery = receiver.received.find((d) => d.id === queued.eventId);
     expect(delivery?.signature.split(' ')).toHaveLength(2);
     const { Webhook } = await import('standardwebhooks');
     const headers = {
@@ -165,18 +170,18 @@ describe('delivery', () => {
     expect(() => new Webhook(rotated.body.secret).verify(delivery!.body, headers)).not.toThrow();
 
     // A second rotation retires the first secret at once: two signatures, the newest two secrets.
-    const second = await call('POST', `${t.api}/webhooks/${endpoint.id}/rotate-secret`, { apiKey });
-    receiver.secrets.push(second.body.secret);
-    const next = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey });
-    await waitForDelivery(t, apiKey, endpoint.id, next.body.id, 'succeeded');
-    const later = receiver.received.find((d) => d.id === next.body.eventId)!;
+    const second = expectOk(await rotate());
+    receiver.secrets.push(second.secret);
+    const next = expectOk(await sendTest(endpoint.id, apiKey));
+    await waitForDelivery(t, apiKey, endpoint.id, next.id, 'succeeded');
+    const later = receiver.received.find((d) => d.id === next.eventId)!;
     const laterHeaders = {
       'webhook-id': later.id,
       'webhook-timestamp': later.timestamp,
       'webhook-signature': later.signature,
     };
     expect(later.signature.split(' ')).toHaveLength(2);
-    expect(() => new Webhook(second.body.secret).verify(later.body, laterHeaders)).not.toThrow();
+    expect(() => new Webhook(second.secret).verify(later.body, laterHeaders)).not.toThrow();
     expect(() => new Webhook(rotated.body.secret).verify(later.body, laterHeaders)).not.toThrow();
     expect(() => new Webhook(endpoint.secret).verify(later.body, laterHeaders)).toThrow();
   });
@@ -191,16 +196,16 @@ describe('delivery', () => {
       // More deliveries for the slow receiver than the worker's per-endpoint limit (16) allows in flight.
       const backlog: string[] = [];
       for (let i = 0; i < 40; i++) {
-        const res = await call('POST', `${t.api}/webhooks/${slow.id}/test`, { apiKey: slowOwner.apiKey });
-        backlog.push(res.body.eventId);
+        const res = await sendTest(slow.id, slowOwner.apiKey);
+        backlog.push(expectOk(res).eventId);
       }
-      const queued = await call('POST', `${t.api}/webhooks/${fast.id}/test`, { apiKey: fastOwner.apiKey });
-      await receiver.waitFor(() => receiver.received.some((d) => d.id === queued.body.eventId));
+      const queued = expectOk(await sendTest(fast.id, fastOwner.apiKey));
+      await receiver.waitFor(() => receiver.received.some((d) => d.id === queued.eventId));
       // The fast endpoint's event went through while most of the slow one's backlog still waited.
       const slowDone = receiver.received.filter((d) => backlog.includes(d.id)).length;
       expect(slowDone).toBeLessThan(backlog.length);
-      const waiting = await call('GET', `${t.api}/webhooks/${slow.id}`, { apiKey: slowOwner.apiKey });
-      expect(waiting.body.stats.pendingDeliveries).toBeGreaterThan(0);
+      const waiting = expectOk(await readEndpoint(slow.id, slowOwner.apiKey));
+      expect(waiting.stats.pendingDeliveries).toBeGreaterThan(0);
       await receiver.waitFor(() => backlog.every((id) => receiver.received.some((d) => d.id === id)), 30_000);
     } finally {
       receiver.delayMs = () => 0;
@@ -211,43 +216,42 @@ describe('delivery', () => {
     const { apiKey } = await t.workspace('pro');
     const endpoint = await createEndpoint(t, apiKey, { url: receiver.urlFor('retention') });
     receiver.secrets.push(endpoint.secret);
-    const done = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey });
-    await waitForDelivery(t, apiKey, endpoint.id, done.body.id, 'succeeded');
+    const done = expectOk(await sendTest(endpoint.id, apiKey));
+    await waitForDelivery(t, apiKey, endpoint.id, done.id, 'succeeded');
     const { db } = t.server.deps;
     // Finished 40 days ago, by its clock.
     await db
       .updateTable('webhook_deliveries')
       .set({ updated_at: new Date(Date.now() - 40 * 86_400_000) })
-      .where('id', '=', done.body.id)
+      .where('id', '=', done.id)
       .execute();
     const { pruneFinishedDeliveries } = await import('../../src/modules/webhooks/delivery.repository.js');
     const pruned = await pruneFinishedDeliveries(db, new Date(Date.now() - 30 * 86_400_000), 1_000);
     expect(pruned).toBeGreaterThanOrEqual(1);
     expectError(
-      await call('GET', `${t.api}/webhooks/${endpoint.id}/deliveries/${done.body.id}`, { apiKey }),
+      await api.request('GET /webhooks/{id}/deliveries/{deliveryId}', {
+        params: { id: endpoint.id, deliveryId: done.id },
+        apiKey,
+      }),
       404,
       'not_found',
     );
-    const attempts = await db
-      .selectFrom('webhook_attempts')
-      .select('id')
-      .where('delivery_id', '=', done.body.id)
-      .execute();
+    const attempts = await db.selectFrom('webhook_attempts').select('id').where('delivery_id', '=', done.id).execute();
     expect(attempts).toEqual([]);
   });
 
   it('stops delivering to a deleted endpoint', async () => {
     const { apiKey } = await t.workspace('pro');
     const endpoint = await createEndpoint(t, apiKey, { url: receiver.urlFor('deleted'), events: ['poll.created'] });
-    const sent = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey });
-    await waitForDelivery(t, apiKey, endpoint.id, sent.body.id, 'succeeded');
-    await call('DELETE', `${t.api}/webhooks/${endpoint.id}`, { apiKey });
+    const sent = expectOk(await sendTest(endpoint.id, apiKey));
+    await waitForDelivery(t, apiKey, endpoint.id, sent.id, 'succeeded');
+    await api.request('DELETE /webhooks/{id}', { params: { id: endpoint.id }, apiKey });
     // Its deliveries and their attempts went with it.
     const { db } = t.server.deps;
     expect(
       await db.selectFrom('webhook_attempts').select('id').where('endpoint_id', '=', endpoint.id).execute(),
     ).toEqual([]);
-    const poll = await call('POST', `${t.api}/polls`, {
+    const poll = await api.request('POST /polls', {
       apiKey,
       body: { title: 'After delete', content: sampleContent() },
     });

@@ -1,9 +1,9 @@
-import { webhookEventTypes } from '@pollkit/contracts';
+import { type Scope, webhookEventTypes } from '@pollkit/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assertions.js';
-import { call } from '../support/http.js';
 import { sampleContent } from '../support/polls.js';
 import type { TestServer } from '../support/server.js';
+import { type BodyOf, expectOk, expectStatus, testClient } from '../support/test-client.js';
 import type { WebhookReceiver } from '../support/webhook-receiver.js';
 import { createEndpoint, deliveriesOf, waitForDelivery } from '../support/webhooks.js';
 import { closeWebhookServer, startWebhookServer, waitFor } from '../support/webhooks-server.js';
@@ -19,6 +19,7 @@ import { closeWebhookServer, startWebhookServer, waitFor } from '../support/webh
 
 let t: TestServer;
 let receiver: WebhookReceiver;
+const api = testClient(() => t.api);
 
 beforeAll(async () => {
   ({ t, receiver } = await startWebhookServer());
@@ -32,54 +33,75 @@ describe('events', () => {
     receiver.secrets.push(endpoint.secret);
 
     const content = sampleContent({ id: 'ama', kind: 'qa', text: 'Ask me anything', moderated: false });
-    const poll = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Offsite', content } });
-    const pollId = poll.body.id;
-    await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { title: 'Team offsite' } });
-    await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { publish: true } });
-    const vote = await call('POST', `${t.api}/polls/${pollId}/votes`, {
+    const poll = await api.request('POST /polls', { apiKey, body: { title: 'Offsite', content } });
+    const pollId = expectOk(poll).id;
+    const patchPoll = (body: BodyOf<'PATCH /polls/{id}'>) =>
+      api.request('PATCH /polls/{id}', { params: { id: pollId }, apiKey, body });
+    await patchPoll({ title: 'Team offsite' });
+    await patchPoll({ publish: true });
+    const vote = await api.request('POST /polls/{id}/votes', {
+      params: { id: pollId },
       apiKey,
       body: { voterId: 'ada', slideId: 'lunch', optionIds: ['sushi'] },
     });
-    expect(vote.status, vote.text).toBe(201);
-    const response = await call('POST', `${t.api}/polls/${pollId}/responses`, {
+    expectStatus(vote, 201);
+    const response = await api.request('POST /polls/{id}/responses', {
+      params: { id: pollId },
       apiKey,
       body: { voterId: 'ada', slideId: 'mood', scaleValues: { work: 4 } },
     });
-    expect(response.status, response.text).toBe(201);
-    const question = await call('POST', `${t.api}/polls/${pollId}/responses`, {
+    expectStatus(response, 201);
+    const question = await api.request('POST /polls/{id}/responses', {
+      params: { id: pollId },
       apiKey,
       body: { voterId: 'ada', slideId: 'ama', text: 'When is the next offsite?' },
     });
-    expect(question.status, question.text).toBe(201);
+    expectStatus(question, 201);
     // A fan upvotes the question and is then erased: `respondent.erased` (its id names the poll, so
     // `mine()` finds it; an upvote makes no event of its own).
     const fan = `fan-${pollId}`;
-    const upvote = await call('POST', `${t.api}/polls/${pollId}/questions/${question.body.id}/upvotes`, {
+    const upvote = await api.request('POST /polls/{id}/questions/{questionId}/upvotes', {
+      params: { id: pollId, questionId: question.body.id },
       apiKey,
       body: { voterId: fan },
     });
-    expect(upvote.status, upvote.text).toBe(201);
-    const erased = await call('DELETE', `${t.api}/respondents/${fan}`, { apiKey });
-    expect(erased.status, erased.text).toBe(200);
+    expectStatus(upvote, 201);
+    const erased = await api.request('DELETE /respondents/{id}', { params: { id: fan }, apiKey });
+    expectStatus(erased, 200);
     // A self-paced session, walked to the end by skipping every slide: `session.participant_completed`.
-    const walk = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId, pace: 'audience', pin: false } });
-    expect(walk.status, walk.text).toBe(201);
-    await call('POST', `${t.api}/sessions/${walk.body.id}/control`, { apiKey, body: { action: 'start' } });
-    const link = String(walk.body.joinUrl).split('/').pop();
-    const walker = await call('POST', `${t.api}/live/${link}/join`, { body: { name: 'Wanda' } });
-    const headers = { 'x-participant-token': walker.body.participantToken };
+    const walk = await api.request('POST /sessions', { apiKey, body: { pollId, pace: 'audience', pin: false } });
+    expectStatus(walk, 201);
+    await api.request('POST /sessions/{id}/control', {
+      params: { id: walk.body.id },
+      apiKey,
+      body: { action: 'start' },
+    });
+    const link = String(walk.body.joinUrl).split('/').pop() as string;
+    const walker = expectOk(
+      await api.request('POST /live/{pin}/join', { params: { pin: link }, body: { name: 'Wanda' } }),
+    );
+    const headers = { 'x-participant-token': walker.participantToken };
     for (const slide of content.questions) {
-      const moved = await call('POST', `${t.api}/live/${link}/advance`, { body: { slideId: slide.id }, headers });
-      expect(moved.status, moved.text).toBe(200);
+      const moved = await api.request('POST /live/{pin}/advance', {
+        params: { pin: link },
+        body: { slideId: slide.id },
+        headers,
+      });
+      expectStatus(moved, 200);
     }
-    const session = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId } });
-    expect(session.status, session.text).toBe(201);
-    for (const action of ['start', 'lock', 'next', 'showResults', 'end']) {
-      const res = await call('POST', `${t.api}/sessions/${session.body.id}/control`, { apiKey, body: { action } });
-      expect(res.status, res.text).toBe(200);
+    const session = await api.request('POST /sessions', { apiKey, body: { pollId } });
+    expectStatus(session, 201);
+    const sessionId = session.body.id;
+    for (const action of ['start', 'lock', 'next', 'showResults', 'end'] as const) {
+      const res = await api.request('POST /sessions/{id}/control', {
+        params: { id: sessionId },
+        apiKey,
+        body: { action },
+      });
+      expectStatus(res, 200);
     }
-    await call('PATCH', `${t.api}/polls/${pollId}`, { apiKey, body: { closed: true } });
-    await call('DELETE', `${t.api}/polls/${pollId}`, { apiKey });
+    await patchPoll({ closed: true });
+    await api.request('DELETE /polls/{id}', { params: { id: pollId }, apiKey });
 
     // Every type the contract lists: a type added later fails here until this walk makes it.
     const expected = [...webhookEventTypes];
@@ -128,7 +150,7 @@ describe('events', () => {
     expect(data('session.participant_completed')).toEqual({
       sessionId: walk.body.id,
       pollId,
-      participantId: walker.body.participant.id,
+      participantId: walker.participant.id,
       name: 'Wanda',
       answerCount: 0,
       score: 0,
@@ -137,19 +159,21 @@ describe('events', () => {
     // Every delivery succeeded at its first attempt, and the counters say so (the self-paced
     // session's `session.created` and `session.started` among them).
     const delivered = expected.length + 2;
+    const readEndpoint = async () =>
+      expectOk(await api.request('GET /webhooks/{id}', { params: { id: endpoint.id }, apiKey }));
     await waitFor(async () => {
-      const stats = (await call('GET', `${t.api}/webhooks/${endpoint.id}`, { apiKey })).body.stats;
+      const { stats } = await readEndpoint();
       return stats.succeededDeliveries === delivered && stats.pendingDeliveries === 0;
     });
-    const read = await call('GET', `${t.api}/webhooks/${endpoint.id}`, { apiKey });
-    expect(read.body.stats).toMatchObject({
+    const read = await readEndpoint();
+    expect(read.stats).toMatchObject({
       succeededDeliveries: delivered,
       failedDeliveries: 0,
       attempts: delivered,
       failedAttempts: 0,
       consecutiveFailures: 0,
     });
-    expect(read.body.stats.lastSuccessAt).not.toBeNull();
+    expect(read.stats.lastSuccessAt).not.toBeNull();
   });
 
   it('sends an endpoint only the types it subscribed to, and nothing for changes that were refused', async () => {
@@ -160,32 +184,19 @@ describe('events', () => {
       events: ['poll.published'],
     });
     receiver.secrets.push(votesOnly.secret, pollsOnly.secret);
-    const poll = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Filter', content: sampleContent() } });
-    await call('PATCH', `${t.api}/polls/${poll.body.id}`, { apiKey, body: { publish: true } });
-    const first = await call('POST', `${t.api}/polls/${poll.body.id}/votes`, {
-      apiKey,
-      body: { voterId: 'bo', slideId: 'lunch', optionIds: ['pizza'] },
-    });
+    const poll = expectOk(
+      await api.request('POST /polls', { apiKey, body: { title: 'Filter', content: sampleContent() } }),
+    );
+    await api.request('PATCH /polls/{id}', { params: { id: poll.id }, apiKey, body: { publish: true } });
+    const voteFor = (body: BodyOf<'POST /polls/{id}/votes'>) =>
+      api.request('POST /polls/{id}/votes', { params: { id: poll.id }, apiKey, body });
+    const first = await voteFor({ voterId: 'bo', slideId: 'lunch', optionIds: ['pizza'] });
     expect(first.status).toBe(201);
     // Refused: the same voter again, an unknown option, a slide edit after answers. No event for any.
+    expectError(await voteFor({ voterId: 'bo', slideId: 'lunch', optionIds: ['sushi'] }), 409, 'already_responded');
+    expectError(await voteFor({ voterId: 'cy', slideId: 'lunch', optionIds: ['curry'] }), 422, 'validation_failed');
     expectError(
-      await call('POST', `${t.api}/polls/${poll.body.id}/votes`, {
-        apiKey,
-        body: { voterId: 'bo', slideId: 'lunch', optionIds: ['sushi'] },
-      }),
-      409,
-      'already_responded',
-    );
-    expectError(
-      await call('POST', `${t.api}/polls/${poll.body.id}/votes`, {
-        apiKey,
-        body: { voterId: 'cy', slideId: 'lunch', optionIds: ['curry'] },
-      }),
-      422,
-      'validation_failed',
-    );
-    expectError(
-      await call('PATCH', `${t.api}/polls/${poll.body.id}`, { apiKey, body: { content: sampleContent() } }),
+      await api.request('PATCH /polls/{id}', { params: { id: poll.id }, apiKey, body: { content: sampleContent() } }),
       409,
       'poll_has_responses',
     );
@@ -205,12 +216,11 @@ describe('events', () => {
 
 describe('scopes of what a delivery carries', () => {
   /** A key of the workspace holding only `keyScopes`, made through the API. */
-  async function keyWith(apiKey: string, keyScopes: string[]): Promise<string> {
-    const res = await call('POST', `${t.api}/keys`, { apiKey, body: { name: keyScopes.join(' '), scopes: keyScopes } });
-    expect(res.status, res.text).toBe(201);
+  async function keyWith(apiKey: string, keyScopes: Scope[]): Promise<string> {
+    const res = await api.request('POST /keys', { apiKey, body: { name: keyScopes.join(' '), scopes: keyScopes } });
+    expectStatus(res, 201);
     return res.body.secret;
   }
-  const read = (apiKey: string, path: string) => call('GET', `${t.api}/webhooks/${path}`, { apiKey });
 
   it('shows a delivery’s payload, and the receiver’s answers to it, only to a credential holding the scope of its data', async () => {
     const { apiKey } = await t.workspace('pro');
@@ -219,28 +229,36 @@ describe('scopes of what a delivery carries', () => {
       events: ['vote.created', 'poll.published'],
     });
     receiver.secrets.push(endpoint.secret);
-    const poll = await call('POST', `${t.api}/polls`, { apiKey, body: { title: 'Scoped', content: sampleContent() } });
-    await call('PATCH', `${t.api}/polls/${poll.body.id}`, { apiKey, body: { publish: true } });
-    const vote = await call('POST', `${t.api}/polls/${poll.body.id}/votes`, {
+    const poll = expectOk(
+      await api.request('POST /polls', { apiKey, body: { title: 'Scoped', content: sampleContent() } }),
+    );
+    await api.request('PATCH /polls/{id}', { params: { id: poll.id }, apiKey, body: { publish: true } });
+    const vote = await api.request('POST /polls/{id}/votes', {
+      params: { id: poll.id },
       apiKey,
       body: { voterId: 'voter-ada-7', slideId: 'lunch', optionIds: ['sushi'] },
     });
-    expect(vote.status, vote.text).toBe(201);
-    const test = await call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey });
-    expect(test.status, test.text).toBe(202);
+    expectStatus(vote, 201);
+    const test = await api.request('POST /webhooks/{id}/test', { params: { id: endpoint.id }, apiKey });
+    expectStatus(test, 202);
     const deliveries = await deliveriesOf(t, apiKey, endpoint.id);
     const idOf = (type: string) => deliveries.find((d) => d.eventType === type)?.id ?? '';
     for (const type of ['vote.created', 'poll.published', 'webhook.test']) {
       await waitForDelivery(t, apiKey, endpoint.id, idOf(type), 'succeeded');
     }
-    const voteDelivery = `${endpoint.id}/deliveries/${idOf('vote.created')}`;
-    const pollDelivery = `${endpoint.id}/deliveries/${idOf('poll.published')}`;
-    const testDelivery = `${endpoint.id}/deliveries/${idOf('webhook.test')}`;
+    const voteDelivery = idOf('vote.created');
+    const pollDelivery = idOf('poll.published');
+    const testDelivery = idOf('webhook.test');
+    const read = (key: string, deliveryId: string) =>
+      api.request('GET /webhooks/{id}/deliveries/{deliveryId}', {
+        params: { id: endpoint.id, deliveryId },
+        apiKey: key,
+      });
 
     // webhooks:read alone: that each delivery happened and how it went, not the data it carried.
     const hooksOnly = await keyWith(apiKey, ['webhooks:read']);
     const hiddenVote = await read(hooksOnly, voteDelivery);
-    expect(hiddenVote.status, hiddenVote.text).toBe(200);
+    expectStatus(hiddenVote, 200);
     expect(hiddenVote.body).toMatchObject({ status: 'succeeded', payloadScope: 'responses:read', payload: null });
     expect(hiddenVote.body.lastAttempt).toMatchObject({
       outcome: 'succeeded',
@@ -254,31 +272,43 @@ describe('scopes of what a delivery carries', () => {
     expect(hiddenPoll.text).not.toContain('correctOptionIds');
     const testEvent = await read(hooksOnly, testDelivery);
     expect(testEvent.body).toMatchObject({ payloadScope: null, payload: expect.stringContaining('webhook.test') });
-    expect(testEvent.body.lastAttempt.responseExcerpt).toBe('ok');
-    const listed = await read(hooksOnly, `${endpoint.id}/deliveries`);
-    const attempts = await read(hooksOnly, `${endpoint.id}/attempts`);
+    expect(expectOk(testEvent).lastAttempt?.responseExcerpt).toBe('ok');
+    const listed = await api.request('GET /webhooks/{id}/deliveries', {
+      params: { id: endpoint.id },
+      apiKey: hooksOnly,
+    });
+    const attempts = await api.request('GET /webhooks/{id}/attempts', {
+      params: { id: endpoint.id },
+      apiKey: hooksOnly,
+    });
     for (const res of [listed, attempts]) {
       expect(res.status, res.text).toBe(200);
       expect(res.text).not.toContain('voter-ada-7');
     }
-    const excerptOf = (rows: any[], type: string, pick = (row: any) => row.lastAttempt) =>
-      pick(rows.find((row) => row.eventType === type)).responseExcerpt;
-    expect(excerptOf(listed.body.data, 'vote.created')).toBeNull();
-    expect(excerptOf(listed.body.data, 'webhook.test')).toBe('ok');
-    expect(excerptOf(attempts.body.data, 'vote.created', (row) => row)).toBeNull();
-    expect(excerptOf(attempts.body.data, 'poll.published', (row) => row)).toBeNull();
-    expect(excerptOf(attempts.body.data, 'webhook.test', (row) => row)).toBe('ok');
+    // The row of `type` is read as there: a missing one fails the test as it reads it.
+    const excerptOf = <Row extends { eventType: string }>(
+      rows: Row[],
+      type: string,
+      pick: (row: Row) => { responseExcerpt: string | null } | null,
+    ) => pick(rows.find((row) => row.eventType === type) as Row)?.responseExcerpt;
+    const deliveryRows = expectOk(listed).data;
+    const attemptRows = expectOk(attempts).data;
+    expect(excerptOf(deliveryRows, 'vote.created', (row) => row.lastAttempt)).toBeNull();
+    expect(excerptOf(deliveryRows, 'webhook.test', (row) => row.lastAttempt)).toBe('ok');
+    expect(excerptOf(attemptRows, 'vote.created', (row) => row)).toBeNull();
+    expect(excerptOf(attemptRows, 'poll.published', (row) => row)).toBeNull();
+    expect(excerptOf(attemptRows, 'webhook.test', (row) => row)).toBe('ok');
 
     // With responses:read as well it reads the vote as before, and still not the poll.
     const hooksAndResponses = await keyWith(apiKey, ['webhooks:read', 'responses:read']);
-    const full = await read(apiKey, voteDelivery);
-    expect(full.body.payload).toContain('voter-ada-7');
-    const shown = await read(hooksAndResponses, voteDelivery);
-    expect(shown.body.payload).toBe(full.body.payload);
-    expect(shown.body.attemptLog).toEqual(full.body.attemptLog);
-    expect(shown.body.lastAttempt.responseExcerpt).toBe('ok');
-    expect((await read(hooksAndResponses, pollDelivery)).body.payload).toBeNull();
-    expect((await read(apiKey, pollDelivery)).body.payload).toContain('"poll.published"');
+    const full = expectOk(await read(apiKey, voteDelivery));
+    expect(full.payload).toContain('voter-ada-7');
+    const shown = expectOk(await read(hooksAndResponses, voteDelivery));
+    expect(shown.payload).toBe(full.payload);
+    expect(shown.attemptLog).toEqual(full.attemptLog);
+    expect(shown.lastAttempt?.responseExcerpt).toBe('ok');
+    expect(expectOk(await read(hooksAndResponses, pollDelivery)).payload).toBeNull();
+    expect(expectOk(await read(apiKey, pollDelivery)).payload).toContain('"poll.published"');
   });
 
   it('lets webhooks:write send to a URL only the events whose data the credential reads', async () => {
@@ -288,8 +318,10 @@ describe('scopes of what a delivery carries', () => {
       events: ['vote.created'],
     });
     const writer = await keyWith(apiKey, ['webhooks:read', 'webhooks:write']);
-    const create = (key: string, body: Record<string, unknown>) =>
-      call('POST', `${t.api}/webhooks`, { apiKey: key, body: { url: receiver.urlFor('mine'), ...body } });
+    const create = (key: string, body: Omit<BodyOf<'POST /webhooks'>, 'url'>) =>
+      api.request('POST /webhooks', { apiKey: key, body: { url: receiver.urlFor('mine'), ...body } });
+    const update = (key: string, body: BodyOf<'PATCH /webhooks/{id}'>) =>
+      api.request('PATCH /webhooks/{id}', { params: { id: existing.id }, apiKey: key, body });
 
     const everything = await create(writer, {});
     expectError(everything, 403, 'insufficient_scope');
@@ -301,33 +333,21 @@ describe('scopes of what a delivery carries', () => {
     expectError(votes, 403, 'insufficient_scope');
     expect(votes.body.error.details).toEqual({ requiredScope: 'responses:read', missingScopes: ['responses:read'] });
     // Pointing an endpoint that receives votes at another URL is receiving them there.
-    const moved = await call('PATCH', `${t.api}/webhooks/${existing.id}`, {
-      apiKey: writer,
-      body: { url: receiver.urlFor('mine') },
-    });
+    const moved = await update(writer, { url: receiver.urlFor('mine') });
     expectError(moved, 403, 'insufficient_scope');
-    const resubscribed = await call('PATCH', `${t.api}/webhooks/${existing.id}`, {
-      apiKey: writer,
-      body: { events: ['session.ended'] },
-    });
+    const resubscribed = await update(writer, { events: ['session.ended'] });
     expectError(resubscribed, 403, 'insufficient_scope');
-    expect((await read(apiKey, existing.id)).body).toMatchObject({
+    expect((await api.request('GET /webhooks/{id}', { params: { id: existing.id }, apiKey })).body).toMatchObject({
       url: receiver.urlFor('votes-elsewhere'),
       events: ['vote.created'],
     });
-    const described = await call('PATCH', `${t.api}/webhooks/${existing.id}`, {
-      apiKey: writer,
-      body: { description: 'Only words' },
-    });
+    const described = await update(writer, { description: 'Only words' });
     expect(described.status, described.text).toBe(200);
-    expect((await call('GET', `${t.api}/webhooks`, { apiKey })).body.data).toHaveLength(1);
+    expect(expectOk(await api.request('GET /webhooks', { apiKey })).data).toHaveLength(1);
 
     const voteWriter = await keyWith(apiKey, ['webhooks:write', 'responses:read']);
     expect((await create(voteWriter, { events: ['vote.created', 'question.created'] })).status).toBe(201);
-    const movedNow = await call('PATCH', `${t.api}/webhooks/${existing.id}`, {
-      apiKey: voteWriter,
-      body: { url: receiver.urlFor('mine') },
-    });
+    const movedNow = await update(voteWriter, { url: receiver.urlFor('mine') });
     expect(movedNow.status, movedNow.text).toBe(200);
     // A full key, as before: every type, `*` included.
     expect((await create(apiKey, {})).status).toBe(201);

@@ -1,8 +1,11 @@
+import type { ErrorEnvelope, ValidationErrorDetails } from '@pollkit/contracts';
 import { expect } from 'vitest';
 import { toNumber } from '../../src/db/database.js';
-import { call } from './http.js';
+import type { AsError } from './assertions.js';
+import type { HttpResponse } from './http.js';
 import { answerVariantsContent, pollPublisher } from './polls.js';
 import { startTestServer, type TestServer } from './server.js';
+import { testClient } from './test-client.js';
 
 /**
  * The server and the requests of the answers API tests (server/test/api/answers.*.test.ts): votes
@@ -33,14 +36,17 @@ export function answersApi(current: () => { t: TestServer; apiKey: string }) {
     content: answerVariantsContent(),
   }));
 
+  const api = testClient(() => current().t.api);
+  // Unchecked, all four: the tests send bodies and queries the routes refuse (a missing voterId,
+  // `limit=abc`, a forged cursor) as well as valid ones.
   const vote = (pollId: string, body: unknown, key = current().apiKey) =>
-    call('POST', `${current().t.api}/polls/${pollId}/votes`, { apiKey: key, body });
+    api.unchecked('POST /polls/{id}/votes', { params: { id: pollId }, apiKey: key, body });
   const respond = (pollId: string, body: unknown, key = current().apiKey) =>
-    call('POST', `${current().t.api}/polls/${pollId}/responses`, { apiKey: key, body });
-  const listVotes = (pollId: string, query = '', key = current().apiKey) =>
-    call('GET', `${current().t.api}/polls/${pollId}/votes${query}`, { apiKey: key });
-  const listResponses = (pollId: string, query = '', key = current().apiKey) =>
-    call('GET', `${current().t.api}/polls/${pollId}/responses${query}`, { apiKey: key });
+    api.unchecked('POST /polls/{id}/responses', { params: { id: pollId }, apiKey: key, body });
+  const listVotes = (pollId: string, query: Record<string, unknown> = {}, key = current().apiKey) =>
+    api.unchecked('GET /polls/{id}/votes', { params: { id: pollId }, query, apiKey: key });
+  const listResponses = (pollId: string, query: Record<string, unknown> = {}, key = current().apiKey) =>
+    api.unchecked('GET /polls/{id}/responses', { params: { id: pollId }, query, apiKey: key });
 
   /** Everything the writer touches for one poll, read straight from the database. */
   async function storedState(pollId: string) {
@@ -87,9 +93,18 @@ export function answersApi(current: () => { t: TestServer; apiKey: string }) {
 
 export const count = (n: number, total = 0) => ({ count: n, total });
 
-export function expectValidationError(res: { status: number; body: any }, field: string, messagePart?: RegExp) {
+/**
+ * The response is a 422 `validation_failed` naming `field`, and its type narrows to the error
+ * envelope. Its body is read as the envelope: a body that is not one fails the expectations below.
+ */
+export function expectValidationError<R extends HttpResponse<unknown>>(
+  res: R,
+  field: string,
+  messagePart?: RegExp,
+): asserts res is AsError<R> {
   expect(res.status).toBe(422);
-  expect(res.body.error.code).toBe('validation_failed');
-  expect(Object.keys(res.body.error.details.fieldErrors)).toContain(field);
-  if (messagePart) expect(res.body.error.message).toMatch(messagePart);
+  const { error } = res.body as ErrorEnvelope;
+  expect(error.code).toBe('validation_failed');
+  expect(Object.keys((error.details as ValidationErrorDetails).fieldErrors)).toContain(field);
+  if (messagePart) expect(error.message).toMatch(messagePart);
 }

@@ -2,14 +2,23 @@ import { readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { errorCodeList, inputInQuery, pathParams, type RouteDefinition, statusOf } from '@pollkit/contracts';
+import {
+  type ErrorCode,
+  errorCodeList,
+  inputInQuery,
+  pathParams,
+  type RouteDefinition,
+  statusOf,
+  type ValidationErrorDetails,
+} from '@pollkit/contracts';
 import { sql } from 'kysely';
 import sharp from 'sharp';
 import { expect } from 'vitest';
 import type { Variant } from './hostile-variants.js';
-import { call, type JsonResponse } from './http.js';
+import { type HttpResponse, rawCall } from './http.js';
 import { sampleContent } from './polls.js';
 import { startTestServer, type TestServer } from './server.js';
+import { type ApiResponse, type BodyOf, type OutputOf, type RouteKey, testClient } from './test-client.js';
 
 /**
  * The machinery of the contract's fuzz test (server/test/api/fuzz.test.ts): the server and the
@@ -77,7 +86,7 @@ export async function startFuzzServer(): Promise<void> {
   await watchWrites();
   world = await newWorld();
   firstWorld = world;
-  const served = await call('GET', `${t.api}/openapi.json`);
+  const served = await rawCall<OpenApiDocument>('GET', `${t.api}/openapi.json`);
   expect(served.status).toBe(200);
   openApi = served.body;
 }
@@ -95,58 +104,61 @@ export async function useNewWorld(apiKey?: string): Promise<void> {
 
 async function newWorld(apiKey?: string): Promise<World> {
   const key = apiKey ?? (await t.workspace('enterprise', { rateLimitPerMinute: 1_000_000 })).apiKey;
-  const ok = async (res: Promise<JsonResponse>) => {
+  const api = testClient(t.api, { apiKey: key });
+  // Participants hold no API key: the PIN and their token are their way in.
+  const audience = testClient(t.api);
+  const ok = async <K extends RouteKey>(res: Promise<ApiResponse<K>>): Promise<OutputOf<K>> => {
     const done = await res;
     expect(done.status, done.text).toBeLessThan(300);
-    return done.body;
+    return done.body as OutputOf<K>;
   };
-  const poll = await ok(
-    call('POST', `${t.api}/polls`, { apiKey: key, body: { title: 'World', content: sampleContent() } }),
-  );
-  await ok(call('PATCH', `${t.api}/polls/${poll.id}`, { apiKey: key, body: { publish: true } }));
+  const poll = await ok(api.request('POST /polls', { body: { title: 'World', content: sampleContent() } }));
+  await ok(api.request('PATCH /polls/{id}', { params: { id: poll.id }, body: { publish: true } }));
   const vote = await ok(
-    call('POST', `${t.api}/polls/${poll.id}/votes`, {
-      apiKey: key,
+    api.request('POST /polls/{id}/votes', {
+      params: { id: poll.id },
       body: { voterId: 'world', slideId: 'lunch', optionIds: ['pizza'] },
     }),
   );
-  const created = await ok(call('POST', `${t.api}/keys`, { apiKey: key, body: { name: 'fuzz target' } }));
-  const session = await ok(call('POST', `${t.api}/sessions`, { apiKey: key, body: { pollId: poll.id } }));
-  await ok(call('POST', `${t.api}/sessions/${session.id}/control`, { apiKey: key, body: { action: 'start' } }));
-  await ok(
-    call('POST', `${t.api}/sessions/${session.id}/control`, {
-      apiKey: key,
-      body: { action: 'goto', slideIndex: 5 },
-    }),
-  );
-  const joined = await ok(call('POST', `${t.api}/live/${session.pin}/join`, { body: { name: 'World' } }));
+  const created = await ok(api.request('POST /keys', { body: { name: 'fuzz target' } }));
+  const session = await ok(api.request('POST /sessions', { body: { pollId: poll.id } }));
+  // A presenter-paced session has a PIN.
+  const pin = session.pin as string;
+  const control = (sessionId: string, body: BodyOf<'POST /sessions/{id}/control'>) =>
+    ok(api.request('POST /sessions/{id}/control', { params: { id: sessionId }, body }));
+  await control(session.id, { action: 'start' });
+  await control(session.id, { action: 'goto', slideIndex: 5 });
+  const joined = await ok(audience.request('POST /live/{pin}/join', { params: { pin }, body: { name: 'World' } }));
   // The world's question is asked in its session (a room's routes see only the questions asked in it).
-  const asker = await ok(call('POST', `${t.api}/live/${session.pin}/join`, { body: { name: 'Asker' } }));
+  const asker = await ok(audience.request('POST /live/{pin}/join', { params: { pin }, body: { name: 'Asker' } }));
   const question = await ok(
-    call('POST', `${t.api}/live/${session.pin}/answers`, {
+    audience.request('POST /live/{pin}/answers', {
+      params: { pin },
       body: { slideId: 'ask', text: 'Is this the world?' },
       headers: { 'x-participant-token': asker.participantToken },
     }),
   );
   await ok(
-    call('PATCH', `${t.api}/polls/${poll.id}/questions/${question.id}`, { apiKey: key, body: { status: 'approved' } }),
+    api.request('PATCH /polls/{id}/questions/{questionId}', {
+      params: { id: poll.id, questionId: question.id },
+      body: { status: 'approved' },
+    }),
   );
-  const walk = await ok(
-    call('POST', `${t.api}/sessions`, { apiKey: key, body: { pollId: poll.id, pace: 'audience', pin: false } }),
-  );
-  await ok(call('POST', `${t.api}/sessions/${walk.id}/control`, { apiKey: key, body: { action: 'start' } }));
+  const walk = await ok(api.request('POST /sessions', { body: { pollId: poll.id, pace: 'audience', pin: false } }));
+  await control(walk.id, { action: 'start' });
   const walkLink = String(walk.joinUrl).split('/').pop() as string;
-  const walker = await ok(call('POST', `${t.api}/live/${walkLink}/join`, { body: { name: 'Walker' } }));
+  const walker = await ok(
+    audience.request('POST /live/{pin}/join', { params: { pin: walkLink }, body: { name: 'Walker' } }),
+  );
   // A workspace holds at most 20 endpoints, and worlds are remade in the same workspace: start afresh.
-  const endpoints = await ok(call('GET', `${t.api}/webhooks?limit=100`, { apiKey: key }));
-  for (const old of endpoints.data as { id: string }[]) {
-    await ok(call('DELETE', `${t.api}/webhooks/${old.id}`, { apiKey: key }));
+  const endpoints = await ok(api.request('GET /webhooks', { query: { limit: 100 } }));
+  for (const old of endpoints.data) {
+    await ok(api.request('DELETE /webhooks/{id}', { params: { id: old.id } }));
   }
-  const endpoint = await ok(call('POST', `${t.api}/webhooks`, { apiKey: key, body: { url: imageUrl } }));
-  const delivery = await ok(call('POST', `${t.api}/webhooks/${endpoint.id}/test`, { apiKey: key }));
+  const endpoint = await ok(api.request('POST /webhooks', { body: { url: imageUrl } }));
+  const delivery = await ok(api.request('POST /webhooks/{id}/test', { params: { id: endpoint.id } }));
   const theme = await ok(
-    call('POST', `${t.api}/themes`, {
-      apiKey: key,
+    api.request('POST /themes', {
       body: { name: 'Fuzz', colors: { primary: '#1d4ed8', background: '#ffffff', text: '#111827' } },
     }),
   );
@@ -159,7 +171,7 @@ async function newWorld(apiKey?: string): Promise<World> {
     voteId: vote.id,
     keyId: created.id,
     sessionId: session.id,
-    pin: session.pin,
+    pin,
     participantToken: joined.participantToken,
     participantId: joined.participant.id,
     walkLink,
@@ -253,7 +265,15 @@ function requestOf(route: RouteDefinition, input: Record<string, unknown>) {
   return { method: route.method, url: `${t.api}${path}`, rawBody: JSON.stringify(body) };
 }
 
-export async function send(route: RouteDefinition, input: Record<string, unknown>): Promise<JsonResponse> {
+/**
+ * An answer to a fuzzed request as `problemWith` reads it: the error envelope it should be when it
+ * is an error, any part of which may be missing or of another type (each is checked before use).
+ */
+type FuzzAnswer = HttpResponse<
+  { error?: { code?: unknown; message?: unknown; details?: Partial<ValidationErrorDetails> } } | undefined
+>;
+
+export async function send(route: RouteDefinition, input: Record<string, unknown>): Promise<FuzzAnswer> {
   const request = requestOf(route, bind(input) as Record<string, unknown>);
   const res = await sendRequest(route, request);
   // A write that succeeded may have changed what the tables watched do not show (a webhook endpoint).
@@ -261,7 +281,7 @@ export async function send(route: RouteDefinition, input: Record<string, unknown
   return res;
 }
 
-async function sendRequest(route: RouteDefinition, request: ReturnType<typeof requestOf>): Promise<JsonResponse> {
+async function sendRequest(route: RouteDefinition, request: ReturnType<typeof requestOf>): Promise<FuzzAnswer> {
   // Participants hold no API key: the PIN and their token are their way in.
   const participant = route.auth === 'participant';
   // `advance` is a self-paced session's: its participant's token goes with it.
@@ -270,7 +290,8 @@ async function sendRequest(route: RouteDefinition, request: ReturnType<typeof re
   if (request.rawBody !== undefined) headers['content-type'] = 'application/json';
   if (route.format === 'sse')
     return openStream(request.url, participant ? headers : { ...headers, authorization: `Bearer ${world.apiKey}` });
-  return call(request.method, request.url, {
+  // Raw: the variants are hostile on purpose, and their bodies are sent as written.
+  return rawCall(request.method, request.url, {
     ...(participant ? {} : { apiKey: world.apiKey }),
     headers,
     ...(request.rawBody === undefined ? {} : { rawBody: request.rawBody }),
@@ -278,7 +299,7 @@ async function sendRequest(route: RouteDefinition, request: ReturnType<typeof re
 }
 
 /** An event stream never ends by itself: a 200 is its head; an error is read whole. */
-async function openStream(url: string, headers: Record<string, string>): Promise<JsonResponse> {
+async function openStream(url: string, headers: Record<string, string>): Promise<FuzzAnswer> {
   const controller = new AbortController();
   const response = await fetch(url, { headers, signal: controller.signal });
   if (response.status === 200) {
@@ -286,7 +307,7 @@ async function openStream(url: string, headers: Record<string, string>): Promise
     return { status: 200, headers: response.headers, body: undefined, text: '' };
   }
   const text = await response.text();
-  let body: unknown;
+  let body: FuzzAnswer['body'];
   try {
     body = JSON.parse(text);
   } catch {
@@ -414,6 +435,10 @@ export async function allWrites(): Promise<string> {
   return `${[...writes.values()].reduce((sum, n) => sum + n, 0)} ${mediaFiles()}`;
 }
 
+function isErrorCode(code: unknown): code is ErrorCode {
+  return (errorCodeList as readonly unknown[]).includes(code);
+}
+
 /** The parts of the OpenAPI document the checks read: each operation's error codes by status. */
 interface OpenApiDocument {
   paths: Record<string, Record<string, { responses: Record<string, OpenApiResponse | undefined> }>>;
@@ -441,7 +466,7 @@ function documentedCodes(route: RouteDefinition, status: number): string[] {
 const FREE_FORM_PATH_PARAMS = new Set(['/respondents/{id} id']);
 
 /** What is wrong with a response to a hostile variant, or undefined. */
-export function problemWith(res: JsonResponse, variant: Variant, route: RouteDefinition): string | undefined {
+export function problemWith(res: FuzzAnswer, variant: Variant, route: RouteDefinition): string | undefined {
   if (res.status >= 500) return `${res.status}: ${res.text.slice(0, 200)}`;
   if (!res.headers.get('x-ratelimit-limit')) return 'no X-RateLimit-Limit header';
   if (
@@ -455,9 +480,11 @@ export function problemWith(res: JsonResponse, variant: Variant, route: RouteDef
   if (res.status < 400) return undefined;
   if (!/^application\/json/.test(res.headers.get('content-type') ?? ''))
     return `content-type ${res.headers.get('content-type')}`;
-  const error = res.body?.error;
-  if (!error || Object.keys(res.body).join() !== 'error') return `not the envelope: ${res.text.slice(0, 200)}`;
-  if (!(errorCodeList as readonly string[]).includes(error.code)) return `unregistered code ${error.code}`;
+  if (!res.body?.error || Object.keys(res.body).join() !== 'error') {
+    return `not the envelope: ${res.text.slice(0, 200)}`;
+  }
+  const error = res.body.error;
+  if (!isErrorCode(error.code)) return `unregistered code ${error.code}`;
   if (statusOf(error.code) !== res.status) return `code ${error.code} with status ${res.status}`;
   if (!documentedCodes(route, res.status).includes(error.code)) {
     return `code ${error.code} (${res.status}) is not in the document's list for this operation`;

@@ -51,15 +51,3 @@ export async function rawCall<T = unknown>(
  * states what it expects at each step, and a wrong step fails it as it runs.
  */
 export type LooseJson = Record<string, any>;
-
-// The two below keep an `any` body for the test files not yet moved to the typed client (the ones
-// being split: fuzz, live-abuse*, live-sessions*, answers, webhooks, cli, live-pages, pages-i18n);
-// once they are, both go.
-
-/** @deprecated `HttpResponse` (raw) or `ApiResponse` (test-client.ts). */
-export type JsonResponse<T = any> = HttpResponse<T>;
-
-/** @deprecated `rawCall`, or the typed client (test-client.ts). */
-export function call<T = any>(method: string, url: string, options?: RequestOptions): Promise<HttpResponse<T>> {
-  return rawCall<T>(method, url, options);
-}

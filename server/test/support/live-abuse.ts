@@ -2,13 +2,13 @@
  * A live server with the limits of one group of the abuse tests (server/test/api/live-abuse.*.test.ts),
  * a Pro workspace, and the requests those tests make of it.
  */
-import { expect } from 'vitest';
 import { ManualClock } from './clock.js';
 import { randomLoopback, requestFrom } from './from-address.js';
-import { call } from './http.js';
+import type { ControlAction, CreatedSession } from './live-deck.js';
 import { pollPublisher, sampleContent } from './polls.js';
 import { startTestServer, type TestServerOptions } from './server.js';
 import { openSse, type SseStream } from './sse.js';
+import { type BodyOf, expectStatus, testClient } from './test-client.js';
 
 export type Json = Record<string, any>;
 
@@ -31,16 +31,22 @@ export async function liveServer(env: Record<string, string> = {}, options: Test
     { clock: new ManualClock(), ...options },
   );
   const { apiKey } = await t.workspace('pro');
+  const api = testClient(t.api);
   const port = new URL(t.url).port;
   const publish = pollPublisher(() => ({ api: t.api, apiKey, title: 'Abuse', content: sampleContent() }));
-  const session = async (body: Json = {}) => {
+  const session = async (body: Omit<BodyOf<'POST /sessions'>, 'pollId'> = {}): Promise<CreatedSession> => {
     const poll = await publish();
-    const res = await call('POST', `${t.api}/sessions`, { apiKey, body: { pollId: poll.id, ...body } });
-    expect(res.status, res.text).toBe(201);
-    return res.body as Json & { id: string; pin: string; hostToken: string };
+    const res = await api.request('POST /sessions', { apiKey, body: { pollId: poll.id, ...body } });
+    expectStatus(res, 201);
+    // A presenter-paced session has a PIN.
+    return res.body as CreatedSession;
   };
-  const control = (s: { id: string; hostToken: string }, action: string) =>
-    call('POST', `${t.api}/sessions/${s.id}/control`, { body: { action }, headers: { 'x-host-token': s.hostToken } });
+  const control = (s: { id: string; hostToken: string }, action: ControlAction) =>
+    api.request('POST /sessions/{id}/control', {
+      params: { id: s.id },
+      body: { action },
+      headers: { 'x-host-token': s.hostToken },
+    });
   const join = (pin: string, from = randomLoopback(), token?: string) =>
     requestFrom(
       from,

@@ -1,9 +1,9 @@
 import type { Browser, Locator } from 'playwright-core';
 import { expect } from 'vitest';
 import { launchChromium, PagePool, poll, type WatchedPage } from './browser.js';
-import { call } from './http.js';
-import { type LiveSessionFixture, startImageHost } from './live-deck.js';
+import { type ControlAction, type LiveSessionFixture, startImageHost } from './live-deck.js';
 import { startTestServer, type TestServer } from './server.js';
+import { type BodyOf, expectOk, expectStatus, type OutputOf, testClient } from './test-client.js';
 
 /**
  * What the browser tests of the audience page and the presenter screen
@@ -15,6 +15,7 @@ import { startTestServer, type TestServer } from './server.js';
 export let t: TestServer;
 export let images: Awaited<ReturnType<typeof startImageHost>>;
 let browser: Browser;
+const api = testClient(() => t.api);
 export const pages = new PagePool(() => browser);
 export const open = pages.open;
 
@@ -63,25 +64,32 @@ export async function participantToken(participant: WatchedPage): Promise<string
   return (JSON.parse(stored ?? '{}') as { token: string }).token;
 }
 
-export async function control(session: LiveSessionFixture, action: string, slideIndex?: number): Promise<void> {
+export async function control(session: LiveSessionFixture, action: ControlAction, slideIndex?: number): Promise<void> {
   // Sent on a new connection: the test's own kept-alive one may be among those the server dropped.
-  const res = await call('POST', `${t.api}/sessions/${session.sessionId}/control`, {
+  const res = await api.request('POST /sessions/{id}/control', {
+    params: { id: session.sessionId },
     headers: { 'x-host-token': session.hostToken, connection: 'close' },
     body: slideIndex === undefined ? { action } : { action, slideIndex },
   });
-  expect(res.status, res.text).toBe(200);
+  expectStatus(res, 200);
 }
 
 export async function participantCount(session: LiveSessionFixture): Promise<number> {
-  const res = await call('GET', `${t.api}/sessions/${session.sessionId}`, {
+  const res = await api.request('GET /sessions/{id}', {
+    params: { id: session.sessionId },
     headers: { 'x-host-token': session.hostToken },
   });
-  return res.body.participantCount;
+  return expectOk(res).participantCount;
 }
 
+/** A slide's results, of a kind that counts answers (every kind but Q&A, which counts questions). */
+type AnsweredSlideResults = Extract<OutputOf<'GET /polls/{id}/results'>['slides'][number], { totalAnswers: number }>;
+
+/** The answers slide `slideId` (not a Q&A slide) has had; a slide the results do not have fails the test. */
 export async function answerCount(session: LiveSessionFixture, slideId: string): Promise<number> {
-  const res = await call('GET', `${t.api}/polls/${session.pollId}/results`, { apiKey: session.apiKey });
-  return res.body.slides.find((slide: { slideId: string }) => slide.slideId === slideId).totalAnswers;
+  const res = await api.request('GET /polls/{id}/results', { params: { id: session.pollId }, apiKey: session.apiKey });
+  const slide = expectOk(res).slides.find((each) => each.slideId === slideId) as AnsweredSlideResults;
+  return slide.totalAnswers;
 }
 
 /** The `data-option-id` of each element (run in the page). */
@@ -156,34 +164,51 @@ export async function say(participant: WatchedPage, text: string): Promise<void>
  */
 export async function questionsElsewhere(session: LiveSessionFixture, inRoom: string, throughApi: string) {
   const auth = { apiKey: session.apiKey };
-  const other = await call('POST', `${t.api}/sessions`, { ...auth, body: { pollId: session.pollId } });
-  const poll = await call('GET', `${t.api}/polls/${session.pollId}`, auth);
-  const askIndex = (poll.body.content.questions as { id: string }[]).findIndex((slide) => slide.id === 'ask');
-  for (const body of [{ action: 'start' }, { action: 'goto', slideIndex: askIndex }]) {
-    const moved = await call('POST', `${t.api}/sessions/${other.body.id}/control`, { ...auth, body });
+  const other = expectOk(await api.request('POST /sessions', { ...auth, body: { pollId: session.pollId } }));
+  // A presenter-paced session has a PIN.
+  const pin = other.pin as string;
+  const poll = expectOk(await api.request('GET /polls/{id}', { params: { id: session.pollId }, ...auth }));
+  const askIndex = poll.content.questions.findIndex((slide) => slide.id === 'ask');
+  const moves: BodyOf<'POST /sessions/{id}/control'>[] = [
+    { action: 'start' },
+    { action: 'goto', slideIndex: askIndex },
+  ];
+  for (const body of moves) {
+    const moved = await api.request('POST /sessions/{id}/control', { params: { id: other.id }, ...auth, body });
     expect(moved.status, moved.text).toBe(200);
   }
-  const joined = await call('POST', `${t.api}/live/${other.body.pin}/join`, { body: { name: 'Elsewhere' } });
-  const asked = await call('POST', `${t.api}/live/${other.body.pin}/answers`, {
+  const joined = await api.request('POST /live/{pin}/join', { params: { pin }, body: { name: 'Elsewhere' } });
+  const asked = await api.request('POST /live/{pin}/answers', {
+    params: { pin },
     body: { slideId: 'ask', text: inRoom },
-    headers: { 'x-participant-token': joined.body.participantToken },
+    headers: { 'x-participant-token': expectOk(joined).participantToken },
   });
-  expect(asked.status, asked.text).toBe(201);
-  const viaApi = await call('POST', `${t.api}/polls/${session.pollId}/responses`, {
+  expectStatus(asked, 201);
+  const viaApi = await api.request('POST /polls/{id}/responses', {
+    params: { id: session.pollId },
     ...auth,
     body: { voterId: 'api-voter', slideId: 'ask', text: throughApi },
   });
-  expect(viaApi.status, viaApi.text).toBe(201);
+  expectStatus(viaApi, 201);
+  const askedId = asked.body.id;
+  const viaApiId = viaApi.body.id;
   return {
     approve: async () => {
-      for (const [path, id] of [
-        [`sessions/${other.body.id}`, asked.body.id],
-        [`polls/${session.pollId}`, viaApi.body.id],
+      for (const approve of [
+        () =>
+          api.request('PATCH /sessions/{id}/questions/{questionId}', {
+            params: { id: other.id, questionId: askedId },
+            ...auth,
+            body: { status: 'approved' },
+          }),
+        () =>
+          api.request('PATCH /polls/{id}/questions/{questionId}', {
+            params: { id: session.pollId, questionId: viaApiId },
+            ...auth,
+            body: { status: 'approved' },
+          }),
       ]) {
-        const approved = await call('PATCH', `${t.api}/${path}/questions/${id}`, {
-          ...auth,
-          body: { status: 'approved' },
-        });
+        const approved = await approve();
         expect(approved.status, approved.text).toBe(200);
       }
     },

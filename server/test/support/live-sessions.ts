@@ -1,9 +1,10 @@
 import { expect } from 'vitest';
 import type { ManualClock } from './clock.js';
-import { call, type JsonResponse } from './http.js';
+import { type ControlAction, type CreatedSession, createdSession } from './live-deck.js';
 import { type ContentInput, pollPublisher, sampleContent } from './polls.js';
 import { startTestServer, type TestServer } from './server.js';
 import { openSse, type SseStream } from './sse.js';
+import { type BodyOf, expectStatus, type OutputOf, testClient } from './test-client.js';
 
 /**
  * The server and the requests of the live session API tests (server/test/api/live-sessions.*.test.ts):
@@ -12,12 +13,6 @@ import { openSse, type SseStream } from './sse.js';
  */
 
 export type Json = Record<string, any>;
-
-export interface CreatedSession extends Json {
-  id: string;
-  pin: string;
-  hostToken: string;
-}
 
 interface ControlOptions {
   slideIndex?: number;
@@ -30,7 +25,7 @@ export interface Joined {
   id: string;
   name: string;
   token: string;
-  state: Json;
+  state: OutputOf<'POST /live/{pin}/join'>['state'];
 }
 
 /** The server times quiz answers by `clock`: it moves only when a test advances it. */
@@ -54,6 +49,8 @@ export async function startLiveSessionsServer(
 
 /** The requests, on the server `current` answers once the file's beforeAll has started it. */
 export function liveSessionsApi(current: () => { t: TestServer; apiKey: string }) {
+  const api = testClient(() => current().t.api);
+
   /** Streams a test opened: closed after it (`closeStreams`, the file's afterEach), whatever it asserted. */
   const streams: SseStream[] = [];
   const closeStreams = () => {
@@ -71,10 +68,9 @@ export function liveSessionsApi(current: () => { t: TestServer; apiKey: string }
   }));
 
   async function newSession(pollId: string, key = current().apiKey): Promise<CreatedSession> {
-    const res = await call('POST', `${current().t.api}/sessions`, { apiKey: key, body: { pollId } });
-    expect(res.status, res.text).toBe(201);
-    pinsSeen.add(res.body.pin);
-    return res.body;
+    const session = await createdSession(current().t, key, pollId);
+    pinsSeen.add(session.pin);
+    return session;
   }
 
   /** A published poll (sampleContent() unless said otherwise) and a session of it. */
@@ -83,23 +79,34 @@ export function liveSessionsApi(current: () => { t: TestServer; apiKey: string }
     return { poll, session: await newSession(poll.id) };
   }
 
-  function control(sessionId: string, action: string, options: ControlOptions = {}): Promise<JsonResponse> {
+  /** Unchecked: the tests send actions, and slide indexes, the route refuses. */
+  function control(sessionId: string, action: string, options: ControlOptions = {}) {
     const headers = { ...options.headers };
     if (options.hostToken) headers['x-host-token'] = options.hostToken;
-    const body: Json = { action };
+    const body: Record<string, unknown> = { action };
     if (options.slideIndex !== undefined) body.slideIndex = options.slideIndex;
-    return call('POST', `${current().t.api}/sessions/${sessionId}/control`, { apiKey: options.apiKey, body, headers });
+    return api.unchecked('POST /sessions/{id}/control', {
+      params: { id: sessionId },
+      apiKey: options.apiKey,
+      body,
+      headers,
+    });
   }
 
   /** A control action by the host token that must succeed: the session as it now is. */
-  async function act(session: CreatedSession, action: string, slideIndex?: number): Promise<Json> {
+  async function act(
+    session: CreatedSession,
+    action: ControlAction,
+    slideIndex?: number,
+  ): Promise<OutputOf<'POST /sessions/{id}/control'>> {
     const res = await control(session.id, action, { hostToken: session.hostToken, slideIndex });
-    expect(res.status, `${action}: ${res.text}`).toBe(200);
+    expectStatus(res, 200, action);
     return res.body;
   }
 
-  function join(pin: string, body: Json = {}, token?: string): Promise<JsonResponse> {
-    return call('POST', `${current().t.api}/live/${pin}/join`, {
+  function join(pin: string, body: BodyOf<'POST /live/{pin}/join'> = {}, token?: string) {
+    return api.request('POST /live/{pin}/join', {
+      params: { pin },
       body,
       headers: token ? { 'x-participant-token': token } : {},
     });
@@ -107,20 +114,26 @@ export function liveSessionsApi(current: () => { t: TestServer; apiKey: string }
 
   async function joined(pin: string, name: string): Promise<Joined> {
     const res = await join(pin, { name });
-    expect(res.status, res.text).toBe(200);
+    expectStatus(res, 200);
     return { id: res.body.participant.id, name, token: res.body.participantToken, state: res.body.state };
   }
 
-  function answer(pin: string, token: string | undefined, body: Json, headers: Record<string, string> = {}) {
-    return call('POST', `${current().t.api}/live/${pin}/answers`, {
+  /** Unchecked: the tests send answers of the wrong shape, or none. */
+  function answer(pin: string, token: string | undefined, body: unknown, headers: Record<string, string> = {}) {
+    return api.unchecked('POST /live/{pin}/answers', {
+      params: { pin },
       body,
       headers: token === undefined ? headers : { 'x-participant-token': token, ...headers },
     });
   }
 
-  async function answered(pin: string, who: Joined, body: Json): Promise<Json> {
+  async function answered(
+    pin: string,
+    who: Joined,
+    body: BodyOf<'POST /live/{pin}/answers'>,
+  ): Promise<OutputOf<'POST /live/{pin}/answers'>> {
     const res = await answer(pin, who.token, body);
-    expect(res.status, `${who.name} ${JSON.stringify(body)}: ${res.text}`).toBe(201);
+    expectStatus(res, 201, `${who.name} ${JSON.stringify(body)}`);
     expect(res.body.participantId).toBe(who.id);
     expect(res.body.slideId).toBe(body.slideId);
     return res.body;
@@ -143,9 +156,9 @@ export function liveSessionsApi(current: () => { t: TestServer; apiKey: string }
     return stream;
   }
 
-  async function pollResults(pollId: string): Promise<Json> {
-    const res = await call('GET', `${current().t.api}/polls/${pollId}/results`, { apiKey: current().apiKey });
-    expect(res.status, res.text).toBe(200);
+  async function pollResults(pollId: string): Promise<OutputOf<'GET /polls/{id}/results'>> {
+    const res = await api.request('GET /polls/{id}/results', { params: { id: pollId }, apiKey: current().apiKey });
+    expectStatus(res, 200);
     return res.body;
   }
 

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { poll, type WatchedPage } from './browser.js';
-import { call } from './http.js';
-import type { LiveSessionFixture } from './live-deck.js';
+import type { ControlAction, LiveSessionFixture } from './live-deck.js';
 import { images, open, pages, t } from './live-pages.js';
 import type { ContentInput, SlideInput } from './polls.js';
+import { type BodyOf, expectStatus, type OutputOf, testClient } from './test-client.js';
 
 /**
  * What the browser tests of the pages in other languages and under a theme
@@ -18,6 +18,8 @@ import type { ContentInput, SlideInput } from './polls.js';
 export { startLivePages as startI18nPages, stopLivePages as stopI18nPages } from './live-pages.js';
 // The same server, image host and Chromium as the live pages' tests, started the same way.
 export { images, open, pages, t };
+
+const api = testClient(() => t.api);
 
 export type Catalog = Record<string, string>;
 const catalog = (tag: string): Catalog =>
@@ -42,38 +44,43 @@ export async function liveSession(
   options: {
     apiKey?: string;
     title?: string;
-    poll?: Record<string, unknown>;
-    session?: Record<string, unknown>;
+    poll?: Omit<BodyOf<'POST /polls'>, 'title' | 'content'>;
+    session?: Omit<BodyOf<'POST /sessions'>, 'pollId'>;
   } = {},
 ): Promise<LiveSessionFixture> {
   const apiKey = options.apiKey ?? (await t.workspace('pro')).apiKey;
-  const created = await call('POST', `${t.api}/polls`, {
+  const created = await api.request('POST /polls', {
     apiKey,
     body: { title: options.title ?? 'Quarterly all-hands', content, ...options.poll },
   });
-  expect(created.status, created.text).toBe(201);
-  const published = await call('PATCH', `${t.api}/polls/${created.body.id}`, { apiKey, body: { publish: true } });
-  expect(published.status, published.text).toBe(200);
-  const session = await call('POST', `${t.api}/sessions`, {
+  expectStatus(created, 201);
+  const published = await api.request('PATCH /polls/{id}', {
+    params: { id: created.body.id },
+    apiKey,
+    body: { publish: true },
+  });
+  expectStatus(published, 200);
+  const session = await api.request('POST /sessions', {
     apiKey,
     body: { pollId: created.body.id, ...options.session },
   });
-  expect(session.status, session.text).toBe(201);
+  expectStatus(session, 201);
   const { id, pin, hostToken, joinUrl } = session.body;
   return {
     apiKey,
     pollId: created.body.id,
     sessionId: id,
-    pin,
+    // A presenter-paced session has a PIN.
+    pin: pin as string,
     hostToken,
     presenterUrl: `${t.url}/present/${id}#hostToken=${hostToken}`,
     joinUrl,
   };
 }
 
-export async function createTheme(apiKey: string, body: Record<string, unknown>): Promise<{ id: string }> {
-  const res = await call('POST', `${t.api}/themes`, { apiKey, body });
-  expect(res.status, res.text).toBe(201);
+export async function createTheme(apiKey: string, body: BodyOf<'POST /themes'>): Promise<OutputOf<'POST /themes'>> {
+  const res = await api.request('POST /themes', { apiKey, body });
+  expectStatus(res, 201);
   return res.body;
 }
 
@@ -171,19 +178,21 @@ export async function tabTo(page: Page, selector: string, text?: string): Promis
 // ---------------------------------------------------------------------------------------------
 // Sessions and answers
 
-export async function control(session: LiveSessionFixture, action: string): Promise<void> {
-  const res = await call('POST', `${t.api}/sessions/${session.sessionId}/control`, {
+export async function control(session: LiveSessionFixture, action: ControlAction): Promise<void> {
+  const res = await api.request('POST /sessions/{id}/control', {
+    params: { id: session.sessionId },
     headers: { 'x-host-token': session.hostToken, connection: 'close' },
     body: { action },
   });
-  expect(res.status, res.text).toBe(200);
+  expectStatus(res, 200);
 }
 
 async function sessionNow(session: LiveSessionFixture) {
-  const res = await call('GET', `${t.api}/sessions/${session.sessionId}`, {
+  const res = await api.request('GET /sessions/{id}', {
+    params: { id: session.sessionId },
     headers: { 'x-host-token': session.hostToken },
   });
-  expect(res.status, res.text).toBe(200);
+  expectStatus(res, 200);
   return res.body;
 }
 

@@ -88,7 +88,7 @@ type InQuery<M> = M extends 'GET' | 'DELETE' ? true : false;
 export type BodyOf<K extends RouteKey> = InputRest<K>;
 
 /** A route's query as the contract types it: `QueryOf<'GET /polls'>`. */
-type QueryOf<K extends RouteKey> = InputRest<K>;
+export type QueryOf<K extends RouteKey> = InputRest<K>;
 
 /** What a route answers on success (`z.output` of its output schema): `OutputOf<'GET /polls/{id}'>`. */
 export type OutputOf<K extends RouteKey> = SuccessBody<K>;

@@ -39,11 +39,10 @@ export async function deliveriesOf(
 export type DeliveryDetail = OutputOf<'GET /webhooks/{id}/deliveries/{deliveryId}'>;
 
 /**
- * Polls one delivery until its status is `status`, and answers it (GET …/deliveries/{deliveryId}).
- * `Detail` is `any` unless the caller names it: the webhook tests being split (webhooks.*.test.ts)
- * read it untyped; once they are moved to the typed client, it defaults to `DeliveryDetail`.
+ * Polls one delivery until its status is `status`, and answers it (GET …/deliveries/{deliveryId}),
+ * as the contract types it unless the caller names the fields it reads (`Detail`).
  */
-export async function waitForDelivery<Detail = any>(
+export async function waitForDelivery<Detail = DeliveryDetail>(
   server: Api,
   apiKey: string,
   endpointId: string,

@@ -12,7 +12,7 @@ import {
   setUpCliFile,
   tearDownCliFile,
 } from '../support/cli-process.js';
-import { call } from '../support/http.js';
+import { expectOk, expectStatus, testClient } from '../support/test-client.js';
 import { type ReceivedDelivery, WebhookReceiver } from '../support/webhook-receiver.js';
 import { createEndpoint, waitForDelivery } from '../support/webhooks.js';
 
@@ -59,8 +59,8 @@ describe('pollkit CLI: webhook signing secrets (WEBHOOK_SECRETS_KEY)', () => {
 
   /** A test event through `api`, delivered and answered: the request the receiver got. */
   async function delivered(receiver: WebhookReceiver, api: string, apiKey: string, endpointId: string) {
-    const queued = await call('POST', `${api}/webhooks/${endpointId}/test`, { apiKey });
-    expect(queued.status, queued.text).toBe(202);
+    const queued = await testClient(api).request('POST /webhooks/{id}/test', { params: { id: endpointId }, apiKey });
+    expectStatus(queued, 202);
     await waitForDelivery({ api }, apiKey, endpointId, queued.body.id, 'succeeded');
     const request = receiver.received.find((delivery) => delivery.id === queued.body.eventId);
     expect(request).toBeDefined();
@@ -128,11 +128,12 @@ describe('pollkit CLI: webhook signing secrets (WEBHOOK_SECRETS_KEY)', () => {
         endpointId = endpoint.id;
         first = endpoint.secret;
         // With an Idempotency-Key: its reply, which carries the secret, is stored sealed with the same key.
-        const rotated = await call('POST', `${running.api}/webhooks/${endpointId}/rotate-secret`, {
+        const rotated = await testClient(running.api).request('POST /webhooks/{id}/rotate-secret', {
+          params: { id: endpointId },
           apiKey,
           headers: { 'idempotency-key': 'rotate-once' },
         });
-        expect(rotated.status, rotated.text).toBe(200);
+        expectStatus(rotated, 200);
         second = rotated.body.secret;
         const before = await delivered(receiver, running.api, apiKey, endpointId);
         expect([signedWith(before, first), signedWith(before, second)]).toEqual([true, true]);
@@ -218,11 +219,12 @@ describe('pollkit CLI: webhook signing secrets (WEBHOOK_SECRETS_KEY)', () => {
         expect([signedWith(after, first), signedWith(after, second)]).toEqual([true, true]);
         expect(signedWith(after, `whsec_${Buffer.alloc(32, 7).toString('base64')}`)).toBe(false);
         // The rotation's stored reply moved with the secrets: a retry still replays it, secret included.
-        const replayed = await call('POST', `${running.api}/webhooks/${endpointId}/rotate-secret`, {
+        const replayed = await testClient(running.api).request('POST /webhooks/{id}/rotate-secret', {
+          params: { id: endpointId },
           apiKey,
           headers: { 'idempotency-key': 'rotate-once' },
         });
-        expect([replayed.status, replayed.headers.get('idempotent-replayed'), replayed.body.secret]).toEqual([
+        expect([replayed.status, replayed.headers.get('idempotent-replayed'), expectOk(replayed).secret]).toEqual([
           200,
           'true',
           second,

@@ -10,8 +10,8 @@ import {
   startServerOnTestDatabase,
   tearDownCliFile,
 } from '../support/cli-process.js';
-import { call } from '../support/http.js';
 import { usingPostgres } from '../support/server.js';
+import { expectOk, expectStatus, testClient } from '../support/test-client.js';
 
 /**
  * The admin CLI managing workspaces and keys, on the database a server uses: workspaces created,
@@ -125,7 +125,7 @@ describe('pollkit CLI: workspaces and keys', () => {
 
     let server = await startServerOnTestDatabase();
     try {
-      expect((await call('GET', `${server.url}/api/v1/polls`, { apiKey: secret })).status).toBe(200);
+      expect((await testClient(`${server.url}/api/v1`).request('GET /polls', { apiKey: secret })).status).toBe(200);
       if (!usingPostgres) {
         // The server holds the embedded database: a second process must not open it.
         const blocked = await cli(['keys', 'revoke', keyId]);
@@ -147,10 +147,11 @@ describe('pollkit CLI: workspaces and keys', () => {
     // A fresh server has no cached credential, so it shows what a running one shows 5 s later.
     server = await startServerOnTestDatabase();
     try {
-      const rejected = await call('GET', `${server.url}/api/v1/polls`, { apiKey: secret });
-      expect(rejected.status).toBe(401);
+      const api = testClient(`${server.url}/api/v1`);
+      const rejected = await api.request('GET /polls', { apiKey: secret });
+      expectStatus(rejected, 401);
       expect(rejected.body.error.code).toBe('revoked_api_key');
-      expect((await call('GET', `${server.url}/api/v1/polls`, { apiKey: second.secret })).status).toBe(200);
+      expect((await api.request('GET /polls', { apiKey: second.secret })).status).toBe(200);
     } finally {
       await server.close();
     }
@@ -222,13 +223,13 @@ describe('pollkit CLI: key scopes', () => {
 
     const server = await startServerOnTestDatabase();
     try {
-      const api = `${server.url}/api/v1`;
-      expect((await call('GET', `${api}/polls`, { apiKey: rotated.secret })).status).toBe(200);
-      const write = await call('POST', `${api}/polls`, { apiKey: rotated.secret, body: { title: 'No' } });
-      expect(write.status, write.text).toBe(403);
+      const api = testClient(`${server.url}/api/v1`, { apiKey: rotated.secret });
+      expect((await api.request('GET /polls')).status).toBe(200);
+      const write = await api.request('POST /polls', { body: { title: 'No' } });
+      expectStatus(write, 403);
       expect(write.body.error).toMatchObject({ code: 'insufficient_scope', details: { requiredScope: 'polls:write' } });
-      const described = await call('GET', `${api}/workspace`, { apiKey: rotated.secret });
-      expect(described.body.credential.scopes).toEqual(['polls:read', 'responses:read']);
+      const described = await api.request('GET /workspace');
+      expect(expectOk(described).credential.scopes).toEqual(['polls:read', 'responses:read']);
     } finally {
       await server.close();
     }

@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, LAPTOP, PHONE, poll } from '../support/browser.js';
-import { call } from '../support/http.js';
 import { createLiveSession, everyKindDeck } from '../support/live-deck.js';
 import {
   answerCount,
@@ -19,6 +18,9 @@ import {
   stopLivePages,
   t,
 } from '../support/live-pages.js';
+import { expectOk, expectStatus, testClient } from '../support/test-client.js';
+
+const api = testClient(() => t.api);
 
 /**
  * The audience page and the presenter screen in a real browser (Debian's Chromium through
@@ -106,13 +108,13 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     await ada.page.getByLabel(/Your name/).fill('Ada');
     await ada.page.getByRole('button', { name: 'Join' }).click();
     await ada.page.getByTestId('waiting').waitFor();
-    const records = await call('GET', `${t.api}/respondents/u-42`, { apiKey: session.apiKey });
-    expect(records.status, records.text).toBe(200);
+    const records = await api.request('GET /respondents/{id}', { params: { id: 'u-42' }, apiKey: session.apiKey });
+    expectStatus(records, 200);
     expect(records.body.data).toEqual([
       expect.objectContaining({ type: 'participant', name: 'Ada', respondentId: 'u-42', sessionId: session.sessionId }),
     ]);
-    const erased = await call('DELETE', `${t.api}/respondents/u-42`, { apiKey: session.apiKey });
-    expect(erased.body.erased).toMatchObject({ participants: 1 });
+    const erased = await api.request('DELETE /respondents/{id}', { params: { id: 'u-42' }, apiKey: session.apiKey });
+    expect(expectOk(erased).erased).toMatchObject({ participants: 1 });
     expectNoPageErrors();
   });
 
@@ -157,10 +159,11 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     await grace.page.getByRole('button', { name: 'Join' }).click();
     await onSlide([grace], 'capital');
     const shown = Number(await grace.page.getByRole('timer').textContent());
-    const current = await call('GET', `${t.api}/sessions/${session.sessionId}`, {
+    const current = await api.request('GET /sessions/{id}', {
+      params: { id: session.sessionId },
       headers: { 'x-host-token': session.hostToken },
     });
-    const reallyLeft = Math.ceil((Date.parse(current.body.slideStartedAt) + 60_000 - Date.now()) / 1000);
+    const reallyLeft = Math.ceil((Date.parse(expectOk(current).slideStartedAt ?? '') + 60_000 - Date.now()) / 1000);
     expect(shown).toBeLessThanOrEqual(58);
     expect(Math.abs(shown - reallyLeft)).toBeLessThanOrEqual(1);
     expectNoPageErrors();
@@ -168,18 +171,19 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
 
   it('tells a presenter whose host token reads no answers so, instead of showing empty counts, and lets it run the session', async () => {
     const full = await createLiveSession(t, everyKindDeck(images.url));
-    const key = await call('POST', `${t.api}/keys`, {
+    const key = await api.request('POST /keys', {
       apiKey: full.apiKey,
       body: { name: 'presenter only', scopes: ['sessions:write'] },
     });
-    expect(key.status, key.text).toBe(201);
-    const session = await call('POST', `${t.api}/sessions`, {
+    expectStatus(key, 201);
+    const session = await api.request('POST /sessions', {
       apiKey: key.body.secret,
       body: { pollId: full.pollId },
     });
-    expect(session.status, session.text).toBe(201);
+    expectStatus(session, 201);
     const presenter = await open('presenter-no-answers', LAPTOP);
-    await presenter.page.goto(`${t.url}/present/${session.body.id}#hostToken=${session.body.hostToken}`);
+    const sessionId = session.body.id;
+    await presenter.page.goto(`${t.url}/present/${sessionId}#hostToken=${session.body.hostToken}`);
     await presenter.page.getByRole('button', { name: /Start/ }).click();
     // The first slide is a content slide (no answers anyway); the next one takes votes. It still runs
     // the session.
@@ -189,7 +193,8 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     await presenter.screenshot('17-presenter-without-answers');
     await poll(
       async () =>
-        (await call('GET', `${t.api}/sessions/${session.body.id}`, { apiKey: full.apiKey })).body.currentSlideIndex,
+        expectOk(await api.request('GET /sessions/{id}', { params: { id: sessionId }, apiKey: full.apiKey }))
+          .currentSlideIndex,
     ).toBe(1);
     expectNoPageErrors();
   });
@@ -221,11 +226,12 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     expect(await linus.page.getByRole('radio', { name: 'Four' }).isDisabled()).toBe(true);
     await linus.screenshot('16-time-up');
     // The server agrees: an answer now is refused.
-    const late = await call('POST', `${t.api}/live/${session.pin}/answers`, {
+    const late = await api.request('POST /live/{pin}/answers', {
+      params: { pin: session.pin },
       body: { slideId: 'quick', optionIds: ['four'] },
       headers: { 'x-participant-token': await participantToken(linus) },
     });
-    expect(late.status).toBe(409);
+    expectStatus(late, 409);
     expect(late.body.error.code).toBe('time_up');
 
     // Wrong addresses get a clear word, not a blank page.

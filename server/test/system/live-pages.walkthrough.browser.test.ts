@@ -8,7 +8,6 @@ import {
   TABLET,
   type WatchedPage,
 } from '../support/browser.js';
-import { call } from '../support/http.js';
 import { createLiveSession, everyKindDeck } from '../support/live-deck.js';
 import {
   ask,
@@ -31,6 +30,9 @@ import {
   stopLivePages,
   t,
 } from '../support/live-pages.js';
+import { expectOk, expectStatus, slideOf, testClient } from '../support/test-client.js';
+
+const api = testClient(() => t.api);
 
 /**
  * The audience page and the presenter screen in a real browser (Debian's Chromium through
@@ -321,11 +323,14 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     await phone.screenshot('14-ended', { docs: 'audience-ended.png' });
 
     // What the pages showed is what the API recorded.
-    const results = await call('GET', `${t.api}/polls/${session.pollId}/results`, { apiKey: session.apiKey });
-    const bySlide = Object.fromEntries(results.body.slides.map((slide: any) => [slide.slideId, slide]));
-    expect(bySlide.lunch.totalAnswers).toBe(3);
-    expect(bySlide.mood.totalAnswers).toBe(3);
-    expect(bySlide.word.totalAnswers).toBe(3);
+    const results = await api.request('GET /polls/{id}/results', {
+      params: { id: session.pollId },
+      apiKey: session.apiKey,
+    });
+    const { slides } = expectOk(results);
+    expect(slideOf(slides, 'lunch', 'multiple_choice').totalAnswers).toBe(3);
+    expect(slideOf(slides, 'mood', 'scale').totalAnswers).toBe(3);
+    expect(slideOf(slides, 'word', 'open_ended').totalAnswers).toBe(3);
 
     // After the end, a stream request for the session answers 204, and a reloaded presenter
     // screen shows the end instead of reconnecting.
@@ -353,20 +358,27 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     const host = { 'x-host-token': session.hostToken };
     expect(
       (
-        await call('POST', `${t.api}/sessions/${session.sessionId}/control`, {
+        await api.request('POST /sessions/{id}/control', {
+          params: { id: session.sessionId },
           headers: host,
           body: { action: 'start' },
         })
       ).status,
     ).toBe(200);
-    const joined = await call('POST', `${t.api}/live/${session.pin}/join`, { body: { name: 'Asker' } });
-    const asked: Record<string, string> = {};
-    for (const text of ['Who wrote the roadmap?', 'Is there a budget?', 'When do we ship?']) {
-      const sent = await call('POST', `${t.api}/live/${session.pin}/answers`, {
+    const joined = await api.request('POST /live/{pin}/join', {
+      params: { pin: session.pin },
+      body: { name: 'Asker' },
+    });
+    const texts = ['Who wrote the roadmap?', 'Is there a budget?', 'When do we ship?'] as const;
+    // Filled in below, one id for each of the texts.
+    const asked = {} as Record<(typeof texts)[number], string>;
+    for (const text of texts) {
+      const sent = await api.request('POST /live/{pin}/answers', {
+        params: { pin: session.pin },
         body: { slideId: 'ask', text },
-        headers: { 'x-participant-token': joined.body.participantToken },
+        headers: { 'x-participant-token': expectOk(joined).participantToken },
       });
-      expect(sent.status, sent.text).toBe(201);
+      expectStatus(sent, 201);
       asked[text] = sent.body.id;
     }
     for (const tab of tabs) await tab.page.getByTestId('moderation').locator('summary').click();
@@ -390,27 +402,24 @@ describe.skipIf(!chromiumAvailable)('the audience page and the presenter screen,
     await second.screenshot('moderation-second-tab');
 
     // Dismissed with the host token through the API, approved with the API key: both tabs follow.
-    const dismissed = await call(
-      'PATCH',
-      `${t.api}/sessions/${session.sessionId}/questions/${asked['Is there a budget?']}`,
-      {
-        headers: host,
-        body: { status: 'dismissed' },
-      },
-    );
+    const dismissed = await api.request('PATCH /sessions/{id}/questions/{questionId}', {
+      params: { id: session.sessionId, questionId: asked['Is there a budget?'] },
+      headers: host,
+      body: { status: 'dismissed' },
+    });
     expect(dismissed.status, dismissed.text).toBe(200);
     await expectEveryTab(['When do we ship?'], ['Who wrote the roadmap?']);
-    const approved = await call('PATCH', `${t.api}/polls/${session.pollId}/questions/${asked['When do we ship?']}`, {
-      apiKey: session.apiKey,
-      body: { status: 'approved' },
-    });
+    const moderateByKey = (status: 'approved' | 'pending') =>
+      api.request('PATCH /polls/{id}/questions/{questionId}', {
+        params: { id: session.pollId, questionId: asked['When do we ship?'] },
+        apiKey: session.apiKey,
+        body: { status },
+      });
+    const approved = await moderateByKey('approved');
     expect(approved.status, approved.text).toBe(200);
     await expectEveryTab([], ['Who wrote the roadmap?', 'When do we ship?']);
     // Sent back to the queue through the API: it is waiting again on both.
-    const requeued = await call('PATCH', `${t.api}/polls/${session.pollId}/questions/${asked['When do we ship?']}`, {
-      apiKey: session.apiKey,
-      body: { status: 'pending' },
-    });
+    const requeued = await moderateByKey('pending');
     expect(requeued.status, requeued.text).toBe(200);
     await expectEveryTab(['When do we ship?'], ['Who wrote the roadmap?']);
     await first.screenshot('moderation-first-tab');

@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, expectAccessible, LAPTOP, PHONE, poll } from '../support/browser.js';
 import { Walk } from '../support/catalog-english.js';
-import { call } from '../support/http.js';
 import { everyKindDeck } from '../support/live-deck.js';
 import {
   AR,
@@ -34,6 +33,9 @@ import {
 } from '../support/pages-i18n.js';
 import type { ContentInput } from '../support/polls.js';
 import { onceOnEmbeddedLeg } from '../support/server.js';
+import { expectOk, slideOf, testClient } from '../support/test-client.js';
+
+const api = testClient(() => t.api);
 
 /**
  * The audience page and the presenter screen in other languages, in a real browser (Debian's
@@ -230,7 +232,7 @@ describe.skipIf(!chromiumAvailable || onceOnEmbeddedLeg)('the pages in other lan
     await phone.waitFor(phone.page.getByTestId('waiting'));
     expect(await firstItemRightOfLast(phone.page.locator('.topbar > *'))).toBe(true);
     // A second participant, through the API, so that the bars split in two.
-    const omar = await call('POST', `${t.api}/live/${session.pin}/join`, { body: { name: 'Omar' } });
+    const omar = await api.request('POST /live/{pin}/join', { params: { pin: session.pin }, body: { name: 'Omar' } });
     expect([200, 201], omar.text).toContain(omar.status);
     await expectCount(p.getByTestId('participant-count'), 2);
 
@@ -261,9 +263,10 @@ describe.skipIf(!chromiumAvailable || onceOnEmbeddedLeg)('the pages in other lan
     await phone.screenshot('ar-01-choice', { docs: 'languages-ar-join-phone.png' });
 
     await choose(phone, ['سوشي'], AR);
-    const answered = await call('POST', `${t.api}/live/${session.pin}/answers`, {
+    const answered = await api.request('POST /live/{pin}/answers', {
+      params: { pin: session.pin },
       body: { slideId: 'lunch', optionIds: ['pizza'] },
-      headers: { 'x-participant-token': omar.body.participantToken },
+      headers: { 'x-participant-token': expectOk(omar).participantToken },
     });
     expect([200, 201], answered.text).toContain(answered.status);
     await expectCount(p.getByTestId('answer-count'), 2);
@@ -362,8 +365,11 @@ describe.skipIf(!chromiumAvailable || onceOnEmbeddedLeg)('the pages in other lan
     await control(english, 'start');
     await onSlide([ada], 'lunch');
     await choose(ada, ['Pizza'], FR);
-    const results = await call('GET', `${t.api}/polls/${english.pollId}/results`, { apiKey: english.apiKey });
-    expect(results.body.slides[0].totalAnswers).toBe(1);
+    const results = await api.request('GET /polls/{id}/results', {
+      params: { id: english.pollId },
+      apiKey: english.apiKey,
+    });
+    expect(slideOf(expectOk(results).slides, 'lunch', 'multiple_choice').totalAnswers).toBe(1);
     expect(await participantCount(english)).toBe(1);
     pages.expectNoErrors();
   });

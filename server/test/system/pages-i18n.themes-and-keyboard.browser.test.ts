@@ -2,7 +2,6 @@ import type { Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { themePalette } from '../../src/modules/themes/theme-palette.js';
 import { chromiumAvailable, expectAccessible, LAPTOP, PHONE } from '../support/browser.js';
-import { call } from '../support/http.js';
 import { everyKindDeck, type LiveSessionFixture } from '../support/live-deck.js';
 import {
   choose,
@@ -24,6 +23,9 @@ import {
 } from '../support/pages-i18n.js';
 import type { ContentInput } from '../support/polls.js';
 import { onceOnEmbeddedLeg } from '../support/server.js';
+import { errorDetails, expectOk, expectStatus, slideOf, testClient } from '../support/test-client.js';
+
+const api = testClient(() => t.api);
 
 /**
  * The audience page and the presenter screen under a theme and from the keyboard, in a real browser
@@ -63,12 +65,12 @@ describe.skipIf(!chromiumAvailable || onceOnEmbeddedLeg)('the pages in other lan
     expect(problems, 'axe-core on the themed pages').toEqual([]);
 
     // Grey on grey: refused, the contrast named.
-    const unreadable = await call('POST', `${t.api}/themes`, {
+    const unreadable = await api.request('POST /themes', {
       apiKey,
       body: { name: 'Fog', colors: { primary: '#1d4ed8', background: '#ffffff', text: '#aaaaaa' } },
     });
-    expect(unreadable.status, unreadable.text).toBe(422);
-    expect(unreadable.body.error.details.fieldErrors['colors.text'][0]).toMatch(/\d\.\d\d:1.*4\.5:1/);
+    expectStatus(unreadable, 422);
+    expect(errorDetails(unreadable).fieldErrors['colors.text']?.[0]).toMatch(/\d\.\d\d:1.*4\.5:1/);
     pages.expectNoErrors();
   });
 
@@ -144,15 +146,19 @@ describe.skipIf(!chromiumAvailable || onceOnEmbeddedLeg)('the pages in other lan
     await expectCount(p.getByTestId('answer-count'), 1);
 
     // What the keyboard sent is what the API counted.
-    const results = await call('GET', `${t.api}/polls/${session.pollId}/results`, { apiKey: session.apiKey });
-    const bySlide = Object.fromEntries(results.body.slides.map((slide: any) => [slide.slideId, slide]));
-    expect(bySlide.lunch.options.find((option: any) => option.id === 'sushi').count).toBe(1);
-    expect(bySlide.lunch.totalAnswers).toBe(1);
-    expect(bySlide.mood.statements.map((statement: any) => [statement.id, statement.average])).toEqual([
+    const results = await api.request('GET /polls/{id}/results', {
+      params: { id: session.pollId },
+      apiKey: session.apiKey,
+    });
+    const { slides } = expectOk(results);
+    const lunch = slideOf(slides, 'lunch', 'multiple_choice');
+    expect(lunch.options.find((option) => option.id === 'sushi')?.count).toBe(1);
+    expect(lunch.totalAnswers).toBe(1);
+    expect(slideOf(slides, 'mood', 'scale').statements.map((statement) => [statement.id, statement.average])).toEqual([
       ['work', 4],
       ['team', 5],
     ]);
-    expect(bySlide.priorities.options.map((option: any) => [option.id, option.averageRank])).toEqual(
+    expect(slideOf(slides, 'priorities', 'ranking').options.map((option) => [option.id, option.averageRank])).toEqual(
       expect.arrayContaining([
         ['price', 1],
         ['speed', 2],
