@@ -2,33 +2,31 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that take longest, longest first, as CI measured them on the 2-core machine (seconds on
- * the embedded leg, 2026-11-29). Two workers share ~130 files: a file of 100 s started last keeps
- * one worker busy for 100 s after the other is done. Vitest orders a fresh clone (no results cache)
- * project by project and, within one, by file size, which put the docs build, a small file taking
- * 100 s, near the end. Longest first (LPT) ends both workers close together.
- * `≈`: a part of a file split since (cli, live-pages, pages-i18n), estimated as its share of the
- * whole file's time in a local run, until CI measures it. live-abuse.test.ts (15) became three
- * files of about 5 s each, under the list's floor.
+ * The files that take longest, longest first, as CI measured them on the 2-core machine (seconds in
+ * a fresh clone with its builds cold, 2026-11-29; webhooks-multi-process runs on the PostgreSQL leg
+ * only). Two workers share ~150 files: a file of 100 s started last keeps one worker busy for 100 s
+ * after the other is done. Vitest orders a fresh clone (no results cache) project by project and,
+ * within one, by file size, which put the docs build, a small file taking minutes, near the end.
+ * Longest first (LPT) ends both workers close together.
  */
 export const SLOW_FILES: readonly string[] = [
-  'server/test/api/fuzz.test.ts', // 118
-  'server/test/system/docs-site.browser.test.ts', // 100
-  'server/test/system/docs-samples.test.ts', // 47
-  'server/test/system/webhooks-multi-process.test.ts', // 46
-  'server/test/system/faults-postgres.test.ts', // 31
-  'server/test/api/webhooks-durability.test.ts', // 24
-  'server/test/system/live-pages.edge-cases.browser.test.ts', // ≈24
-  'server/test/system/self-paced.browser.test.ts', // 23
-  'server/test/system/entry-point.test.ts', // 22
-  'server/test/api/trust-proxy.test.ts', // 22
-  'server/test/system/pages-i18n.languages.browser.test.ts', // ≈21
-  'server/test/system/live-pages.walkthrough.browser.test.ts', // ≈20
-  'server/test/system/cli.workspaces-and-keys.test.ts', // ≈18
-  'server/test/system/faults-redis.test.ts', // 17
-  'server/test/system/api-reference.browser.test.ts', // 16
-  'server/test/system/pages-i18n.themes-and-keyboard.browser.test.ts', // ≈15
-  'server/test/system/embedding.browser.test.ts', // 15
+  'server/test/system/docs-site.browser.test.ts', // 184
+  'server/test/system/webhooks-multi-process.test.ts', // 142
+  'server/test/system/docs-samples.test.ts', // 128
+  'server/test/api/fuzz.test.ts', // 53
+  'server/test/system/entry-point.test.ts', // 48
+  'server/test/system/cli.workspaces-and-keys.test.ts', // 40
+  'server/test/system/api-reference.browser.test.ts', // 38
+  'server/test/system/self-paced.browser.test.ts', // 35
+  'server/test/system/live-pages.edge-cases.browser.test.ts', // 34
+  'server/test/api/webhooks-durability.test.ts', // 34
+  'server/test/system/faults-postgres.test.ts', // 33
+  'server/test/system/pages-i18n.languages.browser.test.ts', // 29
+  'server/test/system/live-pages.walkthrough.browser.test.ts', // 28
+  'server/test/system/pages-i18n.themes-and-keyboard.browser.test.ts', // 27
+  'server/test/system/cli.webhook-secrets.test.ts', // 23
+  'server/test/system/embedding.browser.test.ts', // 21
+  'server/test/system/faults-redis.test.ts', // 19
   'sdk/test/api/export-stream.test.ts', // 15
 ];
 

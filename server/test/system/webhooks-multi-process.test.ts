@@ -34,6 +34,12 @@ const IN_FLIGHT = 20;
 const TIMEOUT_MS = 10_000;
 /** A delivery claimed by a process is someone else's to send this long after the claim (delivery-worker.ts). */
 const LEASE_MS = TIMEOUT_MS + 30_000;
+/**
+ * The thousand votes and their deliveries' budget: a hang guard, never a measure. On CI's PostgreSQL
+ * leg this file starts beside the fuzz file, tsc, knip and the packages' build on two cores; there the
+ * test took past 90 s (2026-11-29), where alone it takes 4 s.
+ */
+const THOUSAND_EVENTS_BUDGET_MS = 300_000;
 
 interface ServerProcess {
   api: string;
@@ -124,11 +130,11 @@ describe.runIf(enabled)('webhook deliveries from two server processes, one Postg
       );
 
       const succeeded = () => new Set(receiver.received.filter((d) => d.answered === 200).map((d) => d.id));
-      await receiver.waitFor(() => succeeded().size === EVENTS, 40_000, 'a 2xx for every event');
+      await receiver.waitFor(() => succeeded().size === EVENTS, 180_000, 'a 2xx for every event');
       // The receiver answered; the workers record outcomes in batches just after.
       const statsNow = async () =>
         expectOk(await testClient(b.api).request('GET /webhooks/{id}', { params: { id: endpointId }, apiKey })).stats;
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 30_000;
       let stats = await statsNow();
       while (stats.succeededDeliveries < EVENTS && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -248,7 +254,7 @@ describe.runIf(enabled)('webhook deliveries from two server processes, one Postg
       });
       expect(crossed.length).toBeGreaterThan(0);
     },
-    CHILD_TEST_TIMEOUT_MS,
+    THOUSAND_EVENTS_BUDGET_MS,
   );
 
   it(
@@ -311,7 +317,7 @@ describe.runIf(enabled)('webhook deliveries from two server processes, one Postg
       expect(detail.attemptLog).toMatchObject([{ attempt: 2, outcome: 'succeeded', responseStatus: 200 }]);
       expect(detail.attemptLog).toHaveLength(1);
     },
-    CHILD_TEST_TIMEOUT_MS,
+    LEASE_MS + THOUSAND_EVENTS_BUDGET_MS,
   );
 });
 
