@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import { poll, type WatchedPage } from './browser.js';
 import type { ControlAction, LiveSessionFixture } from './live-deck.js';
 import { images, open, pages, t } from './live-pages.js';
-import type { ContentInput, SlideInput } from './polls.js';
+import { type ContentInput, pollPublisher, type SlideInput } from './polls.js';
 import { type BodyOf, expectStatus, type OutputOf, testClient } from './test-client.js';
 
 /**
@@ -49,26 +49,22 @@ export async function liveSession(
   } = {},
 ): Promise<LiveSessionFixture> {
   const apiKey = options.apiKey ?? (await t.workspace('pro')).apiKey;
-  const created = await api.request('POST /polls', {
+  const created = await pollPublisher(() => ({
+    api: t.api,
     apiKey,
-    body: { title: options.title ?? 'Quarterly all-hands', content, ...options.poll },
-  });
-  expectStatus(created, 201);
-  const published = await api.request('PATCH /polls/{id}', {
-    params: { id: created.body.id },
-    apiKey,
-    body: { publish: true },
-  });
-  expectStatus(published, 200);
+    title: options.title ?? 'Quarterly all-hands',
+    content,
+    extra: options.poll,
+  }))();
   const session = await api.request('POST /sessions', {
     apiKey,
-    body: { pollId: created.body.id, ...options.session },
+    body: { pollId: created.id, ...options.session },
   });
   expectStatus(session, 201);
   const { id, pin, hostToken, joinUrl } = session.body;
   return {
     apiKey,
-    pollId: created.body.id,
+    pollId: created.id,
     sessionId: id,
     // A presenter-paced session has a PIN.
     pin: pin as string,

@@ -3,7 +3,7 @@ import { newId } from '../../src/db/ids.js';
 import type { PendingAnswer } from '../../src/modules/answers/answer-writer.js';
 import { deltasFor } from '../../src/modules/answers/tallies.js';
 import type { ContentInput } from './decks.js';
-import { expectStatus, testClient } from './test-client.js';
+import { type BodyOf, expectStatus, testClient } from './test-client.js';
 
 /**
  * Published polls the tests share, and answers written straight to an AnswerWriter. The decks
@@ -26,6 +26,8 @@ export interface PollToPublish {
   apiKey: string;
   title: string;
   content: ContentInput;
+  /** The rest of the poll's body (settings, theme…), when the test needs them. */
+  extra?: Omit<BodyOf<'POST /polls'>, 'title' | 'content'>;
 }
 
 /** A poll a test created and published, with what answering it takes. */
@@ -38,9 +40,9 @@ export interface PublishedPoll {
 }
 
 /** Creates a poll and publishes it, asserting the 201 and the 200 on the way. */
-async function publishedPoll({ api, apiKey, title, content }: PollToPublish): Promise<PublishedPoll> {
+async function publishedPoll({ api, apiKey, title, content, extra }: PollToPublish): Promise<PublishedPoll> {
   const client = testClient(api, { apiKey });
-  const created = await client.request('POST /polls', { body: { title, content } });
+  const created = await client.request('POST /polls', { body: { title, content, ...extra } });
   expectStatus(created, 201);
   const published = await client.request('PATCH /polls/{id}', {
     params: { id: created.body.id },
