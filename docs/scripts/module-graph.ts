@@ -12,7 +12,6 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { withGeneratedBlock } from './generated-block.js';
 
-const ARCHITECTURE_DOC_PATH = fileURLToPath(new URL('../architecture.md', import.meta.url));
 const MODULES_DIR = fileURLToPath(new URL('../../server/src/modules/', import.meta.url));
 
 const GRAPH_START =

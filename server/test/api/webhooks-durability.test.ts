@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../src/config.js';
 import { sampleContent } from '../support/decks.js';
+import { seedEmbeddedDatabase } from '../support/pglite-template.js';
 import { pollPublisher } from '../support/polls.js';
 import { startTestServer, type TestServer, testDatabase, usingPostgres } from '../support/server.js';
 import { expectOk, expectStatus, testClient } from '../support/test-client.js';
@@ -57,8 +58,9 @@ afterAll(async () => {
 
 /**
  * One database for two servers in turn: a fresh PostgreSQL database, or PGlite in a folder of its
- * own. An empty DATABASE_URL is left out by parseConfig, and without one the server keeps PGlite in
- * DATA_DIR — what outlives the first server, unlike the default `memory://`.
+ * own, a copy of the migrated template (support/pglite-template.ts). An empty DATABASE_URL is left
+ * out by parseConfig, and without one the server keeps PGlite in DATA_DIR — what outlives the first
+ * server, unlike the default `memory://`.
  */
 async function sharedDatabase(): Promise<Env> {
   if (usingPostgres) {
@@ -68,6 +70,7 @@ async function sharedDatabase(): Promise<Env> {
   }
   const dataDir = await mkdtemp(join(tmpdir(), 'pollkit-webhooks-durability-'));
   databases.push(() => rm(dataDir, { recursive: true, force: true }));
+  await seedEmbeddedDatabase(dataDir);
   return { DATABASE_URL: '', DATA_DIR: dataDir };
 }
 

@@ -1,17 +1,16 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 import { expect } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { migrateToLatest, openDatabase } from '../../src/db/database.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { lock } from './build-cache.js';
 import { runCliInProcess } from './cli.js';
-import { pgliteTemplate } from './pglite-template.js';
+import { seedEmbeddedDatabase } from './pglite-template.js';
 import { testDatabase, usingPostgres } from './server.js';
 
 /**
@@ -139,17 +138,10 @@ export function json(result: CliResult) {
 }
 
 async function createSchema(): Promise<void> {
-  if ('DATA_DIR' in databaseEnv) {
-    // A copy of the migrated database the in-memory test servers start from (support/pglite-template.ts),
-    // laid where openDatabase keeps an embedded one: initdb and every migration on disk took ~12 s
-    // of the CLI tests (a first start that creates one is entry-point.test.ts's). Were it laid anywhere
-    // else, the migration below would make the schema as before.
-    const dataDir = join(databaseEnv.DATA_DIR, 'pglite');
-    mkdirSync(dataDir, { recursive: true });
-    const pglite = new PGlite(dataDir, { loadDataDir: await pgliteTemplate() });
-    await pglite.waitReady;
-    await pglite.close();
-  }
+  // A copy of the migrated database the in-memory test servers start from, laid where openDatabase
+  // keeps an embedded one: initdb and every migration on disk took ~12 s of the CLI tests. Were it
+  // laid anywhere else, the migration below would make the schema as before.
+  if ('DATA_DIR' in databaseEnv) await seedEmbeddedDatabase(databaseEnv.DATA_DIR);
   const handle = await openDatabase({
     databaseUrl: 'DATABASE_URL' in databaseEnv ? databaseEnv.DATABASE_URL : undefined,
     dataDir: 'DATA_DIR' in databaseEnv ? databaseEnv.DATA_DIR : scratch,

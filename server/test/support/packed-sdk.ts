@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,22 +21,30 @@ const PACKAGE_DIRS = ['contracts', 'sdk'].map((name) => join(REPO_ROOT, name));
 /**
  * Both packages built and packed into `tarballDir`. Test files run in parallel and tsup empties
  * `dist/` before it writes: a lock file (per checkout) keeps one file's build from packing another's
- * half-written one. The tarballs are kept under a fingerprint of everything that goes into them, so
- * the second file of a run (or a later run with the same sources) copies them instead of building.
+ * half-written one. The tarballs are kept under a fingerprint of everything that goes into them,
+ * whichever checkout built them, so the second file of a run, a later run, or another clone of the
+ * same sources copies them instead of building (30-50 s on the 2-core machine).
  */
 async function buildAndPack(tarballDir: string): Promise<{ contracts: string; sdk: string }> {
   await mkdir(tarballDir, { recursive: true });
-  const cacheRoot = join(tmpdir(), `pollkit-packages-${hashOf(REPO_ROOT)}`);
-  const release = await lock(`${cacheRoot}.lock`);
+  const release = await lock(join(tmpdir(), `pollkit-packages-${hashOf(REPO_ROOT)}.lock`));
   try {
-    const cached = join(cacheRoot, await sourceFingerprint());
+    const cached = join(tmpdir(), 'pollkit-packages', await sourceFingerprint());
     if (!existsSync(join(cached, 'done'))) {
-      await rm(cacheRoot, { recursive: true, force: true });
-      await mkdir(cached, { recursive: true });
+      // Packed into a folder of this process's, then renamed: another checkout building the same
+      // sources at once finds all of it or none.
+      const partial = `${cached}.${process.pid}.partial`;
+      await rm(partial, { recursive: true, force: true });
+      await mkdir(partial, { recursive: true });
       // Contracts first: the SDK's declaration build reads the contracts' types.
       for (const dir of PACKAGE_DIRS) await run('npx', ['tsup', '--silent'], { cwd: dir });
-      await run(process.execPath, [join(REPO_ROOT, 'scripts/pack-packages.mjs'), cached], { cwd: REPO_ROOT });
-      await writeFile(join(cached, 'done'), '');
+      await run(process.execPath, [join(REPO_ROOT, 'scripts/pack-packages.mjs'), partial], { cwd: REPO_ROOT });
+      await writeFile(join(partial, 'done'), '');
+      await rename(partial, cached).catch(async (error: NodeJS.ErrnoException) => {
+        // Another checkout renamed its copy first: the same bytes, so this one goes.
+        if (!existsSync(join(cached, 'done'))) throw error;
+        await rm(partial, { recursive: true, force: true });
+      });
     }
     for (const file of await readdir(cached)) {
       if (file.endsWith('.tgz')) await copyFile(join(cached, file), join(tarballDir, file));

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,6 +24,20 @@ let template: Promise<Blob> | undefined;
 export function pgliteTemplate(): Promise<Blob> {
   template ??= loadOrMake();
   return template;
+}
+
+/**
+ * Lays a copy of the template where the server keeps an embedded database on disk (`DATA_DIR/pglite`,
+ * db/database.ts), for tests whose subject is not the first start: PGlite's initdb and every
+ * migration on disk cost 3-5 s of CPU a server, a copy about one. A first start that creates the
+ * database is entry-point.test.ts's subject.
+ */
+export async function seedEmbeddedDatabase(dataDir: string): Promise<void> {
+  const clusterDir = join(dataDir, 'pglite');
+  await mkdir(clusterDir, { recursive: true });
+  const pglite = new PGlite(clusterDir, { loadDataDir: await pgliteTemplate() });
+  await pglite.waitReady;
+  await pglite.close();
 }
 
 async function loadOrMake(): Promise<Blob> {
