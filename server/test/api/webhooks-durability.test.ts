@@ -1,12 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../src/config.js';
 import { sampleContent } from '../support/decks.js';
-import { seedEmbeddedDatabase } from '../support/pglite-template.js';
 import { pollPublisher } from '../support/polls.js';
-import { startTestServer, type TestServer, testDatabase, usingPostgres } from '../support/server.js';
+import { persistentDatabase, startTestServer, type TestServer } from '../support/server.js';
 import { expectOk, expectStatus, testClient } from '../support/test-client.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { createEndpoint, deliveriesOf, waitForDelivery } from '../support/webhooks.js';
@@ -56,22 +52,11 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-/**
- * One database for two servers in turn: a fresh PostgreSQL database, or PGlite in a folder of its
- * own, a copy of the migrated template (support/pglite-template.ts). An empty DATABASE_URL is left
- * out by parseConfig, and without one the server keeps PGlite in DATA_DIR — what outlives the first
- * server, unlike the default `memory://`.
- */
+/** One database for two servers in turn (support/server.ts), dropped after the test. */
 async function sharedDatabase(): Promise<Env> {
-  if (usingPostgres) {
-    const database = await testDatabase();
-    databases.push(database.drop);
-    return { DATABASE_URL: database.url };
-  }
-  const dataDir = await mkdtemp(join(tmpdir(), 'pollkit-webhooks-durability-'));
-  databases.push(() => rm(dataDir, { recursive: true, force: true }));
-  await seedEmbeddedDatabase(dataDir);
-  return { DATABASE_URL: '', DATA_DIR: dataDir };
+  const database = await persistentDatabase();
+  databases.push(database.drop);
+  return database.env;
 }
 
 async function start(env: Env): Promise<TestServer> {

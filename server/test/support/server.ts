@@ -10,7 +10,7 @@ import type { Clock } from '../../src/core/clock.js';
 import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
 import { type RunningServer, startServer } from '../../src/server.js';
-import { pgliteTemplate } from './pglite-template.js';
+import { pgliteTemplate, seedEmbeddedDatabase } from './pglite-template.js';
 
 /**
  * A real Pollkit server on an ephemeral port for one test file.
@@ -22,7 +22,12 @@ export interface TestServer {
   url: string;
   /** `${url}/api/v1` */
   api: string;
-  /** The database this server uses (`memory://` or a postgres URL), to start a second server on it. */
+  /**
+   * The database this server uses. A postgres URL, which a second server may be started on; or
+   * `memory://` for an embedded one (in memory or on disk), which a second server cannot share: given
+   * `memory://` it gets a fresh database. For one database two servers take turns on, on either leg,
+   * start both on the env of `persistentDatabase()`.
+   */
   databaseUrl: string;
   server: RunningServer;
   /** A new workspace with one API key (pro plan unless said otherwise). */
@@ -92,6 +97,30 @@ export async function startTestServer(
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * A database that outlives a server, for servers that take turns on it (a restart): a fresh database
+ * on PostgreSQL with TEST_DATABASE_URL, else PGlite on disk, a copy of the migrated template
+ * (`seedEmbeddedDatabase`). Start each server with `startTestServer({ ...database.env, … })`, close
+ * one before starting the next on an embedded one (one process at a time), and `drop()` when done.
+ * The empty DATABASE_URL is how: parseConfig leaves it out, and without one the server keeps PGlite
+ * in DATA_DIR; DATA_DIR alone would still be `memory://`.
+ */
+export async function persistentDatabase(): Promise<{
+  env: { DATABASE_URL: string; DATA_DIR?: string };
+  drop(): Promise<void>;
+}> {
+  if (usingPostgres) {
+    const database = await testDatabase();
+    return { env: { DATABASE_URL: database.url }, drop: database.drop };
+  }
+  const dataDir = await mkdtemp(join(tmpdir(), 'pollkit-test-database-'));
+  await seedEmbeddedDatabase(dataDir);
+  return {
+    env: { DATABASE_URL: '', DATA_DIR: dataDir },
+    drop: () => rm(dataDir, { recursive: true, force: true }),
   };
 }
 

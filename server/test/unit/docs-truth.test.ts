@@ -7,7 +7,7 @@ import { withModuleGraph } from '../../../docs/scripts/module-graph.js';
 /**
  * Docs and comments that stay true. docs/architecture.md: its module graph is the one the imports
  * make, its rule table is `.dependency-cruiser.cjs`'s, it names every folder it maps and only files
- * that exist. docs/decisions: every record has its shape, the index lists each with its title and
+ * that exist; so does README.md. docs/decisions: every record has its shape, the index lists each with its title and
  * status. Links into the map and the decisions resolve, anchors included. And a comment that names a
  * file names one that exists in this repository (the design notes a comment leans on live in docs/,
  * never in a file outside the repository).
@@ -102,6 +102,13 @@ describe('docs/architecture.md', () => {
 
   it('names only files that exist', () => {
     expect(missingFiles(doc, new Set())).toEqual([]);
+  });
+});
+
+describe('README.md', () => {
+  // Its commands name test files to copy (`pnpm test <file>`): one that is gone fails the command.
+  it('names only files that exist', () => {
+    expect(missingFiles(read('README.md'), new Set())).toEqual([]);
   });
 });
 
