@@ -18,7 +18,7 @@ import type { Variant } from './hostile-variants.js';
 import { type HttpResponse, rawCall } from './http.js';
 import { sampleContent } from './polls.js';
 import { startTestServer, type TestServer } from './server.js';
-import { type ApiResponse, type BodyOf, type OutputOf, type RouteKey, testClient } from './test-client.js';
+import { type BodyOf, expectOk, testClient } from './test-client.js';
 
 /**
  * The machinery of the contract's fuzz test (server/test/api/fuzz.test.ts): the server and the
@@ -107,58 +107,57 @@ async function newWorld(apiKey?: string): Promise<World> {
   const api = testClient(t.api, { apiKey: key });
   // Participants hold no API key: the PIN and their token are their way in.
   const audience = testClient(t.api);
-  const ok = async <K extends RouteKey>(res: Promise<ApiResponse<K>>): Promise<OutputOf<K>> => {
-    const done = await res;
-    expect(done.status, done.text).toBeLessThan(300);
-    return done.body as OutputOf<K>;
-  };
-  const poll = await ok(api.request('POST /polls', { body: { title: 'World', content: sampleContent() } }));
-  await ok(api.request('PATCH /polls/{id}', { params: { id: poll.id }, body: { publish: true } }));
-  const vote = await ok(
-    api.request('POST /polls/{id}/votes', {
+  const poll = expectOk(await api.request('POST /polls', { body: { title: 'World', content: sampleContent() } }));
+  expectOk(await api.request('PATCH /polls/{id}', { params: { id: poll.id }, body: { publish: true } }));
+  const vote = expectOk(
+    await api.request('POST /polls/{id}/votes', {
       params: { id: poll.id },
       body: { voterId: 'world', slideId: 'lunch', optionIds: ['pizza'] },
     }),
   );
-  const created = await ok(api.request('POST /keys', { body: { name: 'fuzz target' } }));
-  const session = await ok(api.request('POST /sessions', { body: { pollId: poll.id } }));
+  const created = expectOk(await api.request('POST /keys', { body: { name: 'fuzz target' } }));
+  const session = expectOk(await api.request('POST /sessions', { body: { pollId: poll.id } }));
   // A presenter-paced session has a PIN.
   const pin = session.pin as string;
-  const control = (sessionId: string, body: BodyOf<'POST /sessions/{id}/control'>) =>
-    ok(api.request('POST /sessions/{id}/control', { params: { id: sessionId }, body }));
+  const control = async (sessionId: string, body: BodyOf<'POST /sessions/{id}/control'>) =>
+    expectOk(await api.request('POST /sessions/{id}/control', { params: { id: sessionId }, body }));
   await control(session.id, { action: 'start' });
   await control(session.id, { action: 'goto', slideIndex: 5 });
-  const joined = await ok(audience.request('POST /live/{pin}/join', { params: { pin }, body: { name: 'World' } }));
+  const joined = expectOk(
+    await audience.request('POST /live/{pin}/join', { params: { pin }, body: { name: 'World' } }),
+  );
   // The world's question is asked in its session (a room's routes see only the questions asked in it).
-  const asker = await ok(audience.request('POST /live/{pin}/join', { params: { pin }, body: { name: 'Asker' } }));
-  const question = await ok(
-    audience.request('POST /live/{pin}/answers', {
+  const asker = expectOk(await audience.request('POST /live/{pin}/join', { params: { pin }, body: { name: 'Asker' } }));
+  const question = expectOk(
+    await audience.request('POST /live/{pin}/answers', {
       params: { pin },
       body: { slideId: 'ask', text: 'Is this the world?' },
       headers: { 'x-participant-token': asker.participantToken },
     }),
   );
-  await ok(
-    api.request('PATCH /polls/{id}/questions/{questionId}', {
+  expectOk(
+    await api.request('PATCH /polls/{id}/questions/{questionId}', {
       params: { id: poll.id, questionId: question.id },
       body: { status: 'approved' },
     }),
   );
-  const walk = await ok(api.request('POST /sessions', { body: { pollId: poll.id, pace: 'audience', pin: false } }));
+  const walk = expectOk(
+    await api.request('POST /sessions', { body: { pollId: poll.id, pace: 'audience', pin: false } }),
+  );
   await control(walk.id, { action: 'start' });
   const walkLink = String(walk.joinUrl).split('/').pop() as string;
-  const walker = await ok(
-    audience.request('POST /live/{pin}/join', { params: { pin: walkLink }, body: { name: 'Walker' } }),
+  const walker = expectOk(
+    await audience.request('POST /live/{pin}/join', { params: { pin: walkLink }, body: { name: 'Walker' } }),
   );
   // A workspace holds at most 20 endpoints, and worlds are remade in the same workspace: start afresh.
-  const endpoints = await ok(api.request('GET /webhooks', { query: { limit: 100 } }));
+  const endpoints = expectOk(await api.request('GET /webhooks', { query: { limit: 100 } }));
   for (const old of endpoints.data) {
-    await ok(api.request('DELETE /webhooks/{id}', { params: { id: old.id } }));
+    expectOk(await api.request('DELETE /webhooks/{id}', { params: { id: old.id } }));
   }
-  const endpoint = await ok(api.request('POST /webhooks', { body: { url: imageUrl } }));
-  const delivery = await ok(api.request('POST /webhooks/{id}/test', { params: { id: endpoint.id } }));
-  const theme = await ok(
-    api.request('POST /themes', {
+  const endpoint = expectOk(await api.request('POST /webhooks', { body: { url: imageUrl } }));
+  const delivery = expectOk(await api.request('POST /webhooks/{id}/test', { params: { id: endpoint.id } }));
+  const theme = expectOk(
+    await api.request('POST /themes', {
       body: { name: 'Fuzz', colors: { primary: '#1d4ed8', background: '#ffffff', text: '#111827' } },
     }),
   );

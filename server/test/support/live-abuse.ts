@@ -4,11 +4,11 @@
  */
 import { ManualClock } from './clock.js';
 import { randomLoopback, requestFrom } from './from-address.js';
-import type { ControlAction, CreatedSession } from './live-deck.js';
+import { type ControlAction, type CreatedSession, createdSession } from './live-deck.js';
 import { pollPublisher, sampleContent } from './polls.js';
 import { startTestServer, type TestServerOptions } from './server.js';
 import { openSse, type SseStream } from './sse.js';
-import { type BodyOf, expectStatus, testClient } from './test-client.js';
+import { type BodyOf, testClient } from './test-client.js';
 
 export type Json = Record<string, any>;
 
@@ -34,13 +34,8 @@ export async function liveServer(env: Record<string, string> = {}, options: Test
   const api = testClient(t.api);
   const port = new URL(t.url).port;
   const publish = pollPublisher(() => ({ api: t.api, apiKey, title: 'Abuse', content: sampleContent() }));
-  const session = async (body: Omit<BodyOf<'POST /sessions'>, 'pollId'> = {}): Promise<CreatedSession> => {
-    const poll = await publish();
-    const res = await api.request('POST /sessions', { apiKey, body: { pollId: poll.id, ...body } });
-    expectStatus(res, 201);
-    // A presenter-paced session has a PIN.
-    return res.body as CreatedSession;
-  };
+  const session = async (body: Omit<BodyOf<'POST /sessions'>, 'pollId'> = {}): Promise<CreatedSession> =>
+    createdSession(t, apiKey, (await publish()).id, body);
   const control = (s: { id: string; hostToken: string }, action: ControlAction) =>
     api.request('POST /sessions/{id}/control', {
       params: { id: s.id },

@@ -80,9 +80,17 @@ export type ControlAction = BodyOf<'POST /sessions/{id}/control'>['action'];
 /** A presenter-paced session as `POST /sessions` answers it, which always has a PIN. */
 export type CreatedSession = OutputOf<'POST /sessions'> & { pin: string };
 
-/** A session of the poll, created with `apiKey` (whose scopes its host token carries), asserting the 201. */
-export async function createdSession(server: { api: string }, apiKey: string, pollId: string): Promise<CreatedSession> {
-  const res = await testClient(server.api).request('POST /sessions', { apiKey, body: { pollId } });
+/**
+ * A session of the poll, created with `apiKey` (whose scopes its host token carries) and the rest of
+ * the body (`options`), asserting the 201.
+ */
+export async function createdSession(
+  server: { api: string },
+  apiKey: string,
+  pollId: string,
+  options: Omit<BodyOf<'POST /sessions'>, 'pollId'> = {},
+): Promise<CreatedSession> {
+  const res = await testClient(server.api).request('POST /sessions', { apiKey, body: { pollId, ...options } });
   expectStatus(res, 201);
   return res.body as CreatedSession;
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { poll, type WatchedPage } from './browser.js';
-import type { ControlAction, LiveSessionFixture } from './live-deck.js';
+import { type ControlAction, createdSession, type LiveSessionFixture } from './live-deck.js';
 import { images, open, pages, t } from './live-pages.js';
 import { type ContentInput, pollPublisher, type SlideInput } from './polls.js';
 import { type BodyOf, expectStatus, type OutputOf, testClient } from './test-client.js';
@@ -56,18 +56,12 @@ export async function liveSession(
     content,
     extra: options.poll,
   }))();
-  const session = await api.request('POST /sessions', {
-    apiKey,
-    body: { pollId: created.id, ...options.session },
-  });
-  expectStatus(session, 201);
-  const { id, pin, hostToken, joinUrl } = session.body;
+  const { id, pin, hostToken, joinUrl } = await createdSession(t, apiKey, created.id, options.session);
   return {
     apiKey,
     pollId: created.id,
     sessionId: id,
-    // A presenter-paced session has a PIN.
-    pin: pin as string,
+    pin,
     hostToken,
     presenterUrl: `${t.url}/present/${id}#hostToken=${hostToken}`,
     joinUrl,
