@@ -107,9 +107,12 @@ describe('PIN lookups', () => {
     const refused = await Promise.all(Array.from({ length: 15 }, () => s.join(session.pin, classroom)));
     expect(refused.map((res) => res.status)).toEqual(Array(15).fill(429));
     // … and once the ten are through (the PIN named a session: reservations back), the fifteen get in on
-    // their retry, in the same minute: a refusal kept no reservation.
+    // their retry, in the same minute: a refusal kept no reservation. They retry ten at once, then five:
+    // fifteen at once would again be more lookups in flight than the budget, and whether some of them
+    // are then refused depends on how the requests interleave (on Redis, 5 of 15 were, CI 2026-11-29).
     for (let i = 0; i < 10; i++) await rateLimits.release(budgetKey);
-    const retried = await Promise.all(Array.from({ length: 15 }, () => s.join(session.pin, classroom)));
+    const retried = await Promise.all(Array.from({ length: 10 }, () => s.join(session.pin, classroom)));
+    retried.push(...(await Promise.all(Array.from({ length: 5 }, () => s.join(session.pin, classroom)))));
     expect(retried.map((res) => res.status)).toEqual(Array(15).fill(200));
     // Misses still count: ten wrong PINs, then the budget is spent for this address.
     for (let i = 0; i < 10; i++) expect((await s.join(otherPin(session.pin, i), classroom)).status).toBe(404);
