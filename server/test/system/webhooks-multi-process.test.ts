@@ -179,6 +179,9 @@ describe.runIf(enabled)('webhook deliveries from two server processes, one Postg
       // have reached it, and may reach it after the next attempt does: the next attempt is then a second
       // request for the event — at least once, by design. Every request the receiver saw is one attempt
       // of the log, so no attempt went out twice, and no delivery succeeded twice.
+      /** An attempt's webhook-timestamp: its start, in whole seconds. */
+      const timestampOf = (attempt: { started_at: Date | string }) =>
+        String(Math.floor(new Date(attempt.started_at).getTime() / 1000));
       let lateAttempts = 0;
       /** Requests the receiver answered after their sender had given up on them. */
       const answeredLate = new Set<ReceivedDelivery>();
@@ -188,23 +191,21 @@ describe.runIf(enabled)('webhook deliveries from two server processes, one Postg
           .filter((attempt) => attempt.delivery_id === delivery.id)
           .sort((x, y) => x.attempt - y.attempt);
         const seen = [...(byId.get(delivery.event_id) ?? [])];
-        const story = () =>
-          `${delivery.id}: attempts ${JSON.stringify(logged)}; requests ${JSON.stringify(
-            seen.map(({ timestamp, answered, receivedAt }) => ({ timestamp, answered, receivedAt })),
-          )}`;
-        expect(delivery.status, story()).toBe('succeeded');
+        // What a failure below prints: the delivery's attempts and the requests the receiver saw.
+        const story = `${delivery.id}: attempts ${JSON.stringify(logged)}; requests ${JSON.stringify(
+          seen.map(({ timestamp, answered, receivedAt }) => ({ timestamp, answered, receivedAt })),
+        )}`;
+        expect(delivery.status, story).toBe('succeeded');
         expect(
           logged.map((attempt) => attempt.attempt),
-          story(),
+          story,
         ).toEqual(Array.from({ length: delivery.attempts }, (_, i) => i + 1));
         expect(
           logged.filter((attempt) => attempt.outcome === 'succeeded'),
-          story(),
+          story,
         ).toHaveLength(1);
-        expect(logged.at(-1)?.outcome, story()).toBe('succeeded');
+        expect(logged.at(-1)?.outcome, story).toBe('succeeded');
 
-        const timestampOf = (attempt: (typeof logged)[number]) =>
-          String(Math.floor(new Date(attempt.started_at).getTime() / 1000));
         // The answered attempts, in the log's order, each take a request left with their timestamp and
         // answer; the requests left over are late ones, each a timed-out attempt's. Of two such requests
         // in one second, the one answered in time is one whose sender still held its connection when
@@ -213,7 +214,7 @@ describe.runIf(enabled)('webhook deliveries from two server processes, one Postg
         const inTime: ReceivedDelivery[] = [];
         for (const attempt of logged) {
           if (attempt.response_status === null) {
-            expect(attempt.error, story()).toMatch(/^No answer within/);
+            expect(attempt.error, story).toMatch(/^No answer within/);
             lateAttempts += 1;
             continue;
           }
@@ -221,24 +222,24 @@ describe.runIf(enabled)('webhook deliveries from two server processes, one Postg
             request.timestamp === timestampOf(attempt) && request.answered === attempt.response_status;
           const held = unmatched.findIndex((request) => fits(request) && connectionOwner.get(request.remotePort));
           const index = held >= 0 ? held : unmatched.findIndex(fits);
-          expect(index, `${story()}: no request for attempt ${attempt.attempt}`).toBeGreaterThanOrEqual(0);
+          expect(index, `${story}: no request for attempt ${attempt.attempt}`).toBeGreaterThanOrEqual(0);
           inTime.push(...unmatched.splice(index, 1));
         }
         const arrivals = inTime.map((request) => request.receivedAt);
-        expect(arrivals, `${story()}: answered out of the log's order`).toEqual([...arrivals].sort((x, y) => x - y));
+        expect(arrivals, `${story}: answered out of the log's order`).toEqual([...arrivals].sort((x, y) => x - y));
         const timedOut = logged.filter((attempt) => attempt.response_status === null).map(timestampOf);
         for (const late of unmatched) {
           const index = timedOut.indexOf(late.timestamp);
-          expect(index, `${story()}: a request no attempt of the log accounts for`).toBeGreaterThanOrEqual(0);
+          expect(index, `${story}: a request no attempt of the log accounts for`).toBeGreaterThanOrEqual(0);
           timedOut.splice(index, 1);
           answeredLate.add(late);
         }
         // Refused at its first arrival: 500, which the log holds unless that answer came too late.
         const refusedLate = unmatched.some((late) => late.answered === 500);
-        expect(new Set(byId.get(delivery.event_id)?.map((d) => d.body)).size, story()).toBe(1);
+        expect(new Set(byId.get(delivery.event_id)?.map((d) => d.body)).size, story).toBe(1);
         // Answers the sender got: 500 for a refusal, then the one 200.
         const answers = logged.map((attempt) => attempt.response_status).filter((status) => status !== null);
-        expect(answers, story()).toEqual(refusedIds.has(delivery.event_id) && !refusedLate ? [500, 200] : [200]);
+        expect(answers, story).toEqual(refusedIds.has(delivery.event_id) && !refusedLate ? [500, 200] : [200]);
         if (refusedLate) lateRefused += 1;
       }
       const refusedAnswered = refused.length - lateRefused;

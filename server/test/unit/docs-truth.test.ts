@@ -7,10 +7,10 @@ import { withModuleGraph } from '../../../docs/scripts/module-graph.js';
 /**
  * Docs and comments that stay true. docs/architecture.md: its module graph is the one the imports
  * make, its rule table is `.dependency-cruiser.cjs`'s, it names every folder it maps and only files
- * that exist; so does README.md. docs/decisions: every record has its shape, the index lists each with its title and
- * status. Links into the map and the decisions resolve, anchors included. And a comment that names a
- * file names one that exists in this repository (the design notes a comment leans on live in docs/,
- * never in a file outside the repository).
+ * that exist; so does README.md. docs/decisions: every record has its shape, the index lists each
+ * with its title and status. Links into the map and the decisions resolve, anchors included. And a
+ * comment that names a file names one that exists in this repository (the design notes a comment
+ * leans on live in docs/, never in a file outside the repository).
  */
 const root = join(import.meta.dirname, '..', '..', '..');
 /** Folders that hold no source: installed packages, builds, caches, what tests and servers write. */

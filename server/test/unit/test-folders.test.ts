@@ -13,6 +13,8 @@ const SHARED_FOLDERS = ['server/test/unit', 'server/test/api', 'sdk/test/api', '
 const SUPPORT_FOLDERS = ['server/test/support', 'sdk/test/support', 'web/test/support'];
 const MOCKS_A_MODULE = /\bvi\s*\.\s*(?:mock|doMock|unmock|doUnmock|resetModules)\s*\(/;
 
+const mocksAModule = (file: string): boolean => MOCKS_A_MODULE.test(readFileSync(join(root, file), 'utf8'));
+
 function filesUnder(folder: string, suffix: string): string[] {
   return readdirSync(join(root, folder), { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith(suffix))
@@ -32,13 +34,13 @@ describe('test files whose modules are shared', () => {
   });
 
   it('mock no module: a file that must, moves to a system folder', () => {
-    const mocking = files.filter((file) => MOCKS_A_MODULE.test(readFileSync(join(root, file), 'utf8')));
+    const mocking = files.filter(mocksAModule);
     expect(mocking).toEqual([]);
   });
 
   it('import no helper that mocks a module', () => {
     expect(helpers.length).toBeGreaterThan(20);
-    const mocking = helpers.filter((file) => MOCKS_A_MODULE.test(readFileSync(join(root, file), 'utf8')));
+    const mocking = helpers.filter(mocksAModule);
     expect(mocking).toEqual([]);
   });
 });
